@@ -1,0 +1,79 @@
+import { z } from "zod";
+
+/**
+ * The only reader of process.env (STYLE: Tests and config). Parsed first by server.ts and the CLI;
+ * a bad value stops start-up with one line naming the variable.
+ */
+const optionalUrl = z
+  .string()
+  .url()
+  .refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL")
+  .transform((v) => v.replace(/\/+$/, ""));
+
+const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 * 365 * 24 * 3600).default(fallback);
+
+const booleanFlag = z
+  .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
+  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+const rawSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  APP_URL: optionalUrl.optional(),
+  ISSUER: optionalUrl.optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  /** Where the embedded PostgreSQL keeps its data (only without DATABASE_URL). */
+  DATA_DIR: z.string().min(1).default(".data"),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  ACCESS_TOKEN_TTL: seconds(3600),
+  REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
+  SEED_DEMO: booleanFlag.optional(),
+  /** Cookie signing keys (comma separated); generated and kept in the database when unset. */
+  COOKIE_SECRETS: z.string().min(32).optional(),
+  /** next-auth's secret; generated and kept in the database when unset. */
+  NEXTAUTH_SECRET: z.string().min(32).optional(),
+  /** Trust X-Forwarded-* headers (behind a TLS-terminating proxy or load balancer). */
+  TRUST_PROXY: booleanFlag.default(false),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Env = z.infer<typeof rawSchema> & { APP_URL: string; ISSUER: string; API_URL: string; SEED_DEMO: boolean };
+
+export class EnvError extends Error {}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const result = rawSchema.safeParse(cleaned);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = String(issue.path[0] ?? "environment");
+    throw new EnvError(`Invalid environment variable ${name}: ${issue.message}`);
+  }
+  const raw = result.data;
+  const APP_URL = raw.APP_URL ?? `http://localhost:${raw.PORT}`;
+  const ISSUER = raw.ISSUER ?? `${APP_URL}/realms/platform`;
+  return {
+    ...raw,
+    APP_URL,
+    ISSUER,
+    API_URL: `${APP_URL}/api/v1`,
+    SEED_DEMO: raw.SEED_DEMO ?? raw.DATABASE_URL === undefined,
+  };
+}
+
+let cached: Env | undefined;
+
+/** The validated environment; throws EnvError with one line naming the bad variable. */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** Tests and the server set variables after import (embedded database URL); this re-reads them. */
+export function resetEnv(): void {
+  cached = undefined;
+}

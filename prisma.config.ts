@@ -1,0 +1,12 @@
+import { defineConfig } from "prisma/config";
+import { PrismaPg } from "@prisma/adapter-pg";
+
+// Prisma 6.19 with the JS engine: the CLI would otherwise download a schema-engine binary (no internet here).
+export default defineConfig({
+  schema: "prisma/schema.prisma",
+  experimental: { adapter: true },
+  engine: "js",
+  async adapter() {
+    return new PrismaPg({ connectionString: process.env.DATABASE_URL ?? "postgresql://localhost:5432/postgres" });
+  },
+});
