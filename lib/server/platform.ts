@@ -1,0 +1,126 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { DEMO_ACCOUNTS as demoAccounts } from "../../prisma/demo-accounts";
+import type { Env } from "../env";
+import { logger } from "../logger";
+import { sendWebResponse, toWebRequest } from "./node-web";
+
+export interface Platform {
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  banner(port: number): string;
+  stop(): Promise<void>;
+}
+
+const INTERACTION_POST = /^\/interaction\/([A-Za-z0-9_-]{1,64})\/(login|consent|abort)$/;
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+/**
+ * Wires the sign-in service, the API and Next into one request handler. Each part is loaded here,
+ * after the database URL is known, so that their modules read the final environment.
+ */
+export async function startPlatform(options: {
+  config: Env;
+  dev: boolean;
+  withNext: boolean;
+  log: (line: string) => void;
+}): Promise<Platform> {
+  const { config, dev, withNext, log } = options;
+  const issuerPath = new URL(config.ISSUER).pathname.replace(/\/+$/, "");
+
+  const { ensureSettings } = await import("../services/settings");
+  await ensureSettings();
+
+  if (config.SEED_DEMO) {
+    const { seedDemoWorld } = await import("../../prisma/seed");
+    const result = await seedDemoWorld({ log });
+    if (result.seeded) log("Seeded the demo world.");
+  }
+
+  const { createOidc } = await import("../oidc");
+  const oidc = await createOidc();
+
+  const { handleApiRequest } = await import("../api/router");
+
+  let nextHandler: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
+  let closeNext: (() => Promise<void>) | undefined;
+  if (withNext) {
+    if (!dev) {
+      const { buildNext, isBuildCurrent } = await import("./build");
+      if (!isBuildCurrent()) await buildNext(process.cwd(), log);
+    }
+    const { default: next } = await import("next");
+    const app = next({ dev, dir: process.cwd(), quiet: !dev });
+    await app.prepare();
+    const handler = app.getRequestHandler();
+    nextHandler = (req, res) => handler(req, res);
+    closeNext = () => app.close();
+  }
+
+  const apiOrigin = new URL(config.APP_URL).origin;
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? "/";
+    const path = url.split("?")[0]!;
+    if (path === issuerPath || path.startsWith(`${issuerPath}/`)) {
+      await oidc.handle(req, res, issuerPath);
+      return;
+    }
+    const interaction = req.method === "POST" ? INTERACTION_POST.exec(path) : null;
+    if (interaction) {
+      await oidc.handleInteraction(req, res, interaction[1]!, interaction[2] as "login" | "consent" | "abort");
+      return;
+    }
+    if (path === "/api/v1" || path.startsWith("/api/v1/")) {
+      const response = await handleApiRequest(toWebRequest(req, apiOrigin));
+      await sendWebResponse(res, response);
+      return;
+    }
+    if (path === "/healthz") {
+      sendJson(res, 200, { status: "ok" });
+      return;
+    }
+    if (nextHandler) {
+      await nextHandler(req, res);
+      return;
+    }
+    sendJson(res, 404, { error: { code: "not_found", message: "Not found." } });
+  }
+
+  return {
+    handle(req, res) {
+      route(req, res).catch((error: unknown) => {
+        logger.error("unhandled request error", { path: req.url?.split("?")[0], error: (error as Error)?.message });
+        sendJson(res, 500, { error: { code: "internal_error", message: "Something went wrong on our side. Retry with backoff." } });
+      });
+    },
+    banner(port) {
+      const base = config.APP_URL;
+      const lines = [
+        "",
+        `Developer platform is running${dev ? " (development)" : ""} on port ${port}`,
+        `  Portal:      ${base}/`,
+        `  Docs:        ${base}/docs`,
+        `  API:         ${config.API_URL}`,
+        `  OpenAPI:     ${config.API_URL}/openapi.json`,
+        `  Issuer:      ${config.ISSUER}`,
+        `  Discovery:   ${config.ISSUER}/.well-known/openid-configuration`,
+      ];
+      if (config.SEED_DEMO) {
+        lines.push("", "Demo accounts (username / password):");
+        for (const a of demoAccounts) lines.push(`  ${a.handle.padEnd(8)} ${a.password.padEnd(20)} ${a.note}`);
+      }
+      return lines.join("\n") + "\n";
+    },
+    async stop() {
+      await oidc.stop?.();
+      await closeNext?.().catch(() => {});
+    },
+  };
+}

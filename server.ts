@@ -1,0 +1,114 @@
+/**
+ * The one Node HTTP server (STYLE: Layout): the issuer path goes to oidc-provider, interaction form
+ * posts to lib/oidc, `/api/v1` to the API route table, everything else to Next.
+ *
+ *   npm start           production (builds first when needed)
+ *   npm run dev         Next in development mode with hot reload, same database
+ *   tsx server.ts --no-next   API and sign-in service only (integration tests)
+ */
+import http from "node:http";
+import type { Socket } from "node:net";
+import { EnvError, env, resetEnv } from "./lib/env";
+
+const args = new Set(process.argv.slice(2));
+const dev = args.has("--dev");
+const withNext = !args.has("--no-next");
+
+function fail(message: string): never {
+  process.stderr.write(`Error: ${message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  if (dev) (process.env as Record<string, string>).NODE_ENV = "development";
+  let config;
+  try {
+    config = env();
+  } catch (error) {
+    if (error instanceof EnvError) fail(error.message);
+    throw error;
+  }
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+
+  const { prepareDatabase } = await import("./lib/server/database");
+  let prepared;
+  try {
+    prepared = await prepareDatabase(config, say);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  // Everything below (Prisma, oidc-provider, Next's route modules) reads the resolved URL.
+  process.env.DATABASE_URL = prepared.url;
+  resetEnv();
+  config = env();
+  if (prepared.migrationsApplied.length) say(`Applied migrations: ${prepared.migrationsApplied.join(", ")}`);
+
+  const { logger } = await import("./lib/logger");
+  const { closeDb } = await import("./lib/db");
+  const { startPlatform } = await import("./lib/server/platform");
+
+  let embeddedStopped = false;
+  const stopEmbedded = async () => {
+    if (embeddedStopped) return;
+    embeddedStopped = true;
+    await prepared.embedded?.stop();
+  };
+
+  let platform;
+  try {
+    platform = await startPlatform({ config, dev, withNext, log: say });
+  } catch (error) {
+    logger.error("start-up failed", { error: (error as Error).message });
+    await closeDb();
+    await stopEmbedded();
+    fail((error as Error).message.split("\n")[0]!);
+  }
+
+  const sockets = new Set<Socket>();
+  let inFlight = 0;
+  let shuttingDown = false;
+  const server = http.createServer((req, res) => {
+    inFlight++;
+    res.on("close", () => inFlight--);
+    if (shuttingDown) res.setHeader("Connection", "close");
+    platform.handle(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 60_000;
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  say(platform.banner(port));
+  // A machine-readable line for tests and process managers.
+  say(`listening on port ${port}`);
+
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    say(`${signal} received: finishing in-flight requests…`);
+    server.close();
+    server.closeIdleConnections();
+    const deadline = Date.now() + 10_000;
+    while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    for (const socket of sockets) socket.destroy();
+    await platform.stop().catch(() => {});
+    await closeDb();
+    await stopEmbedded().catch(() => {});
+    say("Stopped.");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("unhandledRejection", (reason) => logger.error("unhandled rejection", { error: String(reason) }));
+}
+
+main().catch((error) => fail((error as Error).message.split("\n")[0]!));
