@@ -1,0 +1,125 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, rmdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { inject } from "vitest";
+import { findFreePort } from "../../lib/database/embedded";
+import { buildNext, isBuildCurrent } from "../../lib/server/build";
+import { createTestDatabase } from "./templates";
+
+export interface TestServer {
+  /** e.g. http://localhost:41234 */
+  url: string;
+  port: number;
+  issuer: string;
+  apiUrl: string;
+  databaseUrl: string;
+  /** Every line the server printed on stdout and stderr, in order. */
+  logs: string[];
+  process: ChildProcess;
+  /** SIGTERM and wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export interface StartServerOptions {
+  /** Clone the seeded template (demo world) rather than the bare migrated one. Default true. */
+  seed?: boolean;
+  /** Serve pages through Next (needs a production build; built once, under a lock). Default false. */
+  next?: boolean;
+  /** Use this database instead of a fresh clone (e.g. two processes on one database). */
+  databaseUrl?: string;
+  /** Extra environment (ACCESS_TOKEN_TTL, ISSUER, …). */
+  env?: Record<string, string>;
+  port?: number;
+}
+
+const ROOT = path.resolve(import.meta.dirname, "..", "..");
+const LOCK = path.join(ROOT, ".next-build.lock");
+
+/** Builds Next once per source change, safe when several test files (or runs) ask at once. */
+export async function ensureNextBuild(): Promise<void> {
+  for (;;) {
+    if (isBuildCurrent(ROOT)) return;
+    try {
+      await mkdir(LOCK);
+    } catch {
+      // Another builder holds the lock; a lock older than 10 minutes is stale.
+      const s = await stat(LOCK).catch(() => null);
+      if (s && Date.now() - s.mtimeMs > 10 * 60_000) await rmdir(LOCK).catch(() => {});
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    try {
+      if (!isBuildCurrent(ROOT)) await buildNext(ROOT, () => {});
+    } finally {
+      await rmdir(LOCK).catch(() => {});
+    }
+  }
+}
+
+export async function newDatabase(options: { seed?: boolean } = {}): Promise<string> {
+  return createTestDatabase(inject("pgServerUrl"), options);
+}
+
+export async function startServer(options: StartServerOptions = {}): Promise<TestServer> {
+  const withNext = options.next ?? false;
+  if (withNext) await ensureNextBuild();
+  const databaseUrl = options.databaseUrl ?? (await newDatabase({ seed: options.seed ?? true }));
+  const port = options.port ?? (await findFreePort());
+  const url = `http://localhost:${port}`;
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: "production",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    APP_URL: url,
+    DATABASE_URL: databaseUrl,
+    SEED_DEMO: "0",
+    NEXT_TELEMETRY_DISABLED: "1",
+    ...options.env,
+  };
+  const args = ["--import", "tsx", path.join(ROOT, "server.ts")];
+  if (!withNext) args.push("--no-next");
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const logs: string[] = [];
+  let buffered = "";
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString("utf8");
+      let i;
+      while ((i = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, i);
+        buffered = buffered.slice(i + 1);
+        logs.push(line);
+        if (line.startsWith("listening on port ")) resolve();
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`server exited with ${code} before listening:\n${logs.join("\n")}`)));
+  });
+  const timeout = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  try {
+    await ready;
+  } finally {
+    clearTimeout(timeout);
+  }
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const issuer = env.ISSUER ?? `${url}/realms/platform`;
+  return {
+    url,
+    port,
+    issuer,
+    apiUrl: `${url}/api/v1`,
+    databaseUrl,
+    logs,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const killer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      const code = await exited;
+      clearTimeout(killer);
+      return code;
+    },
+  };
+}

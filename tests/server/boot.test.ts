@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server";
+
+describe("the real server", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ next: true });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("serves the landing page at /", async () => {
+    const res = await fetch(`${server.url}/`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("Build on the platform");
+  });
+
+  it("answers unknown API paths with the error envelope", async () => {
+    const res = await fetch(`${server.apiUrl}/nope`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: { code: "not_found", message: expect.any(String) } });
+  });
+
+  it("prints the URLs on start", () => {
+    expect(server.logs.join("\n")).toContain(`Issuer:      ${server.issuer}`);
+  });
+
+  it("exits 0 on SIGTERM", async () => {
+    expect(await server.stop()).toBe(0);
+  });
+});

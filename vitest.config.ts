@@ -1,0 +1,20 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+
+export default defineConfig({
+  resolve: { alias: { "@": root } },
+  test: {
+    include: ["tests/**/*.test.ts", "lib/**/*.test.ts", "prisma/**/*.test.ts", "bin/**/*.test.ts"],
+    exclude: ["node_modules", "e2e", ".next", ".data", ".test-data"],
+    globalSetup: ["tests/global-setup.ts"],
+    pool: "forks",
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 300_000,
+    teardownTimeout: 60_000,
+    env: { NODE_ENV: "test", NEXT_TELEMETRY_DISABLED: "1" },
+  },
+});
