@@ -1,0 +1,116 @@
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from "jose";
+import { env } from "../env";
+import { AppError } from "../errors";
+import { ACCESS_TOKEN_ALG, getPublicJwks } from "./keys";
+
+/**
+ * Local verification of RFC 9068 access tokens for the API (PRODUCT.md: no database hit to validate
+ * a signature). The public key set is cached in-process; an unknown `kid` (a rotation by another
+ * process) triggers a reload at most once every few seconds, so forged `kid`s cannot hammer the DB.
+ */
+export interface AccessTokenClaims {
+  /** User id as a decimal string (User.id); only on user-delegated tokens. */
+  sub?: string;
+  clientId: string;
+  scopes: string[];
+  exp: number;
+  iat: number;
+  jti?: string;
+}
+
+const MIN_RELOAD_INTERVAL_MS = 5_000;
+/** Even without an unknown kid, drop retired keys from the cache eventually. */
+const MAX_CACHE_AGE_MS = 10 * 60_000;
+
+type KeySet = ReturnType<typeof createLocalJWKSet>;
+
+let cached: { keySet: KeySet; kids: Set<string>; loadedAt: number } | undefined;
+let loading: Promise<NonNullable<typeof cached>> | undefined;
+
+async function loadKeys(): Promise<NonNullable<typeof cached>> {
+  loading ??= getPublicJwks()
+    .then(({ keys }) => {
+      // Only access-token keys: an ID token (RS256) must never pass as an access token.
+      const usable = keys.filter((k: JWK) => k.alg === ACCESS_TOKEN_ALG);
+      cached = {
+        keySet: createLocalJWKSet({ keys: usable }),
+        kids: new Set(usable.map((k) => k.kid).filter((k): k is string => typeof k === "string")),
+        loadedAt: Date.now(),
+      };
+      return cached;
+    })
+    .finally(() => {
+      loading = undefined;
+    });
+  return loading;
+}
+
+async function keysFor(kid: string | undefined): Promise<NonNullable<typeof cached>> {
+  const now = Date.now();
+  if (!cached || now - cached.loadedAt > MAX_CACHE_AGE_MS) return loadKeys();
+  if (kid !== undefined && !cached.kids.has(kid) && now - cached.loadedAt > MIN_RELOAD_INTERVAL_MS) return loadKeys();
+  return cached;
+}
+
+function invalid(message: string, cause?: unknown): AppError {
+  return new AppError("invalid_token", message, { cause });
+}
+
+function readKid(token: string): string | undefined {
+  const header = token.split(".")[0];
+  if (!header) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(header, "base64url").toString("utf8")) as { kid?: unknown };
+    return typeof parsed.kid === "string" ? parsed.kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Validates signature (ES256 only, key from the published set), `typ: at+jwt`, `iss` = ISSUER,
+ * `aud` = API_URL and `exp`. Throws AppError("invalid_token") for anything wrong.
+ */
+export async function verifyAccessToken(token: string): Promise<AccessTokenClaims> {
+  if (typeof token !== "string" || token.length === 0 || token.length > 8192 || token.split(".").length !== 3) {
+    throw invalid("The access token is malformed.");
+  }
+  const { ISSUER, API_URL } = env();
+  const { keySet } = await keysFor(readKid(token));
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, keySet, {
+      algorithms: [ACCESS_TOKEN_ALG],
+      typ: "at+jwt",
+      issuer: ISSUER,
+      audience: API_URL,
+      requiredClaims: ["exp", "iat", "client_id"],
+      clockTolerance: 0,
+    }));
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) throw invalid("The access token has expired.", error);
+    throw invalid("The access token is invalid.", error);
+  }
+  const { sub, client_id: clientId, scope, exp, iat, jti } = payload as JWTPayload & { client_id?: unknown; scope?: unknown };
+  if (typeof clientId !== "string" || typeof exp !== "number" || typeof iat !== "number") {
+    throw invalid("The access token is invalid.");
+  }
+  // User-delegated tokens carry the numeric user id; app-only tokens carry no `sub` (config.ts drops it).
+  if (sub !== undefined && (typeof sub !== "string" || !/^[1-9][0-9]{0,15}$/.test(sub))) {
+    throw invalid("The access token is invalid.");
+  }
+  if (scope !== undefined && typeof scope !== "string") throw invalid("The access token is invalid.");
+  return {
+    ...(sub !== undefined ? { sub } : {}),
+    clientId,
+    scopes: typeof scope === "string" && scope.length > 0 ? scope.split(" ") : [],
+    exp,
+    iat,
+    ...(typeof jti === "string" ? { jti } : {}),
+  };
+}
+
+/** Tests: forget the cached key set (e.g. after rotating keys in-process). */
+export function clearVerifierCache(): void {
+  cached = undefined;
+}
