@@ -1,0 +1,167 @@
+import { z } from "zod";
+import { SVC_SCOPE_NAMES, type SvcScope } from "../scopes";
+
+/**
+ * Application inputs and views, shared by the portal form (react-hook-form + zodResolver), its
+ * server actions, the admin area and the CLI. Field names are camelCase (internal); the API's
+ * snake_case wire shapes are built by serializers, not here.
+ */
+
+export const APP_TYPES = ["api", "login"] as const;
+export const APP_STATUSES = ["pending", "approved", "rejected", "suspended"] as const;
+export const MAX_REDIRECT_URIS = 10;
+
+export const appTypeSchema = z.enum(APP_TYPES);
+export const appStatusSchema = z.enum(APP_STATUSES);
+export const svcScopeSchema = z.enum(SVC_SCOPE_NAMES as [SvcScope, ...SvcScope[]], {
+  error: (issue) => `Unknown scope ${JSON.stringify(issue.input)} (known: ${SVC_SCOPE_NAMES.join(", ")})`,
+});
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Why a redirect URI is unacceptable, or null. Redirects are matched verbatim by the sign-in service
+ * (SPEC Login client step 1), so we only accept absolute URLs that are safe to send a code to:
+ * https, or plain http for loopback development; never a fragment (RFC 6749 §3.1.2) or credentials.
+ */
+export function checkRedirectUri(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "must be an absolute URL (for example https://example.com/callback)";
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "must use https (or http on localhost)";
+  if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname)) {
+    return "must use https (plain http is only allowed for localhost and 127.0.0.1)";
+  }
+  if (value.includes("#")) return "must not contain a fragment (#…)";
+  if (url.username || url.password) return "must not contain a user name or password";
+  return null;
+}
+
+export const redirectUriSchema = z
+  .string()
+  .trim()
+  .min(1, "Enter a URL")
+  .max(2000, "must be at most 2000 characters")
+  .superRefine((value, ctx) => {
+    const problem = checkRedirectUri(value);
+    if (problem) ctx.addIssue({ code: "custom", message: `${value}: ${problem}` });
+  });
+
+const redirectListSchema = z
+  .array(redirectUriSchema)
+  .max(MAX_REDIRECT_URIS, `At most ${MAX_REDIRECT_URIS} URIs`)
+  // Duplicates are harmless but confusing in the portal; keep the first occurrence.
+  .transform((list) => [...new Set(list)]);
+
+const nameSchema = z.string().trim().min(1, "Enter a name").max(80, "At most 80 characters");
+const descriptionSchema = z.string().trim().max(500, "At most 500 characters");
+const scopesSchema = z.array(svcScopeSchema).transform((list) => [...new Set(list)]);
+
+/**
+ * The redirect rules that depend on the client type; shared by create (type in the input) and
+ * update (type from the stored app). Returns field → message.
+ */
+export function checkRedirectsForType(
+  type: (typeof APP_TYPES)[number],
+  redirectUris: readonly string[],
+  postLogoutRedirectUris: readonly string[],
+): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (type === "login" && redirectUris.length === 0) {
+    problems.redirectUris = "A login client needs at least one redirect URI";
+  }
+  if (type === "api") {
+    if (redirectUris.length > 0) problems.redirectUris = "An API client has no redirect URIs";
+    if (postLogoutRedirectUris.length > 0) {
+      problems.postLogoutRedirectUris = "An API client has no post-logout redirect URIs";
+    }
+  }
+  return problems;
+}
+
+export const createAppSchema = z
+  .object({
+    name: nameSchema,
+    description: descriptionSchema.default(""),
+    type: appTypeSchema,
+    /** May be empty: a login client that only needs `openid`/`profile`. */
+    scopes: scopesSchema.default([]),
+    redirectUris: redirectListSchema.default([]),
+    postLogoutRedirectUris: redirectListSchema.default([]),
+  })
+  .superRefine((input, ctx) => {
+    const problems = checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris);
+    for (const [field, message] of Object.entries(problems)) ctx.addIssue({ code: "custom", path: [field], message });
+  });
+
+export type CreateAppInput = z.infer<typeof createAppSchema>;
+/** What a form holds before defaults apply. */
+export type CreateAppFormValues = z.input<typeof createAppSchema>;
+
+/** Everything but the type can change; the type-dependent redirect rules are checked by the service. */
+export const updateAppSchema = z.object({
+  name: nameSchema.optional(),
+  description: descriptionSchema.optional(),
+  scopes: scopesSchema.optional(),
+  redirectUris: redirectListSchema.optional(),
+  postLogoutRedirectUris: redirectListSchema.optional(),
+});
+export type UpdateAppInput = z.infer<typeof updateAppSchema>;
+
+const reasonSchema = z.string().trim().min(1, "Give a reason").max(500, "At most 500 characters");
+
+export const rejectAppSchema = z.object({ reason: reasonSchema });
+export type RejectAppInput = z.infer<typeof rejectAppSchema>;
+
+export const suspendAppSchema = z.object({ reason: reasonSchema });
+export type SuspendAppInput = z.infer<typeof suspendAppSchema>;
+
+export const clientIdSchema = z
+  .string()
+  .trim()
+  .min(1, "Give a client id")
+  .max(100)
+  .regex(/^[A-Za-z0-9_-]+$/, "is not a client id");
+
+/** An application as the portal, admin area and CLI see it. Never carries a secret or its hash. */
+export const appViewSchema = z.object({
+  clientId: z.string(),
+  name: z.string(),
+  description: z.string(),
+  type: appTypeSchema,
+  status: appStatusSchema,
+  /** Why it was rejected or suspended; null otherwise. */
+  statusReason: z.string().nullable(),
+  scopes: z.array(z.string()),
+  redirectUris: z.array(z.string()),
+  postLogoutRedirectUris: z.array(z.string()),
+  firstParty: z.boolean(),
+  owner: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }),
+  /** True once a secret was revealed (API clients only). */
+  hasSecret: z.boolean(),
+  /** Last four characters of the current secret, so owners can tell secrets apart. */
+  secretHint: z.string().nullable(),
+  secretCreatedAt: z.date().nullable(),
+  reviewedAt: z.date().nullable(),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+export type AppView = z.infer<typeof appViewSchema>;
+
+export const appPageSchema = z.object({
+  apps: z.array(appViewSchema),
+  /** Opaque; null on the last page. */
+  nextCursor: z.string().nullable(),
+});
+export type AppPage = z.infer<typeof appPageSchema>;
+
+/** The one-time secret handed to the owner (reveal after approval, or regenerate). */
+export const revealedSecretSchema = z.object({
+  clientId: z.string(),
+  clientSecret: z.string(),
+  secretHint: z.string(),
+});
+export type RevealedSecret = z.infer<typeof revealedSecretSchema>;

@@ -1,0 +1,51 @@
+import { z } from "zod";
+
+/** User inputs and views shared by the admin area, the CLI and the sign-in service. */
+
+export const HANDLE_PATTERN = /^[a-z0-9_]{2,30}$/;
+
+/** Handles are case-insensitive on input and stored lower-case (SPEC usernames are exact lookups). */
+export const handleSchema = z
+  .string()
+  .trim()
+  .transform((v) => v.replace(/^@/, "").toLowerCase())
+  .pipe(z.string().regex(HANDLE_PATTERN, "must be 2–30 characters of a–z, 0–9 and _"));
+
+export const passwordSchema = z
+  .string()
+  .min(8, "must be at least 8 characters")
+  .max(256, "must be at most 256 characters");
+
+export const createUserSchema = z.object({
+  handle: handleSchema,
+  password: passwordSchema,
+  admin: z.boolean().default(false),
+  displayName: z.string().trim().min(1).max(80).optional(),
+});
+export type CreateUserInput = z.infer<typeof createUserSchema>;
+
+export const userRoleSchema = z.enum(["user", "admin"]);
+
+/** A user as the admin area and CLI see them. Never carries the password hash. */
+export const userViewSchema = z.object({
+  id: z.number().int(),
+  handle: z.string(),
+  displayName: z.string(),
+  role: userRoleSchema,
+  disabled: z.boolean(),
+  muted: z.boolean(),
+  directoryVisible: z.boolean(),
+  avatarUrl: z.string(),
+  createdAt: z.date(),
+});
+export type UserView = z.infer<typeof userViewSchema>;
+
+export const userPageSchema = z.object({ users: z.array(userViewSchema), nextCursor: z.string().nullable() });
+export type UserPage = z.infer<typeof userPageSchema>;
+
+export const listUsersSchema = z.object({
+  search: z.string().trim().max(80).optional(),
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+});
+export type ListUsersInput = z.input<typeof listUsersSchema>;

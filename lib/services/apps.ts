@@ -1,0 +1,456 @@
+import { randomBytes } from "node:crypto";
+import { generateClientSecret, hashClientSecret, secretHint } from "../crypto/secrets";
+import { db, Prisma, type Tx } from "../db";
+import { AppError } from "../errors";
+import {
+  checkRedirectsForType,
+  type AppPage,
+  type AppView,
+  type CreateAppInput,
+  type RevealedSecret,
+  type UpdateAppInput,
+} from "../schemas/apps";
+import { isAdminActor, type Actor } from "./actor";
+import { recordAudit } from "./audit";
+import { ensureSystemUser } from "./users";
+
+/**
+ * Applications of the developer portal: registration by developers, review by admins, the
+ * reveal-once client secret of approved API clients, and the portal's own first-party client.
+ * Every state change is audited; permission checks live here so the portal, the admin area and the
+ * CLI cannot disagree.
+ */
+
+/** The portal's own login client (next-auth), created at start-up. */
+export const PORTAL_CLIENT_ID = "developer-portal";
+
+type AppStatus = AppView["status"];
+type AppType = AppView["type"];
+
+const appInclude = { owner: { select: { id: true, handle: true, displayName: true } } } as const;
+type AppRow = Prisma.ApplicationGetPayload<{ include: typeof appInclude }> & { secretHash?: string | null };
+
+function toAppView(row: AppRow): AppView {
+  return {
+    clientId: row.clientId,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    status: row.status,
+    statusReason: row.statusReason,
+    scopes: row.scopes,
+    redirectUris: row.redirectUris,
+    postLogoutRedirectUris: row.postLogoutRedirectUris,
+    firstParty: row.firstParty,
+    owner: row.owner,
+    hasSecret: row.secretCreatedAt !== null,
+    secretHint: row.secretHint,
+    secretCreatedAt: row.secretCreatedAt,
+    reviewedAt: row.reviewedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** 20 base62 characters (~119 bits) after a type prefix: `api_…` or `app_…` (login clients). */
+export function generateClientId(type: AppType): string {
+  let out = "";
+  while (out.length < 20) {
+    for (const byte of randomBytes(32)) {
+      // Rejection sampling: 248 = 4 × 62, so every character is equally likely.
+      if (byte < 248 && out.length < 20) out += BASE62[byte % 62];
+    }
+  }
+  return `${type === "api" ? "api" : "app"}_${out}`;
+}
+
+async function loadApp(clientId: string, client: Tx | typeof db = db): Promise<AppRow | null> {
+  return client.application.findUnique({ where: { clientId }, include: appInclude });
+}
+
+function isOwner(app: { ownerId: number }, actor: Actor): boolean {
+  return actor.kind === "user" && actor.id === app.ownerId;
+}
+
+function notFound(clientId: string): AppError {
+  return new AppError("not_found", `No application with the client id "${clientId}".`);
+}
+
+/**
+ * Loads an app the actor may manage (owner, admin or the operator). Anyone else gets not_found,
+ * so an app's existence is not revealed, and the attempt is audited.
+ */
+async function loadManageable(clientId: string, actor: Actor, action: string): Promise<AppRow> {
+  const app = await loadApp(clientId);
+  if (!app) throw notFound(clientId);
+  if (!isOwner(app, actor) && !isAdminActor(actor)) {
+    await recordAudit({ actor, action, targetType: "app", targetId: clientId, outcome: "denied" });
+    throw notFound(clientId);
+  }
+  return app;
+}
+
+/** Admin-only actions: checked here, so every caller gets the same rule; denials are audited. */
+async function requireAdmin(actor: Actor, action: string, clientId: string): Promise<void> {
+  if (isAdminActor(actor)) return;
+  await recordAudit({ actor, action, targetType: "app", targetId: clientId, outcome: "denied" });
+  throw new AppError("forbidden", "Only an admin can review applications.");
+}
+
+function refuseFirstParty(app: AppRow, what: string): void {
+  if (app.firstParty) {
+    // The portal's own client: suspending or deleting it would lock everyone out of the portal.
+    throw new AppError("forbidden", `The platform's own application cannot be ${what}.`);
+  }
+}
+
+/** Revokes everything issued to a client: oidc-provider grants, tokens, sessions' client entries. */
+async function revokeClientGrants(tx: Tx, clientId: string, alsoConsents: boolean): Promise<number> {
+  const { count } = await tx.oidcModel.deleteMany({ where: { clientId } });
+  if (alsoConsents) await tx.consent.deleteMany({ where: { clientId } });
+  return count;
+}
+
+export async function createApp(input: CreateAppInput, owner: { id: number }, actor: Actor): Promise<AppView> {
+  if (actor.kind === "user" && actor.id !== owner.id && !isAdminActor(actor)) {
+    await recordAudit({ actor, action: "app.create", targetType: "user", targetId: String(owner.id), outcome: "denied" });
+    throw new AppError("forbidden", "You can only register applications for yourself.");
+  }
+  const problems = checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris);
+  if (Object.keys(problems).length) {
+    throw new AppError("invalid_request", Object.values(problems)[0]!, { fields: problems });
+  }
+  return db.$transaction(async (tx) => {
+    const row = await tx.application.create({
+      data: {
+        clientId: generateClientId(input.type),
+        name: input.name,
+        description: input.description,
+        type: input.type,
+        status: "pending",
+        ownerId: owner.id,
+        scopes: input.scopes,
+        redirectUris: input.type === "login" ? input.redirectUris : [],
+        postLogoutRedirectUris: input.type === "login" ? input.postLogoutRedirectUris : [],
+      },
+      include: appInclude,
+    });
+    await recordAudit(
+      {
+        actor,
+        action: "app.create",
+        targetType: "app",
+        targetId: row.clientId,
+        detail: { name: row.name, type: row.type, owner: row.owner.handle, scopes: row.scopes },
+      },
+      tx,
+    );
+    return toAppView(row);
+  });
+}
+
+/** The owner's apps, newest first (the portal's "My apps"). */
+export async function listAppsForOwner(ownerId: number): Promise<AppView[]> {
+  const rows = await db.application.findMany({
+    where: { ownerId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    include: appInclude,
+  });
+  return rows.map(toAppView);
+}
+
+function encodeAppCursor(row: { createdAt: Date; id: number }): string {
+  return Buffer.from(`${row.createdAt.getTime()}.${row.id}`).toString("base64url");
+}
+
+function decodeAppCursor(cursor: string): { createdAt: Date; id: number } {
+  const match = /^(\d{1,15})\.(\d{1,10})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (!match) throw new AppError("invalid_request", "Malformed cursor.");
+  return { createdAt: new Date(Number(match[1])), id: Number(match[2]) };
+}
+
+/**
+ * All apps for the admin area, oldest first (so the pending queue is served in arrival order), with
+ * a keyset cursor on (createdAt, id).
+ */
+export async function listApps(
+  options: { status?: AppStatus; cursor?: string; limit?: number } = {},
+): Promise<AppPage> {
+  const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 1), 200);
+  const after = options.cursor !== undefined ? decodeAppCursor(options.cursor) : undefined;
+  const rows = await db.application.findMany({
+    where: {
+      ...(options.status ? { status: options.status } : {}),
+      ...(after
+        ? {
+            OR: [
+              { createdAt: { gt: after.createdAt } },
+              { createdAt: after.createdAt, id: { gt: after.id } },
+            ],
+          }
+        : {}),
+    },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: limit + 1,
+    include: appInclude,
+  });
+  const page = rows.slice(0, limit);
+  return {
+    apps: page.map(toAppView),
+    nextCursor: rows.length > limit ? encodeAppCursor(page[page.length - 1]!) : null,
+  };
+}
+
+/** One app for its owner, an admin or the operator; anyone else gets not_found (audited). */
+export async function getAppForViewer(clientId: string, actor: Actor): Promise<AppView> {
+  return toAppView(await loadManageable(clientId, actor, "app.view"));
+}
+
+export async function updateApp(clientId: string, input: UpdateAppInput, actor: Actor): Promise<AppView> {
+  const app = await loadManageable(clientId, actor, "app.update");
+  refuseFirstParty(app, "edited");
+  const redirectUris = input.redirectUris ?? app.redirectUris;
+  const postLogoutRedirectUris = input.postLogoutRedirectUris ?? app.postLogoutRedirectUris;
+  const problems = checkRedirectsForType(app.type, redirectUris, postLogoutRedirectUris);
+  if (Object.keys(problems).length) {
+    throw new AppError("invalid_request", Object.values(problems)[0]!, { fields: problems });
+  }
+  const changed = Object.fromEntries(
+    Object.entries(input).filter(([, value]) => value !== undefined),
+  ) as UpdateAppInput;
+  return db.$transaction(async (tx) => {
+    const row = await tx.application.update({ where: { clientId }, data: changed, include: appInclude });
+    await recordAudit(
+      { actor, action: "app.update", targetType: "app", targetId: clientId, detail: { fields: Object.keys(changed) } },
+      tx,
+    );
+    return toAppView(row);
+  });
+}
+
+/** Deletes the app and revokes everything issued to it (grants, tokens, remembered consents). */
+export async function deleteApp(clientId: string, actor: Actor): Promise<void> {
+  const app = await loadManageable(clientId, actor, "app.delete");
+  refuseFirstParty(app, "deleted");
+  await db.$transaction(async (tx) => {
+    const revoked = await revokeClientGrants(tx, clientId, true);
+    await tx.application.delete({ where: { clientId } });
+    await recordAudit(
+      { actor, action: "app.delete", targetType: "app", targetId: clientId, detail: { name: app.name, revoked } },
+      tx,
+    );
+  });
+}
+
+const TRANSITIONS = {
+  // An operator without a "reinstate" command (the CLI) approves a suspended app to reinstate it.
+  approve: { from: ["pending", "rejected", "suspended"], to: "approved", audit: "app.approve" },
+  reject: { from: ["pending"], to: "rejected", audit: "app.reject" },
+  suspend: { from: ["approved"], to: "suspended", audit: "app.suspend" },
+  reinstate: { from: ["suspended"], to: "approved", audit: "app.reinstate" },
+} as const satisfies Record<string, { from: readonly AppStatus[]; to: AppStatus; audit: string }>;
+
+type Transition = keyof typeof TRANSITIONS;
+
+const CONFLICT_HINT: Record<Transition, Partial<Record<AppStatus, string>>> = {
+  approve: { approved: "it is already approved" },
+  reject: {
+    rejected: "it is already rejected",
+    approved: "it is approved; suspend it instead",
+    suspended: "it is suspended",
+  },
+  suspend: { pending: "it is not approved yet; reject it instead", rejected: "it is rejected", suspended: "it is already suspended" },
+  reinstate: { pending: "it is not suspended", approved: "it is not suspended", rejected: "it is not suspended" },
+};
+
+async function transition(clientId: string, kind: Transition, actor: Actor, reason?: string): Promise<AppView> {
+  const rule = TRANSITIONS[kind];
+  await requireAdmin(actor, rule.audit, clientId);
+  const app = await loadApp(clientId);
+  if (!app) throw notFound(clientId);
+  if (rule.to !== "approved") refuseFirstParty(app, `${kind === "reject" ? "rejected" : "suspended"}`);
+  return db.$transaction(async (tx) => {
+    // Conditional on the current status, so two admins acting at once cannot both succeed.
+    const { count } = await tx.application.updateMany({
+      where: { clientId, status: { in: [...rule.from] } },
+      data: {
+        status: rule.to,
+        // A rejection or suspension carries its reason; approval clears any old one.
+        statusReason: rule.to === "approved" ? null : (reason ?? null),
+        ...(kind === "approve" || kind === "reject"
+          ? { reviewedAt: new Date(), reviewedById: actor.kind === "user" ? actor.id : null }
+          : {}),
+      },
+    });
+    if (count === 0) {
+      const current = (await loadApp(clientId, tx))?.status ?? app.status;
+      throw new AppError("conflict", `Cannot ${kind} ${clientId}: ${CONFLICT_HINT[kind][current] ?? `it is ${current}`}.`);
+    }
+    // A suspended client loses every grant and token at once (its remembered consents stay, so a
+    // reinstated app does not ask every user again).
+    const revoked = rule.to === "suspended" ? await revokeClientGrants(tx, clientId, false) : 0;
+    await recordAudit(
+      {
+        actor,
+        action: rule.audit,
+        targetType: "app",
+        targetId: clientId,
+        detail: { from: app.status, ...(reason ? { reason } : {}), ...(revoked ? { revoked } : {}) },
+      },
+      tx,
+    );
+    return toAppView((await loadApp(clientId, tx))!);
+  });
+}
+
+export function approveApp(clientId: string, actor: Actor): Promise<AppView> {
+  return transition(clientId, "approve", actor);
+}
+
+export function rejectApp(clientId: string, reason: string, actor: Actor): Promise<AppView> {
+  return transition(clientId, "reject", actor, reason);
+}
+
+export function suspendApp(clientId: string, reason: string, actor: Actor): Promise<AppView> {
+  return transition(clientId, "suspend", actor, reason);
+}
+
+export function reinstateApp(clientId: string, actor: Actor): Promise<AppView> {
+  return transition(clientId, "reinstate", actor);
+}
+
+/**
+ * SPEC: "the client secret is revealed once on the application page" after approval. For an
+ * approved API client that has no secret yet, generate one, store only its hash, and return it;
+ * otherwise null. The store is a conditional update (secretHash IS NULL), so two concurrent page
+ * loads cannot both reveal. Only the owner (or the operator) triggers it: an admin looking at the
+ * app must not consume the owner's one reveal.
+ */
+export async function revealSecretOnce(clientId: string, actor: Actor): Promise<RevealedSecret | null> {
+  const app = await loadManageable(clientId, actor, "app.secret.reveal");
+  if (!isOwner(app, actor) && actor.kind !== "system") return null;
+  if (app.type !== "api" || app.status !== "approved" || app.secretCreatedAt !== null) return null;
+  const secret = generateClientSecret();
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.application.updateMany({
+      where: { clientId, type: "api", status: "approved", secretHash: null },
+      data: { secretHash: hashClientSecret(secret), secretHint: secretHint(secret), secretCreatedAt: new Date() },
+    });
+    if (count === 0) return null;
+    await recordAudit({ actor, action: "app.secret.reveal", targetType: "app", targetId: clientId }, tx);
+    return { clientId, clientSecret: secret, secretHint: secretHint(secret) };
+  });
+}
+
+/**
+ * A new secret for an approved API client, returned once; the old one stops working at once (the
+ * hash is replaced) and every grant and token issued to the client is revoked.
+ */
+export async function regenerateSecret(clientId: string, actor: Actor): Promise<RevealedSecret> {
+  const app = await loadManageable(clientId, actor, "app.secret.regenerate");
+  if (!isOwner(app, actor) && actor.kind !== "system") {
+    // Admins manage apps but never see another developer's secret.
+    await recordAudit({ actor, action: "app.secret.regenerate", targetType: "app", targetId: clientId, outcome: "denied" });
+    throw new AppError("forbidden", "Only the owner can regenerate an application's secret.");
+  }
+  if (app.type !== "api") throw new AppError("invalid_request", "A login client has no secret.");
+  if (app.status !== "approved") {
+    throw new AppError("conflict", `The application is ${app.status}; only an approved API client has a secret.`);
+  }
+  const secret = generateClientSecret();
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.application.updateMany({
+      where: { clientId, status: "approved" },
+      data: { secretHash: hashClientSecret(secret), secretHint: secretHint(secret), secretCreatedAt: new Date() },
+    });
+    if (count === 0) throw new AppError("conflict", "The application is no longer approved.");
+    const revoked = await revokeClientGrants(tx, clientId, false);
+    await recordAudit(
+      { actor, action: "app.secret.regenerate", targetType: "app", targetId: clientId, detail: { revoked } },
+      tx,
+    );
+    return { clientId, clientSecret: secret, secretHint: secretHint(secret) };
+  });
+}
+
+/** What the sign-in service needs to know about a client, secret hash included. Null if unknown. */
+export async function findClientForSignIn(clientId: string) {
+  return db.application.findUnique({
+    where: { clientId },
+    // Explicit select overrides the client-level omit of secretHash (lib/db.ts).
+    select: {
+      clientId: true,
+      name: true,
+      type: true,
+      status: true,
+      secretHash: true,
+      redirectUris: true,
+      postLogoutRedirectUris: true,
+      scopes: true,
+      firstParty: true,
+      ownerId: true,
+    },
+  });
+}
+
+/**
+ * The portal's own login client (next-auth signs developers in through the platform's sign-in
+ * service). Idempotent; follows APP_URL changes by updating its redirect URIs. Safe when two
+ * processes start at once (a lost insert race is retried as an update).
+ */
+export async function ensurePortalClient(options: {
+  redirectUri: string;
+  postLogoutRedirectUri: string;
+}): Promise<AppView> {
+  const owner = await ensureSystemUser();
+  const wanted = {
+    name: "Developer portal",
+    description: "The platform's own developer portal.",
+    type: "login" as const,
+    status: "approved" as const,
+    statusReason: null,
+    firstParty: true,
+    ownerId: owner.id,
+    redirectUris: [options.redirectUri],
+    postLogoutRedirectUris: [options.postLogoutRedirectUri],
+  };
+  for (let attempt = 0; ; attempt++) {
+    const existing = await loadApp(PORTAL_CLIENT_ID);
+    if (existing) {
+      const same =
+        existing.status === "approved" &&
+        existing.firstParty &&
+        existing.redirectUris.join("\n") === wanted.redirectUris.join("\n") &&
+        existing.postLogoutRedirectUris.join("\n") === wanted.postLogoutRedirectUris.join("\n");
+      if (same) return toAppView(existing);
+      const row = await db.application.update({ where: { clientId: PORTAL_CLIENT_ID }, data: wanted, include: appInclude });
+      await recordAudit({
+        actor: { kind: "system", name: "startup" },
+        action: "app.update",
+        targetType: "app",
+        targetId: PORTAL_CLIENT_ID,
+        detail: { redirectUris: wanted.redirectUris, postLogoutRedirectUris: wanted.postLogoutRedirectUris },
+      });
+      return toAppView(row);
+    }
+    try {
+      const row = await db.application.create({
+        data: { ...wanted, clientId: PORTAL_CLIENT_ID, scopes: [], reviewedAt: new Date() },
+        include: appInclude,
+      });
+      await recordAudit({
+        actor: { kind: "system", name: "startup" },
+        action: "app.create",
+        targetType: "app",
+        targetId: PORTAL_CLIENT_ID,
+        detail: { firstParty: true },
+      });
+      return toAppView(row);
+    } catch (error) {
+      const raced = error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+      if (!raced || attempt > 0) throw error;
+    }
+  }
+}

@@ -1,0 +1,217 @@
+import { dummyPasswordHash, hashPassword, verifyPassword } from "../crypto/passwords";
+import { db, Prisma } from "../db";
+import { AppError } from "../errors";
+import { HANDLE_PATTERN, type CreateUserInput, type UserPage, type UserView } from "../schemas/users";
+import { isAdminActor, type Actor } from "./actor";
+import { recordAudit } from "./audit";
+
+/**
+ * Platform accounts: creation (CLI), admin flags (disable, mute), lookups for the admin area and the
+ * sign-in service. Every change is audited.
+ */
+
+/** The platform's own account: owns first-party clients, cannot sign in, hidden from the directory. */
+export const SYSTEM_USER_HANDLE = "platform";
+
+const userViewSelect = {
+  id: true,
+  handle: true,
+  displayName: true,
+  role: true,
+  disabled: true,
+  muted: true,
+  directoryVisible: true,
+  avatarUrl: true,
+  createdAt: true,
+} as const;
+
+type UserRow = Prisma.UserGetPayload<{ select: typeof userViewSelect }>;
+
+function toUserView(row: UserRow): UserView {
+  return { ...row };
+}
+
+/** Local avatar paths (no remote images): served by the site, generated from the handle. */
+export function avatarPaths(handle: string): { avatarUrl: string; avatarUrlSmall: string } {
+  return { avatarUrl: `/avatars/${handle}.svg`, avatarUrlSmall: `/avatars/${handle}.svg?size=48` };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+export async function createUser(input: CreateUserInput, actor?: Actor): Promise<UserView> {
+  const handle = input.handle.toLowerCase();
+  if (!HANDLE_PATTERN.test(handle)) {
+    throw new AppError("invalid_request", "A handle is 2–30 characters of a–z, 0–9 and _.", {
+      fields: { handle: "must be 2–30 characters of a–z, 0–9 and _" },
+    });
+  }
+  if (actor && !isAdminActor(actor)) {
+    await recordAudit({ actor, action: "user.create", targetType: "user", targetId: handle, outcome: "denied" });
+    throw new AppError("forbidden", "Only an admin can create accounts.");
+  }
+  const passwordHash = await hashPassword(input.password);
+  try {
+    const row = await db.user.create({
+      data: {
+        handle,
+        displayName: input.displayName ?? handle,
+        passwordHash,
+        role: input.admin ? "admin" : "user",
+        ...avatarPaths(handle),
+      },
+      select: userViewSelect,
+    });
+    await recordAudit({
+      actor: actor ?? { kind: "system", name: "platform" },
+      action: "user.create",
+      targetType: "user",
+      targetId: handle,
+      detail: { role: row.role },
+    });
+    return toUserView(row);
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new AppError("conflict", `The handle "${handle}" is already taken.`, { fields: { handle: "is already taken" } });
+    }
+    throw error;
+  }
+}
+
+export async function findUserByHandle(handle: string): Promise<UserView | null> {
+  const row = await db.user.findUnique({ where: { handle: handle.toLowerCase() }, select: userViewSelect });
+  return row ? toUserView(row) : null;
+}
+
+export async function findUserById(id: number): Promise<UserView | null> {
+  const row = await db.user.findUnique({ where: { id }, select: userViewSelect });
+  return row ? toUserView(row) : null;
+}
+
+/** Like findUserByHandle but throws `user_not_found` (CLI "unknown user", app owners). */
+export async function getUserByHandle(handle: string): Promise<UserView> {
+  const user = await findUserByHandle(handle);
+  if (!user) throw new AppError("user_not_found", `No user with the handle "${handle}".`);
+  return user;
+}
+
+export type CredentialCheck =
+  | { ok: true; user: UserView }
+  | { ok: false; reason: "invalid_credentials" | "disabled" };
+
+/**
+ * Password check for the hosted login page. Unknown handles and accounts without a password cost
+ * one scrypt like a real check (no account enumeration by timing); `disabled` is only reported
+ * after the right password, so it reveals nothing to a guesser. Throttling is the caller's job.
+ */
+export async function verifyUserCredentials(handle: string, password: string): Promise<CredentialCheck> {
+  const normalized = handle.trim().replace(/^@/, "").toLowerCase();
+  const row = HANDLE_PATTERN.test(normalized)
+    ? await db.user.findUnique({
+        where: { handle: normalized },
+        // An explicit select overrides the client-level omit of passwordHash (lib/db.ts).
+        select: { ...userViewSelect, passwordHash: true },
+      })
+    : null;
+  if (!row?.passwordHash) {
+    await verifyPassword(password, await dummyPasswordHash());
+    return { ok: false, reason: "invalid_credentials" };
+  }
+  if (!(await verifyPassword(password, row.passwordHash))) return { ok: false, reason: "invalid_credentials" };
+  const { passwordHash: _omitted, ...user } = row;
+  if (user.disabled) return { ok: false, reason: "disabled" };
+  return { ok: true, user: toUserView(user) };
+}
+
+async function setFlag(
+  handle: string,
+  flag: "disabled" | "muted",
+  value: boolean,
+  actor: Actor,
+): Promise<UserView> {
+  const action = `user.${flag === "disabled" ? (value ? "disable" : "enable") : value ? "mute" : "unmute"}`;
+  const target = handle.toLowerCase();
+  if (!isAdminActor(actor)) {
+    await recordAudit({ actor, action, targetType: "user", targetId: target, outcome: "denied" });
+    throw new AppError("forbidden", "Only an admin can change accounts.");
+  }
+  const user = await findUserByHandle(target);
+  if (!user) throw new AppError("user_not_found", `No user with the handle "${target}".`);
+  if (actor.kind === "user" && actor.id === user.id && flag === "disabled" && value) {
+    // An admin locking themselves out of the admin area is never what they meant.
+    await recordAudit({ actor, action, targetType: "user", targetId: target, outcome: "denied", detail: { why: "self" } });
+    throw new AppError("forbidden", "You cannot disable your own account.");
+  }
+  const row = await db.$transaction(async (tx) => {
+    const updated = await tx.user.update({ where: { id: user.id }, data: { [flag]: value }, select: userViewSelect });
+    await recordAudit({ actor, action, targetType: "user", targetId: target, detail: { previous: user[flag] } }, tx);
+    return updated;
+  });
+  return toUserView(row);
+}
+
+/** A disabled account cannot sign in and its tokens stop working at the API (checked there). */
+export function setUserDisabled(handle: string, disabled: boolean, actor: Actor): Promise<UserView> {
+  return setFlag(handle, "disabled", disabled, actor);
+}
+
+/** A muted account cannot post to the global chat (403 forbidden there). */
+export function setUserMuted(handle: string, muted: boolean, actor: Actor): Promise<UserView> {
+  return setFlag(handle, "muted", muted, actor);
+}
+
+/** Admin list in id order with a keyset cursor (the last id seen); `search` matches handle or name. */
+export async function listUsers(
+  options: { search?: string; cursor?: string; limit?: number } = {},
+): Promise<UserPage> {
+  const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 1), 100);
+  let after: number | undefined;
+  if (options.cursor !== undefined) {
+    if (!/^[0-9]{1,9}$/.test(options.cursor)) throw new AppError("invalid_request", "Malformed cursor.");
+    after = Number(options.cursor);
+  }
+  const search = options.search?.trim();
+  const rows = await db.user.findMany({
+    where: {
+      ...(after !== undefined ? { id: { gt: after } } : {}),
+      ...(search
+        ? {
+            OR: [
+              { handle: { contains: search.toLowerCase().replace(/^@/, "") } },
+              { displayName: { contains: search, mode: "insensitive" as const } },
+            ],
+          }
+        : {}),
+    },
+    orderBy: { id: "asc" },
+    take: limit + 1,
+    select: userViewSelect,
+  });
+  const page = rows.slice(0, limit);
+  return {
+    users: page.map(toUserView),
+    nextCursor: rows.length > limit ? String(page[page.length - 1]!.id) : null,
+  };
+}
+
+/**
+ * The platform's own account (owner of the portal client). Created on demand so a database without
+ * demo data still has it; it has no password and is hidden from the directory.
+ */
+export async function ensureSystemUser(): Promise<UserView> {
+  const row = await db.user.upsert({
+    where: { handle: SYSTEM_USER_HANDLE },
+    create: {
+      handle: SYSTEM_USER_HANDLE,
+      displayName: "Platform",
+      bio: "The platform's own account.",
+      directoryVisible: false,
+      passwordHash: null,
+      ...avatarPaths(SYSTEM_USER_HANDLE),
+    },
+    update: {},
+    select: userViewSelect,
+  });
+  return toUserView(row);
+}
