@@ -1,0 +1,33 @@
+import { inject } from "vitest";
+import { describe, expect, it } from "vitest";
+import { listMigrations, migrate } from "./migrate";
+import { query } from "../../tests/helpers/db";
+import { newDatabase } from "../../tests/helpers/server";
+
+describe("migrate", () => {
+  it("applies every migration once, in Prisma's _prisma_migrations layout, safely in parallel", async () => {
+    const url = await newDatabase({ seed: false });
+    await query(url, "DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+    // Two processes starting at once: the advisory lock serializes them, nothing is applied twice.
+    const [a, b] = await Promise.all([migrate(url), migrate(url)]);
+    const all = await listMigrations();
+    expect([...a, ...b].sort()).toEqual(all.map((m) => m.name).sort());
+    const rows = await query<{ migration_name: string; checksum: string; applied_steps_count: number }>(
+      url,
+      'SELECT migration_name, checksum, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name',
+    );
+    expect(rows.map((r) => r.migration_name)).toEqual(all.map((m) => m.name));
+    expect(rows.map((r) => r.checksum)).toEqual(all.map((m) => m.checksum));
+    expect(await migrate(url)).toEqual([]);
+  });
+
+  it("refuses a migration that changed after it was applied", async () => {
+    const url = await newDatabase({ seed: false });
+    await query(url, `UPDATE "_prisma_migrations" SET checksum = 'tampered' WHERE migration_name = (SELECT min(migration_name) FROM "_prisma_migrations")`);
+    await expect(migrate(url)).rejects.toThrow(/was changed after it was applied/);
+  });
+
+  it("uses the pg server from the test run", () => {
+    expect(inject("pgServerUrl")).toMatch(/^postgresql:\/\//);
+  });
+});

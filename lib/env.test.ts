@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "./env";
+
+describe("parseEnv", () => {
+  it("applies PRODUCT.md's defaults", () => {
+    const env = parseEnv({});
+    expect(env.PORT).toBe(3000);
+    expect(env.APP_URL).toBe("http://localhost:3000");
+    expect(env.ISSUER).toBe("http://localhost:3000/realms/platform");
+    expect(env.API_URL).toBe("http://localhost:3000/api/v1");
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.SEED_DEMO).toBe(true);
+    expect(env.ACCESS_TOKEN_TTL).toBeGreaterThan(0);
+    expect(env.REFRESH_TOKEN_TTL).toBeGreaterThan(env.ACCESS_TOKEN_TTL);
+  });
+
+  it("derives the issuer from APP_URL and drops trailing slashes", () => {
+    const env = parseEnv({ APP_URL: "https://dev.example.com/" });
+    expect(env.APP_URL).toBe("https://dev.example.com");
+    expect(env.ISSUER).toBe("https://dev.example.com/realms/platform");
+  });
+
+  it("does not seed an external database unless asked", () => {
+    expect(parseEnv({ DATABASE_URL: "postgres://u:p@db/x" }).SEED_DEMO).toBe(false);
+    expect(parseEnv({ DATABASE_URL: "postgres://u:p@db/x", SEED_DEMO: "1" }).SEED_DEMO).toBe(true);
+    expect(parseEnv({ SEED_DEMO: "false" }).SEED_DEMO).toBe(false);
+  });
+
+  it.each([
+    ["PORT", { PORT: "eighty" }],
+    ["PORT", { PORT: "70000" }],
+    ["APP_URL", { APP_URL: "not a url" }],
+    ["APP_URL", { APP_URL: "ftp://example.com" }],
+    ["ISSUER", { ISSUER: "nope" }],
+    ["DATABASE_URL", { DATABASE_URL: "mysql://x" }],
+    ["ACCESS_TOKEN_TTL", { ACCESS_TOKEN_TTL: "-5" }],
+    ["REFRESH_TOKEN_TTL", { REFRESH_TOKEN_TTL: "1.5" }],
+    ["SEED_DEMO", { SEED_DEMO: "maybe" }],
+    ["COOKIE_SECRETS", { COOKIE_SECRETS: "short" }],
+  ])("rejects a bad %s with one line naming it", (name, source) => {
+    let error: unknown;
+    try {
+      parseEnv(source);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(EnvError);
+    const message = (error as Error).message;
+    expect(message).toContain(name);
+    expect(message).not.toContain("\n");
+  });
+});
