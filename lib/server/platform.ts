@@ -43,6 +43,14 @@ export async function startPlatform(options: {
     if (result.seeded) log("Seeded the demo world.");
   }
 
+  // The portal signs developers in as a first-party login client of the sign-in service; its
+  // redirect URIs follow APP_URL, so it is (re)ensured on every start, before Next serves a page.
+  const { ensurePortalClient } = await import("../services/apps");
+  await ensurePortalClient({
+    redirectUri: `${config.APP_URL}/api/auth/callback/platform`,
+    postLogoutRedirectUri: `${config.APP_URL}/`,
+  });
+
   const { createOidc } = await import("../oidc");
   const oidc = await createOidc();
 

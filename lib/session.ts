@@ -1,0 +1,78 @@
+import { getServerSession } from "next-auth";
+import { headers } from "next/headers";
+import { forbidden, redirect } from "next/navigation";
+import { cache } from "react";
+import { getAuthOptions } from "./auth";
+import { env } from "./env";
+import { AppError } from "./errors";
+import type { UserView } from "./schemas/users";
+import type { Actor } from "./services/actor";
+import { recordAudit } from "./services/audit";
+import { findUserById } from "./services/users";
+
+/**
+ * Who is signed in to the portal, checked on the server (STYLE: lib/session.ts). The next-auth
+ * cookie only says which user signed in; the role and the disabled flag are read from the database
+ * on every request, so pages and server actions never trust anything the browser holds.
+ */
+
+/** The signed-in, enabled user, or null. Cached for the duration of one request. */
+export const getCurrentUser = cache(async (): Promise<UserView | null> => {
+  const session = await getServerSession(await getAuthOptions());
+  const uid = session?.userId;
+  if (!uid || !/^[0-9]{1,10}$/.test(uid)) return null;
+  const user = await findUserById(Number(uid));
+  // A disabled account loses the portal at once, even with a valid session cookie.
+  if (!user || user.disabled) return null;
+  return user;
+});
+
+export function isAdmin(user: Pick<UserView, "role"> | null): boolean {
+  return user?.role === "admin";
+}
+
+/** The client address for the audit log; X-Forwarded-For is only trusted behind a proxy (TRUST_PROXY). */
+async function clientIp(): Promise<string | undefined> {
+  const forwarded = (await headers()).get("x-forwarded-for");
+  if (!forwarded) return undefined;
+  const hops = forwarded.split(",").map((s) => s.trim()).filter(Boolean);
+  return (env().TRUST_PROXY ? hops[0] : hops[hops.length - 1])?.slice(0, 64);
+}
+
+export async function toActor(user: UserView): Promise<Actor> {
+  return { kind: "user", id: user.id, handle: user.handle, role: user.role, ip: await clientIp() };
+}
+
+/** Pages: the signed-in user, or a redirect to the sign-in page. */
+export async function requireUser(): Promise<UserView> {
+  const user = await getCurrentUser();
+  if (!user) redirect("/signin");
+  return user;
+}
+
+/** Admin pages: a non-admin gets the 403 page (app/forbidden.tsx), never the page's data. */
+export async function requireAdmin(): Promise<UserView> {
+  const user = await requireUser();
+  if (!isAdmin(user)) forbidden();
+  return user;
+}
+
+/** Server actions: the actor, or `unauthorized` (an action has no page to redirect to). */
+export async function requireUserActor(): Promise<Actor> {
+  const user = await getCurrentUser();
+  if (!user) throw new AppError("unauthorized", "Your session has ended. Sign in again.");
+  return toActor(user);
+}
+
+/**
+ * Admin server actions: checked here, at the edge, whatever the UI showed; the services check
+ * again. A refused attempt is audited, since it means someone called the action directly.
+ */
+export async function requireAdminActor(action: string, target: { type: "app" | "user"; id: string }): Promise<Actor> {
+  const actor = await requireUserActor();
+  if (actor.kind === "user" && actor.role !== "admin") {
+    await recordAudit({ actor, action, targetType: target.type, targetId: target.id, outcome: "denied" });
+    throw new AppError("forbidden", "Only an admin can do that.");
+  }
+  return actor;
+}
