@@ -1,0 +1,455 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * The operator CLI of PRODUCT.md: `npm run platform -- <command>` (also the package's `bin`).
+ * Arguments are parsed with node:util parseArgs and validated with the same zod schemas as the
+ * portal; the work is done by lib/services, so the CLI cannot disagree with the portal.
+ *
+ * Database: DATABASE_URL when set. Otherwise the embedded PostgreSQL under DATA_DIR: if `npm start`
+ * is running it is reached on EMBEDDED_PG_PORT with the password kept beside its data; if not, it
+ * is started for the duration of the command.
+ *
+ * Output: human-readable, or one JSON document with --json. Errors: one line on stderr (a JSON line
+ * with --json), exit code 2 for usage errors and 1 for everything else. Passwords, secret hashes and
+ * database passwords are never printed; a client secret only once, by `apps create --approve`.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { z } from "zod";
+import { EnvError, env, resetEnv, type Env } from "../lib/env";
+import { SVC_SCOPES, SVC_SCOPE_NAMES } from "../lib/scopes";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+class UsageError extends Error {}
+
+interface Command {
+  usage: string;
+  summary: string;
+  options: Options;
+  /** Number of positional arguments after the command words. */
+  positionals: string[];
+  run(ctx: Context): Promise<Output>;
+}
+
+interface Context {
+  values: Values;
+  args: string[];
+}
+
+interface Output {
+  json: unknown;
+  text: string;
+}
+
+const JSON_OPTION: Options = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } };
+
+/** Unix seconds, as on the API's wire (SPEC: `*_at` are integers in Unix seconds). */
+const unix = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
+
+async function services() {
+  const [apps, users, actor, schemas, userSchemas] = await Promise.all([
+    import("../lib/services/apps"),
+    import("../lib/services/users"),
+    import("../lib/services/actor"),
+    import("../lib/schemas/apps"),
+    import("../lib/schemas/users"),
+  ]);
+  return { apps, users, actor: actor.CLI_ACTOR, schemas, userSchemas };
+}
+
+/** First zod issue as one line, naming the flag rather than the internal field. */
+function zodLine(error: z.ZodError, flags: Record<string, string>): string {
+  const issue = error.issues[0]!;
+  const field = String(issue.path[0] ?? "");
+  const flag = flags[field] ?? (field ? `--${field}` : "argument");
+  return `${flag}: ${issue.message}`;
+}
+
+function parseWith<T extends z.ZodType>(schema: T, input: unknown, flags: Record<string, string>): z.infer<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new UsageError(zodLine(result.error, flags));
+  return result.data;
+}
+
+const list = (v: unknown) => (Array.isArray(v) ? (v as string[]) : []);
+
+type AppViewLike = Awaited<ReturnType<Awaited<ReturnType<typeof services>>["apps"]["approveApp"]>>;
+
+function appJson(app: AppViewLike) {
+  return {
+    client_id: app.clientId,
+    name: app.name,
+    type: app.type,
+    status: app.status,
+    status_reason: app.statusReason,
+    owner: app.owner.handle,
+    scopes: app.scopes,
+    redirect_uris: app.redirectUris,
+    post_logout_redirect_uris: app.postLogoutRedirectUris,
+    created_at: unix(app.createdAt),
+  };
+}
+
+function statusLine(app: AppViewLike): string {
+  const reason = app.statusReason ? ` (reason: ${app.statusReason})` : "";
+  return `${app.clientId}  ${app.name}  ${app.type}  ${app.status}${reason}`;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
+
+const APP_CREATE_FLAGS = {
+  name: "--name",
+  description: "--description",
+  type: "--type",
+  scopes: "--scope",
+  redirectUris: "--redirect-uri",
+  postLogoutRedirectUris: "--post-logout-redirect-uri",
+};
+
+function transition(verb: "approve" | "reject" | "suspend"): Command {
+  const withReason = verb !== "approve";
+  return {
+    usage: `apps ${verb} CLIENT_ID${withReason ? " [--reason R]" : ""} [--json]`,
+    summary:
+      verb === "approve"
+        ? "Approve an application (also reinstates a suspended one)"
+        : verb === "reject"
+          ? "Reject a pending application, with a reason shown to its owner"
+          : "Suspend an approved application and revoke its tokens",
+    options: withReason ? { reason: { type: "string" } } : {},
+    positionals: ["CLIENT_ID"],
+    async run({ values, args }) {
+      const { apps, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      let app;
+      if (verb === "approve") app = await apps.approveApp(clientId, actor);
+      else {
+        const fallback = verb === "reject" ? "Rejected by the platform operator." : "Suspended by the platform operator.";
+        const { reason } = parseWith(schemas.rejectAppSchema, { reason: values.reason ?? fallback }, { reason: "--reason" });
+        app = verb === "reject" ? await apps.rejectApp(clientId, reason, actor) : await apps.suspendApp(clientId, reason, actor);
+      }
+      return {
+        json: { client_id: app.clientId, status: app.status, status_reason: app.statusReason },
+        text: `${verb === "approve" ? "Approved" : verb === "reject" ? "Rejected" : "Suspended"}: ${statusLine(app)}`,
+      };
+    },
+  };
+}
+
+function userFlag(verb: "disable" | "enable" | "mute" | "unmute"): Command {
+  return {
+    usage: `users ${verb} HANDLE [--json]`,
+    summary: {
+      disable: "Disable an account: it can no longer sign in or use tokens",
+      enable: "Re-enable a disabled account",
+      mute: "Mute an account: it can no longer post to the global chat",
+      unmute: "Unmute an account",
+    }[verb],
+    options: {},
+    positionals: ["HANDLE"],
+    async run({ args }) {
+      const { users, userSchemas, actor } = await services();
+      const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
+      const user =
+        verb === "disable" || verb === "enable"
+          ? await users.setUserDisabled(handle, verb === "disable", actor)
+          : await users.setUserMuted(handle, verb === "mute", actor);
+      return {
+        json: { handle: user.handle, disabled: user.disabled, muted: user.muted },
+        text: `${user.handle}: ${user.disabled ? "disabled" : "enabled"}, ${user.muted ? "muted" : "not muted"}`,
+      };
+    },
+  };
+}
+
+const COMMANDS: Record<string, Command> = {
+  "apps create": {
+    usage:
+      "apps create --name N --type api|login --owner HANDLE [--description D] [--redirect-uri URL]… " +
+      "[--post-logout-redirect-uri URL]… [--scope SCOPE]… [--approve] [--json]",
+    summary: "Register an application; with --approve an API client's secret is printed once",
+    options: {
+      name: { type: "string" },
+      description: { type: "string" },
+      type: { type: "string" },
+      owner: { type: "string" },
+      "redirect-uri": { type: "string", multiple: true },
+      "post-logout-redirect-uri": { type: "string", multiple: true },
+      scope: { type: "string", multiple: true },
+      approve: { type: "boolean" },
+    },
+    positionals: [],
+    async run({ values }) {
+      const { apps, users, schemas, userSchemas, actor } = await services();
+      if (values.owner === undefined) throw new UsageError("--owner is required (the handle of the app's owner)");
+      const ownerHandle = parseWith(userSchemas.handleSchema, values.owner, { "": "--owner" });
+      if (values.name === undefined) throw new UsageError("--name is required");
+      if (values.type === undefined) throw new UsageError("--type is required (api or login)");
+      const input = parseWith(
+        schemas.createAppSchema,
+        {
+          name: values.name,
+          description: values.description ?? "",
+          type: values.type,
+          scopes: list(values.scope),
+          redirectUris: list(values["redirect-uri"]),
+          postLogoutRedirectUris: list(values["post-logout-redirect-uri"]),
+        },
+        APP_CREATE_FLAGS,
+      );
+      const owner = await users.getUserByHandle(ownerHandle);
+      let app = await apps.createApp(input, owner, actor);
+      if (values.approve) app = await apps.approveApp(app.clientId, actor);
+      // The same reveal-once path as the portal: the secret exists only in this output.
+      const secret = app.type === "api" && app.status === "approved" ? await apps.revealSecretOnce(app.clientId, actor) : null;
+      const lines = [`Created ${app.type === "api" ? "API client" : "login client"} "${app.name}" for ${owner.handle}.`];
+      lines.push(`client_id: ${app.clientId}`, `status:    ${app.status}`);
+      if (secret) {
+        lines.push(`client_secret: ${secret.clientSecret}`, "Store the secret now: it is shown only once and cannot be recovered.");
+      }
+      return {
+        json: { client_id: app.clientId, status: app.status, ...(secret ? { client_secret: secret.clientSecret } : {}) },
+        text: lines.join("\n"),
+      };
+    },
+  },
+  "apps approve": transition("approve"),
+  "apps reject": transition("reject"),
+  "apps suspend": transition("suspend"),
+  "apps list": {
+    usage: "apps list [--status pending|approved|rejected|suspended] [--json]",
+    summary: "List applications, oldest first",
+    options: { status: { type: "string" } },
+    positionals: [],
+    async run({ values }) {
+      const { apps, schemas } = await services();
+      const status =
+        values.status === undefined ? undefined : parseWith(schemas.appStatusSchema, values.status, { "": "--status" });
+      const all = [];
+      let cursor: string | undefined;
+      do {
+        const page = await apps.listApps({ status, cursor, limit: 200 });
+        all.push(...page.apps);
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      const text = all.length
+        ? all.map((a) => `${statusLine(a)}  owner=${a.owner.handle}`).join("\n")
+        : "No applications.";
+      return { json: { apps: all.map(appJson) }, text };
+    },
+  },
+  "users create": {
+    usage: "users create --handle H (--password P | --password-stdin) [--admin] [--display-name NAME] [--json]",
+    summary: "Create an account that can sign in (--password-stdin keeps the password out of shell history)",
+    options: {
+      handle: { type: "string" },
+      password: { type: "string" },
+      "password-stdin": { type: "boolean" },
+      admin: { type: "boolean" },
+      "display-name": { type: "string" },
+    },
+    positionals: [],
+    async run({ values }) {
+      const { users, userSchemas, actor } = await services();
+      if (values.handle === undefined) throw new UsageError("--handle is required");
+      if (values.password === undefined && !values["password-stdin"]) {
+        throw new UsageError("--password or --password-stdin is required");
+      }
+      if (values.password !== undefined && values["password-stdin"]) {
+        throw new UsageError("give either --password or --password-stdin, not both");
+      }
+      const password = values["password-stdin"] ? await readStdin() : values.password;
+      const input = parseWith(
+        userSchemas.createUserSchema,
+        { handle: values.handle, password, admin: values.admin === true, displayName: values["display-name"] },
+        { handle: "--handle", password: "--password", displayName: "--display-name" },
+      );
+      const user = await users.createUser(input, actor);
+      return {
+        json: { id: user.id, handle: user.handle, display_name: user.displayName, role: user.role },
+        text: `Created ${user.role === "admin" ? "admin" : "user"} ${user.handle} (id ${user.id}).`,
+      };
+    },
+  },
+  "users disable": userFlag("disable"),
+  "users enable": userFlag("enable"),
+  "users mute": userFlag("mute"),
+  "users unmute": userFlag("unmute"),
+};
+
+function help(): string {
+  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.split(" ").slice(0, 2).join(" ").length));
+  return [
+    "Operator CLI of the developer platform.",
+    "",
+    "Usage: npm run platform -- <command> [options]",
+    "",
+    "Commands:",
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Every command accepts --json (machine-readable output) and --help.",
+    "Database: DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (reused when `npm start` runs).",
+    "Exit codes: 0 ok, 1 failed (unknown user or app, conflict, database), 2 bad usage.",
+  ].join("\n");
+}
+
+function commandHelp(name: string, command: Command): string {
+  const lines = [`Usage: npm run platform -- ${command.usage}`, "", `${command.summary}.`];
+  if (name === "apps create") {
+    lines.push("", "Scopes (--scope, repeatable):", ...SVC_SCOPE_NAMES.map((s) => `  ${s.padEnd(24)}${SVC_SCOPES[s]}`));
+    lines.push("", "Redirect URIs: absolute https URLs (http only for localhost), no fragment, at most 10.");
+  }
+  return lines.join("\n");
+}
+
+/** The running embedded PostgreSQL of `npm start`, if there is one on this data dir. */
+async function connectToRunningEmbedded(config: Env): Promise<string | null> {
+  let password: string;
+  try {
+    password = readFileSync(path.join(path.resolve(config.DATA_DIR), "pg-password"), "utf8").trim();
+  } catch {
+    return null;
+  }
+  const url = `postgresql://platform:${encodeURIComponent(password)}@127.0.0.1:${config.EMBEDDED_PG_PORT}/platform`;
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return url;
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function openDatabase(config: Env): Promise<{ close(): Promise<void> }> {
+  const { migrate } = await import("../lib/database/migrate");
+  const { describeConnectionError, prepareDatabase } = await import("../lib/server/database");
+  let url = config.DATABASE_URL;
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  if (!url) url = (await connectToRunningEmbedded(config)) ?? undefined;
+  if (url) {
+    try {
+      // Same rule as the server: apply pending migrations, never drop anything.
+      await migrate(url);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      throw new Error(code ? describeConnectionError(error, url) : (error as Error).message.split("\n")[0]);
+    }
+  } else {
+    const prepared = await prepareDatabase(config, (line) => process.stderr.write(`${line}\n`));
+    url = prepared.url;
+    stopEmbedded = () => prepared.embedded?.stop() ?? Promise.resolve();
+  }
+  process.env.DATABASE_URL = url;
+  resetEnv();
+  const { closeDb } = await import("../lib/db");
+  return {
+    async close() {
+      await closeDb();
+      await stopEmbedded?.();
+    },
+  };
+}
+
+const LEADING_FLAGS = new Set(["--json", "--help", "-h"]);
+
+/** The two command words come first (after --json/--help at most), so a flag value is never one. */
+function commandWords(argv: string[]): { words: string[]; start: number } {
+  let start = 0;
+  while (start < argv.length && LEADING_FLAGS.has(argv[start]!)) start++;
+  const words: string[] = [];
+  for (let i = start; i < argv.length && words.length < 2 && !argv[i]!.startsWith("-"); i++) words.push(argv[i]!);
+  return { words, start };
+}
+
+function findCommand(argv: string[]): { name: string; command: Command; rest: string[] } | null {
+  const { words, start } = commandWords(argv);
+  const name = words.join(" ");
+  const command = COMMANDS[name];
+  if (!command) return null;
+  const rest = [...argv.slice(0, start), ...argv.slice(start + words.length)];
+  return { name, command, rest };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const wantsJson = argv.includes("--json");
+  const fail = (code: number, error: string, message: string) => {
+    const line = wantsJson ? JSON.stringify({ error: { code: error, message } }) : `Error: ${message}`;
+    process.stderr.write(`${line}\n`);
+    return code;
+  };
+
+  let config: Env;
+  try {
+    config = env();
+  } catch (error) {
+    if (error instanceof EnvError) return fail(1, "invalid_environment", error.message);
+    throw error;
+  }
+
+  const found = findCommand(argv);
+  if (!found) {
+    if (argv.length === 0 || argv.every((a) => a === "--help" || a === "-h" || a === "help")) {
+      process.stdout.write(`${help()}\n`);
+      return 0;
+    }
+    const words = commandWords(argv).words.join(" ");
+    return fail(2, "invalid_request", `unknown command "${words || argv.join(" ")}" (run with --help to list commands)`);
+  }
+  const { name, command, rest } = found;
+
+  let values: Values;
+  let args: string[];
+  try {
+    const parsed = parseArgs({ args: rest, options: { ...command.options, ...JSON_OPTION }, allowPositionals: true, strict: true });
+    values = parsed.values as Values;
+    args = parsed.positionals;
+  } catch (error) {
+    // parseArgs explains at length; keep what names the option.
+    const message = (error as Error).message;
+    const unknown = /Unknown option '([^']+)'/.exec(message);
+    const short = unknown ? `unknown option ${unknown[1]} for ${name}` : message.split("\n")[0]!.replace(/\.$/, "");
+    return fail(2, "invalid_request", `${short} (usage: ${command.usage})`);
+  }
+  if (values.help) {
+    process.stdout.write(`${commandHelp(name, command)}\n`);
+    return 0;
+  }
+  if (args.length !== command.positionals.length) {
+    const expected = command.positionals.length ? command.positionals.join(" ") : "no arguments";
+    return fail(2, "invalid_request", `${name} expects ${expected} (usage: ${command.usage})`);
+  }
+
+  let database;
+  try {
+    database = await openDatabase(config);
+  } catch (error) {
+    return fail(1, "service_unavailable", (error as Error).message.split("\n")[0]!);
+  }
+  try {
+    const output = await command.run({ values, args });
+    process.stdout.write(`${wantsJson || values.json ? JSON.stringify(output.json, null, 2) : output.text}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) return fail(2, "invalid_request", error.message);
+    const { isAppError } = await import("../lib/errors");
+    if (isAppError(error)) return fail(1, error.code, error.message);
+    // Unknown failures: one line, no stack, and never a connection string (it holds a password).
+    const first = String((error as Error).message ?? error).split("\n")[0]!.replace(/postgres(ql)?:\/\/\S+/g, "<database>");
+    return fail(1, "internal_error", `${name} failed: ${first}`);
+  } finally {
+    await database.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
