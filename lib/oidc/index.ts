@@ -1,16 +1,67 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { logger } from "../logger";
+import { startExpiredModelCleanup } from "./adapter";
+import { handleInteraction, type InteractionAction } from "./interactions";
+import { listPublishedKeys, keySetFingerprint } from "./keys";
+import { buildProvider, type BuiltProvider } from "./provider";
 
-// TODO(issue 3): mount oidc-provider here. Placeholder so the server boots before the sign-in service exists.
+/**
+ * The sign-in service as server.ts sees it: requests under the issuer path go to oidc-provider
+ * (mounted as its docs' "Mounting oidc-provider" shows: the prefix stripped, the full URL kept as
+ * `originalUrl`), interaction form posts to lib/oidc/interactions.ts.
+ */
 export interface OidcService {
   handle(req: IncomingMessage, res: ServerResponse, issuerPath: string): Promise<void>;
-  handleInteraction(req: IncomingMessage, res: ServerResponse, uid: string, action: "login" | "consent" | "abort"): Promise<void>;
+  handleInteraction(req: IncomingMessage, res: ServerResponse, uid: string, action: InteractionAction): Promise<void>;
   stop?(): Promise<void>;
 }
 
+/** How often a process checks for rotated signing keys (another process may have rotated them). */
+const KEY_POLL_MS = 60_000;
+
 export async function createOidc(): Promise<OidcService> {
-  const notYet = async (_req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(503, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: "temporarily_unavailable", error_description: "The sign-in service is not available." }));
+  let current: BuiltProvider = await buildProvider();
+  let callback = current.provider.callback();
+
+  // Rotation (rotateSigningKeys, possibly in another process) changes the published key set; a
+  // fresh Provider picks it up. Requests in flight finish on the instance they started with.
+  let rebuilding = false;
+  const poll = setInterval(() => {
+    if (rebuilding) return;
+    rebuilding = true;
+    listPublishedKeys()
+      .then(async (keys) => {
+        if (keySetFingerprint(keys.map((k) => k.privateJwk)) === current.keysFingerprint) return;
+        current = await buildProvider();
+        callback = current.provider.callback();
+        logger.info("signing keys changed: sign-in service reloaded");
+      })
+      .catch((error: unknown) => logger.warn("signing key poll failed", { error: (error as Error).message }))
+      .finally(() => {
+        rebuilding = false;
+      });
+  }, KEY_POLL_MS);
+  poll.unref();
+  const stopCleanup = startExpiredModelCleanup();
+
+  return {
+    async handle(req, res, issuerPath) {
+      const original = req.url ?? "/";
+      (req as IncomingMessage & { originalUrl?: string }).originalUrl = original;
+      req.url = original.slice(issuerPath.length) || "/";
+      if (!req.url.startsWith("/")) req.url = `/${req.url}`;
+      await new Promise<void>((resolve) => {
+        res.once("close", resolve);
+        res.once("finish", resolve);
+        callback(req, res);
+      });
+    },
+    handleInteraction(req, res, uid, action) {
+      return handleInteraction(current.provider, req, res, uid, action);
+    },
+    async stop() {
+      clearInterval(poll);
+      stopCleanup();
+    },
   };
-  return { handle: notYet, handleInteraction: notYet };
 }

@@ -1,0 +1,141 @@
+import type { Adapter, AdapterPayload } from "oidc-provider";
+import { errors } from "oidc-provider";
+import { pool } from "../db";
+import { logger } from "../logger";
+import { findClientMetadata } from "./clients";
+
+/**
+ * oidc-provider storage in PostgreSQL: every model kind in the one OidcModel table (after logto's
+ * oidc_model_instances), through raw pg because the token endpoint is hot. `Client` is not stored
+ * here: clients come from the applications table (lib/oidc/clients.ts).
+ *
+ * Timestamps are written as ISO strings with `Z` and compared in SQL, so the columns hold UTC like
+ * the rows Prisma writes, whatever the session time zone.
+ */
+const TABLE = `"OidcModel"`;
+
+function iso(date: Date): string {
+  return date.toISOString();
+}
+
+export class PrismaAdapter implements Adapter {
+  constructor(private readonly kind: string) {}
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    if (this.kind === "Client") return; // clients are read-only here (the portal owns them)
+    const expiresAt = expiresIn ? iso(new Date(Date.now() + expiresIn * 1000)) : null;
+    await pool.query(
+      `INSERT INTO ${TABLE} (kind, id, payload, "grantId", "userCode", uid, "clientId", "expiresAt")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, "grantId" = EXCLUDED."grantId",
+         "userCode" = EXCLUDED."userCode", uid = EXCLUDED.uid, "clientId" = EXCLUDED."clientId",
+         "expiresAt" = EXCLUDED."expiresAt"`,
+      [
+        this.kind,
+        id,
+        JSON.stringify(payload),
+        payload.grantId ?? null,
+        payload.userCode ?? null,
+        payload.uid ?? null,
+        // Filled so that deleting an app can revoke everything it was issued in one statement.
+        payload.clientId ?? null,
+        expiresAt,
+      ],
+    );
+  }
+
+  private async findWhere(column: "id" | "uid" | `"userCode"`, value: string): Promise<AdapterPayload | undefined> {
+    const { rows } = await pool.query<{ payload: AdapterPayload; consumed: boolean }>(
+      `SELECT payload, "consumedAt" IS NOT NULL AS consumed FROM ${TABLE}
+       WHERE kind = $1 AND ${column} = $2 AND ("expiresAt" IS NULL OR "expiresAt" > $3) LIMIT 1`,
+      [this.kind, value, iso(new Date())],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return row.consumed ? { ...row.payload, consumed: true } : row.payload;
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    if (this.kind === "Client") return findClientMetadata(id);
+    // Ids are opaque strings of bounded size; anything longer is not ours (e.g. a JWT).
+    if (typeof id !== "string" || id.length === 0 || id.length > 512) return undefined;
+    return this.findWhere("id", id);
+  }
+
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    return this.findWhere("uid", uid);
+  }
+
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    return this.findWhere(`"userCode"`, userCode);
+  }
+
+  async destroy(id: string): Promise<void> {
+    await pool.query(`DELETE FROM ${TABLE} WHERE kind = $1 AND id = $2`, [this.kind, id]);
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await pool.query(`DELETE FROM ${TABLE} WHERE kind = $1 AND "grantId" = $2`, [this.kind, grantId]);
+  }
+
+  /**
+   * oidc-provider checks `consumed` and then calls consume(): two concurrent redemptions of one code
+   * or refresh token would both pass its check. The conditional UPDATE lets exactly one win; the
+   * loser is treated as a replay: invalid_grant, and the grant is revoked (RFC 6749 §4.1.2).
+   */
+  async consume(id: string): Promise<void> {
+    const { rowCount, rows } = await pool.query<{ grantId: string | null }>(
+      `UPDATE ${TABLE} SET "consumedAt" = $3 WHERE kind = $1 AND id = $2 AND "consumedAt" IS NULL RETURNING "grantId"`,
+      [this.kind, id, iso(new Date())],
+    );
+    if (rowCount === 1) return;
+    const { rows: existing } = await pool.query<{ grantId: string | null }>(
+      `SELECT "grantId" FROM ${TABLE} WHERE kind = $1 AND id = $2`,
+      [this.kind, id],
+    );
+    const grantId = existing[0]?.grantId ?? rows[0]?.grantId;
+    if (grantId) await revokeGrantEverywhere(grantId);
+    logger.warn("concurrent redemption refused", { kind: this.kind, grantRevoked: Boolean(grantId) });
+    throw new errors.InvalidGrant(`${this.kind === "RefreshToken" ? "refresh token" : "authorization code"} already used`);
+  }
+}
+
+/** Deletes a grant and everything issued under it (codes, refresh tokens, stored access tokens). */
+export async function revokeGrantEverywhere(grantId: string): Promise<void> {
+  await pool.query(`DELETE FROM ${TABLE} WHERE "grantId" = $1 OR (kind = 'Grant' AND id = $1)`, [grantId]);
+}
+
+/** Deletes rows past their expiry; returns how many. */
+export async function deleteExpiredOidcModels(now = new Date()): Promise<number> {
+  const { rowCount } = await pool.query(`DELETE FROM ${TABLE} WHERE "expiresAt" < $1`, [iso(now)]);
+  return rowCount ?? 0;
+}
+
+/** Periodic clean-up of expired rows; the timer never keeps the process alive. */
+export function startExpiredModelCleanup(intervalMs = 10 * 60_000): () => void {
+  const run = () =>
+    deleteExpiredOidcModels()
+      .then((count) => {
+        if (count) logger.debug("expired sign-in records removed", { count });
+      })
+      .catch((error: unknown) => logger.warn("expired sign-in record clean-up failed", { error: (error as Error).message }));
+  const first = setTimeout(run, 30_000);
+  const timer = setInterval(run, intervalMs);
+  first.unref();
+  timer.unref();
+  return () => {
+    clearTimeout(first);
+    clearInterval(timer);
+  };
+}
+
+/** Read-only lookup of an interaction for the hosted pages (app/interaction). */
+export async function findInteractionPayload(uid: string): Promise<AdapterPayload | undefined> {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(uid)) return undefined;
+  return new PrismaAdapter("Interaction").find(uid);
+}
+
+/** Read-only lookup of a session by its uid (for the hosted pages). */
+export async function findSessionPayloadByUid(uid: string): Promise<AdapterPayload | undefined> {
+  return new PrismaAdapter("Session").findByUid(uid);
+}

@@ -1,0 +1,133 @@
+import type { AdapterPayload } from "oidc-provider";
+import { env } from "../env";
+import { OIDC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES, isSvcScope, type SvcScope } from "../scopes";
+import { findClientForSignIn } from "../services/apps";
+
+/**
+ * The one place where the sign-in service learns about clients: the applications table. Only
+ * approved apps exist for the provider (SPEC States: before approval a client is unknown). Rows are
+ * cached for a few seconds so the token endpoint does not query per request; a suspension takes
+ * effect within that window, and revoking an app also deletes its grants (lib/services/apps.ts).
+ */
+export interface SignInClient {
+  clientId: string;
+  name: string;
+  type: "api" | "login";
+  firstParty: boolean;
+  ownerId: number;
+  /** Registered `svc:` scopes the client may be granted (app-level only for API clients). */
+  svcScopes: SvcScope[];
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  /** SHA-256 hex of the client secret (API clients); null until one was generated. */
+  secretHash: string | null;
+}
+
+const CACHE_TTL_MS = 5_000;
+const cache = new Map<string, { value: SignInClient | null; at: number }>();
+
+/** Scopes an API client's token may carry: its registered scopes that make sense without a user. */
+function appLevelScopes(scopes: SvcScope[]): SvcScope[] {
+  return scopes.filter((s) => !USER_ONLY_SCOPES.includes(s));
+}
+
+/** Approved client by id, or null (unknown, pending, rejected, suspended or deleted). */
+export async function findSignInClient(clientId: string): Promise<SignInClient | null> {
+  if (typeof clientId !== "string" || clientId.length === 0 || clientId.length > 128) return null;
+  const hit = cache.get(clientId);
+  if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.value;
+  const row = await findClientForSignIn(clientId);
+  let value: SignInClient | null = null;
+  if (row && row.status === "approved") {
+    const registered = row.scopes.filter(isSvcScope);
+    value = {
+      clientId: row.clientId,
+      name: row.name,
+      type: row.type,
+      firstParty: row.firstParty,
+      ownerId: row.ownerId,
+      svcScopes: row.type === "api" ? appLevelScopes(registered) : registered,
+      redirectUris: row.redirectUris,
+      postLogoutRedirectUris: row.postLogoutRedirectUris,
+      secretHash: row.secretHash ?? null,
+    };
+  }
+  // Misses are cached too (briefly): an unknown client_id must not cost a query per request.
+  cache.set(clientId, { value, at: Date.now() });
+  if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
+  return value;
+}
+
+/** Tests and the portal's own process: forget cached rows (e.g. right after approving an app). */
+export function clearClientCache(clientId?: string): void {
+  if (clientId) cache.delete(clientId);
+  else cache.clear();
+}
+
+/**
+ * A secret that can never match: verifyClientSecret compares SHA-256 hex digests, and this is not
+ * one. Used while an approved API client has no secret yet (oidc-provider requires a value).
+ */
+const NO_SECRET = "no-secret-issued";
+
+/** Scopes a login client may request: the OIDC ones plus its registered `svc:` scopes. */
+export function loginClientScopes(client: SignInClient): string[] {
+  return [...Object.keys(OIDC_SCOPES), ...client.svcScopes];
+}
+
+/** oidc-provider client metadata for an application (see docs/README.md "clients"). */
+export function toClientMetadata(client: SignInClient): AdapterPayload {
+  if (client.type === "api") {
+    return {
+      client_id: client.clientId,
+      client_name: client.name,
+      // The stored hash stands in for the secret; compareClientSecret (provider.ts) checks it.
+      client_secret: client.secretHash ?? NO_SECRET,
+      grant_types: ["client_credentials"],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: "client_secret_basic",
+      scope: client.svcScopes.join(" ") || undefined,
+    };
+  }
+  return {
+    client_id: client.clientId,
+    client_name: client.name,
+    application_type: "web",
+    token_endpoint_auth_method: "none",
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    redirect_uris: client.redirectUris,
+    post_logout_redirect_uris: client.postLogoutRedirectUris,
+    scope: loginClientScopes(client).join(" "),
+  };
+}
+
+/** The Adapter's `Client` kind: metadata for approved apps only. */
+export async function findClientMetadata(clientId: string): Promise<AdapterPayload | undefined> {
+  const client = await findSignInClient(clientId);
+  return client ? toClientMetadata(client) : undefined;
+}
+
+/** Every `svc:` scope the API understands (the resource server's scope list). */
+export const ALL_SVC_SCOPES: readonly string[] = SVC_SCOPE_NAMES;
+
+/** Origins of a login client's registered redirect URIs (CORS on token, userinfo and revoke). */
+export function clientOrigins(client: SignInClient): Set<string> {
+  const origins = new Set<string>();
+  if (client.type !== "login") return origins;
+  for (const uri of client.redirectUris) {
+    try {
+      const { origin } = new URL(uri);
+      if (origin && origin !== "null") origins.add(origin);
+    } catch {
+      // an unparseable registered URI contributes no origin
+    }
+  }
+  return origins;
+}
+
+/** The API's resource indicator: access tokens are minted for this audience only. */
+export function apiResource(): string {
+  return env().API_URL;
+}

@@ -1,0 +1,234 @@
+import type { ClientMetadata, Configuration, KoaContextWithOIDC, ResourceServer } from "oidc-provider";
+import { errors } from "oidc-provider";
+import type { JWK } from "jose";
+import { env } from "../env";
+import { OIDC_SCOPES, SVC_SCOPE_NAMES } from "../scopes";
+import { findConsentScopes } from "../services/consents";
+import { findAccount } from "./account";
+import { PrismaAdapter } from "./adapter";
+import { apiResource, findSignInClient } from "./clients";
+import { renderErrorPage } from "./html";
+import { ACCESS_TOKEN_ALG, ID_TOKEN_TTL } from "./keys";
+
+/**
+ * oidc-provider configuration (docs/README.md "Configuration options", v9). Everything here is
+ * stateless: state lives in PostgreSQL (adapter, keys, cookie keys), so several processes can serve
+ * one issuer.
+ */
+
+/** Keycloak-style paths of SPEC.md Authentication, under the issuer. */
+export const ROUTES = {
+  authorization: "/protocol/openid-connect/auth",
+  token: "/protocol/openid-connect/token",
+  end_session: "/protocol/openid-connect/logout",
+  jwks: "/protocol/openid-connect/certs",
+  userinfo: "/protocol/openid-connect/userinfo",
+  introspection: "/protocol/openid-connect/token/introspect",
+  revocation: "/protocol/openid-connect/revoke",
+} as const;
+
+/** Authorization codes are for immediate exchange (RFC 6749 §4.1.2 recommends at most 10 minutes). */
+const AUTHORIZATION_CODE_TTL = 60;
+/** Time a person has to finish the login and consent pages. */
+const INTERACTION_TTL = 30 * 60;
+
+/** Where the hosted pages live: on the issuer's origin, so the interaction cookie reaches them. */
+export function interactionBase(): string {
+  return `${new URL(env().ISSUER).origin}/interaction`;
+}
+
+function isHttps(): boolean {
+  return env().ISSUER.startsWith("https:") || env().APP_URL.startsWith("https:");
+}
+
+const OIDC_SCOPE_NAMES = Object.keys(OIDC_SCOPES);
+const augmented = new WeakSet<object>();
+
+/**
+ * Scope rules that oidc-provider cannot express on its own, applied once per request from the
+ * resource-indicator hooks (the first hooks that see both the client and the parsed parameters):
+ * - authorization: a login client asking for `openid` gets its registered `svc:` scopes attached
+ *   (SPEC Authentication, login client step 3);
+ * - client credentials: the token carries exactly the app's registered app-level scopes, or their
+ *   intersection with what was asked (oidc-provider would silently drop unknown ones, and grant
+ *   nothing when nothing is asked).
+ */
+async function applyScopeRules(ctx: KoaContextWithOIDC): Promise<void> {
+  if (augmented.has(ctx)) return;
+  augmented.add(ctx);
+  const { params, route, client } = ctx.oidc;
+  if (!client || !params) return;
+  const app = await findSignInClient(client.clientId);
+  if (!app) return;
+  const requested = typeof params.scope === "string" && params.scope ? params.scope.split(" ") : [];
+  if (route === "authorization" && app.type === "login" && requested.includes("openid")) {
+    params.scope = [...new Set([...requested, ...app.svcScopes])].join(" ");
+  } else if (route === "token" && params.grant_type === "client_credentials" && app.type === "api") {
+    const allowed = requested.length ? app.svcScopes.filter((s) => requested.includes(s)) : app.svcScopes;
+    params.scope = allowed.length ? allowed.join(" ") : undefined;
+  }
+}
+
+/** Scopes the API (the one resource server) accepts from this client. */
+async function resourceScopesFor(clientId: string): Promise<string[]> {
+  const app = await findSignInClient(clientId);
+  if (!app) return [];
+  // Login clients' tokens also list the OIDC scopes they were granted (as Keycloak's do), so the
+  // token response `scope` names everything granted and userinfo can check `openid`.
+  return app.type === "login" ? [...OIDC_SCOPE_NAMES, ...app.svcScopes] : [...app.svcScopes];
+}
+
+/**
+ * Skips the consent page for first-party clients and for a remembered consent covering every
+ * requested scope (docs: "loadExistingGrant"): the grant is extended with what was asked.
+ */
+async function loadExistingGrant(ctx: KoaContextWithOIDC) {
+  const { client, session, provider } = ctx.oidc;
+  if (!client || !session) return undefined;
+  const grantId = ctx.oidc.result?.consent?.grantId || session.grantIdFor(client.clientId);
+  let grant = grantId ? await provider.Grant.find(grantId) : undefined;
+  const accountId = session.accountId;
+  if (!accountId) return grant;
+  const app = await findSignInClient(client.clientId);
+  if (!app || app.type !== "login") return grant;
+  const requested = [...ctx.oidc.requestParamScopes].filter(Boolean);
+  let covered = app.firstParty;
+  if (!covered) {
+    const remembered = await findConsentScopes(Number(accountId), client.clientId);
+    covered = remembered !== null && requested.every((s) => remembered.includes(s));
+  }
+  if (!covered) return grant;
+  if (!grant || grant.accountId !== accountId || grant.clientId !== client.clientId) {
+    grant = new provider.Grant({ accountId, clientId: client.clientId });
+  }
+  const oidcScopes = requested.filter((s) => OIDC_SCOPE_NAMES.includes(s));
+  if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(" "));
+  for (const [indicator, server] of Object.entries(ctx.oidc.resourceServers ?? {}) as [string, ResourceServer][]) {
+    const allowed = new Set((server.scope ?? "").split(" "));
+    const scopes = requested.filter((s) => allowed.has(s));
+    if (scopes.length) grant.addResourceScope(indicator, scopes.join(" "));
+  }
+  await grant.save();
+  return grant;
+}
+
+export interface ConfigurationInput {
+  jwks: { keys: JWK[] };
+  cookieKeys: string[];
+  logoutSource: NonNullable<NonNullable<Configuration["features"]>["rpInitiatedLogout"]>["logoutSource"];
+  postLogoutSuccessSource: NonNullable<NonNullable<Configuration["features"]>["rpInitiatedLogout"]>["postLogoutSuccessSource"];
+}
+
+export function buildConfiguration(input: ConfigurationInput): Configuration {
+  const config = env();
+  const api = apiResource();
+  const cookieOptions = { httpOnly: true, sameSite: "lax" as const, secure: isHttps() };
+
+  return {
+    adapter: PrismaAdapter,
+    findAccount,
+    jwks: input.jwks as Configuration["jwks"],
+    cookies: { keys: input.cookieKeys, long: cookieOptions, short: cookieOptions },
+    routes: ROUTES,
+    scopes: [...OIDC_SCOPE_NAMES, ...SVC_SCOPE_NAMES],
+    claims: {
+      openid: ["sub"],
+      profile: ["name", "preferred_username", "picture"],
+    },
+    responseTypes: ["code"],
+    // SPEC Authentication: API clients use a secret (basic or post), login clients none.
+    clientAuthMethods: ["client_secret_basic", "client_secret_post", "none"],
+    // SPEC Authentication step 3 and 5: redirect_uri is always sent, and must match verbatim.
+    allowOmittingSingleRegisteredRedirectUri: false,
+    pkce: { required: () => true },
+    clientDefaults: {
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      id_token_signed_response_alg: "RS256",
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      // Not part of the platform's contract: fewer endpoints, fewer surprises for the API's verifier.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: input.logoutSource,
+        postLogoutSuccessSource: input.postLogoutSuccessSource,
+      },
+      // The only way oidc-provider issues JWT access tokens (RFC 9068): every token is for the API.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async (ctx: KoaContextWithOIDC) => {
+          await applyScopeRules(ctx);
+          return api;
+        },
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (ctx: KoaContextWithOIDC, resourceIndicator: string, client: { clientId: string }) => {
+          if (resourceIndicator !== api) throw new errors.InvalidTarget();
+          await applyScopeRules(ctx);
+          return {
+            scope: (await resourceScopesFor(client.clientId)).join(" "),
+            audience: api,
+            accessTokenTTL: config.ACCESS_TOKEN_TTL,
+            accessTokenFormat: "jwt",
+            jwt: { sign: { alg: ACCESS_TOKEN_ALG } },
+          };
+        },
+      },
+    },
+    formats: {
+      customizers: {
+        // SPEC: `sub` only on user-delegated tokens (oidc-provider puts the client id there otherwise).
+        async jwt(_ctx, token, jwt) {
+          if (token.kind === "ClientCredentials") delete jwt.payload.sub;
+        },
+      },
+    },
+    ttl: {
+      AccessToken: config.ACCESS_TOKEN_TTL,
+      ClientCredentials: config.ACCESS_TOKEN_TTL,
+      AuthorizationCode: AUTHORIZATION_CODE_TTL,
+      IdToken: ID_TOKEN_TTL,
+      Interaction: INTERACTION_TTL,
+      // A sign-in lasts REFRESH_TOKEN_TTL: rotated refresh tokens keep the first one's expiry.
+      RefreshToken: (ctx) => {
+        const rotated = ctx?.oidc?.entities.RotatedRefreshToken;
+        return rotated ? Math.max(1, rotated.remainingTTL) : config.REFRESH_TOKEN_TTL;
+      },
+      Session: config.REFRESH_TOKEN_TTL,
+      Grant: config.REFRESH_TOKEN_TTL,
+    },
+    // SPEC Authentication step 6: rotation on every use, no grace window.
+    rotateRefreshToken: () => true,
+    // SPEC step 5: login clients get a refresh token without asking for offline_access.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+    loadExistingGrant,
+    interactions: {
+      url: async (_ctx, interaction) => `${interactionBase()}/${interaction.uid}`,
+    },
+    clientBasedCORS(_ctx, origin, client) {
+      // Only public (login) clients run in browsers; their registered redirect URIs' origins.
+      if (client.clientAuthMethod !== "none") return false;
+      return client.redirectUris?.some((uri) => URL.parse(uri)?.origin === origin) ?? false;
+    },
+    async renderError(ctx, out) {
+      ctx.type = "html";
+      ctx.set("cache-control", "no-store");
+      ctx.body = renderErrorPage({
+        error: out.error,
+        errorDescription: out.error_description,
+        homeUrl: `${config.APP_URL}/`,
+      });
+    },
+    extraClientMetadata: { properties: [] },
+    discovery: { service_documentation: `${config.APP_URL}/docs` },
+  };
+}
+
+export type { ClientMetadata };

@@ -1,0 +1,185 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type Provider from "oidc-provider";
+import { errors } from "oidc-provider";
+import { z } from "zod";
+import { env } from "../env";
+import { logger } from "../logger";
+import { rememberConsent } from "../services/consents";
+import { signInWithPassword } from "./account";
+import { interactionBase } from "./config";
+import { renderErrorPage } from "./html";
+
+/**
+ * The hosted pages' form posts (STYLE: Request path, OIDC request, step 3). The pages are rendered
+ * by Next (app/interaction/[uid]); their forms POST here, to `/interaction/:uid/{login,consent,abort}`,
+ * and this module finishes the interaction with oidc-provider on the raw Node request.
+ */
+export type InteractionAction = "login" | "consent" | "abort";
+
+/** Login forms are tiny; anything bigger is not ours. */
+const MAX_BODY_BYTES = 8 * 1024;
+
+const loginForm = z.object({
+  username: z.string().trim().min(1).max(100),
+  password: z.string().min(1).max(1024),
+});
+
+class FormError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") {
+    throw new FormError(415, "invalid_request", "The form must be sent as application/x-www-form-urlencoded.");
+  }
+  const declared = Number(req.headers["content-length"] ?? NaN);
+  if (declared > MAX_BODY_BYTES) throw new FormError(413, "invalid_request", "The form is too large.");
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new FormError(413, "invalid_request", "The form is too large.");
+    chunks.push(chunk);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+}
+
+function allowedOrigins(): Set<string> {
+  const { APP_URL, ISSUER } = env();
+  return new Set([new URL(APP_URL).origin, new URL(ISSUER).origin]);
+}
+
+/**
+ * CSRF, second layer: the interaction cookie is SameSite=Lax, so a cross-site POST does not carry
+ * it; on top, the form must come from our own origin. Browsers send Origin on every POST; Referer
+ * is the fallback for the rare client that strips it.
+ */
+function isSameOrigin(req: IncomingMessage): boolean {
+  const allowed = allowedOrigins();
+  const origin = req.headers.origin;
+  if (typeof origin === "string" && origin !== "null") return allowed.has(origin);
+  const referer = req.headers.referer;
+  if (typeof referer === "string") {
+    try {
+      return allowed.has(new URL(referer).origin);
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+function clientIp(req: IncomingMessage): string {
+  if (env().TRUST_PROXY) {
+    const forwarded = req.headers["x-forwarded-for"];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? "unknown";
+}
+
+function redirect(res: ServerResponse, location: string): void {
+  res.statusCode = 303;
+  res.setHeader("location", location);
+  res.setHeader("cache-control", "no-store");
+  res.setHeader("content-length", "0");
+  res.end();
+}
+
+function sendErrorPage(res: ServerResponse, status: number, error: string, description?: string): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = renderErrorPage({ error, errorDescription: description, homeUrl: `${env().APP_URL}/` });
+  res.writeHead(status, {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+function backToPage(res: ServerResponse, uid: string, error?: string): void {
+  const url = new URL(`${interactionBase()}/${encodeURIComponent(uid)}`);
+  if (error) url.searchParams.set("error", error);
+  redirect(res, url.href);
+}
+
+export async function handleInteraction(
+  provider: Provider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  uid: string,
+  action: InteractionAction,
+): Promise<void> {
+  try {
+    if (!isSameOrigin(req)) throw new FormError(403, "forbidden", "cross-origin form submission refused");
+    const form = await readForm(req);
+    const details = await provider.interactionDetails(req, res);
+    // The cookie names the interaction; the URL must name the same one.
+    if (details.uid !== uid) throw new errors.SessionNotFound("interaction mismatch");
+    const prompt = details.prompt.name;
+
+    if (action === "abort") {
+      const description = prompt === "consent" ? "The user denied the request." : "The user cancelled the sign-in.";
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: "access_denied", error_description: description },
+        { mergeWithLastSubmission: false },
+      );
+      return;
+    }
+
+    if (action === "login") {
+      if (prompt !== "login") return backToPage(res, uid);
+      const parsed = loginForm.safeParse({ username: form.get("username") ?? "", password: form.get("password") ?? "" });
+      if (!parsed.success) return backToPage(res, uid, "missing_fields");
+      const result = await signInWithPassword(parsed.data.username, parsed.data.password, clientIp(req));
+      if (!result.ok) {
+        logger.info("sign-in refused", { reason: result.error, client: details.params.client_id });
+        return backToPage(res, uid, result.error);
+      }
+      await provider.interactionFinished(req, res, { login: { accountId: result.accountId } }, { mergeWithLastSubmission: false });
+      return;
+    }
+
+    // consent
+    if (prompt !== "consent") return backToPage(res, uid);
+    const accountId = details.session?.accountId;
+    const clientId = String(details.params.client_id ?? "");
+    if (!accountId || !clientId) throw new errors.SessionNotFound("interaction without a signed-in account");
+    const { Grant } = provider;
+    let grant = details.grantId ? await Grant.find(details.grantId) : undefined;
+    grant ??= new Grant({ accountId, clientId });
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(" "));
+    if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      if (scopes.length) grant.addResourceScope(indicator, scopes.join(" "));
+    }
+    const grantId = await grant.save();
+    const requested = String(details.params.scope ?? "").split(" ").filter(Boolean);
+    await rememberConsent(Number(accountId), clientId, requested);
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  } catch (error) {
+    if (error instanceof FormError) {
+      sendErrorPage(res, error.status, error.code, error.message);
+      return;
+    }
+    if (error instanceof errors.SessionNotFound) {
+      sendErrorPage(res, 400, "session_not_found", "This sign-in request has expired or was already used.");
+      return;
+    }
+    logger.error("interaction failed", { action, error: (error as Error).message });
+    sendErrorPage(res, 500, "server_error");
+  }
+}

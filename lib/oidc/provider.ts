@@ -1,0 +1,151 @@
+import type { KoaContextWithOIDC } from "oidc-provider";
+import Provider from "oidc-provider";
+import { verifyClientSecret } from "../crypto/secrets";
+import { env } from "../env";
+import { isAppError } from "../errors";
+import { logger } from "../logger";
+import { getCookieKeys } from "../services/settings";
+import { findAccount } from "./account";
+import { clientOrigins, findSignInClient } from "./clients";
+import { buildConfiguration, interactionBase, ROUTES } from "./config";
+import { getProviderJwks, keySetFingerprint } from "./keys";
+import { verifyAccessToken } from "./verify";
+
+/**
+ * Builds the oidc-provider instance (STYLE: lib/oidc/provider.ts). Pinned to oidc-provider 9.x: the
+ * client-secret hook below is undocumented.
+ */
+
+/** Cookie handing the logout form's CSRF value to the Next-rendered confirmation page. */
+export const LOGOUT_XSRF_COOKIE = "_logout_xsrf";
+const LOGOUT_PAGE_PATH = "/interaction/logout";
+
+async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
+  // oidc-provider hands us its form; the confirmation page itself is rendered by Next
+  // (app/interaction/logout), so only the xsrf value travels, in a short-lived cookie, not the URL.
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(form)?.[1];
+  if (!xsrf) throw new Error("logout form without xsrf");
+  ctx.cookies.set(LOGOUT_XSRF_COOKIE, xsrf, {
+    path: LOGOUT_PAGE_PATH,
+    httpOnly: true,
+    sameSite: "lax",
+    secure: ctx.cookies.secure,
+    signed: false,
+    maxAge: 10 * 60 * 1000,
+  });
+  const target = new URL(`${interactionBase()}/logout`);
+  if (ctx.oidc.client) target.searchParams.set("client_id", ctx.oidc.client.clientId);
+  ctx.status = 303;
+  ctx.redirect(target.href);
+}
+
+async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
+  ctx.status = 303;
+  ctx.redirect(`${interactionBase()}/signed-out`);
+}
+
+/** Client secrets are stored as SHA-256 hashes; the metadata carries the hash (clients.ts). */
+function installClientSecretCheck(provider: Provider): void {
+  // oidc-provider 9.13 lib/models/client.js `compareClientSecret(actual)` (awaited by
+  // lib/shared/client_auth.js); panva's suggested hook for hashed secrets (issues #104, #631).
+  const proto = provider.Client.prototype as unknown as { compareClientSecret(actual: string): Promise<boolean> };
+  proto.compareClientSecret = async function compareClientSecret(this: { clientSecret?: string }, actual: string) {
+    if (typeof actual !== "string" || typeof this.clientSecret !== "string") return false;
+    return verifyClientSecret(actual, this.clientSecret);
+  };
+}
+
+function bearerToken(ctx: KoaContextWithOIDC): string | undefined {
+  const header = ctx.get("authorization");
+  const match = /^Bearer ([^\s]+)$/i.exec(header);
+  return match?.[1];
+}
+
+/**
+ * userinfo for the platform's JWT access tokens. oidc-provider's own userinfo refuses every token
+ * with an audience, and every token here is minted for the API (resource indicators), so the
+ * endpoint answers from the verified token instead (same checks as the API, then the account).
+ */
+async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
+  ctx.set("cache-control", "no-store");
+  const fail = (status: number, error: string, description: string) => {
+    ctx.status = status;
+    ctx.set("www-authenticate", `Bearer realm="${new URL(env().ISSUER).host}", error="${error}", error_description="${description}"`);
+    ctx.body = { error, error_description: description };
+  };
+  const token = bearerToken(ctx);
+  if (!token) return fail(401, "invalid_token", "no access token provided");
+  let claims;
+  try {
+    claims = await verifyAccessToken(token);
+  } catch (error) {
+    if (isAppError(error)) return fail(401, "invalid_token", "invalid or expired access token");
+    throw error;
+  }
+  const origin = ctx.get("origin");
+  if (origin) {
+    const client = await findSignInClient(claims.clientId);
+    if (client && clientOrigins(client).has(origin)) {
+      ctx.set("access-control-allow-origin", origin);
+      ctx.vary("origin");
+    }
+  }
+  if (!claims.sub || !claims.scopes.includes("openid")) return fail(403, "insufficient_scope", "access token missing openid scope");
+  const account = await findAccount(undefined, claims.sub);
+  if (!account) return fail(401, "invalid_token", "invalid or expired access token");
+  const all = (await account.claims("userinfo", claims.scopes.join(" "), {}, [])) as Record<string, unknown>;
+  const body: Record<string, unknown> = { sub: all.sub };
+  if (claims.scopes.includes("profile")) {
+    for (const key of ["name", "preferred_username", "picture"]) if (all[key] !== undefined) body[key] = all[key];
+  }
+  ctx.body = body;
+}
+
+export interface BuiltProvider {
+  provider: Provider;
+  keysFingerprint: string;
+}
+
+export async function buildProvider(): Promise<BuiltProvider> {
+  const config = env();
+  const jwks = await getProviderJwks();
+  const provider = new Provider(
+    config.ISSUER,
+    buildConfiguration({ jwks, cookieKeys: await getCookieKeys(), logoutSource, postLogoutSuccessSource }),
+  );
+  // Behind a TLS-terminating proxy, X-Forwarded-Proto/Host build the right URLs (docs: "Trusting
+  // TLS offloading proxies").
+  provider.proxy = config.TRUST_PROXY;
+  installClientSecretCheck(provider);
+
+  const https = config.ISSUER.startsWith("https:");
+  provider.use(async (ctx, next) => {
+    // APP_URL says https: TLS ends before us, so Secure cookies are right even on a plain hop.
+    if (https) ctx.cookies.secure = true;
+    if (ctx.path === ROUTES.userinfo && (ctx.method === "GET" || ctx.method === "POST")) {
+      await userinfo(ctx as KoaContextWithOIDC);
+      return;
+    }
+    await next();
+    // v9 leaves unknown paths under the issuer as a bare 404; answer in OAuth form.
+    if (ctx.status === 404 && ctx.body === undefined) {
+      ctx.status = 404;
+      ctx.body = { error: "not_found", error_description: "no such endpoint under the issuer" };
+    }
+  });
+
+  provider.on("server_error", (_ctx: unknown, error: Error) => {
+    logger.error("sign-in service error", { error: error.message, name: error.name });
+  });
+  for (const event of ["grant.error", "introspection.error", "revocation.error", "end_session.error"]) {
+    (provider as unknown as { on(e: string, fn: (...args: never[]) => void): void }).on(event, (_ctx: unknown, error: Error & { error_description?: string; expose?: boolean }) => {
+      if (error.expose === false) logger.error("sign-in service error", { event, error: error.message });
+      else logger.debug("sign-in request refused", { event, error: error.message, description: error.error_description });
+    });
+  }
+  provider.on("authorization.error", (_ctx: unknown, error: Error & { error_description?: string }) => {
+    logger.debug("authorization refused", { error: error.message, description: error.error_description });
+  });
+
+  return { provider, keysFingerprint: keySetFingerprint(jwks.keys) };
+}

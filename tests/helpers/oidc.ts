@@ -1,0 +1,356 @@
+import { createHash, randomBytes } from "node:crypto";
+import { hashPassword } from "../../lib/crypto/passwords";
+import { generateClientSecret, hashClientSecret, secretHint } from "../../lib/crypto/secrets";
+import { query } from "./db";
+import type { TestServer } from "./server";
+
+/**
+ * Sign-in helpers for integration tests (any area): apps and users straight in the database, client
+ * credentials tokens, and the full authorization code + PKCE flow over real HTTP with a cookie jar,
+ * driving the hosted login form by POSTing it (no browser, no Next needed).
+ */
+
+type ServerLike = Pick<TestServer, "url" | "issuer">;
+
+export interface TestAppOptions {
+  type: "api" | "login";
+  scopes?: string[];
+  redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
+  status?: "pending" | "approved" | "rejected" | "suspended";
+  /** Owner; created (without a password) when missing. Default "testdev". */
+  ownerHandle?: string;
+  firstParty?: boolean;
+  name?: string;
+}
+
+export interface TestApp {
+  clientId: string;
+  /** Only for API clients. */
+  clientSecret?: string;
+}
+
+async function ensureUserId(databaseUrl: string, handle: string): Promise<number> {
+  const rows = await query<{ id: number }>(
+    databaseUrl,
+    `INSERT INTO "User" (handle, "displayName", "updatedAt") VALUES ($1, $2, now())
+     ON CONFLICT (handle) DO UPDATE SET handle = EXCLUDED.handle RETURNING id`,
+    [handle, handle],
+  );
+  return rows[0]!.id;
+}
+
+/** Creates an application row (approved by default). API clients get a fresh secret. */
+export async function createTestApp(databaseUrl: string, options: TestAppOptions): Promise<TestApp> {
+  const ownerId = await ensureUserId(databaseUrl, options.ownerHandle ?? "testdev");
+  const clientId = `${options.type === "api" ? "api" : "app"}_test${randomBytes(10).toString("hex")}`;
+  const clientSecret = options.type === "api" ? generateClientSecret() : undefined;
+  await query(
+    databaseUrl,
+    `INSERT INTO "Application" ("clientId", name, type, status, "ownerId", "secretHash", "secretHint", "secretCreatedAt",
+       "redirectUris", "postLogoutRedirectUris", scopes, "firstParty", "updatedAt")
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())`,
+    [
+      clientId,
+      options.name ?? `Test ${options.type} app`,
+      options.type,
+      options.status ?? "approved",
+      ownerId,
+      clientSecret ? hashClientSecret(clientSecret) : null,
+      clientSecret ? secretHint(clientSecret) : null,
+      clientSecret ? new Date().toISOString() : null,
+      options.redirectUris ?? (options.type === "login" ? ["http://localhost:9/callback"] : []),
+      options.postLogoutRedirectUris ?? [],
+      options.scopes ?? [],
+      options.firstParty ?? false,
+    ],
+  );
+  return { clientId, ...(clientSecret ? { clientSecret } : {}) };
+}
+
+/** Creates (or resets) a user with a password. */
+export async function createTestUser(
+  databaseUrl: string,
+  options: { handle: string; password: string; disabled?: boolean; displayName?: string },
+): Promise<{ id: number; handle: string }> {
+  const handle = options.handle.toLowerCase();
+  const rows = await query<{ id: number }>(
+    databaseUrl,
+    `INSERT INTO "User" (handle, "displayName", "passwordHash", disabled, "updatedAt") VALUES ($1, $2, $3, $4, now())
+     ON CONFLICT (handle) DO UPDATE SET "passwordHash" = EXCLUDED."passwordHash", disabled = EXCLUDED.disabled
+     RETURNING id`,
+    [handle, options.displayName ?? handle, await hashPassword(options.password), options.disabled ?? false],
+  );
+  return { id: rows[0]!.id, handle };
+}
+
+export async function setAppStatus(databaseUrl: string, clientId: string, status: TestAppOptions["status"]): Promise<void> {
+  await query(databaseUrl, `UPDATE "Application" SET status = $2 WHERE "clientId" = $1`, [clientId, status]);
+}
+
+export function tokenEndpoint(server: ServerLike): string {
+  return `${server.issuer}/protocol/openid-connect/token`;
+}
+
+export function authorizationEndpoint(server: ServerLike): string {
+  return `${server.issuer}/protocol/openid-connect/auth`;
+}
+
+/** POSTs a form to the token endpoint; returns status, parsed JSON body and headers. */
+export async function tokenRequest(
+  server: ServerLike,
+  form: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const body = new URLSearchParams(Object.entries(form).filter((e): e is [string, string] => e[1] !== undefined));
+  const res = await fetch(tokenEndpoint(server), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body,
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: string;
+  expires_in: number;
+  scope?: string;
+  refresh_token?: string;
+  id_token?: string;
+}
+
+/** Client credentials with client_secret_post; throws unless 200. */
+export async function clientCredentialsToken(
+  server: ServerLike,
+  clientId: string,
+  clientSecret: string,
+  scope?: string,
+): Promise<TokenResponse> {
+  const { status, body } = await tokenRequest(server, {
+    grant_type: "client_credentials",
+    client_id: clientId,
+    client_secret: clientSecret,
+    scope,
+  });
+  if (status !== 200) throw new Error(`client credentials failed: ${status} ${JSON.stringify(body)}`);
+  return body as unknown as TokenResponse;
+}
+
+/** A minimal cookie jar honouring cookie paths and deletions (enough for the sign-in flow). */
+export class CookieJar {
+  private cookies = new Map<string, { name: string; value: string; path: string }>();
+
+  store(url: string, headers: Headers): void {
+    for (const line of headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(";").map((s) => s.trim());
+      const eq = pair!.indexOf("=");
+      const name = pair!.slice(0, eq);
+      const value = pair!.slice(eq + 1);
+      let path = new URL(url).pathname.replace(/\/[^/]*$/, "") || "/";
+      let expired = value === "";
+      for (const attr of attrs) {
+        const [k, v = ""] = attr.split("=");
+        const key = k!.toLowerCase();
+        if (key === "path") path = v;
+        if (key === "expires" && new Date(v).getTime() < Date.now()) expired = true;
+        if (key === "max-age" && Number(v) <= 0) expired = true;
+      }
+      const id = `${name}|${path}`;
+      if (expired) this.cookies.delete(id);
+      else this.cookies.set(id, { name, value, path });
+    }
+  }
+
+  header(url: string): string {
+    const path = new URL(url).pathname;
+    return [...this.cookies.values()]
+      .filter((c) => path === c.path || path.startsWith(c.path.endsWith("/") ? c.path : `${c.path}/`))
+      .sort((a, b) => b.path.length - a.path.length)
+      .map((c) => `${c.name}=${c.value}`)
+      .join("; ");
+  }
+
+  names(): string[] {
+    return [...this.cookies.values()].map((c) => c.name);
+  }
+
+  clear(): void {
+    this.cookies.clear();
+  }
+}
+
+/** One request with the jar's cookies; never follows redirects. */
+export async function jarFetch(jar: CookieJar, url: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  const cookie = jar.header(url);
+  if (cookie) headers.set("cookie", cookie);
+  const res = await fetch(url, { ...init, headers, redirect: "manual" });
+  jar.store(url, res.headers);
+  return res;
+}
+
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+/** POSTs a hosted-page form as the browser would (same-origin Origin header). */
+export async function postInteraction(
+  server: ServerLike,
+  jar: CookieJar,
+  location: string,
+  action: "login" | "consent" | "abort",
+  form: Record<string, string> = {},
+): Promise<Response> {
+  const url = new URL(location, server.url);
+  const target = `${url.origin}${url.pathname}/${action}`;
+  return jarFetch(jar, target, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: url.origin },
+    body: new URLSearchParams(form),
+  });
+}
+
+export interface AuthorizeOptions {
+  handle: string;
+  password: string;
+  clientId: string;
+  redirectUri: string;
+  scope?: string;
+  /** Reuse a jar to keep the platform session between flows. */
+  jar?: CookieJar;
+  /** Answer the consent page with Allow (default) or Deny. */
+  consent?: "allow" | "deny";
+  extraParams?: Record<string, string>;
+}
+
+export interface AuthorizeResult {
+  code: string | null;
+  state: string;
+  verifier: string;
+  /** The final redirect to the client, parsed. */
+  callback: URL;
+  jar: CookieJar;
+  /** Whether the consent page was shown. */
+  consentShown: boolean;
+  /** Whether the login page was shown (false when the platform session was reused). */
+  loginShown: boolean;
+}
+
+/**
+ * Runs the browser part of the code flow: authorization request, login form, consent (if asked),
+ * until the redirect back to the client. Throws if the flow stops anywhere else.
+ */
+export async function authorize(server: ServerLike, options: AuthorizeOptions): Promise<AuthorizeResult> {
+  const jar = options.jar ?? new CookieJar();
+  const { verifier, challenge } = pkcePair();
+  const state = randomBytes(12).toString("base64url");
+  const auth = new URL(authorizationEndpoint(server));
+  const params = {
+    client_id: options.clientId,
+    response_type: "code",
+    redirect_uri: options.redirectUri,
+    scope: options.scope ?? "openid",
+    state,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    ...options.extraParams,
+  };
+  for (const [k, v] of Object.entries(params)) auth.searchParams.set(k, v);
+
+  let res = await jarFetch(jar, auth.href);
+  let consentShown = false;
+  let loginShown = false;
+  for (let step = 0; step < 10; step++) {
+    const location = res.headers.get("location");
+    if (res.status !== 302 && res.status !== 303) {
+      throw new Error(`sign-in flow stopped with HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    }
+    if (!location) throw new Error("redirect without Location");
+    const next = new URL(location, auth);
+    if (next.href.startsWith(options.redirectUri.split("?")[0]!) && !next.pathname.startsWith("/interaction/")) {
+      return { code: next.searchParams.get("code"), state, verifier, callback: next, jar, consentShown, loginShown };
+    }
+    const interaction = /^\/interaction\/([A-Za-z0-9_-]+)$/.exec(next.pathname);
+    if (interaction) {
+      // The page itself is rendered by Next; its form posts are what matter here. Which prompt is
+      // pending is read from the interaction's row.
+      const uid = interaction[1]!;
+      const pending = await pendingPrompt(server, uid);
+      if (pending === "login") {
+        loginShown = true;
+        res = await postInteraction(server, jar, next.href, "login", { username: options.handle, password: options.password });
+        const back = res.headers.get("location") ?? "";
+        if (back.includes(`/interaction/${uid}`)) {
+          throw new Error(`login refused: ${new URL(back, server.url).searchParams.get("error")}`);
+        }
+      } else {
+        consentShown = true;
+        res = await postInteraction(server, jar, next.href, options.consent === "deny" ? "abort" : "consent");
+      }
+      continue;
+    }
+    res = await jarFetch(jar, next.href);
+  }
+  throw new Error("too many redirects in the sign-in flow");
+}
+
+/** Which prompt an interaction waits for, read from the database row (tests only). */
+async function pendingPrompt(server: ServerLike & Partial<Pick<TestServer, "databaseUrl">>, uid: string): Promise<string> {
+  if (!server.databaseUrl) return "login";
+  const rows = await query<{ payload: { prompt?: { name?: string } } }>(
+    server.databaseUrl,
+    `SELECT payload FROM "OidcModel" WHERE kind = 'Interaction' AND id = $1`,
+    [uid],
+  );
+  return rows[0]?.payload.prompt?.name ?? "login";
+}
+
+/** Exchanges a code at the token endpoint (public client, PKCE). */
+export function exchangeCode(
+  server: ServerLike,
+  options: { clientId: string; code: string; redirectUri: string; verifier?: string },
+  headers: Record<string, string> = {},
+) {
+  return tokenRequest(
+    server,
+    {
+      grant_type: "authorization_code",
+      client_id: options.clientId,
+      code: options.code,
+      redirect_uri: options.redirectUri,
+      code_verifier: options.verifier,
+    },
+    headers,
+  );
+}
+
+export function refreshTokens(server: ServerLike, clientId: string, refreshToken: string, headers: Record<string, string> = {}) {
+  return tokenRequest(server, { grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken }, headers);
+}
+
+/** The whole login-client flow: authorize (login + consent) and code exchange; throws unless 200. */
+export async function signInAndGetTokens(
+  server: ServerLike & Partial<Pick<TestServer, "databaseUrl">>,
+  options: Omit<AuthorizeOptions, "consent">,
+): Promise<Required<Pick<TokenResponse, "access_token" | "refresh_token" | "id_token" | "scope" | "expires_in">> & { jar: CookieJar }> {
+  const flow = await authorize(server, options);
+  if (!flow.code) throw new Error(`no code in the callback: ${flow.callback.href}`);
+  const { status, body } = await exchangeCode(server, {
+    clientId: options.clientId,
+    code: flow.code,
+    redirectUri: options.redirectUri,
+    verifier: flow.verifier,
+  });
+  if (status !== 200) throw new Error(`code exchange failed: ${status} ${JSON.stringify(body)}`);
+  const tokens = body as unknown as Required<TokenResponse>;
+  return {
+    access_token: tokens.access_token,
+    refresh_token: tokens.refresh_token,
+    id_token: tokens.id_token,
+    scope: tokens.scope,
+    expires_in: tokens.expires_in,
+    jar: flow.jar,
+  };
+}
