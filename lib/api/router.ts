@@ -1,4 +1,126 @@
-// TODO(issue 4): the API route table. Placeholder so the server boots before the API exists.
-export async function handleApiRequest(_request: Request): Promise<Response> {
-  return Response.json({ error: { code: "not_found", message: "No such endpoint." } }, { status: 404 });
+import { randomUUID } from "node:crypto";
+import { AppError } from "../errors";
+import type { Route } from "./handler";
+import { toErrorResponse } from "./errors";
+import { jsonResponse, PREFLIGHT_HEADERS } from "./http";
+import { API_ROUTES } from "./routes";
+
+/**
+ * Serves `/api/v1/**` from the route table: Web-standard Request in, Response out, so server.ts
+ * (Node) and app/api/v1 (Next) run exactly the same code. Here: path matching, CORS preflight,
+ * 404 `not_found` for unknown paths, 405 `method_not_allowed` with `Allow`, HEAD for every GET,
+ * and the error mapping for anything thrown below.
+ */
+export const API_PREFIX = "/api/v1";
+
+type Runner = Pick<Route, "run">;
+
+interface PathEntry {
+  pattern: RegExp;
+  names: string[];
+  methods: Map<string, Runner>;
+  allow: string;
+}
+
+/** GET /api/v1/openapi.json: public, generated once per process from the route table. */
+const openApiRunner: Runner = {
+  async run(_request, _params, _query, requestId) {
+    const { getOpenApiDocument } = await import("./openapi");
+    return jsonResponse(200, getOpenApiDocument(), requestId, { "cache-control": "public, max-age=300" });
+  },
+};
+
+function compile(): PathEntry[] {
+  const byPath = new Map<string, Map<string, Runner>>();
+  const add = (path: string, method: string, runner: Runner) => {
+    const methods = byPath.get(path) ?? new Map<string, Runner>();
+    methods.set(method, runner);
+    byPath.set(path, methods);
+  };
+  for (const route of API_ROUTES) add(route.config.path, route.config.method, route);
+  add("/openapi.json", "GET", openApiRunner);
+  return [...byPath].map(([path, methods]) => {
+    const names: string[] = [];
+    const source = path.replace(/[.]/g, "\\.").replace(/\{(\w+)\}/g, (_m, name: string) => {
+      names.push(name);
+      return "([^/]+)";
+    });
+    const verbs = [...methods.keys()];
+    if (verbs.includes("GET")) verbs.push("HEAD");
+    verbs.push("OPTIONS");
+    return { pattern: new RegExp(`^${source}$`), names, methods, allow: verbs.join(", ") };
+  });
+}
+
+let entries: PathEntry[] | undefined;
+
+function match(subpath: string): { entry: PathEntry; params: Record<string, string> } | null {
+  entries ??= compile();
+  for (const entry of entries) {
+    const m = entry.pattern.exec(subpath);
+    if (!m) continue;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < entry.names.length; i++) {
+      try {
+        params[entry.names[i]!] = decodeURIComponent(m[i + 1]!);
+      } catch {
+        return null; // malformed percent-encoding cannot name anything
+      }
+    }
+    return { entry, params };
+  }
+  return null;
+}
+
+/** Repeated parameters become arrays, so a schema expecting one value rejects them. */
+function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of params) {
+    const seen = out[key];
+    if (seen === undefined) out[key] = value;
+    else out[key] = Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return out;
+}
+
+function requestIdOf(request: Request): string {
+  const given = request.headers.get("x-request-id");
+  // A caller's id is kept for tracing across proxies, but only in a log-safe form.
+  return given && /^[A-Za-z0-9._-]{8,64}$/.test(given) ? given : randomUUID();
+}
+
+function withoutBody(response: Response): Response {
+  return new Response(null, { status: response.status, headers: response.headers });
+}
+
+export async function handleApiRequest(request: Request): Promise<Response> {
+  const requestId = requestIdOf(request);
+  const url = new URL(request.url);
+  const method = request.method.toUpperCase();
+  const info = { requestId, method, path: url.pathname };
+  const isHead = method === "HEAD";
+  try {
+    const subpath = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname;
+    const found = match(subpath);
+    if (method === "OPTIONS") {
+      // Preflight is answered for any path, so the real request can show its JSON 404 to the page.
+      const allow = found?.entry.allow ?? "GET, HEAD, POST, OPTIONS";
+      return new Response(null, {
+        status: 204,
+        headers: { ...PREFLIGHT_HEADERS, "access-control-allow-methods": allow, allow, "x-request-id": requestId },
+      });
+    }
+    if (!found) throw new AppError("not_found", "No such endpoint under /api/v1.");
+    const runner = found.entry.methods.get(isHead ? "GET" : method);
+    if (!runner) {
+      throw new AppError("method_not_allowed", `${method} is not allowed here. Allowed: ${found.entry.allow}.`, {
+        headers: { allow: found.entry.allow },
+      });
+    }
+    const response = await runner.run(request, found.params, queryObject(url.searchParams), requestId);
+    return isHead ? withoutBody(response) : response;
+  } catch (error) {
+    const response = toErrorResponse(error, info);
+    return isHead ? withoutBody(response) : response;
+  }
 }

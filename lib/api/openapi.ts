@@ -1,0 +1,181 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import { env } from "../env";
+import { ERROR_STATUS } from "../errors";
+import type { ApiErrorCode } from "../schemas/api";
+import { SVC_SCOPES, USER_ONLY_SCOPES, type SvcScope } from "../scopes";
+import type { Route } from "./handler";
+import { MAX_BODY_BYTES } from "./body";
+import { API_ROUTES } from "./routes";
+
+/**
+ * GET /api/v1/openapi.json: OpenAPI 3.1 generated from the route table and the very zod schemas
+ * the handlers validate with (one source of truth; the portal's API reference renders it).
+ */
+const ERROR_DESCRIPTIONS: Record<ApiErrorCode, string> = {
+  invalid_request: "malformed query parameter or request body (413: body over 64 KiB)",
+  invalid_reply: "`reply_to_id` does not reference a real message",
+  unauthorized: "no token on an endpoint that requires one",
+  invalid_token: "bearer token invalid, malformed or expired, or its application is no longer approved",
+  insufficient_scope: "the token lacks the required scope",
+  requires_user: "the endpoint acts for a user but the token is app-only",
+  forbidden: "account disabled, or action not permitted (a muted user posting to chat)",
+  not_found: "no such endpoint under /api/v1, or no such user profile",
+  user_not_found: "the target user of the action does not exist",
+  method_not_allowed: "wrong HTTP method for the path (see the Allow header)",
+  rate_limited: "sending too fast (chat posting); see Retry-After",
+  poke_cooldown: "same user poked within 24 hours; includes next_allowed_at and Retry-After",
+  internal_error: "server-side failure; safe to retry with backoff",
+};
+
+function authErrors(route: Route): ApiErrorCode[] {
+  const { auth, scope } = route.config;
+  if (auth === "optional") return ["invalid_token", "forbidden"];
+  const codes: ApiErrorCode[] = ["unauthorized", "invalid_token"];
+  if (auth === "user") codes.push("requires_user");
+  if (scope) codes.push("insufficient_scope");
+  codes.push("forbidden");
+  return codes;
+}
+
+function security(route: Route): Record<string, string[]>[] {
+  const { auth, scope } = route.config;
+  const scopes = scope ? [scope] : [];
+  if (auth === "optional") return [{}, { apiClient: [] }, { loginClient: [] }];
+  if (auth === "user") return [{ loginClient: scope ? scopes : ["openid"] }];
+  return [{ apiClient: scopes }, { loginClient: scopes }];
+}
+
+function errorSchema(codes: ApiErrorCode[]) {
+  return z.object({
+    error: z.object({
+      code: z.enum(codes as [ApiErrorCode, ...ApiErrorCode[]]),
+      message: z.string().meta({ description: "Human-readable; safe to show" }),
+      ...(codes.includes("poke_cooldown")
+        ? { next_allowed_at: z.int().nonnegative().optional().meta({ description: "On poke_cooldown: Unix second when the pair is open again" }) }
+        : {}),
+    }),
+  });
+}
+
+function errorResponses(route: Route) {
+  const codes = new Set<ApiErrorCode>([...authErrors(route), ...route.config.errors, "internal_error"]);
+  if (route.config.body) codes.add("invalid_request");
+  const byStatus = new Map<number, ApiErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  if (route.config.body) byStatus.set(413, ["invalid_request"]);
+  const responses: Record<string, { description: string; headers?: Record<string, unknown>; content: Record<string, { schema: z.ZodType }> }> = {};
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const description =
+      status === 413
+        ? `invalid_request: the request body is over ${MAX_BODY_BYTES / 1024} KiB`
+        : list.map((c) => `${c}: ${ERROR_DESCRIPTIONS[c]}`).join("; ");
+    responses[String(status)] = {
+      description,
+      ...(status === 429
+        ? { headers: { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 1 } } } }
+        : {}),
+      content: { "application/json": { schema: errorSchema(list) } },
+    };
+  }
+  return responses;
+}
+
+const DESCRIPTION = `The platform's JSON API. All paths are relative to the server URL (\`/api/v1\`).
+
+**Authentication.** Send \`Authorization: Bearer <access token>\`. API clients get app-only tokens with the client credentials grant;
+login clients get user-delegated tokens with the authorization code grant and PKCE (S256). A presented token is always validated,
+also on the public profile endpoint. Check order: 401 \`unauthorized\` (no token where one is required), 401 \`invalid_token\`
+(malformed, forged, expired, or the application is no longer approved), 403 \`requires_user\` (app-only token on a user endpoint),
+403 \`insufficient_scope\`, 403 \`forbidden\` (disabled account).
+
+**Envelopes.** \`GET /users/{username}\` and \`GET /me\` return the profile object bare; every other success is \`{ "data": … }\`;
+every error is \`{ "error": { "code", "message" } }\` (plus \`next_allowed_at\` on \`poke_cooldown\`), on every path including unknown
+ones (404 \`not_found\`) and wrong methods (405 \`method_not_allowed\` with \`Allow\`).
+
+**Limits.** Request bodies up to ${MAX_BODY_BYTES / 1024} KiB (413 \`invalid_request\` above). Chat: one post per 2 seconds, text up to 8192
+bytes. Pokes: one per target per 24 hours. 429 answers carry \`Retry-After\`. Timestamps named \`*_at\` are Unix seconds.
+
+**CORS.** Any origin may call the API from a browser (no cookies are used).
+
+**Error codes.**
+${(Object.keys(ERROR_DESCRIPTIONS) as ApiErrorCode[]).map((c) => `- ${ERROR_STATUS[c]} \`${c}\`: ${ERROR_DESCRIPTIONS[c]}`).join("\n")}
+`;
+
+export function buildOpenApiDocument() {
+  const { API_URL, ISSUER } = env();
+  const registry = new OpenAPIRegistry();
+  const tokenUrl = `${ISSUER}/protocol/openid-connect/token`;
+  const appScopes = Object.fromEntries(
+    (Object.keys(SVC_SCOPES) as SvcScope[]).filter((s) => !USER_ONLY_SCOPES.includes(s)).map((s) => [s, SVC_SCOPES[s]]),
+  );
+  registry.registerComponent("securitySchemes", "apiClient", {
+    type: "oauth2",
+    description: "API client (confidential): client credentials grant, app-only tokens.",
+    flows: { clientCredentials: { tokenUrl, scopes: appScopes } },
+  });
+  registry.registerComponent("securitySchemes", "loginClient", {
+    type: "oauth2",
+    description: "Login client (public): authorization code grant with PKCE (S256), user-delegated tokens.",
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${ISSUER}/protocol/openid-connect/auth`,
+        tokenUrl,
+        refreshUrl: tokenUrl,
+        scopes: { openid: "Know who you are on the platform", ...SVC_SCOPES },
+      },
+    },
+  });
+
+  for (const route of API_ROUTES) {
+    const c = route.config;
+    registry.registerPath({
+      method: c.method.toLowerCase() as "get" | "post",
+      path: c.path,
+      operationId: c.operationId,
+      summary: c.summary,
+      description: c.description + (c.scope ? `\n\nScope: \`${c.scope}\`.` : "") + (c.auth === "user" ? " Token: user-delegated." : ""),
+      tags: [c.tag],
+      security: security(route),
+      request: {
+        ...(c.params ? { params: c.params } : {}),
+        ...(c.query ? { query: c.query } : {}),
+        ...(c.body ? { body: { required: true, content: { "application/json": { schema: c.body } } } } : {}),
+      },
+      responses: {
+        [c.response.status]: {
+          description: c.response.description,
+          content: {
+            "application/json": { schema: c.response.bare ? c.response.schema : z.object({ data: c.response.schema }) },
+          },
+        },
+        ...errorResponses(route),
+      },
+    });
+  }
+
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  return generator.generateDocument({
+    openapi: "3.1.0",
+    info: { title: "Social Platform Developer API", version: "1.0.0", description: DESCRIPTION },
+    servers: [{ url: API_URL }],
+    tags: [
+      { name: "Profiles", description: "Public profiles and your own" },
+      { name: "Me", description: "The signed-in user's statistics and notifications" },
+      { name: "Beetle", description: "The Beetle game" },
+      { name: "Pokes", description: "Poking other users" },
+      { name: "Global chat", description: "Reading and posting" },
+      { name: "Directory", description: "Looking people up" },
+    ],
+  });
+}
+
+let cached: ReturnType<typeof buildOpenApiDocument> | undefined;
+
+export function getOpenApiDocument(): ReturnType<typeof buildOpenApiDocument> {
+  cached ??= buildOpenApiDocument();
+  return cached;
+}

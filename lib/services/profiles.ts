@@ -1,0 +1,147 @@
+import { pool } from "../db";
+
+/**
+ * Profile reads (GET /users/{username}, GET /me). Raw SQL through `pool` with named statements: the
+ * public profile is the API's hottest read, and one prepared statement per connection beats
+ * Prisma's per-query planning several times over (issue 6 benchmarks it). Each read is ONE query
+ * on a unique index: the user row, the friendship probe and the latest achievements together.
+ */
+export interface RecentAchievement {
+  code: string;
+  name: string;
+  description: string;
+  earnedAt: number;
+}
+
+export interface ProfileRecord {
+  id: number;
+  handle: string;
+  displayName: string;
+  bio: string;
+  location: string;
+  avatarUrl: string;
+  friendCount: number;
+  achievementsCount: number;
+  /** Whether the viewer (if any) and this user are friends. */
+  areFriends: boolean;
+  recentAchievements: RecentAchievement[];
+}
+
+export interface OwnProfileRecord extends ProfileRecord {
+  property: unknown;
+  /** Raw JSON columns of AccountStats, null when the user has no statistics row yet. */
+  stats: StatsColumns | null;
+}
+
+export interface StatsColumns {
+  xchan: unknown;
+  microblog: unknown;
+  profiles: unknown;
+  beetleGame: unknown;
+  xcraft: unknown;
+  ethereum: unknown;
+  merch: unknown;
+  aggregateScores: unknown;
+}
+
+/** Handles are stored lower-case and are at most this long; longer input cannot match. */
+const MAX_HANDLE_LENGTH = 64;
+
+const PROFILE_COLUMNS = `
+  u.id, u.handle, u."displayName" AS display_name, u.bio, u.location, u."avatarUrl" AS avatar_url,
+  u."friendCount" AS friend_count, u."achievementsCount" AS achievements_count,
+  (SELECT coalesce(json_agg(json_build_object(
+            'code', a.code, 'name', a.name, 'description', a.description,
+            'earnedAt', floor(extract(epoch FROM a."earnedAt"))::int8)
+          ORDER BY a."earnedAt" DESC, a.id DESC), '[]'::json)
+     FROM (SELECT code, name, description, "earnedAt", id FROM "Achievement"
+           WHERE "userId" = u.id ORDER BY "earnedAt" DESC, id DESC LIMIT 3) a) AS recent`;
+
+const PUBLIC_PROFILE_SQL = `
+  SELECT ${PROFILE_COLUMNS},
+    ($2::int IS NOT NULL AND EXISTS (
+       SELECT 1 FROM "Friendship" f WHERE f."userId" = $2::int AND f."friendId" = u.id)) AS are_friends
+  FROM "User" u
+  WHERE u.handle = $1 AND NOT u.disabled`;
+
+const OWN_PROFILE_SQL = `
+  SELECT ${PROFILE_COLUMNS}, false AS are_friends, u.property,
+    s."userId" IS NOT NULL AS has_stats, s.xchan, s.microblog, s.profiles, s."beetleGame" AS beetle_game,
+    s.xcraft, s.ethereum, s.merch, s."aggregateScores" AS aggregate_scores
+  FROM "User" u LEFT JOIN "AccountStats" s ON s."userId" = u.id
+  WHERE u.id = $1`;
+
+interface ProfileRow {
+  id: number;
+  handle: string;
+  display_name: string;
+  bio: string;
+  location: string;
+  avatar_url: string;
+  friend_count: number;
+  achievements_count: number;
+  recent: RecentAchievement[];
+  are_friends: boolean;
+}
+
+function toRecord(row: ProfileRow): ProfileRecord {
+  return {
+    id: row.id,
+    handle: row.handle,
+    displayName: row.display_name,
+    bio: row.bio,
+    location: row.location,
+    avatarUrl: row.avatar_url,
+    friendCount: row.friend_count,
+    achievementsCount: row.achievements_count,
+    areFriends: row.are_friends,
+    recentAchievements: row.recent,
+  };
+}
+
+/** A handle as typed by a client, in stored form; null when it cannot be anyone's handle. */
+export function normalizeHandle(input: string): string | null {
+  const handle = input.trim().replace(/^@/, "").toLowerCase();
+  if (handle.length === 0 || handle.length > MAX_HANDLE_LENGTH || handle.includes("\u0000") || !handle.isWellFormed()) return null;
+  return handle;
+}
+
+/**
+ * The public profile of an enabled user, personalized for `viewerId`; null when no such user.
+ * Disabled accounts are hidden like unknown ones (as a suspended account's profile is elsewhere).
+ */
+export async function findProfileByHandle(username: string, viewerId?: number): Promise<ProfileRecord | null> {
+  const handle = normalizeHandle(username);
+  if (handle === null) return null;
+  const { rows } = await pool.query<ProfileRow>({
+    name: "api_profile_by_handle",
+    text: PUBLIC_PROFILE_SQL,
+    values: [handle, viewerId ?? null],
+  });
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** The token user's own profile with the owner-only parts; null if the account vanished. */
+export async function findOwnProfile(userId: number): Promise<OwnProfileRecord | null> {
+  const { rows } = await pool.query<
+    ProfileRow & { property: unknown; has_stats: boolean; beetle_game: unknown; aggregate_scores: unknown } & Record<string, unknown>
+  >({ name: "api_own_profile", text: OWN_PROFILE_SQL, values: [userId] });
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    ...toRecord(row),
+    property: row.property,
+    stats: row.has_stats
+      ? {
+          xchan: row.xchan,
+          microblog: row.microblog,
+          profiles: row.profiles,
+          beetleGame: row.beetle_game,
+          xcraft: row.xcraft,
+          ethereum: row.ethereum,
+          merch: row.merch,
+          aggregateScores: row.aggregate_scores,
+        }
+      : null,
+  };
+}
