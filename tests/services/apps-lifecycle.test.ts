@@ -1,0 +1,250 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyClientSecret } from "../../lib/crypto/secrets";
+import { resetEnv } from "../../lib/env";
+import { query } from "../helpers/db";
+import { newDatabase } from "../helpers/server";
+
+/**
+ * The application lifecycle through the services the portal, admin area and CLI share: review
+ * transitions, the reveal-once secret, regeneration, permission checks and their audit trail.
+ */
+let databaseUrl: string;
+let apps: typeof import("../../lib/services/apps");
+let users: typeof import("../../lib/services/users");
+let audit: typeof import("../../lib/services/audit");
+let closeDb: () => Promise<void>;
+
+type UserActor = { kind: "user"; id: number; handle: string; role: "user" | "admin"; ip?: string };
+let alice: UserActor;
+let bob: UserActor;
+let admin: UserActor;
+
+async function actorFor(handle: string): Promise<UserActor> {
+  const user = await users.getUserByHandle(handle);
+  return { kind: "user", id: user.id, handle: user.handle, role: user.role, ip: "203.0.113.7" };
+}
+
+const apiInput = {
+  name: "Stats dashboard",
+  description: "",
+  type: "api" as const,
+  scopes: ["svc:chat.read" as const],
+  redirectUris: [],
+  postLogoutRedirectUris: [],
+};
+
+async function storedSecretHash(clientId: string): Promise<string | null> {
+  const [row] = await query<{ secretHash: string | null }>(databaseUrl, `SELECT "secretHash" FROM "Application" WHERE "clientId" = $1`, [clientId]);
+  return row!.secretHash;
+}
+
+async function auditRows(clientId: string) {
+  return query<{ action: string; outcome: string; actorHandle: string; ip: string | null }>(
+    databaseUrl,
+    `SELECT action, outcome, "actorHandle", ip FROM "AuditLog" WHERE "targetId" = $1 ORDER BY id`,
+    [clientId],
+  );
+}
+
+beforeAll(async () => {
+  databaseUrl = await newDatabase({ seed: true });
+  process.env.DATABASE_URL = databaseUrl;
+  resetEnv();
+  apps = await import("../../lib/services/apps");
+  users = await import("../../lib/services/users");
+  audit = await import("../../lib/services/audit");
+  closeDb = (await import("../../lib/db")).closeDb;
+  alice = await actorFor("alice");
+  bob = await actorFor("bob");
+  admin = await actorFor("admin");
+});
+
+afterAll(async () => {
+  await closeDb?.();
+});
+
+describe("create", () => {
+  it("creates a pending app with a typed, random client id and audits it", async () => {
+    const app = await apps.createApp(apiInput, { id: alice.id }, alice);
+    expect(app.clientId).toMatch(/^api_[0-9A-Za-z]{20}$/);
+    expect(app).toMatchObject({ status: "pending", type: "api", hasSecret: false, owner: { handle: "alice" } });
+    const login = await apps.createApp(
+      { ...apiInput, type: "login", redirectUris: ["https://app.example/cb"], postLogoutRedirectUris: [] },
+      { id: alice.id },
+      alice,
+    );
+    expect(login.clientId).toMatch(/^app_[0-9A-Za-z]{20}$/);
+    expect(await auditRows(app.clientId)).toEqual([{ action: "app.create", outcome: "ok", actorHandle: "alice", ip: "203.0.113.7" }]);
+  });
+
+  it("refuses redirect URIs on an API client and a login client without one", async () => {
+    await expect(
+      apps.createApp({ ...apiInput, redirectUris: ["https://x.example/cb"] }, { id: alice.id }, alice),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(apps.createApp({ ...apiInput, type: "login" }, { id: alice.id }, alice)).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+  });
+
+  it("does not let a user register an app for someone else", async () => {
+    await expect(apps.createApp(apiInput, { id: bob.id }, alice)).rejects.toMatchObject({ code: "forbidden" });
+  });
+});
+
+describe("review", () => {
+  it("denies a non-admin approval, audits the attempt and leaves the app pending", async () => {
+    const app = await apps.createApp(apiInput, { id: alice.id }, alice);
+    await expect(apps.approveApp(app.clientId, alice)).rejects.toMatchObject({ code: "forbidden", status: 403 });
+    await expect(apps.rejectApp(app.clientId, "no", bob)).rejects.toMatchObject({ code: "forbidden" });
+    expect((await apps.getAppForViewer(app.clientId, alice)).status).toBe("pending");
+    const rows = await auditRows(app.clientId);
+    expect(rows.filter((r) => r.outcome === "denied").map((r) => [r.action, r.actorHandle])).toEqual([
+      ["app.approve", "alice"],
+      ["app.reject", "bob"],
+    ]);
+  });
+
+  it("moves through reject, approve, suspend and reinstate, keeping the reason only while it applies", async () => {
+    const app = await apps.createApp(apiInput, { id: alice.id }, alice);
+    const rejected = await apps.rejectApp(app.clientId, "Describe what the app does", admin);
+    expect(rejected).toMatchObject({ status: "rejected", statusReason: "Describe what the app does" });
+    expect(rejected.reviewedAt).toBeInstanceOf(Date);
+    await expect(apps.suspendApp(app.clientId, "x", admin)).rejects.toMatchObject({ code: "conflict" });
+    expect(await apps.approveApp(app.clientId, admin)).toMatchObject({ status: "approved", statusReason: null });
+    await expect(apps.approveApp(app.clientId, admin)).rejects.toMatchObject({ code: "conflict" });
+    await expect(apps.rejectApp(app.clientId, "late", admin)).rejects.toMatchObject({ code: "conflict" });
+    expect(await apps.suspendApp(app.clientId, "Abuse report", admin)).toMatchObject({
+      status: "suspended",
+      statusReason: "Abuse report",
+    });
+    expect(await apps.reinstateApp(app.clientId, admin)).toMatchObject({ status: "approved", statusReason: null });
+    const actions = (await auditRows(app.clientId)).map((r) => `${r.action}:${r.outcome}`);
+    expect(actions).toEqual(["app.create:ok", "app.reject:ok", "app.approve:ok", "app.suspend:ok", "app.reinstate:ok"]);
+  });
+
+  it("lists the pending queue oldest first with a working cursor", async () => {
+    const first = await apps.listApps({ status: "pending", limit: 1 });
+    expect(first.apps).toHaveLength(1);
+    expect(first.nextCursor).not.toBeNull();
+    const second = await apps.listApps({ status: "pending", limit: 1, cursor: first.nextCursor! });
+    expect(second.apps[0]!.createdAt.getTime()).toBeGreaterThanOrEqual(first.apps[0]!.createdAt.getTime());
+    expect(second.apps[0]!.clientId).not.toBe(first.apps[0]!.clientId);
+    await expect(apps.listApps({ cursor: "garbage!" })).rejects.toMatchObject({ code: "invalid_request" });
+  });
+});
+
+describe("viewing", () => {
+  it("shows an app to its owner and admins only; others get not_found and an audit entry", async () => {
+    const app = await apps.createApp(apiInput, { id: alice.id }, alice);
+    await expect(apps.getAppForViewer(app.clientId, alice)).resolves.toMatchObject({ clientId: app.clientId });
+    await expect(apps.getAppForViewer(app.clientId, admin)).resolves.toMatchObject({ clientId: app.clientId });
+    await expect(apps.getAppForViewer(app.clientId, bob)).rejects.toMatchObject({ code: "not_found" });
+    await expect(apps.getAppForViewer("api_doesnotexist", alice)).rejects.toMatchObject({ code: "not_found" });
+    expect(await auditRows(app.clientId)).toContainEqual(expect.objectContaining({ action: "app.view", outcome: "denied", actorHandle: "bob" }));
+  });
+});
+
+describe("secrets", () => {
+  it("reveals an approved API client's secret exactly once, storing only its hash", async () => {
+    const app = await apps.createApp(apiInput, { id: alice.id }, alice);
+    expect(await apps.revealSecretOnce(app.clientId, alice)).toBeNull(); // pending: nothing to reveal
+    await apps.approveApp(app.clientId, admin);
+    expect(await apps.revealSecretOnce(app.clientId, admin)).toBeNull(); // an admin's view does not consume it
+    const revealed = await apps.revealSecretOnce(app.clientId, alice);
+    expect(revealed?.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const hash = await storedSecretHash(app.clientId);
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(hash).not.toContain(revealed!.clientSecret);
+    expect(verifyClientSecret(revealed!.clientSecret, hash!)).toBe(true);
+    expect(await apps.revealSecretOnce(app.clientId, alice)).toBeNull(); // a reload never shows it again
+    const view = await apps.getAppForViewer(app.clientId, alice);
+    expect(view).toMatchObject({ hasSecret: true, secretHint: revealed!.clientSecret.slice(-4) });
+    expect(JSON.stringify(view)).not.toContain(revealed!.clientSecret);
+  });
+
+  it("gives one secret to two concurrent first views", async () => {
+    const app = await apps.createApp(apiInput, { id: alice.id }, alice);
+    await apps.approveApp(app.clientId, admin);
+    const results = await Promise.all([1, 2, 3, 4].map(() => apps.revealSecretOnce(app.clientId, alice)));
+    const shown = results.filter((r) => r !== null);
+    expect(shown).toHaveLength(1);
+    expect(verifyClientSecret(shown[0]!.clientSecret, (await storedSecretHash(app.clientId))!)).toBe(true);
+  });
+
+  it("never reveals a secret for a login client", async () => {
+    const app = await apps.createApp(
+      { ...apiInput, type: "login", redirectUris: ["http://localhost:5173/cb"], postLogoutRedirectUris: [] },
+      { id: alice.id },
+      alice,
+    );
+    await apps.approveApp(app.clientId, admin);
+    expect(await apps.revealSecretOnce(app.clientId, alice)).toBeNull();
+    await expect(apps.regenerateSecret(app.clientId, alice)).rejects.toMatchObject({ code: "invalid_request" });
+  });
+
+  it("regenerates: the new secret works at once, the old one does not, grants are revoked", async () => {
+    const app = await apps.createApp(apiInput, { id: alice.id }, alice);
+    await apps.approveApp(app.clientId, admin);
+    const first = (await apps.revealSecretOnce(app.clientId, alice))!;
+    await query(
+      databaseUrl,
+      `INSERT INTO "OidcModel" (kind, id, payload, "clientId") VALUES ('Grant', 'g-' || $1, '{}', $1)`,
+      [app.clientId],
+    );
+    await expect(apps.regenerateSecret(app.clientId, admin)).rejects.toMatchObject({ code: "forbidden" });
+    await expect(apps.regenerateSecret(app.clientId, bob)).rejects.toMatchObject({ code: "not_found" });
+    const second = await apps.regenerateSecret(app.clientId, alice);
+    expect(second.clientSecret).not.toBe(first.clientSecret);
+    const hash = (await storedSecretHash(app.clientId))!;
+    expect(verifyClientSecret(second.clientSecret, hash)).toBe(true);
+    expect(verifyClientSecret(first.clientSecret, hash)).toBe(false);
+    expect(await query(databaseUrl, `SELECT 1 FROM "OidcModel" WHERE "clientId" = $1`, [app.clientId])).toHaveLength(0);
+    expect(await apps.revealSecretOnce(app.clientId, alice)).toBeNull();
+  });
+
+  it("no audit entry or log line ever holds a secret", async () => {
+    const rows = await query<{ detail: unknown }>(databaseUrl, `SELECT detail FROM "AuditLog"`);
+    for (const row of rows) expect(JSON.stringify(row.detail)).not.toMatch(/secret/i);
+  });
+});
+
+describe("delete", () => {
+  it("deletes the app with its grants and consents; only the owner or an admin may", async () => {
+    const app = await apps.createApp(
+      { ...apiInput, type: "login", redirectUris: ["https://app.example/cb"], postLogoutRedirectUris: [] },
+      { id: alice.id },
+      alice,
+    );
+    await query(databaseUrl, `INSERT INTO "OidcModel" (kind, id, payload, "clientId") VALUES ('RefreshToken', 'r-' || $1, '{}', $1)`, [app.clientId]);
+    await query(databaseUrl, `INSERT INTO "Consent" ("userId", "clientId", scopes, "updatedAt") VALUES ($1, $2, '{openid}', now())`, [bob.id, app.clientId]);
+    await expect(apps.deleteApp(app.clientId, bob)).rejects.toMatchObject({ code: "not_found" });
+    await apps.deleteApp(app.clientId, alice);
+    await expect(apps.getAppForViewer(app.clientId, alice)).rejects.toMatchObject({ code: "not_found" });
+    expect(await query(databaseUrl, `SELECT 1 FROM "OidcModel" WHERE "clientId" = $1`, [app.clientId])).toHaveLength(0);
+    expect(await query(databaseUrl, `SELECT 1 FROM "Consent" WHERE "clientId" = $1`, [app.clientId])).toHaveLength(0);
+  });
+});
+
+describe("portal client", () => {
+  it("is created once, approved and first-party, and follows APP_URL changes", async () => {
+    const a = await apps.ensurePortalClient({ redirectUri: "http://localhost:3000/api/auth/callback/platform", postLogoutRedirectUri: "http://localhost:3000/" });
+    const b = await apps.ensurePortalClient({ redirectUri: "http://localhost:3000/api/auth/callback/platform", postLogoutRedirectUri: "http://localhost:3000/" });
+    expect(a).toMatchObject({ clientId: apps.PORTAL_CLIENT_ID, type: "login", status: "approved", firstParty: true });
+    expect(b.updatedAt.getTime()).toBe(a.updatedAt.getTime());
+    const moved = await apps.ensurePortalClient({ redirectUri: "https://dev.example/api/auth/callback/platform", postLogoutRedirectUri: "https://dev.example/" });
+    expect(moved.redirectUris).toEqual(["https://dev.example/api/auth/callback/platform"]);
+    await expect(apps.suspendApp(apps.PORTAL_CLIENT_ID, "x", admin)).rejects.toMatchObject({ code: "forbidden" });
+    await expect(apps.deleteApp(apps.PORTAL_CLIENT_ID, admin)).rejects.toMatchObject({ code: "forbidden" });
+    const owner = await users.findUserByHandle(users.SYSTEM_USER_HANDLE);
+    expect(owner).toMatchObject({ directoryVisible: false });
+  });
+});
+
+describe("audit log", () => {
+  it("pages newest first by id", async () => {
+    const first = await audit.listAuditLog({ limit: 3 });
+    expect(first.entries).toHaveLength(3);
+    const second = await audit.listAuditLog({ limit: 3, cursor: first.nextCursor! });
+    expect(BigInt(second.entries[0]!.id)).toBeLessThan(BigInt(first.entries[2]!.id));
+  });
+});
