@@ -1,0 +1,37 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { AppForm } from "@/components/apps/app-form";
+import { Icon } from "@/components/ui/icon";
+import { PageHeader } from "@/components/ui/page-header";
+import { isAppError } from "@/lib/errors";
+import { clientIdSchema } from "@/lib/schemas/apps";
+import { requireUser, toActor } from "@/lib/session";
+import { getAppForViewer } from "@/lib/services/apps";
+
+export const metadata: Metadata = { title: "Edit application" };
+
+export default async function EditAppPage({ params }: { params: Promise<{ clientId: string }> }) {
+  const user = await requireUser();
+  const parsed = clientIdSchema.safeParse((await params).clientId);
+  if (!parsed.success) notFound();
+  const app = await getAppForViewer(parsed.data, await toActor(user)).catch((error: unknown) => {
+    if (isAppError(error) && error.code === "not_found") notFound();
+    throw error;
+  });
+  if (app.firstParty) notFound();
+  return (
+    <div className="mx-auto max-w-3xl space-y-8">
+      <PageHeader
+        eyebrow={
+          <Link href={`/apps/${app.clientId}`} prefetch={false} className="inline-flex items-center gap-1 hover:text-slate-900">
+            <Icon name="arrowLeft" /> {app.name}
+          </Link>
+        }
+        title="Edit application"
+        description="Changes apply at once; an approved app stays approved."
+      />
+      <AppForm app={app} />
+    </div>
+  );
+}

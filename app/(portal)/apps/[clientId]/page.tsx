@@ -1,0 +1,220 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { AppReviewActions } from "@/components/admin/app-review-actions";
+import { AppStatusBadge } from "@/components/apps/app-status-badge";
+import { AppStatusCallout } from "@/components/apps/app-status-callout";
+import { AppTypeBadge } from "@/components/apps/app-type-badge";
+import { ClientSecretPanel } from "@/components/apps/client-secret-panel";
+import { DeleteAppButton } from "@/components/apps/delete-app-button";
+import { Quickstart } from "@/components/apps/quickstart";
+import { ButtonLink } from "@/components/ui/button-link";
+import { Card } from "@/components/ui/card";
+import { CopyField } from "@/components/ui/copy-field";
+import { Icon } from "@/components/ui/icon";
+import { PageHeader } from "@/components/ui/page-header";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { env } from "@/lib/env";
+import { isAppError } from "@/lib/errors";
+import { clientIdSchema, type AppView } from "@/lib/schemas/apps";
+import { describeScope } from "@/lib/scopes";
+import { isAdmin, requireUser, toActor } from "@/lib/session";
+import { getAppForViewer, revealSecretOnce } from "@/lib/services/apps";
+
+export const metadata: Metadata = { title: "Application" };
+
+async function loadApp(clientId: string, actor: Awaited<ReturnType<typeof toActor>>): Promise<AppView> {
+  try {
+    return await getAppForViewer(clientId, actor);
+  } catch (error) {
+    // Someone else's app is "not found" (the service does not reveal that it exists).
+    if (isAppError(error) && error.code === "not_found") notFound();
+    throw error;
+  }
+}
+
+export default async function AppPage({ params }: { params: Promise<{ clientId: string }> }) {
+  const user = await requireUser();
+  const parsed = clientIdSchema.safeParse((await params).clientId);
+  if (!parsed.success) notFound();
+  const actor = await toActor(user);
+  const app = await loadApp(parsed.data, actor);
+  const isOwner = app.owner.id === user.id;
+  // SPEC: the secret is revealed once on the application page, to its owner, after approval. The
+  // service generates it only if none exists yet (a conditional update), so a reload gets null.
+  const revealed = isOwner ? await revealSecretOnce(app.clientId, actor) : null;
+  const config = env();
+  const discoveryUrl = `${config.ISSUER}/.well-known/openid-configuration`;
+
+  return (
+    <div className="space-y-8">
+      <PageHeader
+        eyebrow={
+          <Link href={isOwner ? "/apps" : "/admin/apps"} className="inline-flex items-center gap-1 hover:text-slate-900">
+            <Icon name="arrowLeft" /> {isOwner ? "My apps" : "All applications"}
+          </Link>
+        }
+        title={app.name}
+        description={
+          <div className="flex flex-wrap items-center gap-2">
+            <AppTypeBadge type={app.type} />
+            <AppStatusBadge status={app.status} />
+            {!isOwner ? <span className="text-sm text-slate-600">Owned by @{app.owner.handle}</span> : null}
+          </div>
+        }
+        actions={
+          isOwner && !app.firstParty ? (
+            <ButtonLink href={`/apps/${app.clientId}/edit`} variant="secondary" prefetch={false}>
+              <Icon name="pencil" /> Edit
+            </ButtonLink>
+          ) : null
+        }
+      />
+
+      <div className="grid gap-8 lg:grid-cols-3">
+        <div className="min-w-0 space-y-6 lg:col-span-2">
+          <AppStatusCallout app={app} />
+
+          {isAdmin(user) && !app.firstParty ? (
+            <Card
+              title="Review"
+              description="Admin actions. The owner sees the outcome and your reason on this page."
+              actions={<AppReviewActions clientId={app.clientId} name={app.name} status={app.status} size="md" />}
+            />
+          ) : null}
+
+          <Card title="Credentials" description="Identify your app to the sign-in service.">
+            <dl className="space-y-5">
+              <CopyField label="Client ID" value={app.clientId} />
+              <CopyField
+                label="Discovery URL"
+                value={discoveryUrl}
+                hint="OpenID Connect discovery: every endpoint (authorization, token, logout, keys) is listed here."
+              />
+              <CopyField label="Token endpoint" value={`${config.ISSUER}/protocol/openid-connect/token`} />
+              <CopyField label="API base URL" value={config.API_URL} />
+            </dl>
+          </Card>
+
+          {app.type === "api" ? (
+            <Card title="Client secret" description="Used with the client ID to get app-only tokens.">
+              {app.status === "approved" && isOwner ? (
+                <ClientSecretPanel
+                  clientId={app.clientId}
+                  initialSecret={revealed?.clientSecret ?? null}
+                  secretHint={revealed?.secretHint ?? app.secretHint}
+                  secretCreatedAt={(revealed ? new Date() : app.secretCreatedAt)?.toISOString() ?? null}
+                  canRegenerate
+                />
+              ) : app.status === "approved" ? (
+                <p className="text-sm text-slate-600">
+                  Only the owner can see or regenerate the secret.
+                  {app.secretHint ? (
+                    <>
+                      {" "}
+                      Current secret ends in <code className="font-mono">{app.secretHint}</code>.
+                    </>
+                  ) : null}
+                </p>
+              ) : (
+                <p className="flex items-start gap-2 text-sm text-slate-600">
+                  <Icon name="lock" className="mt-0.5 shrink-0" />
+                  The secret is shown here once, right after the application is approved.
+                </p>
+              )}
+            </Card>
+          ) : (
+            <Card title="No client secret" description="Login clients are public clients.">
+              <p className="text-sm text-slate-600">
+                A login client runs where people can read its code (a browser, a phone), so it never gets a secret.
+                It proves itself with PKCE instead: a fresh verifier for every sign-in.
+              </p>
+            </Card>
+          )}
+
+          <Card title="Quickstart" description={app.type === "api" ? "Your first API call in two requests." : "Sign people in and call the API on their behalf."}>
+            <Quickstart app={app} issuer={config.ISSUER} apiUrl={config.API_URL} />
+          </Card>
+        </div>
+
+        <aside className="min-w-0 space-y-6" aria-label="Application details">
+          <Card title="Details">
+            <dl className="space-y-4 text-sm">
+              <div>
+                <dt className="font-medium text-slate-700">Description</dt>
+                <dd className="mt-1 text-slate-900">{app.description || <span className="text-slate-600 italic">None</span>}</dd>
+              </div>
+              <div>
+                <dt className="font-medium text-slate-700">Scopes</dt>
+                <dd className="mt-1">
+                  {app.scopes.length ? (
+                    <ul className="space-y-2">
+                      {app.scopes.map((s) => (
+                        <li key={s}>
+                          <code className="font-mono text-xs font-medium text-slate-900">{s}</code>
+                          <span className="block text-slate-600">{describeScope(s)}</span>
+                        </li>
+                      ))}
+                    </ul>
+                  ) : (
+                    <span className="text-slate-600">{app.type === "login" ? "openid only" : "None"}</span>
+                  )}
+                </dd>
+              </div>
+              {app.type === "login" ? (
+                <>
+                  <div>
+                    <dt className="font-medium text-slate-700">Redirect URIs</dt>
+                    <dd className="mt-1 space-y-1">
+                      {app.redirectUris.map((u) => (
+                        <code key={u} className="block font-mono text-xs break-all text-slate-900">
+                          {u}
+                        </code>
+                      ))}
+                    </dd>
+                  </div>
+                  <div>
+                    <dt className="font-medium text-slate-700">Post-logout redirect URIs</dt>
+                    <dd className="mt-1 space-y-1">
+                      {app.postLogoutRedirectUris.length ? (
+                        app.postLogoutRedirectUris.map((u) => (
+                          <code key={u} className="block font-mono text-xs break-all text-slate-900">
+                            {u}
+                          </code>
+                        ))
+                      ) : (
+                        <span className="text-slate-600">None</span>
+                      )}
+                    </dd>
+                  </div>
+                </>
+              ) : null}
+              <div>
+                <dt className="font-medium text-slate-700">Registered</dt>
+                <dd className="mt-1 text-slate-900">
+                  <TimeAgo date={app.createdAt} /> by @{app.owner.handle}
+                </dd>
+              </div>
+              <div>
+                <dt className="font-medium text-slate-700">Last updated</dt>
+                <dd className="mt-1 text-slate-900">
+                  <TimeAgo date={app.updatedAt} />
+                </dd>
+              </div>
+            </dl>
+          </Card>
+          {!app.firstParty ? (
+            <Card title="Danger zone" className="border-red-200">
+              <p className="text-sm text-slate-600">
+                Deleting revokes every token and grant of this app. People who signed in to it are signed out of it.
+              </p>
+              <div className="mt-4">
+                <DeleteAppButton clientId={app.clientId} name={app.name} />
+              </div>
+            </Card>
+          ) : null}
+        </aside>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { AppStatusBadge } from "@/components/apps/app-status-badge";
+import { AppTypeBadge } from "@/components/apps/app-type-badge";
+import { ButtonLink } from "@/components/ui/button-link";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Icon } from "@/components/ui/icon";
+import { PageHeader } from "@/components/ui/page-header";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { requireUser } from "@/lib/session";
+import { listAppsForOwner } from "@/lib/services/apps";
+
+export const metadata: Metadata = { title: "My apps" };
+
+export default async function AppsPage() {
+  const user = await requireUser();
+  const apps = await listAppsForOwner(user.id);
+  const counts = {
+    approved: apps.filter((a) => a.status === "approved").length,
+    pending: apps.filter((a) => a.status === "pending").length,
+  };
+  return (
+    <div className="space-y-8">
+      <PageHeader
+        title="My apps"
+        description="Applications you registered on the platform. Each one is reviewed by an admin before it can get tokens."
+        actions={
+          apps.length ? (
+            <ButtonLink href="/apps/new">
+              <Icon name="plus" /> New application
+            </ButtonLink>
+          ) : null
+        }
+      />
+      {apps.length === 0 ? (
+        <EmptyState
+          icon="grid"
+          title="No applications yet"
+          description="Register an API key client to call the API as your app, or a login client to let people sign in with their platform account."
+          action={
+            <ButtonLink href="/apps/new">
+              <Icon name="plus" /> Register your first app
+            </ButtonLink>
+          }
+        />
+      ) : (
+        <>
+          <p className="text-sm text-slate-600">
+            {apps.length} {apps.length === 1 ? "application" : "applications"} · {counts.approved} approved ·{" "}
+            {counts.pending} waiting for review
+          </p>
+          <ul className="grid gap-4 md:grid-cols-2 xl:grid-cols-3" aria-label="Your applications">
+            {apps.map((app) => (
+              <li key={app.clientId}>
+                <Link
+                  href={`/apps/${app.clientId}`}
+                  // Opening an app page may reveal its secret once; never let a prefetch do that.
+                  prefetch={false}
+                  className="group flex h-full flex-col rounded-xl border border-slate-200 bg-white p-5 shadow-xs transition hover:border-brand-300 hover:shadow-md"
+                >
+                  <div className="flex items-start gap-3">
+                    <span
+                      className={`flex size-10 shrink-0 items-center justify-center rounded-lg ${app.type === "api" ? "bg-brand-50 text-brand-700" : "bg-sky-50 text-sky-700"}`}
+                    >
+                      <Icon name={app.type === "api" ? "key" : "user"} className="size-5" />
+                    </span>
+                    <div className="min-w-0 flex-1">
+                      <h2 className="truncate font-semibold text-slate-900 group-hover:text-brand-700">{app.name}</h2>
+                      <p className="truncate font-mono text-xs text-slate-600">{app.clientId}</p>
+                    </div>
+                  </div>
+                  <p className="mt-3 line-clamp-2 min-h-10 text-sm text-slate-600">
+                    {app.description || <span className="italic">No description</span>}
+                  </p>
+                  <div className="mt-4 flex flex-wrap items-center gap-2">
+                    <AppTypeBadge type={app.type} />
+                    <AppStatusBadge status={app.status} />
+                  </div>
+                  <p className="mt-4 border-t border-slate-100 pt-3 text-xs text-slate-600">
+                    Registered <TimeAgo date={app.createdAt} />
+                  </p>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}

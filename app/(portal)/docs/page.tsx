@@ -1,0 +1,119 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { DocsPage } from "@/components/docs/docs-page";
+import { CodeBlock } from "@/components/ui/code-block";
+import { env } from "@/lib/env";
+
+export const metadata: Metadata = { title: "Getting started" };
+
+export default function GettingStartedPage() {
+  const { ISSUER, API_URL } = env();
+  return (
+    <DocsPage
+      title="Getting started"
+      lead="Register an application, wait for approval, get a token, make your first call. Pick the client type that matches who your app acts for."
+    >
+      <h2 id="choose">1. Choose a client type</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col" />
+            <th scope="col">API key client</th>
+            <th scope="col">Login client</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <th scope="row">Acts as</th>
+            <td>the app itself (app-only token)</td>
+            <td>a person who signed in (user-delegated token)</td>
+          </tr>
+          <tr>
+            <th scope="row">Grant</th>
+            <td>client credentials</td>
+            <td>authorization code with PKCE (S256)</td>
+          </tr>
+          <tr>
+            <th scope="row">Credentials</th>
+            <td>client ID + client secret (shown once)</td>
+            <td>client ID only — never a secret</td>
+          </tr>
+          <tr>
+            <th scope="row">Typical use</th>
+            <td>bots, back-ends, data jobs</td>
+            <td>web, mobile and single-page apps</td>
+          </tr>
+        </tbody>
+      </table>
+
+      <h2 id="register">2. Register the application</h2>
+      <p>
+        <Link href="/apps/new">Register an application</Link> in the portal: a name, a description of what it does, the
+        type, and the <Link href="/docs/scopes">scopes</Link> it needs. A login client also lists its redirect URIs —
+        exact URLs, https (plain http only on <code>localhost</code> and <code>127.0.0.1</code>), no fragment.
+      </p>
+
+      <h2 id="approval">3. Wait for approval</h2>
+      <p>
+        An admin reviews every new application. Until it is approved, token requests fail with{" "}
+        <code>invalid_client</code>. The app page shows the decision, and the reviewer&apos;s reason if it was rejected.
+        An approved app can later be suspended, which revokes all of its tokens at once.
+      </p>
+
+      <h2 id="api-client">4a. API key client: get a token and call the API</h2>
+      <p>
+        Open the app page after approval: the client secret is shown <strong>once</strong>. Copy it into your secret
+        store; the platform keeps only a hash. Lost it? Regenerate it — the old one stops working immediately.
+      </p>
+      <CodeBlock
+        title="Client credentials"
+        code={`read -rs -p "Client secret: " CLIENT_SECRET; echo
+ACCESS_TOKEN=$(curl -s -X POST "${ISSUER}/protocol/openid-connect/token" \\
+  -d grant_type=client_credentials \\
+  -d client_id=$CLIENT_ID \\
+  --data-urlencode "client_secret=$CLIENT_SECRET" | jq -r .access_token)
+
+curl -s "${API_URL}/global-chat/messages?limit=5" -H "Authorization: Bearer $ACCESS_TOKEN"`}
+      />
+      <p>
+        Tokens last <code>expires_in</code> seconds. Reuse a token until it is close to expiry; there is no refresh
+        token for this grant.
+      </p>
+
+      <h2 id="login-client">4b. Login client: sign people in</h2>
+      <ol>
+        <li>
+          Read the endpoints from <code>{`${ISSUER}/.well-known/openid-configuration`}</code>.
+        </li>
+        <li>
+          Create a random <code>state</code> and PKCE verifier; send the browser to the <code>authorization_endpoint</code>{" "}
+          with <code>response_type=code</code>, <code>scope=openid</code>, your <code>redirect_uri</code> and the S256{" "}
+          <code>code_challenge</code>. Your registered <code>svc:</code> scopes are added automatically.
+        </li>
+        <li>People sign in on the platform&apos;s page and, the first time, allow your app&apos;s scopes.</li>
+        <li>
+          On the callback, check <code>state</code>, then exchange the <code>code</code> at the{" "}
+          <code>token_endpoint</code> with the same <code>redirect_uri</code> and the <code>code_verifier</code>.
+        </li>
+        <li>
+          Call the API with the access token, e.g. <code>GET {API_URL}/me</code>. Refresh with the refresh token; it
+          rotates on every use.
+        </li>
+      </ol>
+      <p>
+        Each app page has a ready-to-paste example with its own client ID. The details are in{" "}
+        <Link href="/docs/authentication">Authentication</Link>.
+      </p>
+
+      <h2 id="next">Next</h2>
+      <ul>
+        <li>
+          <Link href="/docs/api-reference">API reference</Link> — every endpoint, parameter and response.
+        </li>
+        <li>
+          <Link href="/docs/errors">Errors and limits</Link> — what each error code means and what to do about it.
+        </li>
+      </ul>
+    </DocsPage>
+  );
+}

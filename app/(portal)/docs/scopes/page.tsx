@@ -1,0 +1,85 @@
+import type { Metadata } from "next";
+import { DocsPage } from "@/components/docs/docs-page";
+import { OIDC_SCOPES, SVC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES } from "@/lib/scopes";
+
+export const metadata: Metadata = { title: "Scopes" };
+
+const ENDPOINTS: Record<string, string[]> = {
+  "svc:stats.read": ["GET /me/stats"],
+  "svc:notifications.read": ["GET /me/notifications"],
+  "svc:beetle.read": ["GET /me/beetle", "GET /me/beetle/cards"],
+  "svc:pokes.write": ["POST /users/{handle}/poke"],
+  "svc:chat.read": ["GET /global-chat/messages"],
+  "svc:chat.write": ["POST /global-chat/messages"],
+  "svc:directory.read": ["POST /directory/resolve", "GET /users"],
+};
+
+export default function ScopesPage() {
+  return (
+    <DocsPage
+      title="Scopes"
+      lead="A scope is a permission an app asks for. Register the ones your app needs; people see them in plain words on the consent screen."
+    >
+      <h2 id="api-scopes">API scopes</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Scope</th>
+            <th scope="col">What it allows</th>
+            <th scope="col">Endpoints</th>
+            <th scope="col">Token</th>
+          </tr>
+        </thead>
+        <tbody>
+          {SVC_SCOPE_NAMES.map((scope) => (
+            <tr key={scope}>
+              <td>
+                <code>{scope}</code>
+              </td>
+              <td>{SVC_SCOPES[scope]}</td>
+              <td>
+                {(ENDPOINTS[scope] ?? []).map((e) => (
+                  <code key={e} className="mb-1 block w-fit">
+                    {e}
+                  </code>
+                ))}
+              </td>
+              <td>{USER_ONLY_SCOPES.includes(scope) ? "user-delegated" : "user-delegated or app-only"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p>
+        <code>GET /users/{"{username}"}</code> needs no scope and <code>GET /me</code> needs only a user-delegated token
+        (an <code>openid</code> grant is enough).
+      </p>
+
+      <h2 id="oidc-scopes">Sign-in scopes</h2>
+      <table>
+        <tbody>
+          {Object.entries(OIDC_SCOPES).map(([scope, text]) => (
+            <tr key={scope}>
+              <td>
+                <code>{scope}</code>
+              </td>
+              <td>{text}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      <h2 id="how">How scopes are granted</h2>
+      <ul>
+        <li>An API key client&apos;s token carries the scopes registered for it.</li>
+        <li>
+          A login client requests <code>openid</code>; its registered <code>svc:</code> scopes are attached automatically
+          and shown on the consent screen. Consent is remembered until the person or an admin revokes it.
+        </li>
+        <li>
+          A token without the scope an endpoint needs gets <code>403 insufficient_scope</code>. Edit the app to add a
+          scope; people are asked again for the new one.
+        </li>
+      </ul>
+    </DocsPage>
+  );
+}

@@ -1,0 +1,125 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useId, useState, useTransition } from "react";
+import { toast } from "sonner";
+import {
+  approveAppAction,
+  reinstateAppAction,
+  rejectAppAction,
+  suspendAppAction,
+} from "@/app/(portal)/admin/actions";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { FieldError, inputClasses } from "@/components/ui/field";
+import { Icon } from "@/components/ui/icon";
+import type { ActionResult } from "@/lib/actions";
+import { rejectAppSchema, type AppView } from "@/lib/schemas/apps";
+
+type ReasonKind = "reject" | "suspend";
+
+/** Approve / reject (with a reason) / suspend (with a reason) / reinstate, as the status allows. */
+export function AppReviewActions({
+  clientId,
+  name,
+  status,
+  size = "sm",
+}: {
+  clientId: string;
+  name: string;
+  status: AppView["status"];
+  size?: "sm" | "md";
+}) {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+  const [asking, setAsking] = useState<ReasonKind | null>(null);
+  const [reason, setReason] = useState("");
+  const [reasonError, setReasonError] = useState<string>();
+  const reasonId = useId();
+
+  function run(action: () => Promise<ActionResult<{ status: string }>>, success: string) {
+    startTransition(async () => {
+      const result = await action();
+      if (!result.ok) {
+        if (result.error.fields?.reason) setReasonError(result.error.fields.reason);
+        toast.error(result.error.message);
+        return;
+      }
+      setAsking(null);
+      setReason("");
+      toast.success(success);
+      router.refresh();
+    });
+  }
+
+  function submitReason() {
+    const parsed = rejectAppSchema.safeParse({ reason });
+    if (!parsed.success) {
+      setReasonError(parsed.error.issues[0]?.message);
+      return;
+    }
+    setReasonError(undefined);
+    if (asking === "reject") run(() => rejectAppAction(clientId, { reason }), `Rejected ${name}`);
+    if (asking === "suspend") run(() => suspendAppAction(clientId, { reason }), `Suspended ${name}`);
+  }
+
+  return (
+    <div className="flex flex-wrap gap-2">
+      {status === "pending" || status === "rejected" ? (
+        <Button size={size} onClick={() => run(() => approveAppAction(clientId), `Approved ${name}`)} loading={pending && !asking} aria-label={`Approve ${name}`}>
+          <Icon name="check" /> Approve
+        </Button>
+      ) : null}
+      {status === "pending" ? (
+        <Button size={size} variant="danger-outline" onClick={() => setAsking("reject")} aria-label={`Reject ${name}`}>
+          Reject
+        </Button>
+      ) : null}
+      {status === "approved" ? (
+        <Button size={size} variant="danger-outline" onClick={() => setAsking("suspend")} aria-label={`Suspend ${name}`}>
+          <Icon name="ban" /> Suspend
+        </Button>
+      ) : null}
+      {status === "suspended" ? (
+        <Button size={size} variant="secondary" onClick={() => run(() => reinstateAppAction(clientId), `Reinstated ${name}`)} loading={pending && !asking} aria-label={`Reinstate ${name}`}>
+          <Icon name="refresh" /> Reinstate
+        </Button>
+      ) : null}
+      <Dialog
+        open={asking !== null}
+        onClose={() => (pending ? undefined : setAsking(null))}
+        title={asking === "reject" ? `Reject ${name}?` : `Suspend ${name}?`}
+        description={
+          asking === "reject"
+            ? "The developer sees your reason on the app's page. Say what to change."
+            : "Every token of the app is revoked at once and it cannot get new ones until reinstated. The developer sees your reason."
+        }
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => setAsking(null)} disabled={pending}>
+              Cancel
+            </Button>
+            <Button variant="danger" onClick={submitReason} loading={pending}>
+              {asking === "reject" ? "Reject application" : "Suspend application"}
+            </Button>
+          </>
+        }
+      >
+        <label htmlFor={reasonId} className="block text-sm font-medium text-slate-900">
+          Reason
+        </label>
+        <textarea
+          id={reasonId}
+          rows={3}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          className={`${inputClasses} mt-2`}
+          aria-invalid={reasonError ? true : undefined}
+          aria-describedby={reasonError ? `${reasonId}-error` : undefined}
+          placeholder={asking === "reject" ? "The description does not say what the app does." : "Spam posted to the global chat."}
+        />
+        <FieldError id={`${reasonId}-error`} message={reasonError} />
+      </Dialog>
+    </div>
+  );
+}

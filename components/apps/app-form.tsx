@@ -1,0 +1,290 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useRouter } from "next/navigation";
+import { useTransition } from "react";
+import { Controller, useForm, type FieldError as RhfFieldError } from "react-hook-form";
+import { toast } from "sonner";
+import type { z } from "zod";
+import { createAppAction } from "@/app/(portal)/apps/actions";
+import { updateAppAction } from "@/app/(portal)/apps/[clientId]/actions";
+import { Button } from "@/components/ui/button";
+import { ButtonLink } from "@/components/ui/button-link";
+import { describedBy, Field, FieldError, inputClasses } from "@/components/ui/field";
+import { Icon } from "@/components/ui/icon";
+import type { ActionResult } from "@/lib/actions";
+import { createAppSchema, type AppView } from "@/lib/schemas/apps";
+import { SVC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES, type SvcScope } from "@/lib/scopes";
+import { UriListInput } from "./uri-list-input";
+
+type FormInput = z.input<typeof createAppSchema>;
+type FormOutput = z.output<typeof createAppSchema>;
+
+const TYPE_CHOICES = [
+  {
+    value: "api",
+    title: "API key client",
+    icon: "key",
+    text: "A server talking to the API as itself, with a client ID and a secret (client credentials). No user signs in.",
+  },
+  {
+    value: "login",
+    title: "Login client",
+    icon: "user",
+    text: "An app people sign in to with their platform account (authorization code + PKCE). No secret.",
+  },
+] as const;
+
+/** The same zod schema validates here (zodResolver), in the server action, and in the service. */
+export function AppForm({ app }: { app?: AppView }) {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+  const editing = Boolean(app);
+  const form = useForm<FormInput, unknown, FormOutput>({
+    resolver: (values, context, options) =>
+      // An API client has no redirect URIs: the (hidden) lists must not fail its validation.
+      zodResolver(createAppSchema)(
+        values.type === "api" ? { ...values, redirectUris: [], postLogoutRedirectUris: [] } : values,
+        context,
+        options,
+      ),
+    mode: "onTouched",
+    defaultValues: {
+      name: app?.name ?? "",
+      description: app?.description ?? "",
+      type: app?.type ?? "api",
+      scopes: (app?.scopes as SvcScope[] | undefined) ?? [],
+      redirectUris: app?.redirectUris ?? [""],
+      postLogoutRedirectUris: app?.postLogoutRedirectUris ?? [],
+    },
+  });
+  const {
+    register,
+    control,
+    handleSubmit,
+    setError,
+    watch,
+    setValue,
+    formState: { errors },
+  } = form;
+  const type = watch("type");
+  const scopes = watch("scopes") ?? [];
+
+  function applyResult(result: ActionResult<{ clientId: string }>, success: string) {
+    if (result.ok) {
+      toast.success(success);
+      router.push(`/apps/${result.data.clientId}`);
+      router.refresh();
+      return;
+    }
+    for (const [field, message] of Object.entries(result.error.fields ?? {})) {
+      if (field in createAppSchema.shape) setError(field as keyof FormInput, { type: "server", message });
+    }
+    toast.error(result.error.message);
+  }
+
+  const onSubmit = handleSubmit((values) => {
+    const data = values;
+    startTransition(async () => {
+      if (app) {
+        const { type: _fixed, ...update } = data;
+        applyResult(await updateAppAction(app.clientId, update), "Changes saved");
+      } else {
+        applyResult(await createAppAction(data), "Application registered. It is now waiting for review.");
+      }
+    });
+  });
+
+  const listErrors = (error: unknown): { items: (string | undefined)[]; list?: string } => {
+    if (!error) return { items: [] };
+    const e = error as RhfFieldError & Record<number, RhfFieldError | undefined> & { root?: RhfFieldError };
+    const items: (string | undefined)[] = [];
+    for (let i = 0; i < 20; i++) items.push(e[i]?.message);
+    return { items, list: e.message ?? e.root?.message };
+  };
+  const redirectErrors = listErrors(errors.redirectUris);
+  const logoutErrors = listErrors(errors.postLogoutRedirectUris);
+
+  return (
+    <form onSubmit={onSubmit} noValidate className="space-y-8">
+      <section className="rounded-xl border border-slate-200 bg-white p-5 shadow-xs sm:p-6" aria-labelledby="about-heading">
+        <h2 id="about-heading" className="text-base font-semibold">
+          About the app
+        </h2>
+        <p className="mt-1 text-sm text-slate-600">Shown to admins during review and to people on the consent screen.</p>
+        <div className="mt-6 grid gap-6">
+          <Field id="name" label="Application name" required error={errors.name?.message}>
+            <input
+              id="name"
+              className={inputClasses}
+              autoComplete="off"
+              placeholder="Acme Chat Bridge"
+              aria-invalid={errors.name ? true : undefined}
+              aria-describedby={describedBy("name", { error: Boolean(errors.name) })}
+              {...register("name")}
+            />
+          </Field>
+          <Field
+            id="description"
+            label="Description"
+            hint="What the app does and why it needs these scopes. Up to 500 characters."
+            error={errors.description?.message}
+          >
+            <textarea
+              id="description"
+              rows={3}
+              className={inputClasses}
+              aria-invalid={errors.description ? true : undefined}
+              aria-describedby={describedBy("description", { hint: true, error: Boolean(errors.description) })}
+              {...register("description")}
+            />
+          </Field>
+        </div>
+      </section>
+
+      <section className="rounded-xl border border-slate-200 bg-white p-5 shadow-xs sm:p-6" aria-labelledby="type-heading">
+        <fieldset>
+          <legend id="type-heading" className="text-base font-semibold">
+            Client type
+          </legend>
+          <p className="mt-1 text-sm text-slate-600">
+            {editing ? "The type of an app cannot change after registration." : "Choose how your app gets its tokens."}
+          </p>
+          <div className="mt-4 grid gap-3 sm:grid-cols-2">
+            {TYPE_CHOICES.map((choice) => (
+              <label
+                key={choice.value}
+                className={`relative flex cursor-pointer gap-3 rounded-xl border p-4 transition-colors has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-brand-600 ${
+                  type === choice.value
+                    ? "border-brand-600 bg-brand-50/60 ring-1 ring-brand-600"
+                    : "border-slate-200 hover:border-slate-300"
+                } ${editing ? "cursor-not-allowed opacity-80" : ""}`}
+              >
+                <input
+                  type="radio"
+                  value={choice.value}
+                  disabled={editing}
+                  className="sr-only"
+                  {...register("type", {
+                    onChange: (e) => {
+                      if (e.target.value === "api") {
+                        // User-only scopes mean nothing without a user behind the token.
+                        setValue(
+                          "scopes",
+                          scopes.filter((s) => !USER_ONLY_SCOPES.includes(s as SvcScope)),
+                        );
+                      }
+                    },
+                  })}
+                />
+                <span
+                  className={`flex size-10 shrink-0 items-center justify-center rounded-lg ${type === choice.value ? "bg-brand-600 text-white" : "bg-slate-100 text-slate-600"}`}
+                >
+                  <Icon name={choice.icon} className="size-5" />
+                </span>
+                <span>
+                  <span className="block text-sm font-semibold text-slate-900">{choice.title}</span>
+                  <span className="mt-1 block text-sm text-slate-600">{choice.text}</span>
+                </span>
+                {type === choice.value ? (
+                  <Icon name="check" className="absolute top-3 right-3 size-5 text-brand-600" />
+                ) : null}
+              </label>
+            ))}
+          </div>
+          <FieldError message={errors.type?.message} />
+        </fieldset>
+      </section>
+
+      <section className="rounded-xl border border-slate-200 bg-white p-5 shadow-xs sm:p-6" aria-labelledby="scopes-heading">
+        <fieldset>
+          <legend id="scopes-heading" className="text-base font-semibold">
+            Scopes
+          </legend>
+          <p className="mt-1 text-sm text-slate-600">
+            Ask only for what the app needs.{" "}
+            {type === "login"
+              ? "People see these on the consent screen; openid is always included."
+              : "An API key client acts as itself, so scopes that need a signed-in person are unavailable."}
+          </p>
+          <div className="mt-4 divide-y divide-slate-100 rounded-lg border border-slate-200">
+            {SVC_SCOPE_NAMES.map((scope) => {
+              const userOnly = USER_ONLY_SCOPES.includes(scope);
+              const unavailable = type === "api" && userOnly;
+              return (
+                <label
+                  key={scope}
+                  className={`flex gap-3 px-4 py-3 ${unavailable ? "cursor-not-allowed bg-slate-50" : "cursor-pointer hover:bg-slate-50"}`}
+                >
+                  <input
+                    type="checkbox"
+                    value={scope}
+                    disabled={unavailable}
+                    className="mt-0.5 size-4 shrink-0 rounded border-slate-400 accent-brand-600"
+                    {...register("scopes")}
+                  />
+                  <span className="min-w-0">
+                    <code className="font-mono text-sm font-medium text-slate-900">{scope}</code>
+                    <span className={`block text-sm ${unavailable ? "text-slate-500" : "text-slate-600"}`}>
+                      {SVC_SCOPES[scope]}
+                      {unavailable ? " — needs a signed-in person (login clients only)" : ""}
+                    </span>
+                  </span>
+                </label>
+              );
+            })}
+          </div>
+          <FieldError message={(errors.scopes as RhfFieldError | undefined)?.message} />
+        </fieldset>
+      </section>
+
+      {type === "login" ? (
+        <section className="space-y-8 rounded-xl border border-slate-200 bg-white p-5 shadow-xs sm:p-6" aria-label="Redirect URIs">
+          <Controller
+            control={control}
+            name="redirectUris"
+            render={({ field }) => (
+              <UriListInput
+                label="Redirect URIs"
+                hint="Where the sign-in service may send people back with a code. Matched exactly. https, or http only for localhost and 127.0.0.1; no #fragment."
+                placeholder="https://app.example.com/auth/callback"
+                addLabel="Add redirect URI"
+                value={field.value ?? []}
+                onChange={field.onChange}
+                onBlur={field.onBlur}
+                errors={redirectErrors.items}
+                listError={redirectErrors.list}
+              />
+            )}
+          />
+          <Controller
+            control={control}
+            name="postLogoutRedirectUris"
+            render={({ field }) => (
+              <UriListInput
+                label="Post-logout redirect URIs"
+                hint="Where people may land after signing out through the sign-in service. Optional."
+                placeholder="https://app.example.com/"
+                addLabel="Add post-logout redirect URI"
+                value={field.value ?? []}
+                onChange={field.onChange}
+                onBlur={field.onBlur}
+                errors={logoutErrors.items}
+                listError={logoutErrors.list}
+              />
+            )}
+          />
+        </section>
+      ) : null}
+
+      <div className="flex flex-col-reverse gap-3 border-t border-slate-200 pt-6 sm:flex-row sm:justify-end">
+        <ButtonLink href={app ? `/apps/${app.clientId}` : "/apps"} variant="secondary" prefetch={false}>
+          Cancel
+        </ButtonLink>
+        <Button type="submit" loading={pending}>
+          {app ? "Save changes" : "Register application"}
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,51 @@
+import { Alert } from "@/components/ui/alert";
+import { TimeAgo } from "@/components/ui/time-ago";
+import type { AppView } from "@/lib/schemas/apps";
+
+/** What the app's status means for its owner, with the admin's reason for a rejection or suspension. */
+export function AppStatusCallout({ app }: { app: AppView }) {
+  const reviewed = app.reviewedAt ? (
+    <>
+      {" "}
+      Reviewed <TimeAgo date={app.reviewedAt} />.
+    </>
+  ) : null;
+  switch (app.status) {
+    case "pending":
+      return (
+        <Alert tone="warning" title="Waiting for review" role="status">
+          An admin reviews every new application. Until it is approved, token requests fail with{" "}
+          <code className="font-mono">invalid_client</code>. The result will show up here.
+        </Alert>
+      );
+    case "approved":
+      return (
+        <Alert tone="success" title="Approved" role="status">
+          {app.type === "api"
+            ? "This client can get tokens with the client credentials grant."
+            : "People can sign in to this app with their platform account."}
+          {reviewed}
+        </Alert>
+      );
+    case "rejected":
+      return (
+        <Alert tone="danger" title="Rejected" role="status">
+          <p>
+            <span className="font-medium">Reason from the reviewer:</span>{" "}
+            <span data-testid="status-reason">{app.statusReason ?? "No reason given."}</span>
+          </p>
+          <p className="mt-1">Edit the application to address this; an admin can then approve it.{reviewed}</p>
+        </Alert>
+      );
+    case "suspended":
+      return (
+        <Alert tone="danger" title="Suspended" role="status">
+          <p>
+            <span className="font-medium">Reason:</span>{" "}
+            <span data-testid="status-reason">{app.statusReason ?? "No reason given."}</span>
+          </p>
+          <p className="mt-1">All of its tokens were revoked and it cannot get new ones until an admin reinstates it.</p>
+        </Alert>
+      );
+  }
+}

@@ -1,0 +1,11 @@
+import { Badge } from "@/components/ui/badge";
+import type { AppView } from "@/lib/schemas/apps";
+
+export const APP_TYPE_LABELS: Record<AppView["type"], string> = {
+  api: "API key client",
+  login: "Login client",
+};
+
+export function AppTypeBadge({ type }: { type: AppView["type"] }) {
+  return <Badge tone={type === "api" ? "brand" : "sky"}>{APP_TYPE_LABELS[type]}</Badge>;
+}

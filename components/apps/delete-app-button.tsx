@@ -1,0 +1,68 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useId, useState, useTransition } from "react";
+import { toast } from "sonner";
+import { deleteAppAction } from "@/app/(portal)/apps/[clientId]/actions";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { inputClasses } from "@/components/ui/field";
+import { Icon } from "@/components/ui/icon";
+
+/** Delete with a typed confirmation (the app's name), GitHub-style: it cannot be undone. */
+export function DeleteAppButton({ clientId, name }: { clientId: string; name: string }) {
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState("");
+  const [pending, startTransition] = useTransition();
+  const inputId = useId();
+
+  function remove() {
+    startTransition(async () => {
+      const result = await deleteAppAction(clientId);
+      if (!result.ok) {
+        toast.error(result.error.message);
+        return;
+      }
+      setOpen(false);
+      toast.success(`Deleted ${name}`);
+      router.push("/apps");
+      router.refresh();
+    });
+  }
+
+  return (
+    <>
+      <Button variant="danger-outline" onClick={() => setOpen(true)}>
+        <Icon name="trash" /> Delete application
+      </Button>
+      <Dialog
+        open={open}
+        onClose={() => (pending ? undefined : setOpen(false))}
+        title={`Delete ${name}?`}
+        description="This deletes the application, revokes every token and grant issued to it, and forgets people's consent. It cannot be undone."
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => setOpen(false)} disabled={pending}>
+              Cancel
+            </Button>
+            <Button variant="danger" onClick={remove} loading={pending} disabled={typed.trim() !== name}>
+              Delete application
+            </Button>
+          </>
+        }
+      >
+        <label htmlFor={inputId} className="block text-sm text-slate-700">
+          Type <strong className="font-semibold text-slate-900">{name}</strong> to confirm.
+        </label>
+        <input
+          id={inputId}
+          className={`${inputClasses} mt-2`}
+          value={typed}
+          onChange={(e) => setTyped(e.target.value)}
+          autoComplete="off"
+        />
+      </Dialog>
+    </>
+  );
+}

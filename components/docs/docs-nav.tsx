@@ -1,0 +1,26 @@
+import { NavLink } from "@/components/layout/nav-link";
+
+export const DOCS_PAGES = [
+  { href: "/docs", label: "Getting started" },
+  { href: "/docs/authentication", label: "Authentication" },
+  { href: "/docs/scopes", label: "Scopes" },
+  { href: "/docs/errors", label: "Errors and limits" },
+  { href: "/docs/api-reference", label: "API reference" },
+] as const;
+
+export function DocsNav() {
+  return (
+    <nav aria-label="Documentation">
+      <p className="px-3 text-xs font-semibold tracking-wide text-slate-500 uppercase">Documentation</p>
+      <ul className="mt-3 space-y-0.5">
+        {DOCS_PAGES.map((p) => (
+          <li key={p.href}>
+            <NavLink href={p.href} exact variant="sidebar">
+              {p.label}
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

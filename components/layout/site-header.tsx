@@ -1,0 +1,55 @@
+import { ButtonLink } from "@/components/ui/button-link";
+import { Icon } from "@/components/ui/icon";
+import { Logo } from "./logo";
+import { NavLink } from "./nav-link";
+import { UserMenu, type HeaderUser } from "./user-menu";
+
+export function SiteHeader({ user }: { user: HeaderUser | null }) {
+  const links = [
+    { href: "/docs", label: "Docs" },
+    { href: "/docs/api-reference", label: "API reference", exact: true },
+    ...(user ? [{ href: "/apps", label: "My apps" }] : []),
+    ...(user?.role === "admin" ? [{ href: "/admin", label: "Admin" }] : []),
+  ];
+  return (
+    <header className="sticky top-0 z-30 border-b border-white/10 bg-slate-950/95 backdrop-blur supports-[backdrop-filter]:bg-slate-950/85">
+      <div className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8">
+        <Logo />
+        <nav aria-label="Main" className="ml-4 hidden items-center gap-1 md:flex">
+          {links.map((l) => (
+            <NavLink key={l.href} href={l.href} exact={l.exact}>
+              {l.label}
+            </NavLink>
+          ))}
+        </nav>
+        <div className="ml-auto flex items-center gap-2">
+          {user ? (
+            <UserMenu user={user} />
+          ) : (
+            <ButtonLink href="/signin" size="sm" className="bg-white text-slate-900 hover:bg-slate-200">
+              Sign in
+            </ButtonLink>
+          )}
+          <details className="group relative md:hidden">
+            <summary
+              className="flex cursor-pointer list-none items-center rounded-md p-2 text-slate-200 hover:bg-white/10"
+              aria-label="Open navigation"
+            >
+              <Icon name="menu" className="size-5" />
+            </summary>
+            <nav
+              aria-label="Mobile"
+              className="absolute right-0 z-40 mt-2 w-60 rounded-xl border border-slate-200 bg-white p-2 shadow-xl"
+            >
+              {links.map((l) => (
+                <NavLink key={l.href} href={l.href} exact={l.exact} variant="mobile">
+                  {l.label}
+                </NavLink>
+              ))}
+            </nav>
+          </details>
+        </div>
+      </div>
+    </header>
+  );
+}

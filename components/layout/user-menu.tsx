@@ -1,0 +1,56 @@
+import Link from "next/link";
+import { signOutAction } from "@/app/(portal)/actions";
+import { Icon } from "@/components/ui/icon";
+import { Avatar } from "./avatar";
+
+export interface HeaderUser {
+  handle: string;
+  displayName: string;
+  role: "user" | "admin";
+}
+
+/** The signed-in user's menu; a <details> disclosure, so it works with the keyboard and without JS. */
+export function UserMenu({ user }: { user: HeaderUser }) {
+  return (
+    <details className="group relative">
+      <summary
+        className="flex cursor-pointer list-none items-center gap-2 rounded-full p-0.5 pr-2 text-sm text-slate-200 hover:bg-white/10"
+        aria-label={`Account menu for @${user.handle}`}
+      >
+        <Avatar handle={user.handle} name={user.displayName} size="sm" />
+        <span className="hidden max-w-32 truncate sm:inline">@{user.handle}</span>
+        <Icon name="chevronDown" className="size-4 text-slate-400 transition-transform group-open:rotate-180" />
+      </summary>
+      <div className="absolute right-0 z-40 mt-2 w-64 overflow-hidden rounded-xl border border-slate-200 bg-white text-slate-900 shadow-xl">
+        <div className="border-b border-slate-100 px-4 py-3">
+          <p className="truncate text-sm font-semibold">{user.displayName}</p>
+          <p className="truncate text-sm text-slate-600">
+            @{user.handle}
+            {user.role === "admin" ? " · Admin" : ""}
+          </p>
+        </div>
+        <nav aria-label="Account" className="p-1.5">
+          <Link href="/apps" className="flex items-center gap-2 rounded-md px-3 py-2 text-sm hover:bg-slate-100">
+            <Icon name="grid" /> My apps
+          </Link>
+          {user.role === "admin" ? (
+            <Link href="/admin" className="flex items-center gap-2 rounded-md px-3 py-2 text-sm hover:bg-slate-100">
+              <Icon name="shield" /> Admin
+            </Link>
+          ) : null}
+          <Link href="/docs" className="flex items-center gap-2 rounded-md px-3 py-2 text-sm hover:bg-slate-100">
+            <Icon name="book" /> Documentation
+          </Link>
+        </nav>
+        <form action={signOutAction} className="border-t border-slate-100 p-1.5">
+          <button
+            type="submit"
+            className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm text-red-700 hover:bg-red-50"
+          >
+            <Icon name="logout" /> Sign out
+          </button>
+        </form>
+      </div>
+    </details>
+  );
+}

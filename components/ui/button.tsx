@@ -1,0 +1,52 @@
+import type { ButtonHTMLAttributes } from "react";
+import { Spinner } from "./spinner";
+
+export type ButtonVariant = "primary" | "secondary" | "danger" | "danger-outline" | "ghost";
+export type ButtonSize = "sm" | "md" | "lg";
+
+const BASE =
+  "inline-flex items-center justify-center gap-2 whitespace-nowrap rounded-lg font-medium transition-colors " +
+  "focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed disabled:opacity-60";
+
+const VARIANTS: Record<ButtonVariant, string> = {
+  primary: "bg-brand-600 text-white shadow-sm hover:bg-brand-700 focus-visible:outline-brand-600",
+  secondary:
+    "bg-white text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 hover:bg-slate-50 focus-visible:outline-brand-600",
+  danger: "bg-red-600 text-white shadow-sm hover:bg-red-700 focus-visible:outline-red-600",
+  "danger-outline": "bg-white text-red-700 ring-1 ring-inset ring-red-300 hover:bg-red-50 focus-visible:outline-red-600",
+  ghost: "text-slate-700 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-brand-600",
+};
+
+const SIZES: Record<ButtonSize, string> = {
+  sm: "h-8 px-3 text-sm",
+  md: "h-10 px-4 text-sm",
+  lg: "h-12 px-6 text-base",
+};
+
+export function buttonClasses(variant: ButtonVariant = "primary", size: ButtonSize = "md", className = ""): string {
+  return `${BASE} ${VARIANTS[variant]} ${SIZES[size]} ${className}`.trim();
+}
+
+export function Button({
+  variant = "primary",
+  size = "md",
+  loading = false,
+  className,
+  children,
+  disabled,
+  type = "button",
+  ...rest
+}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant; size?: ButtonSize; loading?: boolean }) {
+  return (
+    <button
+      type={type}
+      className={buttonClasses(variant, size, className)}
+      disabled={disabled || loading}
+      aria-busy={loading || undefined}
+      {...rest}
+    >
+      {loading ? <Spinner /> : null}
+      {children}
+    </button>
+  );
+}
