@@ -2,7 +2,7 @@
  * The sign-in service's own error page, written by oidc-provider's `renderError` and by the
  * interaction handler (never oidc-provider's default HTML). It is plain HTML so it keeps the real
  * HTTP status (400) and needs no redirect; the inline stylesheet reproduces the hosted pages' look
- * (Tailwind's slate palette, a centered card) without loading anything from elsewhere.
+ * (slate background, brand indigo, a centered card, as app/interaction) without loading anything.
  */
 export function escapeHtml(value: unknown): string {
   return String(value ?? "")
@@ -15,15 +15,18 @@ export function escapeHtml(value: unknown): string {
 
 const STYLE = `
 *,::before,::after{box-sizing:border-box}
-body{margin:0;min-height:100vh;background:#f8fafc;color:#0f172a;font-family:ui-sans-serif,system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;-webkit-font-smoothing:antialiased;display:flex;flex-direction:column;align-items:center;justify-content:center;padding:3rem 1rem}
-.brand{margin-bottom:1.5rem;font-size:.875rem;font-weight:600;letter-spacing:.025em;color:#475569}
-main{width:100%;max-width:28rem;background:#fff;border:1px solid #e2e8f0;border-radius:.75rem;box-shadow:0 1px 3px 0 rgb(0 0 0/.1),0 1px 2px -1px rgb(0 0 0/.1);padding:2rem}
-h1{margin:0;font-size:1.25rem;line-height:1.75rem;font-weight:600;letter-spacing:-.025em}
-p{margin:.75rem 0 0;font-size:.875rem;line-height:1.5rem;color:#475569}
-dl{margin:1.25rem 0 0;padding:.75rem 1rem;background:#f8fafc;border:1px solid #e2e8f0;border-radius:.5rem;font-size:.75rem;line-height:1.25rem;color:#334155}
-dt{font-weight:600}dd{margin:0 0 .5rem;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-word}dd:last-child{margin-bottom:0}
-a.button{display:inline-block;margin-top:1.5rem;border-radius:.375rem;background:#0f172a;color:#fff;padding:.5rem 1rem;font-size:.875rem;font-weight:500;text-decoration:none}
-a.button:hover{background:#1e293b}a.button:focus-visible{outline:2px solid #0f172a;outline-offset:2px}
+body{margin:0;min-height:100vh;background:#f8fafc;color:#0f172a;font-family:ui-sans-serif,system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue","Noto Sans","Liberation Sans",Arial,sans-serif;-webkit-font-smoothing:antialiased;display:flex;flex-direction:column;align-items:center;padding:5rem 1rem 3rem;background-image:linear-gradient(to bottom,rgb(224 231 255/.7),rgb(238 242 255/.4) 9rem,transparent 18rem);background-repeat:no-repeat}
+.brand{display:flex;align-items:center;gap:.625rem;margin-bottom:2rem;font-size:1.125rem;font-weight:600;letter-spacing:-.025em}
+.brand svg{width:2rem;height:2rem}
+main{width:100%;max-width:28rem;background:#fff;border:1px solid #e2e8f0;border-radius:1rem;box-shadow:0 20px 25px -5px rgb(15 23 42/.05),0 8px 10px -6px rgb(15 23 42/.05);padding:2rem}
+.icon{display:flex;align-items:center;justify-content:center;width:3rem;height:3rem;border-radius:.75rem;background:#fee2e2;color:#b91c1c}
+.icon svg{width:1.5rem;height:1.5rem}
+h1{margin:1.5rem 0 0;font-size:1.5rem;line-height:2rem;font-weight:600;letter-spacing:-.025em}
+p{margin:.5rem 0 0;font-size:.875rem;line-height:1.25rem;color:#475569}
+dl{margin:1.5rem 0 0;padding:.75rem 1rem;background:#f8fafc;border:1px solid #e2e8f0;border-radius:.75rem;font-size:.75rem;line-height:1.25rem;color:#334155}
+dt{font-weight:600}dd{margin:0 0 .5rem;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-word}dd:last-child{margin-bottom:0}
+a.button{display:inline-flex;align-items:center;height:2.5rem;margin-top:1.5rem;border-radius:.5rem;background:#4f46e5;color:#fff;padding:0 1rem;font-size:.875rem;font-weight:500;text-decoration:none;box-shadow:0 1px 2px rgb(0 0 0/.05)}
+a.button:hover{background:#4338ca}a.button:focus-visible{outline:2px solid #4f46e5;outline-offset:2px}
 `;
 
 /** Plain-words explanations of the errors a person can meet at the authorization endpoint. */
@@ -79,8 +82,9 @@ export function renderErrorPage({ error, errorDescription, homeUrl }: ErrorPageI
 <style>${STYLE}</style>
 </head>
 <body>
-<div class="brand">Platform</div>
+<div class="brand"><svg viewBox="0 0 32 32" aria-hidden="true"><rect width="32" height="32" rx="8" fill="#4f46e5"/><path d="M9 11.5 16 7l7 4.5v9L16 25l-7-4.5z" fill="none" stroke="#fff" stroke-width="2.4" stroke-linejoin="round"/><circle cx="16" cy="16" r="2.6" fill="#fff"/></svg><span>Platform</span></div>
 <main aria-labelledby="title">
+<div class="icon"><svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M12 9v4m0 3.5h.01M10.3 4.2 2.8 17.3A2 2 0 0 0 4.5 20.3h15a2 2 0 0 0 1.7-3L13.7 4.2a2 2 0 0 0-3.4 0Z"/></svg></div>
 <h1 id="title">${escapeHtml(friendly.title)}</h1>
 <p>${escapeHtml(friendly.text)}</p>
 <dl aria-label="Technical details">${details}</dl>

@@ -1,0 +1,72 @@
+import { buttonClasses } from "@/components/ui/button";
+import { Icon } from "@/components/ui/icon";
+import { InteractionCard } from "./interaction-card";
+
+/**
+ * The consent page for third-party login clients: who built the app, who is signed in, and each
+ * scope in plain words. "Allow" posts to /interaction/:uid/consent, "Deny" to .../abort.
+ */
+export function ConsentForm({
+  uid,
+  clientName,
+  ownerHandle,
+  account,
+  scopes,
+}: {
+  uid: string;
+  clientName: string;
+  ownerHandle: string | null;
+  account: { handle: string; displayName: string } | null;
+  scopes: { scope: string; description: string }[];
+}) {
+  return (
+    <InteractionCard labelledBy="consent-title">
+      <div className="flex size-12 items-center justify-center rounded-xl bg-brand-600 text-white">
+        <Icon name="shield" className="size-6" />
+      </div>
+      <h1 id="consent-title" className="mt-6 text-2xl font-semibold tracking-tight">
+        Allow {clientName} to access your account?
+      </h1>
+      <p className="mt-2 text-sm text-slate-600">
+        {ownerHandle ? (
+          <>
+            <strong className="font-semibold text-slate-900">{clientName}</strong> is an app built by{" "}
+            <strong className="font-semibold text-slate-900">@{ownerHandle}</strong>, not by the platform.
+          </>
+        ) : (
+          <>
+            <strong className="font-semibold text-slate-900">{clientName}</strong> is not built by the platform.
+          </>
+        )}
+        {account ? (
+          <>
+            {" "}
+            You are signed in as <strong className="font-semibold text-slate-900">{account.displayName}</strong> (@
+            {account.handle}).
+          </>
+        ) : null}
+      </p>
+      <h2 className="mt-6 text-sm font-semibold text-slate-900">If you allow it, {clientName} will be able to:</h2>
+      <ul className="mt-3 divide-y divide-slate-100 rounded-xl border border-slate-200" aria-label="Requested permissions">
+        {scopes.map((s) => (
+          <li key={s.scope} className="flex gap-3 px-4 py-3">
+            <Icon name="check" className="mt-0.5 size-5 shrink-0 text-brand-600" />
+            <div className="min-w-0">
+              <p className="text-sm text-slate-900">{s.description}</p>
+              <p className="mt-0.5 font-mono text-xs text-slate-500">{s.scope}</p>
+            </div>
+          </li>
+        ))}
+      </ul>
+      <p className="mt-4 text-xs text-slate-500">Your password is never shared. The app only gets what is listed here.</p>
+      <form method="post" action={`/interaction/${uid}/consent`} className="mt-6 flex flex-col-reverse gap-3 sm:flex-row">
+        <button type="submit" formAction={`/interaction/${uid}/abort`} className={buttonClasses("secondary", "lg", "flex-1")}>
+          Deny
+        </button>
+        <button type="submit" className={buttonClasses("primary", "lg", "flex-1")}>
+          Allow
+        </button>
+      </form>
+    </InteractionCard>
+  );
+}

@@ -1,0 +1,56 @@
+import type { Metadata } from "next";
+import { cookies } from "next/headers";
+import { buttonClasses } from "@/components/ui/button";
+import { Icon } from "@/components/ui/icon";
+import { env } from "@/lib/env";
+import { findClientName } from "@/lib/oidc/interaction-view";
+import { ExpiredCard } from "../_components/expired-card";
+import { InteractionCard } from "../_components/interaction-card";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Sign out" };
+
+/** Set by lib/oidc/provider.ts logoutSource (LOGOUT_XSRF_COOKIE), path /interaction/logout. */
+const XSRF_COOKIE = "_logout_xsrf";
+
+/**
+ * Logout confirmation (RP-initiated logout). The form posts to oidc-provider's end-session confirm
+ * endpoint with its CSRF value; "Sign out" ends the platform session (logout=yes), the other button
+ * only signs out of the app that asked.
+ */
+export default async function LogoutPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const query = await searchParams;
+  const xsrf = (await cookies()).get(XSRF_COOKIE)?.value;
+  if (!xsrf) {
+    return <ExpiredCard title="This sign-out request has expired">Go back to the app you came from and sign out again.</ExpiredCard>;
+  }
+  const clientName = await findClientName(typeof query.client_id === "string" ? query.client_id : undefined);
+  const action = `${env().ISSUER}/protocol/openid-connect/logout/confirm`;
+  return (
+    <InteractionCard labelledBy="logout-title">
+      <div className="flex size-12 items-center justify-center rounded-xl bg-brand-600 text-white">
+        <Icon name="logout" className="size-6" />
+      </div>
+      <h1 id="logout-title" className="mt-6 text-2xl font-semibold tracking-tight">
+        Sign out of the platform?
+      </h1>
+      <p className="mt-2 text-sm text-slate-600">
+        {clientName ? (
+          <>
+            <strong className="font-semibold text-slate-900">{clientName}</strong> asked to sign you out.{" "}
+          </>
+        ) : null}
+        Signing out ends your platform session: every app you signed in to here will ask you to sign in again.
+      </p>
+      <form method="post" action={action} className="mt-6 flex flex-col gap-3">
+        <input type="hidden" name="xsrf" value={xsrf} />
+        <button type="submit" name="logout" value="yes" autoFocus className={buttonClasses("primary", "lg", "w-full")}>
+          Sign out
+        </button>
+        <button type="submit" className={buttonClasses("secondary", "lg", "w-full")}>
+          {clientName ? `Only sign out of ${clientName}` : "Stay signed in to the platform"}
+        </button>
+      </form>
+    </InteractionCard>
+  );
+}

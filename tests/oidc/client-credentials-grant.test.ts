@@ -1,0 +1,177 @@
+import { decodeJwt, decodeProtectedHeader } from "jose";
+import * as client from "openid-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server";
+import { authorizationEndpoint, createTestApp, setAppStatus, tokenRequest } from "../helpers/oidc";
+
+/**
+ * SPEC Authentication "API client: client credentials", States (not approved → invalid_client) and
+ * Errors; PRODUCT: client_secret_post and client_secret_basic, secrets stored only as hashes, JWT
+ * access tokens (RFC 9068) verified locally by the API.
+ */
+let server: TestServer;
+let verifyAccessToken: typeof import("../../lib/oidc/verify").verifyAccessToken;
+const SCOPES = ["svc:chat.read", "svc:directory.read"];
+
+beforeAll(async () => {
+  server = await startServer({ seed: false });
+  // The API's verifier, in-process against the server's database (keys are read from it).
+  process.env.DATABASE_URL = server.databaseUrl;
+  process.env.APP_URL = server.url;
+  process.env.LOG_LEVEL = "silent";
+  (await import("../../lib/env")).resetEnv();
+  ({ verifyAccessToken } = await import("../../lib/oidc/verify"));
+});
+
+afterAll(async () => {
+  await (await import("../../lib/db")).closeDb();
+  await server?.stop();
+});
+
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+
+describe("client credentials", () => {
+  it("client_secret_post: an RFC 9068 JWT for the API with exactly the registered app-level scopes, no refresh token", async () => {
+    const app = await createTestApp(server.databaseUrl, { type: "api", scopes: SCOPES });
+    const { status, body, headers } = await tokenRequest(server, {
+      grant_type: "client_credentials",
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+    });
+    expect(status).toBe(200);
+    expect(headers.get("cache-control")).toContain("no-store");
+    expect(body).toMatchObject({ token_type: "Bearer", expires_in: 3600 });
+    expect(body).not.toHaveProperty("refresh_token");
+    expect(body).not.toHaveProperty("id_token");
+    expect(String(body.scope).split(" ").sort()).toEqual(SCOPES);
+
+    const token = String(body.access_token);
+    expect(decodeProtectedHeader(token)).toMatchObject({ typ: "at+jwt", alg: "ES256" });
+    const payload = decodeJwt(token);
+    expect(payload).toMatchObject({ iss: server.issuer, aud: server.apiUrl, client_id: app.clientId });
+    expect(payload).not.toHaveProperty("sub"); // app-only: no user
+    expect(payload.exp! - payload.iat!).toBe(3600);
+
+    const claims = await verifyAccessToken(token);
+    expect(claims.sub).toBeUndefined();
+    expect(claims.clientId).toBe(app.clientId);
+    expect(claims.scopes.sort()).toEqual(SCOPES);
+  });
+
+  it("client_secret_basic works the same", async () => {
+    const app = await createTestApp(server.databaseUrl, { type: "api", scopes: ["svc:chat.read"] });
+    const { status, body } = await tokenRequest(
+      server,
+      { grant_type: "client_credentials" },
+      { authorization: basic(app.clientId, app.clientSecret!) },
+    );
+    expect(status).toBe(200);
+    expect(body.scope).toBe("svc:chat.read");
+  });
+
+  it("works with openid-client as the client (discovery, client_secret_basic)", async () => {
+    const app = await createTestApp(server.databaseUrl, { type: "api", scopes: SCOPES });
+    const config = await client.discovery(
+      new URL(server.issuer),
+      app.clientId,
+      undefined,
+      client.ClientSecretBasic(app.clientSecret!),
+      { execute: [client.allowInsecureRequests] },
+    );
+    const tokens = await client.clientCredentialsGrant(config);
+    expect(tokens.token_type.toLowerCase()).toBe("bearer");
+    expect(tokens.expires_in).toBe(3600);
+    expect(tokens.scope?.split(" ").sort()).toEqual(SCOPES);
+  });
+
+  it("a requested scope list is intersected with the registered one; user-only scopes never reach an API client", async () => {
+    const app = await createTestApp(server.databaseUrl, { type: "api", scopes: [...SCOPES, "svc:stats.read"] });
+    const asked = await tokenRequest(server, {
+      grant_type: "client_credentials",
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      scope: "svc:chat.read svc:pokes.write",
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.body.scope).toBe("svc:chat.read");
+    expect(decodeJwt(String(asked.body.access_token)).scope).toBe("svc:chat.read");
+
+    // svc:stats.read needs a user: registered, but not granted to the app itself.
+    const all = await tokenRequest(server, { grant_type: "client_credentials", client_id: app.clientId, client_secret: app.clientSecret });
+    expect(String(all.body.scope).split(" ").sort()).toEqual(SCOPES);
+  });
+
+  it("a wrong secret, an unknown client or a missing secret is invalid_client", async () => {
+    const app = await createTestApp(server.databaseUrl, { type: "api", scopes: SCOPES });
+    const cases = [
+      { form: { grant_type: "client_credentials", client_id: app.clientId, client_secret: `${app.clientSecret}x` } },
+      { form: { grant_type: "client_credentials", client_id: app.clientId, client_secret: "" } },
+      { form: { grant_type: "client_credentials", client_id: "api_does_not_exist", client_secret: app.clientSecret } },
+      { form: { grant_type: "client_credentials" }, headers: { authorization: basic(app.clientId, "wrong") } },
+    ];
+    for (const c of cases) {
+      const { status, body } = await tokenRequest(server, c.form, c.headers);
+      expect([400, 401], JSON.stringify(c.form)).toContain(status);
+      expect(body.error).toMatch(/^invalid_(client|request)$/);
+      expect(body).not.toHaveProperty("access_token");
+    }
+    const wrong = await tokenRequest(server, cases[0]!.form);
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe("invalid_client");
+  });
+
+  it("pending, rejected and suspended apps get invalid_client, even with the right secret", async () => {
+    for (const status of ["pending", "rejected", "suspended"] as const) {
+      const app = await createTestApp(server.databaseUrl, { type: "api", scopes: SCOPES, status });
+      const res = await tokenRequest(server, { grant_type: "client_credentials", client_id: app.clientId, client_secret: app.clientSecret });
+      expect(res.status, status).toBe(401);
+      expect(res.body.error).toBe("invalid_client");
+    }
+  });
+
+  it("approval makes a pending app work; suspension stops it (within the client cache window)", async () => {
+    const app = await createTestApp(server.databaseUrl, { type: "api", scopes: SCOPES, status: "pending" });
+    const form = { grant_type: "client_credentials", client_id: app.clientId, client_secret: app.clientSecret };
+    expect((await tokenRequest(server, form)).body.error).toBe("invalid_client");
+    await setAppStatus(server.databaseUrl, app.clientId, "approved");
+    await new Promise((r) => setTimeout(r, 5_500)); // the provider caches client rows for 5 s
+    expect((await tokenRequest(server, form)).status).toBe(200);
+    await setAppStatus(server.databaseUrl, app.clientId, "suspended");
+    await new Promise((r) => setTimeout(r, 5_500));
+    expect((await tokenRequest(server, form)).body.error).toBe("invalid_client");
+  });
+
+  it("an API client cannot use the code flow, and a login client cannot use client credentials", async () => {
+    const api = await createTestApp(server.databaseUrl, { type: "api", scopes: SCOPES });
+    const auth = new URL(authorizationEndpoint(server));
+    auth.search = new URLSearchParams({
+      client_id: api.clientId,
+      response_type: "code",
+      redirect_uri: "http://localhost:9/cb",
+      scope: "openid",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    }).toString();
+    const res = await fetch(auth, { redirect: "manual" });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+
+    const login = await createTestApp(server.databaseUrl, { type: "login", scopes: SCOPES });
+    const cc = await tokenRequest(server, { grant_type: "client_credentials", client_id: login.clientId });
+    expect(cc.status).toBeGreaterThanOrEqual(400);
+    expect(cc.body).not.toHaveProperty("access_token");
+  });
+
+  it("the stored secret is only a hash, and the secret never appears in the logs", async () => {
+    const app = await createTestApp(server.databaseUrl, { type: "api", scopes: SCOPES });
+    await tokenRequest(server, { grant_type: "client_credentials", client_id: app.clientId, client_secret: `${app.clientSecret}-wrong` });
+    const { query } = await import("../helpers/db");
+    const rows = await query<{ secretHash: string }>(server.databaseUrl, `SELECT "secretHash" FROM "Application" WHERE "clientId" = $1`, [
+      app.clientId,
+    ]);
+    expect(rows[0]!.secretHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[0]!.secretHash).not.toContain(app.clientSecret!);
+    expect(server.logs.join("\n")).not.toContain(app.clientSecret!);
+  });
+});
