@@ -1,0 +1,295 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureDatabase, findFreePort, startEmbeddedPostgres } from "../../lib/database/embedded";
+import { query } from "../helpers/db";
+import { newDatabase } from "../helpers/server";
+
+/** The operator CLI of PRODUCT.md, run as a real child process the way `npm run platform --` does. */
+const ROOT = path.resolve(import.meta.dirname, "..", "..");
+let databaseUrl: string;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], options: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<Run> {
+  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, ...options.env };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bin/platform.ts"), ...args], {
+      cwd: ROOT,
+      env: env as NodeJS.ProcessEnv,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** A failed command: non-zero exit, nothing on stdout, exactly one line on stderr. */
+function expectOneLineError(run: Run, exitCode: number, pattern: RegExp): void {
+  expect(run.code, run.stderr).toBe(exitCode);
+  expect(run.stdout).toBe("");
+  const lines = run.stderr.trimEnd().split("\n");
+  expect(lines, run.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
+}
+
+beforeAll(async () => {
+  databaseUrl = await newDatabase({ seed: true });
+});
+
+describe("help", () => {
+  it("lists every command without touching the database", async () => {
+    const run = await cli(["--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
+    expect(run.code).toBe(0);
+    for (const command of ["apps create", "apps approve", "apps reject", "apps suspend", "apps list", "users create", "users disable", "users enable", "users mute", "users unmute"]) {
+      expect(run.stdout).toContain(command);
+    }
+    const sub = await cli(["apps", "create", "--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
+    expect(sub.code).toBe(0);
+    expect(sub.stdout).toContain("--redirect-uri");
+    expect(sub.stdout).toContain("svc:chat.read");
+  });
+});
+
+describe("apps", () => {
+  it("create --approve prints an API client's secret once and stores only its hash", async () => {
+    const run = await cli(["apps", "create", "--name", "Ops bot", "--type", "api", "--owner", "alice", "--scope", "svc:chat.read", "--scope", "svc:directory.read", "--approve", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe("");
+    const out = JSON.parse(run.stdout) as { client_id: string; status: string; client_secret: string };
+    expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "status"]);
+    expect(out.client_id).toMatch(/^api_/);
+    expect(out.status).toBe("approved");
+    const [row] = await query<{ secretHash: string; scopes: string[]; owner: string }>(
+      databaseUrl,
+      `SELECT a."secretHash", a.scopes, u.handle AS owner FROM "Application" a JOIN "User" u ON u.id = a."ownerId" WHERE "clientId" = $1`,
+      [out.client_id],
+    );
+    expect(row).toEqual({
+      secretHash: createHash("sha256").update(out.client_secret).digest("hex"),
+      scopes: ["svc:chat.read", "svc:directory.read"],
+      owner: "alice",
+    });
+    // The secret itself is nowhere in the database (audit log included).
+    const leaks = await query(
+      databaseUrl,
+      `SELECT 1 FROM "Application" a, "AuditLog" l WHERE a::text LIKE '%' || $1 || '%' OR l::text LIKE '%' || $1 || '%'`,
+      [out.client_secret],
+    );
+    expect(leaks).toEqual([]);
+
+    // Approving again does not reveal anything: the secret was shown once.
+    const again = await cli(["apps", "approve", out.client_id, "--json"]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).not.toContain(out.client_secret);
+    expect(again.stderr).not.toContain(out.client_secret);
+  });
+
+  it("create prints human-readable output with the secret and a warning", async () => {
+    const run = await cli(["apps", "create", "--name", "Human", "--type", "api", "--owner", "bob", "--approve"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/client_id: api_[0-9A-Za-z]{20}/);
+    expect(run.stdout).toMatch(/client_secret: [A-Za-z0-9_-]{43}/);
+    expect(run.stdout).toMatch(/shown only once/);
+  });
+
+  it("a login client never gets a secret; a pending API client not yet", async () => {
+    const login = await cli([
+      "apps", "create", "--name", "SPA", "--type", "login", "--owner", "carol",
+      "--redirect-uri", "http://localhost:5173/callback", "--redirect-uri", "https://spa.example/callback",
+      "--post-logout-redirect-uri", "https://spa.example/", "--approve", "--json",
+    ]);
+    expect(login.code, login.stderr).toBe(0);
+    expect(JSON.parse(login.stdout)).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved" });
+    const [row] = await query<{ redirectUris: string[]; postLogoutRedirectUris: string[]; secretHash: string | null }>(
+      databaseUrl,
+      `SELECT "redirectUris", "postLogoutRedirectUris", "secretHash" FROM "Application" WHERE "clientId" = $1`,
+      [JSON.parse(login.stdout).client_id],
+    );
+    expect(row).toEqual({
+      redirectUris: ["http://localhost:5173/callback", "https://spa.example/callback"],
+      postLogoutRedirectUris: ["https://spa.example/"],
+      secretHash: null,
+    });
+
+    const pending = await cli(["apps", "create", "--name", "Later", "--type", "api", "--owner", "alice", "--json"]);
+    expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending" });
+  });
+
+  it("approve, reject (with reason), suspend and list, in JSON and text", async () => {
+    const make = async (name: string) =>
+      JSON.parse((await cli(["apps", "create", "--name", name, "--type", "api", "--owner", "alice", "--json"])).stdout).client_id as string;
+    const [a, b] = await Promise.all([make("To approve"), make("To reject")]);
+
+    const approved = await cli(["apps", "approve", a, "--json"]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(JSON.parse(approved.stdout)).toEqual({ client_id: a, status: "approved", status_reason: null });
+    expect(approved.stdout).not.toMatch(/secret/);
+
+    const rejected = await cli(["apps", "reject", b, "--reason", "Needs a description", "--json"]);
+    expect(JSON.parse(rejected.stdout)).toEqual({ client_id: b, status: "rejected", status_reason: "Needs a description" });
+
+    const suspended = await cli(["apps", "suspend", a]);
+    expect(suspended.code, suspended.stderr).toBe(0);
+    expect(suspended.stdout).toContain(`Suspended: ${a}`);
+
+    const list = await cli(["apps", "list", "--json"]);
+    expect(list.code).toBe(0);
+    const apps = (JSON.parse(list.stdout) as { apps: { client_id: string; status: string; owner: string }[] }).apps;
+    expect(apps.find((x) => x.client_id === a)).toMatchObject({ status: "suspended", owner: "alice" });
+    expect(apps.find((x) => x.client_id === b)).toMatchObject({ status: "rejected" });
+    expect(list.stdout).not.toMatch(/secret/i);
+
+    const pendingOnly = JSON.parse((await cli(["apps", "list", "--status", "pending", "--json"])).stdout) as { apps: { status: string }[] };
+    expect(pendingOnly.apps.every((x) => x.status === "pending")).toBe(true);
+
+    const text = await cli(["apps", "list"]);
+    expect(text.stdout).toContain(a);
+    expect(text.stdout).toContain("suspended");
+
+    const audit = await query<{ action: string; actorHandle: string }>(
+      databaseUrl,
+      `SELECT action, "actorHandle" FROM "AuditLog" WHERE "targetId" = $1 ORDER BY id`,
+      [a],
+    );
+    expect(audit).toEqual([
+      { action: "app.create", actorHandle: "system:cli" },
+      { action: "app.approve", actorHandle: "system:cli" },
+      { action: "app.suspend", actorHandle: "system:cli" },
+    ]);
+  });
+});
+
+describe("users", () => {
+  it("create stores an scrypt hash and never prints the password", async () => {
+    const run = await cli(["users", "create", "--handle", "opsuser", "--password", "s3cret-pass-word", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ handle: "opsuser", role: "user" });
+    expect(run.stdout + run.stderr).not.toContain("s3cret-pass-word");
+    const [row] = await query<{ passwordHash: string }>(databaseUrl, `SELECT "passwordHash" FROM "User" WHERE handle = 'opsuser'`);
+    expect(row!.passwordHash).toMatch(/^scrypt\$/);
+
+    const admin = await cli(["users", "create", "--handle", "opsadmin", "--password-stdin", "--admin"], { input: "another-pass-123\n" });
+    expect(admin.code, admin.stderr).toBe(0);
+    expect(admin.stdout).toContain("Created admin opsadmin");
+    const { verifyPassword } = await import("../../lib/crypto/passwords");
+    const [adminRow] = await query<{ passwordHash: string; role: string }>(databaseUrl, `SELECT "passwordHash", role FROM "User" WHERE handle = 'opsadmin'`);
+    expect(adminRow!.role).toBe("admin");
+    expect(await verifyPassword("another-pass-123", adminRow!.passwordHash)).toBe(true);
+  });
+
+  it("disable, enable, mute and unmute", async () => {
+    const flags = async () =>
+      (await query<{ disabled: boolean; muted: boolean }>(databaseUrl, `SELECT disabled, muted FROM "User" WHERE handle = 'carol'`))[0];
+    const disable = await cli(["users", "disable", "carol", "--json"]);
+    expect(JSON.parse(disable.stdout)).toEqual({ handle: "carol", disabled: true, muted: false });
+    expect(await flags()).toEqual({ disabled: true, muted: false });
+    const mute = await cli(["users", "mute", "carol"]);
+    expect(mute.stdout).toContain("carol: disabled, muted");
+    await cli(["users", "enable", "carol"]);
+    const unmute = await cli(["users", "unmute", "carol", "--json"]);
+    expect(JSON.parse(unmute.stdout)).toEqual({ handle: "carol", disabled: false, muted: false });
+    expect(await flags()).toEqual({ disabled: false, muted: false });
+  });
+});
+
+describe("errors: one clear line and a non-zero exit", () => {
+  it("reports each bad input", async () => {
+    const [unknownUser, duplicate, unknownClient, badUri, unknownCommand, unknownOption, missing, badScope, unknownFlagUser, apiWithRedirect] =
+      await Promise.all([
+        cli(["apps", "create", "--name", "X", "--type", "api", "--owner", "ghost_owner"]),
+        cli(["users", "create", "--handle", "alice", "--password", "long-enough-1"]),
+        cli(["apps", "approve", "api_doesNotExist0000000"]),
+        cli(["apps", "create", "--name", "X", "--type", "login", "--owner", "alice", "--redirect-uri", "callback.html"]),
+        cli(["apps", "frobnicate"]),
+        cli(["apps", "list", "--colour"]),
+        cli(["apps", "reject"]),
+        cli(["apps", "create", "--name", "X", "--type", "api", "--owner", "alice", "--scope", "svc:everything"]),
+        cli(["users", "mute", "ghost_user"]),
+        cli(["apps", "create", "--name", "X", "--type", "api", "--owner", "alice", "--redirect-uri", "https://x.example/cb"]),
+      ]);
+    expectOneLineError(unknownUser, 1, /^Error: No user with the handle "ghost_owner"\.$/);
+    expectOneLineError(duplicate, 1, /^Error: The handle "alice" is already taken\.$/);
+    expectOneLineError(unknownClient, 1, /^Error: No application with the client id "api_doesNotExist0000000"\.$/);
+    expectOneLineError(badUri, 2, /^Error: --redirect-uri: callback\.html: must be an absolute URL/);
+    expectOneLineError(unknownCommand, 2, /^Error: unknown command "apps frobnicate"/);
+    expectOneLineError(unknownOption, 2, /^Error: unknown option --colour for apps list/);
+    expectOneLineError(missing, 2, /^Error: apps reject expects CLIENT_ID/);
+    expectOneLineError(badScope, 2, /^Error: --scope: Unknown scope "svc:everything"/);
+    expectOneLineError(unknownFlagUser, 1, /^Error: No user with the handle "ghost_user"\.$/);
+    expectOneLineError(apiWithRedirect, 2, /^Error: --redirect-uri: An API client has no redirect URIs$/);
+  });
+
+  it("rejects plain-http and fragment redirect URIs", async () => {
+    const [http, fragment] = await Promise.all([
+      cli(["apps", "create", "--name", "X", "--type", "login", "--owner", "alice", "--redirect-uri", "http://app.example/cb"]),
+      cli(["apps", "create", "--name", "X", "--type", "login", "--owner", "alice", "--redirect-uri", "https://app.example/cb#x"]),
+    ]);
+    expectOneLineError(http, 2, /must use https/);
+    expectOneLineError(fragment, 2, /must not contain a fragment/);
+  });
+
+  it("with --json, errors are one JSON line", async () => {
+    const run = await cli(["apps", "approve", "api_nope", "--json"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(JSON.parse(run.stderr)).toEqual({ error: { code: "not_found", message: 'No application with the client id "api_nope".' } });
+  });
+
+  it("a bad environment variable stops it with one line naming the variable", async () => {
+    expectOneLineError(await cli(["apps", "list"], { env: { ISSUER: "not a url" } }), 1, /^Error: Invalid environment variable ISSUER/);
+  });
+
+  it("an unreachable database is one line without the password", async () => {
+    const run = await cli(["apps", "list"], { env: { DATABASE_URL: "postgres://ops:hunter2secret@127.0.0.1:1/platform" } });
+    expectOneLineError(run, 1, /^Error: Cannot connect to PostgreSQL at 127\.0\.0\.1:1\/platform/);
+    expect(run.stderr).not.toContain("hunter2secret");
+  });
+});
+
+describe("without DATABASE_URL (embedded PostgreSQL)", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "platform-cli-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("reuses the running embedded server of `npm start`, or starts and stops its own", async () => {
+    const port = await findFreePort();
+    const env = { DATABASE_URL: undefined, DATA_DIR: dir, EMBEDDED_PG_PORT: String(port) };
+    // Running: as `npm start` leaves it (server up, database created).
+    const running = await startEmbeddedPostgres({ dir, port });
+    try {
+      await ensureDatabase(running.serverUrl, "platform");
+      const created = await cli(["users", "create", "--handle", "embedded_op", "--password", "long-enough-1", "--json"], { env });
+      expect(created.code, created.stderr).toBe(0);
+      expect(JSON.parse(created.stdout)).toMatchObject({ handle: "embedded_op" });
+      // It talked to the running server: the row is there.
+      expect(await query(running.url("platform"), `SELECT 1 FROM "User" WHERE handle = 'embedded_op'`)).toHaveLength(1);
+    } finally {
+      await running.stop();
+    }
+    // Not running: the CLI starts it for the command and stops it afterwards.
+    const own = await cli(["users", "mute", "embedded_op", "--json"], { env });
+    expect(own.code, own.stderr).toBe(0);
+    expect(JSON.parse(own.stdout)).toEqual({ handle: "embedded_op", disabled: false, muted: true });
+    expect(own.stderr).toMatch(/Starting the embedded PostgreSQL/);
+    const again = await startEmbeddedPostgres({ dir, port }); // the port is free again
+    await again.stop();
+  });
+});
