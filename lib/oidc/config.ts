@@ -42,6 +42,7 @@ function isHttps(): boolean {
 }
 
 const OIDC_SCOPE_NAMES = Object.keys(OIDC_SCOPES);
+const SUPPORTED_SCOPES = [...OIDC_SCOPE_NAMES, ...SVC_SCOPE_NAMES];
 const augmented = new WeakSet<object>();
 
 /**
@@ -101,8 +102,10 @@ async function loadExistingGrant(ctx: KoaContextWithOIDC) {
   if (!grant || grant.accountId !== accountId || grant.clientId !== client.clientId) {
     grant = new provider.Grant({ accountId, clientId: client.clientId });
   }
-  const oidcScopes = requested.filter((s) => OIDC_SCOPE_NAMES.includes(s));
-  if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(" "));
+  // Every supported scope (svc: ones included) is an "OIDC scope" to oidc-provider's consent check,
+  // because they are all listed in `scopes`; the API's share is granted as resource scopes below.
+  const known = requested.filter((s) => SUPPORTED_SCOPES.includes(s));
+  if (known.length) grant.addOIDCScope(known.join(" "));
   for (const [indicator, server] of Object.entries(ctx.oidc.resourceServers ?? {}) as [string, ResourceServer][]) {
     const allowed = new Set((server.scope ?? "").split(" "));
     const scopes = requested.filter((s) => allowed.has(s));
@@ -130,7 +133,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
     jwks: input.jwks as Configuration["jwks"],
     cookies: { keys: input.cookieKeys, long: cookieOptions, short: cookieOptions },
     routes: ROUTES,
-    scopes: [...OIDC_SCOPE_NAMES, ...SVC_SCOPE_NAMES],
+    scopes: SUPPORTED_SCOPES,
     claims: {
       openid: ["sub"],
       profile: ["name", "preferred_username", "picture"],
