@@ -73,6 +73,7 @@ export function lenientIntParam(options: { fallback: number; min: number; max: n
   const { fallback, min, max, description } = options;
   return z
     .unknown()
+    .optional()
     .transform((v) => {
       if (typeof v !== "string" || !/^\d{1,9}$/.test(v)) return fallback;
       const n = Number(v);

@@ -11,14 +11,15 @@ import { normalizeHandle } from "./profiles";
  * the losers see the winner's fresh lastPokedAt, so exactly one succeeds.
  *
  * Timestamps are written as UTC wall-clock (`timezone('UTC', now())`) like Prisma does for
- * `timestamp(3)` columns, whatever the session time zone.
+ * `timestamp(3)` columns, whatever the session time zone, and truncated to the second so that
+ * `poked_at + 86400` is exactly the `next_allowed_at` at which the pair opens again.
  */
 const POKE_SQL = `
   WITH target AS (
     SELECT id, handle FROM "User" WHERE handle = $2 AND NOT disabled
   ), poked AS (
     INSERT INTO "Poke" ("callerId", "targetId", "lastPokedAt", count)
-    SELECT $1, t.id, timezone('UTC', now())::timestamp(3), 1 FROM target t WHERE t.id <> $1
+    SELECT $1, t.id, date_trunc('second', timezone('UTC', now())), 1 FROM target t WHERE t.id <> $1
     ON CONFLICT ("callerId", "targetId") DO UPDATE
       SET "lastPokedAt" = EXCLUDED."lastPokedAt", count = "Poke".count + 1
       WHERE "Poke"."lastPokedAt" <= EXCLUDED."lastPokedAt" - interval '${POKE_COOLDOWN_SECONDS} seconds'
