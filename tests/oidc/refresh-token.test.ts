@@ -1,0 +1,174 @@
+import * as client from "openid-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server";
+import { createTestApp, createTestUser, refreshTokens, signInAndGetTokens, tokenRequest } from "../helpers/oidc";
+
+/**
+ * SPEC States "Refresh token" and "Access token", Authentication step 6, Errors (refresh →
+ * invalid_grant); PRODUCT: rotation with reuse revoking the grant, CORS for single-page apps. The
+ * server runs with ACCESS_TOKEN_TTL=3 to see an access token expire.
+ */
+let server: TestServer;
+const REDIRECT = "http://localhost:5173/callback";
+const SPA_ORIGIN = "http://localhost:5173";
+const PASSWORD = "refresh-test-password";
+let clientId: string;
+let verifyAccessToken: typeof import("../../lib/oidc/verify").verifyAccessToken;
+
+beforeAll(async () => {
+  server = await startServer({ seed: false, env: { ACCESS_TOKEN_TTL: "3", REFRESH_TOKEN_TTL: "600" } });
+  await createTestUser(server.databaseUrl, { handle: "rhea", password: PASSWORD });
+  ({ clientId } = await createTestApp(server.databaseUrl, {
+    type: "login",
+    scopes: ["svc:chat.read", "svc:notifications.read"],
+    redirectUris: [REDIRECT],
+    firstParty: true,
+  }));
+  process.env.DATABASE_URL = server.databaseUrl;
+  process.env.APP_URL = server.url;
+  process.env.LOG_LEVEL = "silent";
+  (await import("../../lib/env")).resetEnv();
+  ({ verifyAccessToken } = await import("../../lib/oidc/verify"));
+});
+
+afterAll(async () => {
+  await (await import("../../lib/db")).closeDb();
+  await server?.stop();
+});
+
+const signIn = () => signInAndGetTokens(server, { handle: "rhea", password: PASSWORD, clientId, redirectUri: REDIRECT });
+
+describe("refresh tokens", () => {
+  it("a refresh returns a new access token and a new refresh token; the old refresh token stops working", async () => {
+    const tokens = await signIn();
+    const first = await refreshTokens(server, clientId, tokens.refresh_token);
+    expect(first.status).toBe(200);
+    expect(first.body.access_token).toEqual(expect.any(String));
+    expect(first.body.access_token).not.toBe(tokens.access_token);
+    expect(first.body.refresh_token).toEqual(expect.any(String));
+    expect(first.body.refresh_token).not.toBe(tokens.refresh_token);
+    expect(String(first.body.scope).split(" ").sort()).toEqual(tokens.scope.split(" ").sort());
+    expect(first.body.expires_in).toBe(3);
+
+    const reused = await refreshTokens(server, clientId, tokens.refresh_token);
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe("invalid_grant");
+  });
+
+  it("reusing a rotated refresh token revokes the whole grant: the newest refresh token dies too", async () => {
+    const tokens = await signIn();
+    const rotated = await refreshTokens(server, clientId, tokens.refresh_token);
+    const newest = String(rotated.body.refresh_token);
+    expect((await refreshTokens(server, clientId, tokens.refresh_token)).body.error).toBe("invalid_grant");
+    const after = await refreshTokens(server, clientId, newest);
+    expect(after.status).toBe(400);
+    expect(after.body.error).toBe("invalid_grant");
+  });
+
+  it("works through openid-client, several rotations in a row", async () => {
+    const tokens = await signIn();
+    const config = await client.discovery(new URL(server.issuer), clientId, { redirect_uris: [REDIRECT] }, client.None(), {
+      execute: [client.allowInsecureRequests],
+    });
+    let refresh = tokens.refresh_token;
+    for (let i = 0; i < 3; i++) {
+      const next = await client.refreshTokenGrant(config, refresh);
+      expect(next.refresh_token).toBeTruthy();
+      expect(next.refresh_token).not.toBe(refresh);
+      refresh = next.refresh_token!;
+    }
+  });
+
+  it("concurrent refreshes of one token: exactly one succeeds", async () => {
+    const tokens = await signIn();
+    const results = await Promise.all(Array.from({ length: 6 }, () => refreshTokens(server, clientId, tokens.refresh_token)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 200)) expect(r.body.error).toBe("invalid_grant");
+  });
+
+  it("an unknown, revoked or other client's refresh token is invalid_grant", async () => {
+    expect((await refreshTokens(server, clientId, "garbage")).body.error).toBe("invalid_grant");
+
+    const tokens = await signIn();
+    const revoke = await fetch(`${server.issuer}/protocol/openid-connect/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: tokens.refresh_token, client_id: clientId }),
+    });
+    expect(revoke.status).toBe(200);
+    const after = await refreshTokens(server, clientId, tokens.refresh_token);
+    expect(after.status).toBe(400);
+    expect(after.body.error).toBe("invalid_grant");
+
+    const other = await createTestApp(server.databaseUrl, { type: "login", redirectUris: [REDIRECT], firstParty: true });
+    const mine = await signIn();
+    expect((await refreshTokens(server, other.clientId, mine.refresh_token)).body.error).toBe("invalid_grant");
+  });
+});
+
+describe("access token lifetime", () => {
+  it("an expired access token is rejected by the API's verifier", async () => {
+    const tokens = await signIn();
+    expect(tokens.expires_in).toBe(3);
+    const claims = await verifyAccessToken(tokens.access_token);
+    expect(claims.sub).toEqual(expect.stringMatching(/^[0-9]+$/));
+    expect(claims.exp - claims.iat).toBe(3);
+    // Wait until the token's own expiry has passed.
+    await new Promise((r) => setTimeout(r, Math.max(0, claims.exp * 1000 - Date.now()) + 1100));
+    await expect(verifyAccessToken(tokens.access_token)).rejects.toMatchObject({ code: "invalid_token", status: 401 });
+    // The refresh token still gets a fresh one.
+    const fresh = await refreshTokens(server, clientId, tokens.refresh_token);
+    await expect(verifyAccessToken(String(fresh.body.access_token))).resolves.toMatchObject({ clientId });
+  });
+
+  it("an ID token is not an access token", async () => {
+    const tokens = await signIn();
+    await expect(verifyAccessToken(tokens.id_token)).rejects.toMatchObject({ code: "invalid_token" });
+  });
+});
+
+describe("CORS for single-page apps", () => {
+  it("token endpoint: the registered redirect origin is allowed, others are not", async () => {
+    const tokens = await signIn();
+    const preflight = await fetch(`${server.issuer}/protocol/openid-connect/token`, {
+      method: "OPTIONS",
+      headers: { origin: SPA_ORIGIN, "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(SPA_ORIGIN);
+
+    const ok = await refreshTokens(server, clientId, tokens.refresh_token, { origin: SPA_ORIGIN });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("access-control-allow-origin")).toBe(SPA_ORIGIN);
+
+    const evil = await refreshTokens(server, clientId, String(ok.body.refresh_token), { origin: "https://evil.example" });
+    expect(evil.headers.get("access-control-allow-origin")).toBeNull();
+    expect(evil.status).toBe(400);
+  });
+
+  it("API clients get no CORS (a secret never belongs in a browser)", async () => {
+    const api = await createTestApp(server.databaseUrl, { type: "api", scopes: ["svc:chat.read"] });
+    const res = await tokenRequest(
+      server,
+      { grant_type: "client_credentials", client_id: api.clientId, client_secret: api.clientSecret },
+      { origin: SPA_ORIGIN },
+    );
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("userinfo and revoke answer the registered origin", async () => {
+    const tokens = await signIn();
+    const info = await fetch(`${server.issuer}/protocol/openid-connect/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}`, origin: SPA_ORIGIN },
+    });
+    expect(info.status).toBe(200);
+    expect(info.headers.get("access-control-allow-origin")).toBe(SPA_ORIGIN);
+    const revoke = await fetch(`${server.issuer}/protocol/openid-connect/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: SPA_ORIGIN },
+      body: new URLSearchParams({ token: tokens.refresh_token, client_id: clientId }),
+    });
+    expect(revoke.status).toBe(200);
+    expect(revoke.headers.get("access-control-allow-origin")).toBe(SPA_ORIGIN);
+  });
+});
