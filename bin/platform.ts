@@ -281,6 +281,32 @@ const COMMANDS: Record<string, Command> = {
   "users enable": userFlag("enable"),
   "users mute": userFlag("mute"),
   "users unmute": userFlag("unmute"),
+  "keys rotate": {
+    usage: "keys rotate [--json]",
+    summary:
+      "Rotate the token signing keys: new keys sign from now on, retired ones stay published until their tokens expire",
+    options: {},
+    positionals: [],
+    async run() {
+      // keys.ts logs each generated key at info level on stdout, which would break --json output.
+      if (!process.env.LOG_LEVEL) {
+        process.env.LOG_LEVEL = "warn";
+        resetEnv();
+      }
+      const [{ rotateSigningKeys }, { recordAudit, CLI_ACTOR }] = await Promise.all([
+        import("../lib/oidc/keys"),
+        import("../lib/services/audit"),
+      ]);
+      const { retired } = await rotateSigningKeys();
+      await recordAudit({ actor: CLI_ACTOR, action: "keys.rotate", targetType: "setting", targetId: "signing-keys", detail: { retired } });
+      return {
+        json: { retired },
+        text:
+          `Rotated the signing keys (retired: ${retired.join(", ") || "none"}).\n` +
+          "Running processes switch to the new keys within SIGNING_KEY_POLL_SECONDS (default 60).",
+      };
+    },
+  },
 };
 
 function help(): string {

@@ -31,6 +31,8 @@ const rawSchema = z.object({
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
   ACCESS_TOKEN_TTL: seconds(3600),
   REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
+  /** How often each process checks the database for rotated signing keys (`keys rotate`). */
+  SIGNING_KEY_POLL_SECONDS: seconds(60),
   SEED_DEMO: booleanFlag.optional(),
   /** Cookie signing keys (comma separated); generated and kept in the database when unset. */
   COOKIE_SECRETS: z.string().min(32).optional(),

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { env } from "../env";
 import { logger } from "../logger";
 import { startExpiredModelCleanup } from "./adapter";
 import { handleInteraction, type InteractionAction } from "./interactions";
@@ -16,15 +17,13 @@ export interface OidcService {
   stop?(): Promise<void>;
 }
 
-/** How often a process checks for rotated signing keys (another process may have rotated them). */
-const KEY_POLL_MS = 60_000;
-
 export async function createOidc(): Promise<OidcService> {
   let current: BuiltProvider = await buildProvider();
   let callback = current.provider.callback();
 
   // Rotation (rotateSigningKeys, possibly in another process) changes the published key set; a
-  // fresh Provider picks it up. Requests in flight finish on the instance they started with.
+  // fresh Provider picks it up within SIGNING_KEY_POLL_SECONDS. Requests in flight finish on the
+  // instance they started with.
   let rebuilding = false;
   const poll = setInterval(() => {
     if (rebuilding) return;
@@ -40,7 +39,7 @@ export async function createOidc(): Promise<OidcService> {
       .finally(() => {
         rebuilding = false;
       });
-  }, KEY_POLL_MS);
+  }, env().SIGNING_KEY_POLL_SECONDS * 1000);
   poll.unref();
   const stopCleanup = startExpiredModelCleanup();
 
