@@ -218,7 +218,7 @@ describe("consistency", () => {
     expect(outOfOrder).toEqual([]);
     // The id sequence continues after the seeded ids.
     const [next] = await query<{ next: string }>(databaseUrl, `SELECT nextval(pg_get_serial_sequence('"ChatMessage"', 'id'))::text AS next`);
-    expect(Number(next!.next)).toBe(afterFirst.ChatMessage + 1);
+    expect(Number(next!.next)).toBe(afterFirst.ChatMessage! + 1);
   });
 
   it("leaves every poke pair open (older than the 24-hour cooldown)", async () => {
