@@ -1,0 +1,107 @@
+import { parseArgs } from "node:util";
+import { z } from "zod";
+
+/**
+ * `npm run bench -- [flags]`; every flag also has a BENCH_* environment variable (flags win).
+ * This is the bench's only reader of process.env (the app's is lib/env.ts).
+ */
+const count = (fallback: number) => z.coerce.number().int().min(0).max(50_000_000).default(fallback);
+
+const schema = z.object({
+  users: count(100_000).refine((n) => n >= 10, "needs at least 10 users"),
+  messages: count(200_000),
+  notifications: count(200_000),
+  /** Seconds measured per case. */
+  duration: z.coerce.number().positive().max(600).default(10),
+  /** Seconds of unmeasured load before each case. */
+  warmup: z.coerce.number().min(0).max(60).default(2),
+  connections: z.coerce.number().int().min(1).max(1000).default(50),
+  /**
+   * Users signed in through the real login flow. The chat case cycles through them, so its ceiling
+   * is signedIn / 2 posts per second (one post per user per 2 s, SPEC Limits).
+   */
+  signedIn: z.coerce.number().int().min(1).max(100_000).default(3000),
+  /** Parallel sign-in flows while minting user tokens. */
+  signInConcurrency: z.coerce.number().int().min(1).max(64).default(8),
+  /** Serve Next too (production build, built if needed) — off: API and sign-in only. */
+  next: z.enum(["auto", "on", "off"]).default("auto"),
+  /** Comma-separated case ids to run (A,B,C,4,5,6a,6b,7a,7b,7c,7d,8a,8b); default all. */
+  only: z.string().optional(),
+  /** Run the server under `node --cpu-prof`, profiles written to this directory. */
+  profile: z.string().optional(),
+  /** Keep the temporary directory (embedded database, logs) after the run. */
+  keep: z.boolean().default(false),
+  /** Write results (bench/results/latest.*, docs/performance.md); off for experiments. */
+  write: z.boolean().default(true),
+  databaseUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+  logLevel: z.enum(["debug", "info", "warn", "error", "silent"]).optional(),
+});
+
+export type BenchConfig = z.infer<typeof schema>;
+
+const FLAGS = {
+  users: "BENCH_USERS",
+  messages: "BENCH_MESSAGES",
+  notifications: "BENCH_NOTIFICATIONS",
+  duration: "BENCH_DURATION",
+  warmup: "BENCH_WARMUP",
+  connections: "BENCH_CONNECTIONS",
+  "signed-in": "BENCH_SIGNED_IN",
+  "sign-in-concurrency": "BENCH_SIGN_IN_CONCURRENCY",
+  next: "BENCH_NEXT",
+  only: "BENCH_ONLY",
+  profile: "BENCH_PROFILE",
+  "log-level": "BENCH_LOG_LEVEL",
+} as const;
+
+export const USAGE = `npm run bench -- [options]
+
+  --users N              bench users to seed (default 100000)        BENCH_USERS
+  --messages N           chat messages to seed (default 200000)      BENCH_MESSAGES
+  --notifications N      notifications to seed (default 200000)      BENCH_NOTIFICATIONS
+  --duration S           seconds measured per case (default 10)      BENCH_DURATION
+  --warmup S             unmeasured seconds before each (default 2)  BENCH_WARMUP
+  --connections N        concurrent connections (default 50)         BENCH_CONNECTIONS
+  --signed-in N          users signed in for user tokens (3000)      BENCH_SIGNED_IN
+  --sign-in-concurrency N  parallel sign-in flows (default 8)        BENCH_SIGN_IN_CONCURRENCY
+  --next auto|on|off     serve Next as production does (auto: build if needed, fall back to off if the build fails)
+  --only A,B,4,…         run only these cases                        BENCH_ONLY
+  --profile DIR          run the server under node --cpu-prof        BENCH_PROFILE
+  --log-level LEVEL      the server's LOG_LEVEL (default: the app's default)
+  --keep                 keep the temporary directory (database, logs)
+  --no-write             do not write bench/results or docs/performance.md
+
+DATABASE_URL: benchmark against that PostgreSQL database (it must be empty or hold a previous bench
+data set of the same sizes) instead of a temporary embedded one.`;
+
+export function parseConfig(argv: string[], environment: NodeJS.ProcessEnv): BenchConfig | "help" {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      ...Object.fromEntries(Object.keys(FLAGS).map((k) => [k, { type: "string" as const }])),
+      keep: { type: "boolean" },
+      "no-write": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  if (values.help) return "help";
+  const raw: Record<string, unknown> = {};
+  for (const [flag, variable] of Object.entries(FLAGS)) {
+    const key = flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    const value = (values as Record<string, unknown>)[flag] ?? environment[variable];
+    if (value !== undefined && value !== "") raw[key] = value;
+  }
+  raw.keep = Boolean(values.keep);
+  raw.write = !values["no-write"];
+  if (environment.DATABASE_URL) raw.databaseUrl = environment.DATABASE_URL;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`Invalid option ${String(issue.path[0] ?? "")}: ${issue.message}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,81 @@
+import { spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+
+/** What bench/load-worker.ts runs: plain JSON, written to a file (token lists can be megabytes). */
+export interface LoadScenario {
+  /** Origin, e.g. http://127.0.0.1:41234 */
+  url: string;
+  connections: number;
+  /** Seconds measured. */
+  duration: number;
+  /** Seconds of unmeasured load first (JIT, pools, caches). */
+  warmup: number;
+  method?: "GET" | "POST";
+  /** Path with optional {handle} and {i} placeholders. */
+  path: string;
+  headers?: Record<string, string>;
+  /** Body with optional {handle} and {i} placeholders. */
+  body?: string;
+  /**
+   * fixed: the same request every time (first token, if any).
+   * random: a random token and a random handle per request.
+   * roundRobin: token i mod T, handle (⌊i/T⌋ + i) mod N: distinct (token, handle) pairs.
+   */
+  mode: "fixed" | "random" | "roundRobin";
+  tokens?: string[];
+  handles?: string[];
+  /** dataId: collect `data.id` of every 201 response (to check that acknowledged writes are stored). */
+  collect?: "dataId";
+}
+
+export interface LoadResult {
+  duration: number;
+  requests: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  rps: number;
+  okRps: number;
+  latency: { p50: number; p90: number; p99: number; max: number; mean: number };
+  statusCounts: Record<string, number>;
+  /** First response body per non-2xx status (truncated). */
+  samples?: Record<string, string>;
+  ackedIds?: string[];
+  ackedInWarmup?: number;
+}
+
+const WORKER = path.join(import.meta.dirname, "load-worker.ts");
+
+/** Runs one scenario in a separate Node process and returns its result. */
+export async function runLoad(scenario: LoadScenario, workDir: string): Promise<LoadResult> {
+  const file = path.join(workDir, `scenario-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(file, JSON.stringify(scenario));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", WORKER, file], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NODE_ENV: "production" },
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    // Hard bound: a stuck run must not stall the whole bench.
+    const limit = setTimeout(() => child.kill("SIGKILL"), (scenario.duration + scenario.warmup + 60) * 1000);
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      clearTimeout(limit);
+      const line = out.trim().split("\n").pop();
+      if (code === 0 && line) {
+        try {
+          resolve(JSON.parse(line) as LoadResult);
+          return;
+        } catch {
+          /* fall through */
+        }
+      }
+      reject(new Error(`load worker exited with ${code}: ${err.trim().slice(-2000)}`));
+    });
+  });
+}

@@ -1,0 +1,246 @@
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { LoadResult } from "./load";
+import { ROOT } from "./processes";
+
+export interface CaseResult {
+  id: string;
+  name: string;
+  status: "ok" | "unavailable" | "failed";
+  reason?: string;
+  load?: Omit<LoadResult, "ackedIds">;
+  /** Peak RSS of the app's process while this case ran (MiB); absent for baselines. */
+  peakRssMb?: number;
+  note?: string;
+}
+
+export interface Target {
+  name: string;
+  goal: string;
+  measured: string;
+  /** null: not measurable in this run. */
+  pass: boolean | null;
+}
+
+export interface Ratio {
+  name: string;
+  value: number | null;
+  detail: string;
+}
+
+export interface BenchReport {
+  date: string;
+  machine: { cores: number; cpu: string; memoryGb: number; node: string; platform: string };
+  config: {
+    users: number;
+    messages: number;
+    notifications: number;
+    duration: number;
+    warmup: number;
+    connections: number;
+    signedIn: number;
+    next: boolean;
+    database: "embedded" | "DATABASE_URL";
+  };
+  setup: { seedSeconds: number; seedReused: boolean; signInSeconds: number | null; totalSeconds: number };
+  cases: CaseResult[];
+  ratios: Ratio[];
+  targets: Target[];
+  peakRssMb: number | null;
+  notes: string[];
+}
+
+export function machineInfo(): BenchReport["machine"] {
+  const cpus = os.cpus();
+  return {
+    cores: cpus.length,
+    cpu: cpus[0]?.model.trim() ?? "unknown",
+    memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+const fmt = (n: number | undefined, digits = 0) =>
+  n === undefined || !Number.isFinite(n) ? "–" : n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+export function ok(result: CaseResult | undefined): result is CaseResult & { load: NonNullable<CaseResult["load"]> } {
+  return result?.status === "ok" && result.load !== undefined;
+}
+
+export function buildRatiosAndTargets(cases: CaseResult[], peakRssMb: number | null): { ratios: Ratio[]; targets: Target[] } {
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const get = (id: string) => byId.get(id);
+  const ratios: Ratio[] = [];
+  const targets: Target[] = [];
+
+  const share = (id: string, base: string, name: string) => {
+    const a = get(id);
+    const b = get(base);
+    const value = ok(a) && ok(b) && b.load.okRps > 0 ? a.load.okRps / b.load.okRps : null;
+    ratios.push({
+      name,
+      value,
+      detail: value === null ? "not measured" : `${fmt(a!.load!.okRps)} / ${fmt(b!.load!.okRps)} req/s`,
+    });
+    return value;
+  };
+  // Cost of a deep page relative to the first: time per request (inverse throughput) and p50.
+  const depth = (first: string, deep: string, name: string) => {
+    const a = get(first);
+    const b = get(deep);
+    const value = ok(a) && ok(b) && b.load.okRps > 0 ? a.load.okRps / b.load.okRps : null;
+    ratios.push({
+      name,
+      value,
+      detail:
+        value === null
+          ? "not measured"
+          : `${fmt(a!.load!.okRps)} vs ${fmt(b!.load!.okRps)} req/s; p50 ${fmt(a!.load!.latency.p50, 1)} vs ${fmt(b!.load!.latency.p50, 1)} ms`,
+    });
+    return value;
+  };
+
+  const tokenShare = share("4", "C", "Token endpoint / baseline C");
+  const readShare = share("5", "B", "GET /users/{username} / baseline B");
+  const usersDepth = depth("7a", "7b", "GET /users deep / first page (time per request)");
+  const chatDepth = depth("7c", "7d", "GET /global-chat/messages deep / first page (time per request)");
+
+  const token = get("4");
+  targets.push({
+    name: "Token endpoint (client credentials)",
+    goal: "≥ 3,000 grants/s",
+    measured: ok(token) ? `${fmt(token.load.okRps)} /s` : "not measured",
+    pass: ok(token) ? token.load.okRps >= 3000 : null,
+  });
+  targets.push({
+    name: "Token endpoint vs baseline C",
+    goal: "≥ 25%",
+    measured: tokenShare === null ? "not measured" : `${fmt(tokenShare * 100, 1)}%`,
+    pass: tokenShare === null ? null : tokenShare >= 0.25,
+  });
+  const read = get("5");
+  targets.push({
+    name: "GET /users/{username} vs baseline B",
+    goal: "≥ 30%",
+    measured: readShare === null ? "not measured" : `${fmt(readShare * 100, 1)}%`,
+    pass: readShare === null ? null : readShare >= 0.3,
+  });
+  targets.push({
+    name: "GET /users/{username} p99",
+    goal: "≤ 25 ms",
+    measured: ok(read) ? `${fmt(read.load.latency.p99, 1)} ms` : "not measured",
+    pass: ok(read) ? read.load.latency.p99 <= 25 : null,
+  });
+  for (const [name, value] of [
+    ["GET /users deep / first", usersDepth],
+    ["GET /global-chat/messages deep / first", chatDepth],
+  ] as const) {
+    targets.push({
+      name,
+      goal: "≤ 1.5",
+      measured: value === null ? "not measured" : fmt(value, 2),
+      pass: value === null ? null : value <= 1.5,
+    });
+  }
+  const chat = get("8a");
+  targets.push({
+    name: "Chat posts across users",
+    goal: "≥ 1,000/s, every 201 stored",
+    measured: ok(chat) ? `${fmt(chat.load.okRps)} /s; ${chat.note ?? ""}`.trim() : "not measured",
+    pass: ok(chat) ? chat.load.okRps >= 1000 && !/NOT stored|missing/.test(chat.note ?? "") : null,
+  });
+  targets.push({
+    name: "Peak RSS of the app's process",
+    goal: "≤ 400 MB",
+    measured: peakRssMb === null ? "not measured" : `${fmt(peakRssMb)} MB`,
+    pass: peakRssMb === null ? null : peakRssMb <= 400,
+  });
+  return { ratios, targets };
+}
+
+export function toMarkdown(report: BenchReport): string {
+  const c = report.config;
+  const m = report.machine;
+  const lines: string[] = [];
+  lines.push(
+    `Run ${report.date.slice(0, 16).replace("T", " ")} UTC on ${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, Node ${m.node}; ` +
+      `${c.users.toLocaleString("en-US")} users, ${c.messages.toLocaleString("en-US")} chat messages, ` +
+      `${c.notifications.toLocaleString("en-US")} notifications; ${c.connections} connections, ${c.duration} s per case ` +
+      `after ${c.warmup} s warm-up; ${c.signedIn.toLocaleString("en-US")} users signed in; ` +
+      `Next ${c.next ? "loaded" : "not loaded (--no-next)"}; ${c.database === "embedded" ? "embedded PostgreSQL" : "PostgreSQL from DATABASE_URL"}.`,
+    "",
+    "| # | Case | req/s | 2xx/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | notes |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+  );
+  for (const r of report.cases) {
+    if (!ok(r)) {
+      lines.push(`| ${r.id} | ${r.name} | – | – | – | – | – | – | – | ${r.status}: ${(r.reason ?? "").replace(/\|/g, "/")} |`);
+      continue;
+    }
+    const l = r.load;
+    const codes = Object.entries(l.statusCounts)
+      .filter(([code]) => !code.startsWith("2"))
+      .map(([code, n]) => `${n}×${code}`)
+      .join(", ");
+    const notes = [r.note, codes ? `non-2xx: ${codes}` : ""].filter(Boolean).join("; ").replace(/\|/g, "/");
+    lines.push(
+      `| ${r.id} | ${r.name} | ${fmt(l.rps)} | ${fmt(l.okRps)} | ${fmt(l.latency.p50, 1)} | ${fmt(l.latency.p99, 1)} | ${l.errors} | ${l.non2xx} | ${fmt(r.peakRssMb)} | ${notes} |`,
+    );
+  }
+  lines.push("", "| Ratio | Value | Detail |", "|---|---:|---|");
+  for (const r of report.ratios) lines.push(`| ${r.name} | ${r.value === null ? "–" : fmt(r.value, 2)} | ${r.detail} |`);
+  lines.push("", "| Target | Goal | Measured | Met |", "|---|---|---|---|");
+  for (const t of report.targets) {
+    lines.push(`| ${t.name} | ${t.goal} | ${t.measured} | ${t.pass === null ? "not measured" : t.pass ? "yes" : "**no**"} |`);
+  }
+  if (report.notes.length) {
+    lines.push("");
+    for (const n of report.notes) lines.push(`- ${n}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+export function toConsoleTable(report: BenchReport): string {
+  const rows = report.cases.map((r) =>
+    ok(r)
+      ? [r.id, r.name, fmt(r.load.rps), fmt(r.load.okRps), fmt(r.load.latency.p50, 1), fmt(r.load.latency.p99, 1), String(r.load.errors), String(r.load.non2xx), fmt(r.peakRssMb)]
+      : [r.id, r.name, r.status, (r.reason ?? "").slice(0, 60), "", "", "", "", ""],
+  );
+  const header = ["#", "case", "req/s", "2xx/s", "p50 ms", "p99 ms", "errors", "non-2xx", "RSS MB"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const out = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ""];
+  for (const r of report.ratios) out.push(`${r.name}: ${r.value === null ? "–" : fmt(r.value, 2)} (${r.detail})`);
+  out.push("");
+  for (const t of report.targets) {
+    out.push(`${t.pass === null ? "  ?" : t.pass ? " ok" : " NO"}  ${t.name}: ${t.measured} (goal ${t.goal})`);
+  }
+  return out.join("\n");
+}
+
+const DOC = path.join(ROOT, "docs", "performance.md");
+const START = "<!-- bench:results:start -->";
+const END = "<!-- bench:results:end -->";
+
+/** bench/results/latest.{json,md}, and the results section of docs/performance.md. */
+export async function writeResults(report: BenchReport): Promise<string[]> {
+  const dir = path.join(ROOT, "bench", "results");
+  await mkdir(dir, { recursive: true });
+  const markdown = toMarkdown(report);
+  await writeFile(path.join(dir, "latest.json"), JSON.stringify(report, null, 2) + "\n");
+  await writeFile(path.join(dir, "latest.md"), markdown);
+  const written = [path.join(dir, "latest.json"), path.join(dir, "latest.md")];
+  if (existsSync(DOC)) {
+    const doc = await readFile(DOC, "utf8");
+    const start = doc.indexOf(START);
+    const end = doc.indexOf(END);
+    if (start >= 0 && end > start) {
+      await writeFile(DOC, `${doc.slice(0, start + START.length)}\n${markdown}${doc.slice(end)}`);
+      written.push(DOC);
+    }
+  }
+  return written;
+}

@@ -1,0 +1,691 @@
+/**
+ * `npm run bench`: the performance benchmark of docs/performance.md, end to end.
+ *
+ * 1. PostgreSQL: a temporary embedded one (never the developer's .data), or DATABASE_URL.
+ * 2. Migrations, then the large data set (bench/seed-large.ts), separate from the demo world.
+ * 3. An approved API client and a login client, through the operator CLI (bin/platform.ts).
+ * 4. The real server (server.ts, NODE_ENV=production, SEED_DEMO=0) as a child process whose RSS
+ *    is sampled from /proc; with Next when a production build exists or can be made (--next).
+ * 5. Real tokens from its sign-in service: client credentials, and the authorization-code flow
+ *    through the login form for the signed-in users.
+ * 6. The cases, each driven by autocannon from a separate process (bench/load-worker.ts), with the
+ *    three baselines (bench/baselines/) started by the bench itself in the same run.
+ * 7. A table on stdout, bench/results/latest.{json,md}, and the results section of
+ *    docs/performance.md.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, rmdir, stat } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { SVC_SCOPE_NAMES, USER_ONLY_SCOPES } from "../lib/scopes";
+import { ensureDatabase, findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../lib/database/embedded";
+import { migrate } from "../lib/database/migrate";
+import { buildNext, isBuildCurrent } from "../lib/server/build";
+import { parseConfig, USAGE, type BenchConfig } from "./config";
+import { runLoad, type LoadResult, type LoadScenario } from "./load";
+import { listeningPort, readRss, ROOT, RssSampler, startChild, type Child } from "./processes";
+import { buildRatiosAndTargets, machineInfo, ok, toConsoleTable, writeResults, type BenchReport, type CaseResult } from "./report";
+import { BENCH_PASSWORD, benchHandle, seedLarge, type SeedInfo } from "./seed-large";
+import { clientCredentialsBody, clientCredentialsToken, discover, signInMany, type Discovery } from "./tokens";
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const seconds = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
+
+/** Scopes of the bench's API client: every app-level scope (SPEC: chat read, directory). */
+const API_CLIENT_SCOPES = SVC_SCOPE_NAMES.filter((s) => !USER_ONLY_SCOPES.includes(s));
+
+interface Context {
+  config: BenchConfig;
+  workDir: string;
+  databaseUrl: string;
+  seed: SeedInfo;
+  origin: string;
+  issuer: string;
+  server?: Child;
+  sampler?: RssSampler;
+  discovery?: Discovery;
+  apiClient?: { clientId: string; clientSecret: string };
+  appToken?: string;
+  userTokens?: string[];
+  /** Why user tokens are missing, for the cases that need them. */
+  userTokensError?: string;
+  appTokenError?: string;
+  cases: CaseResult[];
+  notes: string[];
+}
+
+class Unavailable extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Setup
+
+const LOCK = path.join(ROOT, ".next-build.lock");
+
+/** The same lock as tests/helpers/server.ts, so a bench and a test run never build at once. */
+async function ensureNextBuild(): Promise<void> {
+  for (;;) {
+    if (isBuildCurrent(ROOT)) return;
+    try {
+      await mkdir(LOCK);
+    } catch {
+      const s = await stat(LOCK).catch(() => null);
+      if (s && Date.now() - s.mtimeMs > 10 * 60_000) await rmdir(LOCK).catch(() => {});
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    try {
+      if (!isBuildCurrent(ROOT)) await buildNext(ROOT, say);
+    } finally {
+      await rmdir(LOCK).catch(() => {});
+    }
+  }
+}
+
+async function resolveNext(config: BenchConfig, notes: string[]): Promise<boolean> {
+  if (config.next === "off") return false;
+  const started = Date.now();
+  try {
+    await ensureNextBuild();
+    if (Date.now() - started > 5000) say(`Next build ready in ${seconds(started)} s.`);
+    return true;
+  } catch (error) {
+    if (config.next === "on") throw error;
+    const message = `Next build failed (${(error as Error).message}); serving without Next (--no-next).`;
+    say(message);
+    notes.push(message);
+    return false;
+  }
+}
+
+async function prepareDatabase(config: BenchConfig): Promise<{ url: string; dir?: string; embedded?: EmbeddedDatabase }> {
+  if (config.databaseUrl) return { url: config.databaseUrl };
+  const started = Date.now();
+  // Its own directory: PostgreSQL runs as another system user and must traverse into it, while
+  // workDir (scenario files with tokens) stays private.
+  const dir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-pg-"));
+  const embedded = await startEmbeddedPostgres({ dir, port: await findFreePort() });
+  await ensureDatabase(embedded.serverUrl, "bench");
+  say(`Embedded PostgreSQL ready in ${seconds(started)} s.`);
+  return { url: embedded.url("bench"), dir, embedded };
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function count(url: string, sql: string, params: unknown[] = []): Promise<number> {
+  const rows = await query<{ n: string }>(url, sql, params);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** The operator CLI, as an operator would run it; returns its --json output. */
+async function platformCli(databaseUrl: string, args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bin", "platform.ts"), ...args, "--json"], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`platform ${args.slice(0, 2).join(" ")} failed: ${err.trim().split("\n").pop()}`));
+      try {
+        resolve(JSON.parse(out) as Record<string, unknown>);
+      } catch {
+        reject(new Error(`platform ${args.slice(0, 2).join(" ")} printed no JSON`));
+      }
+    });
+  });
+}
+
+function tokenUserIds(ctx: Pick<Context, "seed" | "config">): { first: number; last: number } {
+  const first = ctx.seed.firstUserId;
+  return { first, last: first + Math.min(ctx.config.signedIn, ctx.seed.users) - 1 };
+}
+
+async function createClients(ctx: Context): Promise<{ loginClientId: string; redirectUri: string }> {
+  const owner = benchHandle(1, ctx.seed.handleWidth);
+  const api = await platformCli(ctx.databaseUrl, [
+    "apps", "create", "--name", "Bench API client", "--type", "api", "--owner", owner,
+    ...API_CLIENT_SCOPES.flatMap((s) => ["--scope", s]), "--approve",
+  ]);
+  if (typeof api.client_id !== "string" || typeof api.client_secret !== "string") {
+    throw new Error("apps create --approve printed no client_secret");
+  }
+  ctx.apiClient = { clientId: api.client_id, clientSecret: api.client_secret };
+  // The redirect target never has to answer: the bench reads the code from the Location header.
+  const redirectUri = `${ctx.origin}/bench/callback`;
+  const login = await platformCli(ctx.databaseUrl, [
+    "apps", "create", "--name", "Bench login client", "--type", "login", "--owner", owner,
+    "--redirect-uri", redirectUri, ...SVC_SCOPE_NAMES.flatMap((s) => ["--scope", s]), "--approve",
+  ]);
+  if (typeof login.client_id !== "string") throw new Error("apps create printed no client_id");
+  // The signed-in users are returning users: they consented to this app before (Consent rows),
+  // so the flow is authorize → login form → code, as for anyone signing in a second time.
+  const { first, last } = tokenUserIds(ctx);
+  await query(
+    ctx.databaseUrl,
+    `INSERT INTO "Consent" ("userId", "clientId", scopes, "createdAt", "updatedAt")
+     SELECT id, $1, $2, now(), now() FROM generate_series($3::int, $4::int) AS id ON CONFLICT DO NOTHING`,
+    [login.client_id, ["openid", "profile", "offline_access", ...SVC_SCOPE_NAMES], first, last],
+  );
+  return { loginClientId: login.client_id, redirectUri };
+}
+
+/** Bench-only state that a previous run on the same database left behind (DATABASE_URL reuse). */
+async function resetMutableState(ctx: Context): Promise<void> {
+  const { first, last } = tokenUserIds(ctx);
+  await query(ctx.databaseUrl, `UPDATE "User" SET "lastChatPostAt" = NULL WHERE id BETWEEN $1 AND $2`, [first, last]);
+  await query(ctx.databaseUrl, `DELETE FROM "Poke" WHERE "callerId" BETWEEN $1 AND $2`, [first, last]);
+}
+
+async function startServer(ctx: Context, withNext: boolean, port: number): Promise<void> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NODE_ENV: "production",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    APP_URL: ctx.origin,
+    ISSUER: undefined,
+    DATABASE_URL: ctx.databaseUrl,
+    SEED_DEMO: "0",
+    NEXT_TELEMETRY_DISABLED: "1",
+    ...(ctx.config.logLevel ? { LOG_LEVEL: ctx.config.logLevel } : {}),
+  };
+  const nodeArgs = ctx.config.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(ctx.config.profile)}`] : [];
+  const started = Date.now();
+  ctx.server = await startChild({
+    name: "server",
+    script: path.join(ROOT, "server.ts"),
+    args: withNext ? [] : ["--no-next"],
+    nodeArgs,
+    env,
+    logDir: ctx.workDir,
+    timeoutMs: 600_000,
+    ready: async (text) => (await listeningPort(text)) !== undefined,
+  });
+  ctx.sampler = new RssSampler(ctx.server.pid);
+  ctx.sampler.start();
+  say(`Server (pid ${ctx.server.pid}${withNext ? ", with Next" : ", --no-next"}) listening in ${seconds(started)} s; log: ${ctx.server.logFile}`);
+}
+
+async function mintTokens(ctx: Context, loginClient: { loginClientId: string; redirectUri: string }): Promise<number | null> {
+  try {
+    ctx.discovery = await discover(ctx.issuer);
+  } catch (error) {
+    ctx.appTokenError = ctx.userTokensError = `sign-in service unavailable (${(error as Error).message})`;
+    return null;
+  }
+  try {
+    ctx.appToken = await clientCredentialsToken(ctx.discovery.token_endpoint, ctx.apiClient!.clientId, ctx.apiClient!.clientSecret);
+  } catch (error) {
+    ctx.appTokenError = (error as Error).message;
+  }
+  const { first, last } = tokenUserIds(ctx);
+  const handles = Array.from({ length: last - first + 1 }, (_, i) => benchHandle(i + 1, ctx.seed.handleWidth));
+  const started = Date.now();
+  say(`Signing ${handles.length} users in through the login form (${ctx.config.signInConcurrency} at a time)…`);
+  try {
+    ctx.userTokens = await signInMany(
+      ctx.discovery,
+      { clientId: loginClient.loginClientId, redirectUri: loginClient.redirectUri },
+      ctx.origin,
+      handles,
+      BENCH_PASSWORD,
+      ctx.config.signInConcurrency,
+      (done) => say(`  ${done} signed in (${seconds(started)} s)`),
+    );
+    say(`Signed in ${handles.length} users in ${seconds(started)} s.`);
+    return (Date.now() - started) / 1000;
+  } catch (error) {
+    ctx.userTokensError = `sign-in flow failed: ${(error as Error).message}`;
+    say(`User tokens unavailable: ${ctx.userTokensError}`);
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cases
+
+interface CaseSpec {
+  id: string;
+  name: string;
+  /** Baselines run against their own process, the rest against the app (RSS attributed). */
+  app: boolean;
+  run(ctx: Context): Promise<{ load: LoadResult; note?: string }>;
+}
+
+function scenario(ctx: Context, url: string, rest: Omit<LoadScenario, "url" | "connections" | "duration" | "warmup">): LoadScenario {
+  return { url, connections: ctx.config.connections, duration: ctx.config.duration, warmup: ctx.config.warmup, ...rest };
+}
+
+function needAppToken(ctx: Context): string {
+  if (!ctx.appToken) throw new Unavailable(ctx.appTokenError ?? "no app-only token");
+  return ctx.appToken;
+}
+
+function needUserTokens(ctx: Context): string[] {
+  if (!ctx.userTokens?.length) throw new Unavailable(ctx.userTokensError ?? "no user tokens");
+  return ctx.userTokens;
+}
+
+/**
+ * One request before the load: a missing endpoint (404 not_found, 501, 503) makes the case
+ * "unavailable" instead of measuring error responses.
+ */
+async function probe(url: string, init: RequestInit, expected: number[]): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    throw new Unavailable(`${new URL(url).pathname}: ${(error as Error).message}`);
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  if (!expected.includes(response.status)) {
+    const code = (body as { error?: { code?: string } | string })?.error;
+    const detail = typeof code === "string" ? code : (code?.code ?? "");
+    const reason = `${init.method ?? "GET"} ${new URL(url).pathname} answers ${response.status} ${detail}`.trim();
+    if ([404, 501, 503].includes(response.status)) throw new Unavailable(reason);
+    throw new Error(reason);
+  }
+  return body;
+}
+
+async function startBaseline(ctx: Context, name: string, script: string, args: string[]): Promise<{ child: Child; origin: string }> {
+  const child = await startChild({
+    name,
+    script: path.join(ROOT, "bench", "baselines", script),
+    args: ["0", ...args],
+    env: { ...process.env, NODE_ENV: "production" },
+    logDir: ctx.workDir,
+    ready: async (text) => (await listeningPort(text)) !== undefined,
+  });
+  const port = await listeningPort(() => readFile(child.logFile, "utf8"));
+  return { child, origin: `http://127.0.0.1:${port}` };
+}
+
+async function withBaseline<T>(ctx: Context, name: string, script: string, args: string[], fn: (origin: string) => Promise<T>): Promise<T> {
+  const { child, origin } = await startBaseline(ctx, name, script, args);
+  try {
+    return await fn(origin);
+  } finally {
+    await child.stop();
+  }
+}
+
+function randomHandles(ctx: Context): string[] {
+  return Array.from({ length: ctx.seed.users }, (_, i) => benchHandle(i + 1, ctx.seed.handleWidth));
+}
+
+const api = (ctx: Context, p: string) => `${ctx.origin}/api/v1${p}`;
+
+/** The `next_cursor` after `depth` rows of GET /users, by walking pages (the cursor is opaque). */
+async function deepUsersCursor(ctx: Context, token: string, depth: number): Promise<string> {
+  let cursor: string | null = null;
+  let walked = 0;
+  const started = Date.now();
+  while (walked < depth) {
+    const limit = Math.min(100, depth - walked);
+    const query = new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) });
+    const response = await fetch(api(ctx, `/users?${query}`), { headers: { authorization: `Bearer ${token}` } });
+    if (!response.ok) throw new Error(`walking GET /users: ${response.status} after ${walked} rows`);
+    const body = (await response.json()) as { data: { users: unknown[]; next_cursor: string | null } };
+    walked += body.data.users.length;
+    cursor = body.data.next_cursor;
+    if (!cursor) throw new Error(`GET /users ended after ${walked} rows`);
+    if (Date.now() - started > 120_000) throw new Error(`walking GET /users took over 2 minutes (${walked} rows)`);
+  }
+  return cursor!;
+}
+
+function chatIdsNote(stored: number, acked: number): string {
+  return stored === acked ? `all ${acked.toLocaleString("en-US")} acknowledged posts stored` : `${acked - stored} acknowledged posts NOT stored`;
+}
+
+function buildCases(): CaseSpec[] {
+  const apiScopes = API_CLIENT_SCOPES.join(" ");
+  return [
+    {
+      id: "A",
+      name: "Baseline A: node:http, small JSON",
+      app: false,
+      run: (ctx) =>
+        withBaseline(ctx, "baseline-a", "bare-http.ts", [], async (origin) => ({
+          load: await runLoad(scenario(ctx, origin, { path: "/", mode: "fixed" }), ctx.workDir),
+        })),
+    },
+    {
+      id: "C",
+      name: "Baseline C: oidc-provider alone, client credentials (memory, ES256)",
+      app: false,
+      run: (ctx) =>
+        withBaseline(ctx, "baseline-c", "oidc-standalone.ts", ["bench-client", "bench-secret"], async (origin) => {
+          const body = clientCredentialsBody("bench-client", "bench-secret", apiScopes);
+          const headers = { "content-type": "application/x-www-form-urlencoded" };
+          await probe(`${origin}/token`, { method: "POST", headers, body }, [200]);
+          return { load: await runLoad(scenario(ctx, origin, { method: "POST", path: "/token", headers, body, mode: "fixed" }), ctx.workDir) };
+        }),
+    },
+    {
+      id: "4",
+      name: "Token endpoint: client credentials (approved API client)",
+      app: true,
+      async run(ctx) {
+        if (!ctx.discovery || !ctx.apiClient) throw new Unavailable(ctx.appTokenError ?? "sign-in service unavailable");
+        needAppToken(ctx);
+        const endpoint = new URL(ctx.discovery.token_endpoint);
+        const body = clientCredentialsBody(ctx.apiClient.clientId, ctx.apiClient.clientSecret);
+        const headers = { "content-type": "application/x-www-form-urlencoded" };
+        const path = endpoint.pathname;
+        return { load: await runLoad(scenario(ctx, endpoint.origin, { method: "POST", path, headers, body, mode: "fixed" }), ctx.workDir) };
+      },
+    },
+    {
+      id: "B",
+      name: "Baseline B: node:http + pg, user by handle",
+      app: false,
+      run: (ctx) =>
+        withBaseline(ctx, "baseline-b", "bare-pg.ts", [ctx.databaseUrl], async (origin) => ({
+          load: await runLoad(scenario(ctx, origin, { path: "/users/{handle}", mode: "random", handles: randomHandles(ctx) }), ctx.workDir),
+        })),
+    },
+    {
+      id: "5",
+      name: "GET /users/{username}, user token, random users",
+      app: true,
+      async run(ctx) {
+        const tokens = needUserTokens(ctx);
+        await probe(api(ctx, `/users/${benchHandle(2, ctx.seed.handleWidth)}`), { headers: { authorization: `Bearer ${tokens[0]}` } }, [200]);
+        const s = scenario(ctx, ctx.origin, { path: "/api/v1/users/{handle}", mode: "random", tokens, handles: randomHandles(ctx) });
+        return { load: await runLoad(s, ctx.workDir) };
+      },
+    },
+    {
+      id: "6a",
+      name: "GET /me",
+      app: true,
+      async run(ctx) {
+        const tokens = needUserTokens(ctx);
+        await probe(api(ctx, "/me"), { headers: { authorization: `Bearer ${tokens[0]}` } }, [200]);
+        return { load: await runLoad(scenario(ctx, ctx.origin, { path: "/api/v1/me", mode: "random", tokens }), ctx.workDir) };
+      },
+    },
+    {
+      id: "6b",
+      name: "GET /me/notifications",
+      app: true,
+      async run(ctx) {
+        const tokens = needUserTokens(ctx);
+        await probe(api(ctx, "/me/notifications"), { headers: { authorization: `Bearer ${tokens[0]}` } }, [200]);
+        return { load: await runLoad(scenario(ctx, ctx.origin, { path: "/api/v1/me/notifications", mode: "random", tokens }), ctx.workDir) };
+      },
+    },
+    {
+      id: "7a",
+      name: "GET /users, first page",
+      app: true,
+      async run(ctx) {
+        const token = needAppToken(ctx);
+        await probe(api(ctx, "/users"), { headers: { authorization: `Bearer ${token}` } }, [200]);
+        return { load: await runLoad(scenario(ctx, ctx.origin, { path: "/api/v1/users", mode: "fixed", tokens: [token] }), ctx.workDir) };
+      },
+    },
+    {
+      id: "7b",
+      name: "GET /users, page ~100,000 rows deep",
+      app: true,
+      async run(ctx) {
+        const token = needAppToken(ctx);
+        await probe(api(ctx, "/users"), { headers: { authorization: `Bearer ${token}` } }, [200]);
+        const n = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "User" WHERE "directoryVisible"`);
+        // As deep as the data allows, up to 100,000 rows, leaving at least two default pages after it.
+        const depth = Math.max(0, Math.floor(Math.min(100_000, Number(n) - 50) / 100) * 100);
+        const started = Date.now();
+        const cursor = await deepUsersCursor(ctx, token, depth);
+        const walk = `cursor found by walking ${depth.toLocaleString("en-US")} rows in ${seconds(started)} s`;
+        const s = scenario(ctx, ctx.origin, { path: `/api/v1/users?cursor=${encodeURIComponent(cursor)}`, mode: "fixed", tokens: [token] });
+        return { load: await runLoad(s, ctx.workDir), note: `${depth.toLocaleString("en-US")} rows deep (${walk})` };
+      },
+    },
+    {
+      id: "7c",
+      name: "GET /global-chat/messages, newest page",
+      app: true,
+      async run(ctx) {
+        const token = needAppToken(ctx);
+        await probe(api(ctx, "/global-chat/messages"), { headers: { authorization: `Bearer ${token}` } }, [200]);
+        return { load: await runLoad(scenario(ctx, ctx.origin, { path: "/api/v1/global-chat/messages", mode: "fixed", tokens: [token] }), ctx.workDir) };
+      },
+    },
+    {
+      id: "7d",
+      name: "GET /global-chat/messages, page ~100,000 rows deep",
+      app: true,
+      async run(ctx) {
+        const token = needAppToken(ctx);
+        await probe(api(ctx, "/global-chat/messages"), { headers: { authorization: `Bearer ${token}` } }, [200]);
+        const n = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage"`);
+        const depth = Math.max(0, Math.min(100_000, Number(n) - 100));
+        // SPEC: `before` is a message id, so the deep cursor is the id `depth` rows from the newest.
+        const rows = await query<{ id: string }>(ctx.databaseUrl, `SELECT id FROM "ChatMessage" ORDER BY id DESC OFFSET $1 LIMIT 1`, [depth]);
+        if (!rows[0]) throw new Unavailable("not enough chat messages for a deep page");
+        const path = `/api/v1/global-chat/messages?before=${rows[0].id}`;
+        const body = (await probe(`${ctx.origin}${path}`, { headers: { authorization: `Bearer ${token}` } }, [200])) as {
+          data?: { messages?: unknown[] };
+        };
+        if (!body.data?.messages?.length) throw new Error("the deep page came back empty");
+        const load = await runLoad(scenario(ctx, ctx.origin, { path, mode: "fixed", tokens: [token] }), ctx.workDir);
+        return { load, note: `${depth.toLocaleString("en-US")} rows deep (before=${rows[0].id})` };
+      },
+    },
+    {
+      id: "8a",
+      name: "POST /global-chat/messages, round-robin over users",
+      app: true,
+      async run(ctx) {
+        const tokens = needUserTokens(ctx);
+        const headers = { "content-type": "application/json" };
+        // The probe posts as the last user, whose turn in the round-robin comes last.
+        await probe(api(ctx, "/global-chat/messages"), { method: "POST", headers: { ...headers, authorization: `Bearer ${tokens.at(-1)}` }, body: JSON.stringify({ text: "bench probe" }) }, [201]);
+        const { first, last } = tokenUserIds(ctx);
+        await query(ctx.databaseUrl, `UPDATE "User" SET "lastChatPostAt" = NULL WHERE id BETWEEN $1 AND $2`, [first, last]);
+        const before = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage"`);
+        const load = await runLoad(
+          scenario(ctx, ctx.origin, {
+            method: "POST",
+            path: "/api/v1/global-chat/messages",
+            headers,
+            body: '{"text":"bench post {i}: hello from the load generator"}',
+            mode: "roundRobin",
+            tokens,
+            collect: "dataId",
+          }),
+          ctx.workDir,
+        );
+        // Every acknowledged (201) post, warm-up included, must be in the table.
+        const ids = load.ackedIds ?? [];
+        const stored = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage" WHERE id = ANY($1::bigint[])`, [ids]);
+        const after = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage"`);
+        const ceiling = Math.floor(tokens.length / 2);
+        const note = `${chatIdsNote(stored, ids.length)} (${after - before} new rows); ceiling ${ceiling.toLocaleString("en-US")}/s with ${tokens.length} users at 1 post / 2 s`;
+        delete load.ackedIds;
+        return { load, note };
+      },
+    },
+    {
+      id: "8b",
+      name: "POST /users/{handle}/poke, distinct pairs",
+      app: true,
+      async run(ctx) {
+        const tokens = needUserTokens(ctx);
+        const { last } = tokenUserIds(ctx);
+        const firstTarget = last - ctx.seed.firstUserId + 2;
+        const targets = Array.from({ length: ctx.seed.users - firstTarget + 1 }, (_, i) => benchHandle(firstTarget + i, ctx.seed.handleWidth));
+        if (targets.length < 2) throw new Unavailable("no users left to poke (raise --users or lower --signed-in)");
+        // The probe pokes the last target from the last caller: outside the pairs the load uses first.
+        await probe(api(ctx, `/users/${targets.at(-1)}/poke`), { method: "POST", headers: { authorization: `Bearer ${tokens.at(-1)}` } }, [200, 201]);
+        const load = await runLoad(
+          scenario(ctx, ctx.origin, { method: "POST", path: "/api/v1/users/{handle}/poke", mode: "roundRobin", tokens, handles: targets }),
+          ctx.workDir,
+        );
+        return { load, note: `${tokens.length} callers × ${targets.length.toLocaleString("en-US")} targets` };
+      },
+    },
+  ];
+}
+
+async function runCase(ctx: Context, spec: CaseSpec): Promise<CaseResult> {
+  const started = Date.now();
+  say(`\n[${spec.id}] ${spec.name}`);
+  if (spec.app) await ctx.sampler?.setPhase(spec.id);
+  try {
+    const { load, note } = await spec.run(ctx);
+    const result: CaseResult = { id: spec.id, name: spec.name, status: "ok", load, ...(note ? { note } : {}) };
+    if (spec.app && ctx.sampler) {
+      await ctx.sampler.setPhase("between");
+      result.peakRssMb = ctx.sampler.peakOf(spec.id);
+    }
+    const l = load;
+    for (const [status, body] of Object.entries(l.samples ?? {})) say(`    ${l.statusCounts[status] ?? "?"} × ${status}: ${body.slice(0, 200)}`);
+    say(
+      `    ${l.rps.toFixed(0)} req/s (2xx ${l.okRps.toFixed(0)}/s), p50 ${l.latency.p50} ms, p99 ${l.latency.p99} ms, ` +
+        `errors ${l.errors}, non-2xx ${l.non2xx}${note ? `; ${note}` : ""} [${seconds(started)} s]`,
+    );
+    return result;
+  } catch (error) {
+    if (spec.app) await ctx.sampler?.setPhase("between");
+    const status = error instanceof Unavailable ? "unavailable" : "failed";
+    say(`    ${status}: ${(error as Error).message}`);
+    return { id: spec.id, name: spec.name, status, reason: (error as Error).message.split("\n")[0] };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseConfig(process.argv.slice(2), process.env);
+  } catch (error) {
+    process.stderr.write(`Error: ${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (parsed === "help") {
+    say(USAGE);
+    return 0;
+  }
+  const config = parsed;
+  const runStarted = Date.now();
+  const workDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-"));
+  let embedded: EmbeddedDatabase | undefined;
+  let pgDir: string | undefined;
+  let ctx: Context | undefined;
+  const notes: string[] = [];
+  // A failed run keeps its directory (server log, database) for a look.
+  let failed = false;
+  try {
+    const withNext = await resolveNext(config, notes);
+    const database = await prepareDatabase(config);
+    embedded = database.embedded;
+    pgDir = database.dir;
+    const applied = await migrate(database.url);
+    if (applied.length) say(`Applied ${applied.length} migration(s).`);
+    const seed = await seedLarge(database.url, { users: config.users, messages: config.messages, notifications: config.notifications }, say);
+    if (!seed.reused) say(`Seeded in ${seed.seconds.toFixed(1)} s.`);
+
+    const port = await findFreePort();
+    const origin = `http://127.0.0.1:${port}`;
+    ctx = { config, workDir, databaseUrl: database.url, seed, origin, issuer: `${origin}/realms/platform`, cases: [], notes };
+    await resetMutableState(ctx);
+    const clientsStarted = Date.now();
+    const loginClient = await createClients(ctx);
+    say(`API and login clients created with the operator CLI in ${seconds(clientsStarted)} s.`);
+    await startServer(ctx, withNext, port);
+    const signInSeconds = await mintTokens(ctx, loginClient);
+
+    const only = config.only ? new Set(config.only.split(",").map((s) => s.trim().toLowerCase())) : undefined;
+    for (const spec of buildCases()) {
+      if (only && !only.has(spec.id.toLowerCase())) continue;
+      ctx.cases.push(await runCase(ctx, spec));
+    }
+
+    const final = await readRss(ctx.server!.pid);
+    await ctx.sampler!.stop();
+    const peakRssMb = final ? Math.max(final.hwmMb, ctx.sampler!.hwmMb) : ctx.sampler!.hwmMb || null;
+    await ctx.server!.stop();
+    ctx.server = undefined;
+
+    const { ratios, targets } = buildRatiosAndTargets(ctx.cases, peakRssMb);
+    const report: BenchReport = {
+      date: new Date().toISOString(),
+      machine: machineInfo(),
+      config: {
+        users: config.users,
+        messages: config.messages,
+        notifications: config.notifications,
+        duration: config.duration,
+        warmup: config.warmup,
+        connections: config.connections,
+        signedIn: Math.min(config.signedIn, config.users),
+        next: withNext,
+        database: config.databaseUrl ? "DATABASE_URL" : "embedded",
+      },
+      setup: { seedSeconds: seed.seconds, seedReused: seed.reused, signInSeconds, totalSeconds: 0 },
+      cases: ctx.cases,
+      ratios,
+      targets,
+      peakRssMb,
+      notes,
+    };
+    report.setup.totalSeconds = Math.round((Date.now() - runStarted) / 1000);
+    if (!ctx.cases.some(ok)) notes.push("No case could be measured.");
+    say(`\n${toConsoleTable(report)}\n`);
+    say(`Peak RSS of the app's process: ${peakRssMb === null ? "–" : `${peakRssMb.toFixed(0)} MB`}. Total ${report.setup.totalSeconds} s.`);
+    if (config.write) {
+      const written = await writeResults(report);
+      say(`Wrote ${written.map((f) => path.relative(ROOT, f)).join(", ")}.`);
+    }
+    if (config.profile) say(`CPU profiles in ${path.resolve(config.profile)} (summarise: npx tsx bench/profile-summary.ts <file>).`);
+    return 0;
+  } catch (error) {
+    failed = true;
+    process.stderr.write(`\nBench failed: ${(error as Error).message}\n`);
+    if (ctx?.server) process.stderr.write(`Server log: ${ctx.server.logFile}\n`);
+    return 1;
+  } finally {
+    await ctx?.sampler?.stop();
+    await ctx?.server?.stop().catch(() => {});
+    await embedded?.stop().catch(() => {});
+    if (!config.keep && !failed) {
+      for (const dir of [workDir, pgDir]) if (dir && existsSync(dir)) await rm(dir, { recursive: true, force: true });
+    } else {
+      say(`Kept ${[workDir, pgDir].filter(Boolean).join(" and ")}.`);
+    }
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`${(error as Error).stack}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,188 @@
+import { createHash, randomBytes } from "node:crypto";
+
+/**
+ * Real tokens from the running sign-in service: client credentials for the API client, and the
+ * full authorization-code + PKCE flow through the hosted login form for each bench user (what a
+ * login client does, minus the browser).
+ */
+export interface Discovery {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+}
+
+export async function discover(issuer: string): Promise<Discovery> {
+  const response = await fetch(`${issuer}/.well-known/openid-configuration`);
+  if (!response.ok) throw new Error(`discovery answered ${response.status}`);
+  const doc = (await response.json()) as Discovery;
+  if (!doc.token_endpoint || !doc.authorization_endpoint) throw new Error("discovery document lacks endpoints");
+  return doc;
+}
+
+export function clientCredentialsBody(clientId: string, clientSecret: string, scope?: string): string {
+  const form = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret });
+  if (scope) form.set("scope", scope);
+  return form.toString();
+}
+
+export async function clientCredentialsToken(tokenEndpoint: string, clientId: string, clientSecret: string): Promise<string> {
+  const response = await fetch(tokenEndpoint, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: clientCredentialsBody(clientId, clientSecret),
+  });
+  const body = (await response.json().catch(() => ({}))) as { access_token?: string; error?: string };
+  if (!response.ok || !body.access_token) {
+    throw new Error(`client credentials grant answered ${response.status} ${body.error ?? ""}`.trim());
+  }
+  return body.access_token;
+}
+
+/** Cookies of one browser session; paths are ignored (every cookie the flow sets has a distinct name). */
+class CookieJar {
+  private readonly cookies = new Map<string, string>();
+
+  store(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const eq = pair!.indexOf("=");
+      if (eq <= 0) continue;
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === "") this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
+}
+
+export interface LoginClient {
+  clientId: string;
+  redirectUri: string;
+}
+
+/** One user through authorize → login form → (consent) → callback → code exchange. */
+export async function signIn(
+  discovery: Discovery,
+  client: LoginClient,
+  appOrigin: string,
+  username: string,
+  password: string,
+): Promise<string> {
+  const jar = new CookieJar();
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  const state = randomBytes(16).toString("base64url");
+  const authorize = new URL(discovery.authorization_endpoint);
+  authorize.search = new URLSearchParams({
+    client_id: client.clientId,
+    response_type: "code",
+    redirect_uri: client.redirectUri,
+    scope: "openid",
+    state,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+  }).toString();
+
+  const get = async (url: string) => {
+    const response = await fetch(url, { redirect: "manual", headers: { cookie: jar.header() } });
+    jar.store(response);
+    await response.arrayBuffer();
+    return response;
+  };
+  const post = async (url: string, form: Record<string, string>) => {
+    const response = await fetch(url, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        cookie: jar.header(),
+        origin: appOrigin,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams(form).toString(),
+    });
+    jar.store(response);
+    await response.arrayBuffer();
+    return response;
+  };
+
+  let response = await get(authorize.href);
+  let loggedIn = false;
+  for (let hops = 0; hops < 12; hops++) {
+    const location = response.headers.get("location");
+    if (response.status < 300 || response.status >= 400 || !location) {
+      throw new Error(`sign-in of ${username} stopped at HTTP ${response.status}`);
+    }
+    const next = new URL(location, authorize);
+    if (next.href.startsWith(client.redirectUri)) {
+      if (next.searchParams.get("state") !== state) throw new Error("state mismatch");
+      const code = next.searchParams.get("code");
+      if (!code) throw new Error(`sign-in of ${username} failed: ${next.searchParams.get("error") ?? "no code"}`);
+      const exchange = await fetch(discovery.token_endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          client_id: client.clientId,
+          code,
+          redirect_uri: client.redirectUri,
+          code_verifier: verifier,
+        }).toString(),
+      });
+      const tokens = (await exchange.json().catch(() => ({}))) as { access_token?: string; error?: string };
+      if (!exchange.ok || !tokens.access_token) throw new Error(`code exchange answered ${exchange.status} ${tokens.error ?? ""}`);
+      return tokens.access_token;
+    }
+    const interaction = /\/interaction\/([A-Za-z0-9_-]+)$/.exec(next.pathname);
+    if (interaction && !next.searchParams.has("error")) {
+      // The hosted page itself (Next) is not needed: its form posts straight to the server.
+      const base = `${next.origin}/interaction/${interaction[1]}`;
+      if (loggedIn) {
+        response = await post(`${base}/consent`, {});
+      } else {
+        loggedIn = true;
+        const login = await post(`${base}/login`, { username, password });
+        const after = new URL(login.headers.get("location") ?? "", next);
+        if (login.status === 303 && after.pathname === next.pathname) {
+          // Back to the same page: an error (wrong password…), or the prompt was not login.
+          if (after.searchParams.has("error")) throw new Error(`login of ${username} refused: ${after.searchParams.get("error")}`);
+          response = await post(`${base}/consent`, {});
+        } else {
+          response = login;
+        }
+      }
+      continue;
+    }
+    if (next.searchParams.has("error")) throw new Error(`sign-in of ${username} failed: ${next.searchParams.get("error")}`);
+    response = await get(next.href);
+  }
+  throw new Error(`sign-in of ${username}: too many redirects`);
+}
+
+/** Signs many users in, `concurrency` at a time; returns tokens in the order of `usernames`. */
+export async function signInMany(
+  discovery: Discovery,
+  client: LoginClient,
+  appOrigin: string,
+  usernames: string[],
+  password: string,
+  concurrency: number,
+  onProgress?: (done: number) => void,
+): Promise<string[]> {
+  const tokens = new Array<string>(usernames.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= usernames.length) return;
+      tokens[i] = await signIn(discovery, client, appOrigin, usernames[i]!, password);
+      if (++done % 500 === 0) onProgress?.(done);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return tokens;
+}
