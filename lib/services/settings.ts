@@ -15,8 +15,9 @@ async function getOrCreate(key: SettingKey): Promise<string> {
   const hit = cache.get(key);
   if (hit) return hit;
   const candidate = randomBytes(32).toString("base64url");
-  // Insert-if-absent, then read: two processes starting at once agree on one value.
-  await db.setting.upsert({ where: { key }, create: { key, value: candidate }, update: {} });
+  // Insert-if-absent, then read: two processes starting at once agree on one value. Not `upsert`:
+  // with an empty update Prisma does SELECT then INSERT, and the slower process fails on the key.
+  await db.setting.createMany({ data: [{ key, value: candidate }], skipDuplicates: true });
   const row = await db.setting.findUniqueOrThrow({ where: { key } });
   cache.set(key, row.value);
   return row.value;
