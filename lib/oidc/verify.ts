@@ -6,7 +6,7 @@ import { ACCESS_TOKEN_ALG, getPublicJwks } from "./keys";
 /**
  * Local verification of RFC 9068 access tokens for the API (PRODUCT.md: no database hit to validate
  * a signature). The public key set is cached in-process; an unknown `kid` (a rotation by another
- * process) triggers a reload at most once every few seconds, so forged `kid`s cannot hammer the DB.
+ * process) triggers a reload at most once a second, so forged `kid`s cannot hammer the DB.
  */
 export interface AccessTokenClaims {
   /** User id as a decimal string (User.id); only on user-delegated tokens. */
@@ -18,7 +18,7 @@ export interface AccessTokenClaims {
   jti?: string;
 }
 
-const MIN_RELOAD_INTERVAL_MS = 5_000;
+const MIN_RELOAD_INTERVAL_MS = 1_000;
 /** Even without an unknown kid, drop retired keys from the cache eventually. */
 const MAX_CACHE_AGE_MS = 10 * 60_000;
 
@@ -45,11 +45,23 @@ async function loadKeys(): Promise<NonNullable<typeof cached>> {
   return loading;
 }
 
+let scheduled: Promise<NonNullable<typeof cached>> | undefined;
+
 async function keysFor(kid: string | undefined): Promise<NonNullable<typeof cached>> {
   const now = Date.now();
   if (!cached || now - cached.loadedAt > MAX_CACHE_AGE_MS) return loadKeys();
-  if (kid !== undefined && !cached.kids.has(kid) && now - cached.loadedAt > MIN_RELOAD_INTERVAL_MS) return loadKeys();
-  return cached;
+  if (kid === undefined || cached.kids.has(kid)) return cached;
+  // An unknown kid: a key rotated in after our last load (perhaps by another process), or a forgery.
+  // A request arriving within the back-off waits for the next allowed reload instead of being
+  // refused: a token signed with a brand-new key must never be turned away.
+  const wait = cached.loadedAt + MIN_RELOAD_INTERVAL_MS - now;
+  if (wait <= 0) return loadKeys();
+  scheduled ??= new Promise((resolve) => setTimeout(resolve, wait))
+    .then(loadKeys)
+    .finally(() => {
+      scheduled = undefined;
+    });
+  return scheduled;
 }
 
 function invalid(message: string, cause?: unknown): AppError {
