@@ -38,7 +38,7 @@ export class PrismaAdapter implements Adapter {
         payload.userCode ?? null,
         payload.uid ?? null,
         // Filled so that deleting an app can revoke everything it was issued in one statement.
-        payload.clientId ?? null,
+        payload.clientId ?? (typeof payload.params?.client_id === "string" ? payload.params.client_id : null),
         expiresAt,
       ],
     );

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { query } from "../helpers/db";
+import { newDatabase } from "../helpers/server";
+
+/**
+ * The PostgreSQL adapter and the login throttle, in-process on a fresh database: expiry honoured,
+ * atomic consume, grant revocation, clean-up of expired rows, fixed-window counters.
+ */
+let databaseUrl: string;
+let adapter: typeof import("../../lib/oidc/adapter");
+let throttle: typeof import("../../lib/services/throttle");
+
+beforeAll(async () => {
+  databaseUrl = await newDatabase({ seed: false });
+  process.env.DATABASE_URL = databaseUrl;
+  process.env.LOG_LEVEL = "silent";
+  (await import("../../lib/env")).resetEnv();
+  adapter = await import("../../lib/oidc/adapter");
+  throttle = await import("../../lib/services/throttle");
+});
+
+afterAll(async () => {
+  await (await import("../../lib/db")).closeDb();
+});
+
+describe("PrismaAdapter", () => {
+  it("upsert/find round-trips the payload and fills grantId, uid and clientId", async () => {
+    const codes = new adapter.PrismaAdapter("AuthorizationCode");
+    await codes.upsert("c1", { jti: "c1", kind: "AuthorizationCode", grantId: "g1", clientId: "app_x", exp: 1 }, 60);
+    expect(await codes.find("c1")).toMatchObject({ jti: "c1", grantId: "g1", clientId: "app_x" });
+    expect(await codes.find("c1")).not.toHaveProperty("consumed");
+    const rows = await query(databaseUrl, `SELECT "grantId", "clientId" FROM "OidcModel" WHERE kind = 'AuthorizationCode' AND id = 'c1'`);
+    expect(rows).toEqual([{ grantId: "g1", clientId: "app_x" }]);
+
+    const sessions = new adapter.PrismaAdapter("Session");
+    await sessions.upsert("s1", { jti: "s1", uid: "u1", kind: "Session" }, 60);
+    expect(await sessions.findByUid("u1")).toMatchObject({ jti: "s1" });
+    // Kinds are separate namespaces.
+    expect(await new adapter.PrismaAdapter("RefreshToken").find("c1")).toBeUndefined();
+  });
+
+  it("expired rows are not found, and the clean-up deletes them", async () => {
+    const tokens = new adapter.PrismaAdapter("RefreshToken");
+    await tokens.upsert("old", { jti: "old", kind: "RefreshToken" }, 1);
+    await query(databaseUrl, `UPDATE "OidcModel" SET "expiresAt" = now() - interval '1 hour' WHERE id = 'old'`);
+    expect(await tokens.find("old")).toBeUndefined();
+    expect(await adapter.deleteExpiredOidcModels()).toBeGreaterThanOrEqual(1);
+    expect(await query(databaseUrl, `SELECT id FROM "OidcModel" WHERE id = 'old'`)).toEqual([]);
+  });
+
+  it("consume is atomic: of many concurrent consumes exactly one wins; the others revoke the grant", async () => {
+    const tokens = new adapter.PrismaAdapter("RefreshToken");
+    const grants = new adapter.PrismaAdapter("Grant");
+    await grants.upsert("g2", { jti: "g2", kind: "Grant" }, 60);
+    await tokens.upsert("r2", { jti: "r2", kind: "RefreshToken", grantId: "g2" }, 60);
+    await tokens.upsert("r3", { jti: "r3", kind: "RefreshToken", grantId: "g2" }, 60);
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => tokens.consume("r2")));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of results.filter((x): x is PromiseRejectedResult => x.status === "rejected")) {
+      expect(r.reason).toMatchObject({ error: "invalid_grant", statusCode: 400 });
+    }
+    // The losing redemptions were replays: the grant and everything under it is gone.
+    expect(await grants.find("g2")).toBeUndefined();
+    expect(await tokens.find("r3")).toBeUndefined();
+  });
+
+  it("a consumed row is returned with consumed: true (oidc-provider's replay check)", async () => {
+    const codes = new adapter.PrismaAdapter("AuthorizationCode");
+    await codes.upsert("c4", { jti: "c4", kind: "AuthorizationCode" }, 60);
+    await codes.consume("c4");
+    expect(await codes.find("c4")).toMatchObject({ consumed: true });
+  });
+
+  it("revokeByGrantId and destroy delete only what they name", async () => {
+    const at = new adapter.PrismaAdapter("AccessToken");
+    const rt = new adapter.PrismaAdapter("RefreshToken");
+    await at.upsert("a5", { jti: "a5", grantId: "g5" }, 60);
+    await rt.upsert("r5", { jti: "r5", grantId: "g5" }, 60);
+    await at.revokeByGrantId("g5");
+    expect(await at.find("a5")).toBeUndefined();
+    expect(await rt.find("r5")).toBeDefined();
+    await rt.destroy("r5");
+    expect(await rt.find("r5")).toBeUndefined();
+  });
+});
+
+describe("login throttle", () => {
+  const rules = () => throttle.loginThrottleRules("Mia", "198.51.100.1");
+
+  it("counts failures per account and per IP in fixed windows", async () => {
+    expect(await throttle.findThrottledUntil(rules())).toBeNull();
+    for (let i = 0; i < 4; i++) await throttle.recordFailure(rules());
+    expect(await throttle.findThrottledUntil(rules())).toBeNull();
+    await throttle.recordFailure(rules());
+    const until = await throttle.findThrottledUntil(rules());
+    expect(until).toBeInstanceOf(Date);
+    expect(until!.getTime()).toBeGreaterThan(Date.now() + 14 * 60_000);
+    // A window that ended restarts the count.
+    const later = new Date(Date.now() + 16 * 60_000);
+    expect(await throttle.findThrottledUntil(rules(), later)).toBeNull();
+    await throttle.recordFailure(rules(), later);
+    const rows = await query<{ key: string; count: number }>(databaseUrl, `SELECT key, count FROM "RateLimit" WHERE key = 'login:account:mia'`);
+    expect(rows[0]!.count).toBe(1);
+  });
+
+  it("the IP limit applies across accounts", async () => {
+    const ip = "192.0.2.9";
+    for (let i = 0; i < throttle.LOGIN_LIMIT_PER_IP; i++) await throttle.recordFailure(throttle.loginThrottleRules(`user${i}`, ip));
+    expect(await throttle.findThrottledUntil(throttle.loginThrottleRules("someone-else", ip))).toBeInstanceOf(Date);
+    expect(await throttle.findThrottledUntil(throttle.loginThrottleRules("someone-else", "192.0.2.10"))).toBeNull();
+  });
+
+  it("clearFailures resets a key", async () => {
+    await throttle.clearFailures(["login:account:mia"]);
+    expect(await query(databaseUrl, `SELECT key FROM "RateLimit" WHERE key = 'login:account:mia'`)).toEqual([]);
+  });
+});
