@@ -255,7 +255,8 @@ describe("hosted login form", () => {
     const { jar, page } = await startLogin(app.clientId);
     const target = `${page}/login`;
     const body = new URLSearchParams({ username: "lena", password: PASSWORD });
-    for (const headers of [{ origin: "https://evil.example" }, {}, { origin: "null" }]) {
+    const variants: Record<string, string>[] = [{ origin: "https://evil.example" }, {}, { origin: "null" }, { referer: "https://evil.example/x" }];
+    for (const headers of variants) {
       const res = await jarFetch(jar, target, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
