@@ -69,7 +69,10 @@ describe("invalid tokens are 401 invalid_token on every endpoint, the public pro
   }
 
   it("an expired token is invalid_token, also on the public profile", async () => {
-    const token = await api.token({ user: "alice", expiresIn: -5 });
+    // Signed by the server's own key with the issuer's claims, but expired: only the expiry is wrong.
+    let clientId = "";
+    await api.token({ user: "alice", freshApp: true, onApp: (id) => (clientId = id) });
+    const token = await api.mintToken({ userId: await api.userId("alice"), clientId, expiresIn: -5 });
     for (const path of ["/users/alice", "/me"]) {
       const res = await api.call(path, { token });
       expect(res.status).toBe(401);
@@ -109,7 +112,7 @@ describe("invalid tokens are 401 invalid_token on every endpoint, the public pro
 
   it("a token of a deleted account is invalid_token", async () => {
     const user = await api.createUser();
-    const token = await api.token({ user: user.id });
+    const token = await api.token({ user: user.handle });
     await api.sql(`DELETE FROM "User" WHERE id = $1`, [user.id]);
     const res = await api.call("/me", { token });
     expect(res.status).toBe(401);
@@ -120,8 +123,10 @@ describe("invalid tokens are 401 invalid_token on every endpoint, the public pro
 describe("applications that are no longer approved", () => {
   for (const status of ["suspended", "rejected", "pending"] as const) {
     it(`a token of a ${status} application is 401 invalid_token`, async () => {
-      const { clientId } = await api.createApp({ type: "login", status });
-      const token = await api.token({ user: "alice", clientId });
+      // Issued while approved; the status changes before the token's first API call.
+      let clientId = "";
+      const token = await api.token({ user: "alice", freshApp: true, onApp: (id) => (clientId = id) });
+      await api.sql(`UPDATE "Application" SET status = $2::"AppStatus" WHERE "clientId" = $1`, [clientId, status]);
       const res = await api.call("/me", { token });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe("invalid_token");
@@ -131,15 +136,17 @@ describe("applications that are no longer approved", () => {
   }
 
   it("a token of a deleted application is 401 invalid_token", async () => {
-    const token = await api.token({ user: "alice", clientId: "never-registered" });
+    let clientId = "";
+    const token = await api.token({ user: "alice", freshApp: true, onApp: (id) => (clientId = id) });
+    await api.sql(`DELETE FROM "Application" WHERE "clientId" = $1`, [clientId]);
     const res = await api.call("/me", { token });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe("invalid_token");
   });
 
   it("suspending an application stops its tokens within the 2-second status cache", async () => {
-    const { clientId } = await api.createApp({ type: "api" });
-    const token = await api.token({ clientId, scopes: ["svc:directory.read"] });
+    let clientId = "";
+    const token = await api.token({ scopes: ["svc:directory.read"], freshApp: true, onApp: (id) => (clientId = id) });
     expect((await api.call("/users", { token })).status).toBe(200);
     await api.sql(`UPDATE "Application" SET status = 'suspended' WHERE "clientId" = $1`, [clientId]);
     await new Promise((r) => setTimeout(r, 2_200));
@@ -197,24 +204,32 @@ describe("scopes", () => {
 });
 
 describe("disabled accounts", () => {
-  it("a disabled user's token is 403 forbidden on user endpoints", async () => {
-    const token = await api.token({ user: "dave" });
-    for (const e of ENDPOINTS.filter((x) => x.token !== "optional")) {
+  it("a disabled user's token is 403 forbidden on user endpoints and on the public profile", async () => {
+    const user = await api.createUser();
+    const token = await api.token({ user: user.handle });
+    await api.sql(`UPDATE "User" SET disabled = true WHERE id = $1`, [user.id]);
+    for (const e of ENDPOINTS) {
       const res = await api.call(e.path, { method: e.method, body: e.body, token });
       expect(res.status, e.path).toBe(403);
       expect(res.body).toEqual({ error: { code: "forbidden", message: expect.any(String) } });
     }
   });
 
+  it("a disabled account cannot sign in to get a token at all", async () => {
+    await expect(api.token({ user: "dave" })).rejects.toThrow();
+  });
+
   it("scope is checked before the disabled account", async () => {
-    const token = await api.token({ user: "dave", scopes: [] });
+    const user = await api.createUser();
+    const token = await api.token({ user: user.handle, scopes: [] });
+    await api.sql(`UPDATE "User" SET disabled = true WHERE id = $1`, [user.id]);
     const res = await api.call("/me/stats", { token });
     expect(res.body.error.code).toBe("insufficient_scope");
   });
 
   it("a user disabled after the token was issued is refused within the status cache bound", async () => {
     const user = await api.createUser();
-    const token = await api.token({ user: user.id });
+    const token = await api.token({ user: user.handle });
     expect((await api.call("/me", { token })).status).toBe(200);
     await api.sql(`UPDATE "User" SET disabled = true WHERE id = $1`, [user.id]);
     await new Promise((r) => setTimeout(r, 2_200));

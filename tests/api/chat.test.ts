@@ -17,7 +17,7 @@ const list = (query = "") => api.call(`/global-chat/messages${query}`, { token: 
 
 async function poster(options: { muted?: boolean } = {}) {
   const user = await api.createUser(options);
-  return { user, token: await api.token({ user: user.id, scopes: ["svc:chat.write", "svc:chat.read"] }) };
+  return { user, token: await api.token({ user: user.handle, scopes: ["svc:chat.write", "svc:chat.read"] }) };
 }
 
 const post = (token: string, body: unknown) => api.call("/global-chat/messages", { method: "POST", token, body });

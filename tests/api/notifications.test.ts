@@ -12,7 +12,7 @@ beforeAll(async () => {
   api = await startApi();
   user = await api.createUser();
   sender = await api.createUser({ displayName: "Sender Person" });
-  token = await api.token({ user: user.id, scopes: ["svc:notifications.read"] });
+  token = await api.token({ user: user.handle, scopes: ["svc:notifications.read"] });
   // 23 notifications, one per minute, cycling through the six types; every optional column set,
   // so the serializer alone decides which fields a type shows.
   const types = ["poke", "friend_request", "achievement", "guild_invite", "mention", "system"];
@@ -91,7 +91,7 @@ describe("paging", () => {
 
   it("is empty for a user without notifications", async () => {
     const other = await api.createUser();
-    const res = await api.call("/me/notifications", { token: await api.token({ user: other.id }) });
+    const res = await api.call("/me/notifications", { token: await api.token({ user: other.handle }) });
     expect(res.body.data).toEqual({ notifications: [], page: 1, limit: 10, has_more: false });
   });
 
@@ -127,7 +127,7 @@ describe("fields per type", () => {
     const other = await api.createUser();
     await api.sql(`INSERT INTO "Notification" ("userId", type, "fromUserId") VALUES ($1, 'friend_request', $2)`, [other.id, gone.id]);
     await api.sql(`DELETE FROM "User" WHERE id = $1`, [gone.id]);
-    const res = await api.call("/me/notifications", { token: await api.token({ user: other.id }) });
+    const res = await api.call("/me/notifications", { token: await api.token({ user: other.handle }) });
     expect(res.body.data.notifications[0]).toEqual({ type: "friend_request", read: false, created_at: expect.any(Number) });
   });
 });

@@ -14,7 +14,7 @@ afterAll(async () => {
 async function pair() {
   const caller = await api.createUser();
   const target = await api.createUser();
-  const token = await api.token({ user: caller.id, scopes: ["svc:pokes.write"] });
+  const token = await api.token({ user: caller.handle, scopes: ["svc:pokes.write"] });
   return { caller, target, token };
 }
 
@@ -34,7 +34,7 @@ describe("POST /users/{handle}/poke", () => {
   it("notifies the target with a poke notification from the caller", async () => {
     const { caller, target, token } = await pair();
     await poke(target.handle, token);
-    const inbox = await api.call("/me/notifications", { token: await api.token({ user: target.id }) });
+    const inbox = await api.call("/me/notifications", { token: await api.token({ user: target.handle }) });
     expect(inbox.body.data.notifications).toEqual([
       {
         type: "poke",
@@ -72,7 +72,7 @@ describe("POST /users/{handle}/poke", () => {
     const third = await api.createUser();
     expect((await poke(target.handle, token)).status).toBe(200);
     expect((await poke(third.handle, token)).status).toBe(200);
-    const back = await poke(caller.handle, await api.token({ user: target.id }));
+    const back = await poke(caller.handle, await api.token({ user: target.handle }));
     expect(back.status).toBe(200);
   });
 
@@ -84,7 +84,7 @@ describe("POST /users/{handle}/poke", () => {
     expect(res.status).toBe(200);
     const [row] = await api.sql<{ count: number }>(`SELECT count FROM "Poke" WHERE "callerId" = $1`, [caller.id]);
     expect(row!.count).toBe(2);
-    const inbox = await api.call("/me/notifications", { token: await api.token({ user: target.id }) });
+    const inbox = await api.call("/me/notifications", { token: await api.token({ user: target.handle }) });
     expect(inbox.body.data.notifications[0].count).toBe(2);
   });
 

@@ -53,7 +53,7 @@ describe("GET /users/{username}", () => {
 
   it("says areFriends false for a signed-in viewer who is not a friend", async () => {
     const stranger = await api.createUser();
-    const res = await api.call("/users/bob", { token: await api.token({ user: stranger.id }) });
+    const res = await api.call("/users/bob", { token: await api.token({ user: stranger.handle }) });
     expect(res.body.viewerContext).toEqual({ areFriends: false });
     expect(res.body.isAuthenticated).toBe(true);
   });
@@ -132,7 +132,7 @@ describe("GET /me", () => {
       `INSERT INTO "AccountStats" ("userId", ethereum, "aggregateScores", xchan) VALUES ($1, $2, $3, $4)`,
       [user.id, JSON.stringify({ cult_tier: "acolyte", total_owned: 3, collections: { moon_cats: 3 } }), JSON.stringify({ overall: 12.5, social: 3 }), JSON.stringify({ posts: 9, favorite_board: "/g/" })],
     );
-    const res = await api.call("/me", { token: await api.token({ user: user.id, scopes: ["openid"] }) });
+    const res = await api.call("/me", { token: await api.token({ user: user.handle, scopes: ["openid"] }) });
     expect(res.body.user.property).toEqual({ plot: "north-7", theme: "dark" });
     expect(res.body.user.aggregateScores).toEqual({ overall: 12.5, social: 3 });
     expect(res.body.user.stats.ethereum).toEqual({ cult_tier: "acolyte", total_owned: 3, collections: { moon_cats: 3 } });
@@ -154,7 +154,7 @@ describe("GET /me/stats", () => {
 
   it("gives a user without statistics empty members and the SPEC ethereum fields", async () => {
     const user = await api.createUser();
-    const res = await api.call("/me/stats", { token: await api.token({ user: user.id }) });
+    const res = await api.call("/me/stats", { token: await api.token({ user: user.handle }) });
     expect(res.body.data).toEqual({
       handle: user.handle,
       display_name: `Test ${user.handle}`,
@@ -171,7 +171,7 @@ describe("GET /me/beetle and /me/beetle/cards", () => {
       `INSERT INTO "BeetleState" ("userId", xp, level, inventory, hammers, cooldowns, "updatedAt") VALUES ($1, 420, 4, $2, $3, $4, timestamp '2026-02-01 12:00:00')`,
       [user.id, JSON.stringify({ amber: 3, twig: 12 }), JSON.stringify([{ kind: "iron", durability: 7, max_durability: 150 }]), JSON.stringify({ dig: 1_900_000_000 })],
     );
-    const res = await api.call("/me/beetle", { token: await api.token({ user: user.id }) });
+    const res = await api.call("/me/beetle", { token: await api.token({ user: user.handle }) });
     expect(res.body).toEqual({
       data: {
         xp: 420,
@@ -186,7 +186,7 @@ describe("GET /me/beetle and /me/beetle/cards", () => {
 
   it("gives a user who never played level 1 and empty collections", async () => {
     const user = await api.createUser();
-    const res = await api.call("/me/beetle", { token: await api.token({ user: user.id }) });
+    const res = await api.call("/me/beetle", { token: await api.token({ user: user.handle }) });
     expect(res.body.data).toMatchObject({ xp: 0, level: 1, inventory: {}, hammers: [], cooldowns: {} });
   });
 
@@ -198,14 +198,14 @@ describe("GET /me/beetle and /me/beetle/cards", () => {
        ($1, 'ladybird', 'Ladybird', 'common', 5, timestamp '2026-03-02 00:00:00')`,
       [user.id],
     );
-    const res = await api.call("/me/beetle/cards", { token: await api.token({ user: user.id }) });
+    const res = await api.call("/me/beetle/cards", { token: await api.token({ user: user.handle }) });
     expect(res.body).toEqual({
       data: {
         stag_beetle: { codename: "stag_beetle", name: "Stag Beetle", rarity: "rare", count: 2, discovered_at: Date.UTC(2026, 2, 1) / 1000 },
         ladybird: { codename: "ladybird", name: "Ladybird", rarity: "common", count: 5, discovered_at: Date.UTC(2026, 2, 2) / 1000 },
       },
     });
-    const empty = await api.call("/me/beetle/cards", { token: await api.token({ user: (await api.createUser()).id }) });
+    const empty = await api.call("/me/beetle/cards", { token: await api.token({ user: (await api.createUser()).handle }) });
     expect(empty.body).toEqual({ data: {} });
   });
 });

@@ -1,23 +1,30 @@
 import { randomUUID } from "node:crypto";
 import { importJWK, SignJWT, type JWK } from "jose";
+import { hashPassword } from "../../lib/crypto/passwords";
+import { DEMO_ACCOUNTS } from "../../prisma/demo-accounts";
 import { query } from "../helpers/db";
+import { clientCredentialsToken, createTestApp, signInAndGetTokens } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
 
 /**
  * Shared set-up for the API tests: one real server per test file (seeded demo world), fixtures
- * inserted with SQL, and tokens.
+ * inserted with SQL, and real tokens from the sign-in service (tests/helpers/oidc.ts): client
+ * credentials for app-only tokens, the authorization code flow with PKCE (hosted login + consent)
+ * for user-delegated ones.
  *
- * TODO(issue 4): tokens are minted here with the server's own ES256 signing key from the
- * SigningKey table (the same claims oidc-provider issues: RFC 9068 at+jwt, iss, aud = API URL,
- * client_id, scope, sub = user id). Switch to tests/helpers/oidc.ts (real grants) once it lands.
+ * `mintToken` signs a token with the server's own signing key instead; it exists only for tokens
+ * the sign-in service will not issue on demand (already expired, for an unregistered client, or as
+ * the basis of a tampered one).
  */
 export interface Api {
   server: TestServer;
   url(path: string): string;
   sql<T extends Record<string, unknown> = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   call(path: string, init?: CallInit): Promise<ApiResult>;
-  /** An approved app and a token for it (app-only when `user` is omitted). */
+  /** A real token: app-only (client credentials) when `user` is omitted, else user-delegated (code flow). */
   token(options: TokenOptions): Promise<string>;
+  /** A token signed with the server's key but not issued by the sign-in service (edge cases only). */
+  mintToken(options: MintOptions): Promise<string>;
   createUser(options?: UserOptions): Promise<{ id: number; handle: string }>;
   createApp(options?: AppOptions): Promise<{ clientId: string }>;
   userId(handle: string): Promise<number>;
@@ -41,10 +48,21 @@ export interface ApiResult {
 }
 
 export interface TokenOptions {
+  /** svc: scopes registered for the app (default: all the app type may hold). */
   scopes?: string[];
-  /** Handle or id of the user the token acts for; omitted = app-only. */
-  user?: string | number;
-  clientId?: string;
+  /** Handle of the user the token acts for (a demo account or one made by createUser); omitted = app-only. */
+  user?: string;
+  /** Use a fresh app rather than the cached one for this scope set (e.g. to suspend it afterwards). */
+  freshApp?: boolean;
+  /** Receives the client id of the app the token was issued to. */
+  onApp?: (clientId: string) => void;
+}
+
+export interface MintOptions {
+  scopes?: string[];
+  /** User id; omitted = app-only. */
+  userId?: number;
+  clientId: string;
   expiresIn?: number;
 }
 
@@ -61,6 +79,13 @@ export interface AppOptions {
   status?: "pending" | "approved" | "rejected" | "suspended";
   scopes?: string[];
 }
+
+/** The scopes an API client may hold (the rest need a user). */
+export const APP_SCOPES = ["svc:chat.read", "svc:directory.read"];
+
+/** Password of every user made by createUser (hashed once per file). */
+export const TEST_PASSWORD = "api-test-password-1";
+const REDIRECT_URI = "http://localhost:9/callback";
 
 export const ALL_SCOPES = [
   "svc:stats.read",
@@ -81,17 +106,19 @@ export async function startApi(options: { env?: Record<string, string> } = {}): 
   const server = await startServer({ seed: true, env: options.env });
   const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => query<T>(server.databaseUrl, text, params);
 
-  const owner = await createUser({ handle: uniqueHandle("owner") });
-  const apps = new Map<string, string>();
+  const passwords = new Map<string, string>(DEMO_ACCOUNTS.map((a) => [a.handle, a.password]));
+  let passwordHash: Promise<string> | undefined;
 
   async function createUser(o: UserOptions = {}) {
     const handle = o.handle ?? uniqueHandle();
+    passwordHash ??= hashPassword(TEST_PASSWORD);
     const [row] = await sql<{ id: number }>(
-      `INSERT INTO "User" (handle, "displayName", muted, disabled, "directoryVisible", "avatarUrl", "avatarUrlSmall", "updatedAt")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, timezone('UTC', now())) RETURNING id`,
-      [handle, o.displayName ?? `Test ${handle}`, o.muted ?? false, o.disabled ?? false, o.directoryVisible ?? true,
+      `INSERT INTO "User" (handle, "displayName", "passwordHash", muted, disabled, "directoryVisible", "avatarUrl", "avatarUrlSmall", "updatedAt")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, timezone('UTC', now())) RETURNING id`,
+      [handle, o.displayName ?? `Test ${handle}`, await passwordHash, o.muted ?? false, o.disabled ?? false, o.directoryVisible ?? true,
         `https://img.example/${handle}.png`, `https://img.example/${handle}-s.png`],
     );
+    passwords.set(handle, TEST_PASSWORD);
     return { id: row!.id, handle };
   }
 
@@ -111,6 +138,46 @@ export async function startApi(options: { env?: Record<string, string> } = {}): 
     return row.id;
   }
 
+  const owner = await createUser({ handle: uniqueHandle("owner") });
+
+  // Apps are reused per scope set; user tokens per (user, scope set): a sign-in costs a few requests.
+  const appCache = new Map<string, Promise<{ clientId: string; clientSecret?: string }>>();
+  const tokenCache = new Map<string, Promise<string>>();
+
+  function appFor(type: "api" | "login", scopes: string[], fresh: boolean) {
+    const key = `${type}:${[...scopes].sort().join(" ")}`;
+    const make = () =>
+      createTestApp(server.databaseUrl, { type, scopes, redirectUris: type === "login" ? [REDIRECT_URI] : [], ownerHandle: owner.handle });
+    if (fresh) return make();
+    if (!appCache.has(key)) appCache.set(key, make());
+    return appCache.get(key)!;
+  }
+
+  async function issue(o: TokenOptions): Promise<string> {
+    if (o.user === undefined) {
+      const app = await appFor("api", o.scopes ?? APP_SCOPES, o.freshApp ?? false);
+      o.onApp?.(app.clientId);
+      return (await clientCredentialsToken(server, app.clientId, app.clientSecret!)).access_token;
+    }
+    const password = passwords.get(o.user);
+    if (!password) throw new Error(`no known password for ${o.user}`);
+    const app = await appFor("login", (o.scopes ?? ALL_SCOPES).filter((s) => s.startsWith("svc:")), o.freshApp ?? false);
+    o.onApp?.(app.clientId);
+    const tokens = await signInAndGetTokens(server, { handle: o.user, password, clientId: app.clientId, redirectUri: REDIRECT_URI });
+    return tokens.access_token;
+  }
+
+  function token(o: TokenOptions): Promise<string> {
+    if (o.freshApp || o.onApp) return issue(o);
+    const key = `${o.user ?? ""}|${[...(o.scopes ?? ["default"])].sort().join(" ")}`;
+    if (!tokenCache.has(key)) {
+      const p = issue(o);
+      p.catch(() => tokenCache.delete(key));
+      tokenCache.set(key, p);
+    }
+    return tokenCache.get(key)!;
+  }
+
   let signingKey: { kid: string; key: CryptoKey | Uint8Array } | undefined;
   async function key() {
     if (signingKey) return signingKey;
@@ -122,24 +189,17 @@ export async function startApi(options: { env?: Record<string, string> } = {}): 
     return signingKey;
   }
 
-  async function token(o: TokenOptions) {
-    const kind = o.user === undefined ? "api" : "login";
-    let clientId = o.clientId;
-    if (!clientId) {
-      clientId = apps.get(kind) ?? (await createApp({ type: kind })).clientId;
-      apps.set(kind, clientId);
-    }
-    const sub = o.user === undefined ? undefined : String(typeof o.user === "number" ? o.user : await userId(o.user));
+  async function mintToken(o: MintOptions) {
     const { kid, key: k } = await key();
     const now = Math.floor(Date.now() / 1000);
-    const jwt = new SignJWT({ client_id: clientId, scope: (o.scopes ?? ALL_SCOPES).join(" ") })
+    const jwt = new SignJWT({ client_id: o.clientId, scope: (o.scopes ?? ALL_SCOPES).join(" ") })
       .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid })
       .setIssuer(server.issuer)
       .setAudience(server.apiUrl)
       .setIssuedAt(now)
       .setExpirationTime(now + (o.expiresIn ?? 600))
       .setJti(randomUUID());
-    if (sub) jwt.setSubject(sub);
+    if (o.userId !== undefined) jwt.setSubject(String(o.userId));
     return jwt.sign(k);
   }
 
@@ -169,6 +229,7 @@ export async function startApi(options: { env?: Record<string, string> } = {}): 
     sql,
     call,
     token,
+    mintToken,
     createUser,
     createApp,
     userId,
