@@ -52,7 +52,7 @@ export async function seedDemoWorld(options: { log?: Log } = {}): Promise<{ seed
   );
   if (seeded) {
     log(
-      `Seeded the demo world: ${world.users.length} users, ${world.friendships.length} friendships, ` +
+      `Demo world: ${world.users.length} users, ${world.friendships.length} friendships, ` +
         `${world.chat.length} chat messages, ${world.notifications.length} notifications (${Date.now() - started} ms).`,
     );
   }

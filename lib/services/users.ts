@@ -47,6 +47,10 @@ export async function createUser(input: CreateUserInput, actor?: Actor): Promise
       fields: { handle: "must be 2–30 characters of a–z, 0–9 and _" },
     });
   }
+  if (handle === SYSTEM_USER_HANDLE) {
+    // The platform's own account owns the portal client; nobody may sign in as it.
+    throw new AppError("conflict", `The handle "${handle}" is reserved.`, { fields: { handle: "is reserved" } });
+  }
   if (actor && !isAdminActor(actor)) {
     await recordAudit({ actor, action: "user.create", targetType: "user", targetId: handle, outcome: "denied" });
     throw new AppError("forbidden", "Only an admin can create accounts.");

@@ -49,7 +49,7 @@ describe("idempotence", () => {
     expect(second).toEqual({ seeded: false });
     expect(await counts()).toEqual(afterFirst);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^Seeded the demo world: 300 users/);
+    expect(lines[0]).toMatch(/^Demo world: 300 users/);
     const marker = await query(databaseUrl, `SELECT 1 FROM "Setting" WHERE key = 'demo_seeded'`);
     expect(marker).toHaveLength(1);
   });

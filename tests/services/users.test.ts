@@ -38,6 +38,9 @@ describe("createUser", () => {
     await expect(users.createUser({ handle: "no spaces", password: "whatever-123", admin: false }, cli)).rejects.toMatchObject({
       code: "invalid_request",
     });
+    await expect(users.createUser({ handle: "platform", password: "whatever-123", admin: false }, cli)).rejects.toMatchObject({
+      code: "conflict",
+    });
   });
 });
 
