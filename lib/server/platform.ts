@@ -39,8 +39,7 @@ export async function startPlatform(options: {
 
   if (config.SEED_DEMO) {
     const { seedDemoWorld } = await import("../../prisma/seed");
-    const result = await seedDemoWorld({ log });
-    if (result.seeded) log("Seeded the demo world.");
+    await seedDemoWorld({ log });
   }
 
   // The portal signs developers in as a first-party login client of the sign-in service; its
