@@ -2,7 +2,10 @@
  * Summarises a V8 .cpuprofile (from `node --cpu-prof`): self time by function and by package, and
  * inclusive time of the functions that match an optional filter.
  *
- *   npx tsx bench/profile-summary.ts <file.cpuprofile> [--top 25] [--match <substring>]
+ *   npx tsx bench/profile-summary.ts <file.cpuprofile> [--top 25] [--match <substring>] [--window FROM,TO]
+ *
+ * --window keeps the samples between FROM and TO seconds after the profile started; `npm run bench
+ * -- --profile DIR` prints each case's window, so one profile of a whole run can be read per case.
  */
 import { readFileSync } from "node:fs";
 
@@ -12,6 +15,7 @@ interface ProfileNode {
   children?: number[];
 }
 interface Profile {
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -25,8 +29,25 @@ if (!file) {
 }
 const top = Number(args[args.indexOf("--top") + 1] || 25) || 25;
 const match = args.includes("--match") ? args[args.indexOf("--match") + 1] : undefined;
+const windowArg = args.includes("--window") ? args[args.indexOf("--window") + 1] : undefined;
+const [from, to] = windowArg ? windowArg.split(",").map((v) => Number(v) * 1e6) : [-Infinity, Infinity];
 
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
+if (windowArg) {
+  // Sample times are startTime + the running sum of timeDeltas (microseconds).
+  const samples: number[] = [];
+  const deltas: number[] = [];
+  let t = 0;
+  profile.samples.forEach((id, i) => {
+    t += profile.timeDeltas[i] ?? 0;
+    if (t >= from! && t <= to!) {
+      samples.push(id);
+      deltas.push(profile.timeDeltas[i] ?? 0);
+    }
+  });
+  profile.samples = samples;
+  profile.timeDeltas = deltas;
+}
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

@@ -44,6 +44,8 @@ interface Context {
   origin: string;
   issuer: string;
   server?: Child;
+  /** When the server was spawned (ms): case windows for `--profile` are relative to it. */
+  serverSpawnedAt?: number;
   sampler?: RssSampler;
   discovery?: Discovery;
   apiClient?: { clientId: string; clientSecret: string };
@@ -206,6 +208,7 @@ async function startServer(ctx: Context, withNext: boolean, port: number): Promi
   };
   const nodeArgs = ctx.config.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(ctx.config.profile)}`] : [];
   const started = Date.now();
+  ctx.serverSpawnedAt = started;
   ctx.server = await startChild({
     name: "server",
     script: path.join(ROOT, "server.ts"),
@@ -564,6 +567,11 @@ async function runCase(ctx: Context, spec: CaseSpec): Promise<CaseResult> {
       result.peakRssMb = ctx.sampler.peakOf(spec.id);
     }
     const l = load;
+    if (ctx.config.profile && spec.app && ctx.serverSpawnedAt) {
+      // The measured part is the end of the case; the profile clock starts just after the spawn.
+      const end = (Date.now() - ctx.serverSpawnedAt) / 1000;
+      say(`    profile window: --window ${(end - l.duration).toFixed(1)},${end.toFixed(1)}`);
+    }
     for (const [status, body] of Object.entries(l.samples ?? {})) say(`    ${l.statusCounts[status] ?? "?"} × ${status}: ${body.slice(0, 200)}`);
     say(
       `    ${l.rps.toFixed(0)} req/s (2xx ${l.okRps.toFixed(0)}/s), p50 ${l.latency.p50} ms, p99 ${l.latency.p99} ms, ` +

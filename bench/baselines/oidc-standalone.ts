@@ -30,6 +30,8 @@ async function main(): Promise<void> {
   const issuer = `http://127.0.0.1:${actualPort}`;
   const audience = `${issuer}/api/v1`;
 
+  // Mirrors lib/oidc/config.ts where it shapes the token: resource indicator → JWT for the API
+  // audience, and no `sub` on client-credentials tokens.
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -58,6 +60,13 @@ async function main(): Promise<void> {
           accessTokenFormat: "jwt",
           jwt: { sign: { alg: ACCESS_TOKEN_ALG } },
         }),
+      },
+    },
+    formats: {
+      customizers: {
+        async jwt(_ctx, token, jwt) {
+          if (token.kind === "ClientCredentials") delete jwt.payload.sub;
+        },
       },
     },
   });
