@@ -38,7 +38,9 @@ async function main(): Promise<void> {
     fail((error as Error).message);
   }
   // Everything below (Prisma, oidc-provider, Next's route modules) reads the resolved URL.
+  // SEED_DEMO's default depends on whether DATABASE_URL was given, so it is pinned before re-reading.
   process.env.DATABASE_URL = prepared.url;
+  process.env.SEED_DEMO = config.SEED_DEMO ? "1" : "0";
   resetEnv();
   config = env();
   if (prepared.migrationsApplied.length) say(`Applied migrations: ${prepared.migrationsApplied.join(", ")}`);
