@@ -86,6 +86,16 @@ describe("refresh tokens", () => {
     for (const r of results.filter((x) => x.status !== 200)) expect(r.body.error).toBe("invalid_grant");
   });
 
+  it("a user disabled after signing in can no longer refresh", async () => {
+    const { query } = await import("../helpers/db");
+    await createTestUser(server.databaseUrl, { handle: "gone", password: PASSWORD });
+    const tokens = await signInAndGetTokens(server, { handle: "gone", password: PASSWORD, clientId, redirectUri: REDIRECT });
+    await query(server.databaseUrl, `UPDATE "User" SET disabled = true WHERE handle = 'gone'`);
+    const res = await refreshTokens(server, clientId, tokens.refresh_token);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("invalid_grant");
+  });
+
   it("an unknown, revoked or other client's refresh token is invalid_grant", async () => {
     expect((await refreshTokens(server, clientId, "garbage")).body.error).toBe("invalid_grant");
 
