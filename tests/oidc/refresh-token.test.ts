@@ -116,6 +116,30 @@ describe("refresh tokens", () => {
   });
 });
 
+describe("introspection", () => {
+  const introspect = (token: string, id = clientId) =>
+    fetch(`${server.issuer}/protocol/openid-connect/token/introspect`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: new URLSearchParams({ token, client_id: id }),
+    });
+
+  it("a refresh token is active until revoked; JWT access tokens are verified locally, not introspected", async () => {
+    const tokens = await signIn();
+    const active = (await (await introspect(tokens.refresh_token)).json()) as Record<string, unknown>;
+    expect(active).toMatchObject({ active: true, client_id: clientId, sub: expect.stringMatching(/^[0-9]+$/) });
+    expect(String(active.scope).split(" ")).toContain("svc:chat.read");
+
+    await refreshTokens(server, clientId, tokens.refresh_token); // rotated: the old one is no longer active
+    expect(await (await introspect(tokens.refresh_token)).json()).toMatchObject({ active: false });
+
+    // oidc-provider refuses structured (JWT) tokens here by design: the API checks them itself.
+    const jwt = await introspect(tokens.access_token);
+    expect(jwt.status).toBe(400);
+    expect(await jwt.json()).toMatchObject({ error: "unsupported_token_type" });
+  });
+});
+
 describe("access token lifetime", () => {
   it("an expired access token is rejected by the API's verifier", async () => {
     const tokens = await signIn();
