@@ -5,6 +5,7 @@ import { env } from "../env";
 import { isAppError } from "../errors";
 import { logger } from "../logger";
 import { getCookieKeys } from "../services/settings";
+import { findCurrentSecretHash } from "../services/apps";
 import { findAccount } from "./account";
 import { clientOrigins, findSignInClient } from "./clients";
 import { buildConfiguration, interactionBase, ROUTES } from "./config";
@@ -49,9 +50,15 @@ function installClientSecretCheck(provider: Provider): void {
   // oidc-provider 9.13 lib/models/client.js `compareClientSecret(actual)` (awaited by
   // lib/shared/client_auth.js); panva's suggested hook for hashed secrets (issues #104, #631).
   const proto = provider.Client.prototype as unknown as { compareClientSecret(actual: string): Promise<boolean> };
-  proto.compareClientSecret = async function compareClientSecret(this: { clientSecret?: string }, actual: string) {
+  proto.compareClientSecret = async function compareClientSecret(
+    this: { clientId: string; clientSecret?: string },
+    actual: string,
+  ) {
     if (typeof actual !== "string" || typeof this.clientSecret !== "string") return false;
-    return verifyClientSecret(actual, this.clientSecret);
+    // The cached metadata may be a few seconds old; the stored hash is read fresh so a regenerated
+    // (or suspended) client's old secret fails at once, in every process.
+    const current = await findCurrentSecretHash(this.clientId);
+    return current !== null && verifyClientSecret(actual, current);
   };
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { generateClientSecret, hashClientSecret, secretHint } from "../crypto/secrets";
-import { db, Prisma, type Tx } from "../db";
+import { db, pool, Prisma, type Tx } from "../db";
 import { AppError } from "../errors";
 import {
   checkRedirectsForType,
@@ -376,6 +376,18 @@ export async function regenerateSecret(clientId: string, actor: Actor): Promise<
 }
 
 /** What the sign-in service needs to know about a client, secret hash included. Null if unknown. */
+/**
+ * The current secret hash of an approved API client, read fresh (one indexed query, no cache): a
+ * regenerated secret makes the old one fail at once, in every process (issue 5).
+ */
+export async function findCurrentSecretHash(clientId: string): Promise<string | null> {
+  const { rows } = await pool.query<{ secretHash: string | null }>(
+    `SELECT "secretHash" FROM "Application" WHERE "clientId" = $1 AND status = 'approved' AND type = 'api'`,
+    [clientId],
+  );
+  return rows[0]?.secretHash ?? null;
+}
+
 export async function findClientForSignIn(clientId: string) {
   return db.application.findUnique({
     where: { clientId },

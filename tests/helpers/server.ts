@@ -79,7 +79,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
   };
   const args = ["--import", "tsx", path.join(ROOT, "server.ts")];
   if (!withNext) args.push("--no-next");
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
   const logs: string[] = [];
   let buffered = "";
   const ready = new Promise<void>((resolve, reject) => {
