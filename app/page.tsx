@@ -25,7 +25,9 @@ const ENDPOINTS = [
 export default async function LandingPage() {
   const user = await getCurrentUser();
   const { ISSUER, API_URL } = env();
-  const sample = `$ curl -s -X POST ${ISSUER}/protocol/openid-connect/token \\
+  const sample = `$ ISSUER=${ISSUER}
+$ API=${API_URL}
+$ curl -s -X POST $ISSUER/protocol/openid-connect/token \\
     -d grant_type=client_credentials \\
     -d client_id=$CLIENT_ID \\
     --data-urlencode client_secret=$CLIENT_SECRET
@@ -34,7 +36,7 @@ export default async function LandingPage() {
   "expires_in": 3600, "token_type": "Bearer",
   "scope": "svc:chat.read" }
 
-$ curl -s ${API_URL}/global-chat/messages?limit=1 \\
+$ curl -s $API/global-chat/messages?limit=1 \\
     -H "Authorization: Bearer $ACCESS_TOKEN"
 
 { "data": { "messages": [ … ], "has_more": true,
@@ -64,15 +66,10 @@ $ curl -s ${API_URL}/global-chat/messages?limit=1 \\
                 apps — from registration and review to secrets and rotation — in one portal.
               </p>
               <div className="mt-10 flex flex-col gap-3 sm:flex-row">
-                <ButtonLink href={user ? "/apps" : "/signin?callbackUrl=%2Fapps"} size="lg" className="bg-brand-500 hover:bg-brand-400">
+                <ButtonLink href={user ? "/apps" : "/signin?callbackUrl=%2Fapps"} size="lg">
                   {user ? "Go to my apps" : "Start building"} <Icon name="arrowRight" />
                 </ButtonLink>
-                <ButtonLink
-                  href="/docs"
-                  size="lg"
-                  variant="ghost"
-                  className="text-white ring-1 ring-white/25 hover:bg-white/10 hover:text-white"
-                >
+                <ButtonLink href="/docs" size="lg" variant="outline-light">
                   <Icon name="book" /> Read the docs
                 </ButtonLink>
               </div>
@@ -201,7 +198,7 @@ $ curl -s ${API_URL}/global-chat/messages?limit=1 \\
               <p className="mt-2 text-brand-100">Register your first app in a minute. Review usually comes the same day.</p>
             </div>
             <div className="flex flex-wrap gap-3">
-              <ButtonLink href={user ? "/apps/new" : "/signin?callbackUrl=%2Fapps%2Fnew"} size="lg" className="bg-white text-brand-700 hover:bg-brand-50">
+              <ButtonLink href={user ? "/apps/new" : "/signin?callbackUrl=%2Fapps%2Fnew"} size="lg" variant="light">
                 Register an app
               </ButtonLink>
               <Link href="/docs" className="inline-flex h-12 items-center px-2 font-medium text-white underline-offset-4 hover:underline">

@@ -26,7 +26,7 @@ export function SiteHeader({ user }: { user: HeaderUser | null }) {
           {user ? (
             <UserMenu user={user} />
           ) : (
-            <ButtonLink href="/signin" size="sm" className="bg-white text-slate-900 hover:bg-slate-200">
+            <ButtonLink href="/signin" size="sm" variant="light">
               Sign in
             </ButtonLink>
           )}

@@ -1,7 +1,7 @@
 import type { ButtonHTMLAttributes } from "react";
 import { Spinner } from "./spinner";
 
-export type ButtonVariant = "primary" | "secondary" | "danger" | "danger-outline" | "ghost";
+export type ButtonVariant = "primary" | "secondary" | "danger" | "danger-outline" | "ghost" | "light" | "outline-light";
 export type ButtonSize = "sm" | "md" | "lg";
 
 const BASE =
@@ -15,6 +15,9 @@ const VARIANTS: Record<ButtonVariant, string> = {
   danger: "bg-red-600 text-white shadow-sm hover:bg-red-700 focus-visible:outline-red-600",
   "danger-outline": "bg-white text-red-700 ring-1 ring-inset ring-red-300 hover:bg-red-50 focus-visible:outline-red-600",
   ghost: "text-slate-700 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-brand-600",
+  // On dark or brand-coloured backgrounds (header, hero, call to action).
+  light: "bg-white text-slate-900 shadow-sm hover:bg-slate-100 focus-visible:outline-white",
+  "outline-light": "text-white ring-1 ring-inset ring-white/30 hover:bg-white/10 focus-visible:outline-white",
 };
 
 const SIZES: Record<ButtonSize, string> = {

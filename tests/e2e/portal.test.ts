@@ -1,0 +1,405 @@
+import AxeBuilder from "@axe-core/playwright";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_ACCOUNTS } from "../../prisma/demo-accounts";
+import { query } from "../helpers/db";
+import { startServer, type TestServer } from "../helpers/server";
+
+/**
+ * The developer portal in real Chromium against the real server (Next, sign-in service, API) on a
+ * seeded database: the journeys of issue 5, an axe check of the main pages, and screenshots of each
+ * main page at desktop and phone widths under test-results/screenshots/.
+ *
+ * The steps share one server and build on each other (alice's app is approved by the admin, then
+ * used), so they run in order; each `it` is one journey step.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SHOTS = path.resolve(import.meta.dirname, "..", "..", "test-results", "screenshots");
+const STEP = 120_000;
+const password = (handle: string) => DEMO_ACCOUNTS.find((a) => a.handle === handle)!.password;
+
+let server: TestServer;
+let browser: Browser;
+/** Requests the browser tried to make to anything but our server (and the login client's fake callback). */
+const foreignRequests: string[] = [];
+/** The fake login client's redirect URI: nothing listens there; the browser's request is intercepted. */
+const CALLBACK = "http://127.0.0.1:9/callback";
+
+async function newContext(): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(server.url) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
+    if (url.startsWith(CALLBACK)) return route.fulfill({ status: 200, contentType: "text/plain", body: "callback" });
+    foreignRequests.push(url);
+    return route.abort();
+  });
+  return context;
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** axe on the current page: no serious or critical violations (WCAG 2 A/AA rules). */
+async function expectAccessible(page: Page, label: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const bad = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${label}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+  expect(bad).toEqual([]);
+}
+
+/** Signs in through the portal's sign-in page and the platform's hosted login page. */
+async function signIn(page: Page, handle: string, target = "/apps"): Promise<void> {
+  await page.goto(`${server.url}${target}`);
+  await page.waitForURL(/\/signin\?/);
+  await page.getByRole("button", { name: "Continue with your platform account" }).click();
+  await page.waitForURL(/\/interaction\//);
+  await page.getByLabel("Username").fill(handle);
+  await page.getByLabel("Password").fill(password(handle));
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(`${server.url}${target}`);
+}
+
+async function registerApp(
+  page: Page,
+  app: { name: string; type: "api" | "login"; scopes: string[]; redirectUri?: string },
+): Promise<string> {
+  await page.goto(`${server.url}/apps/new`);
+  await page.getByLabel("Application name").fill(app.name);
+  await page.getByLabel("Description").fill(`${app.name}: an end-to-end test application.`);
+  if (app.type === "login") await page.getByText("Login client", { exact: true }).click();
+  for (const scope of app.scopes) await page.getByRole("checkbox", { name: new RegExp(`^${scope.replace(".", "\\.")}`) }).check();
+  if (app.redirectUri) await page.getByLabel("Redirect URIs 1", { exact: true }).fill(app.redirectUri);
+  await page.getByRole("button", { name: "Register application" }).click();
+  await page.waitForURL(/\/apps\/(api|app)_[A-Za-z0-9]+$/);
+  return page.url().split("/").pop()!;
+}
+
+async function clientCredentials(clientId: string, clientSecret: string): Promise<Response> {
+  return fetch(`${server.issuer}/protocol/openid-connect/token`, {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }),
+  });
+}
+
+async function appStatus(clientId: string): Promise<string> {
+  const rows = await query<{ status: string }>(server.databaseUrl, `SELECT status FROM "Application" WHERE "clientId" = $1`, [clientId]);
+  return rows[0]!.status;
+}
+
+interface CapturedAction {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+describe("developer portal in Chromium", () => {
+  let alice: Page;
+  let admin: Page;
+  let apiClientId: string;
+  const apiName = `Chat Reader ${randomBytes(2).toString("hex")}`;
+  const capturedActions: CapturedAction[] = [];
+
+  beforeAll(async () => {
+    server = await startServer({ seed: true, next: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    alice = await (await newContext()).newPage();
+    admin = await (await newContext()).newPage();
+    admin.on("request", (request) => {
+      const headers = request.headers();
+      if (request.method() === "POST" && headers["next-action"]) {
+        capturedActions.push({ url: request.url(), headers, body: request.postData() ?? "" });
+      }
+    });
+  }, 900_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it("serves the public pages with security headers, offline-only assets and no serious a11y issues", { timeout: STEP }, async () => {
+    const res = await fetch(`${server.url}/`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toMatch(/script-src 'self' 'nonce-[^']+' 'strict-dynamic'/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+
+    const page = await (await newContext()).newPage();
+    const errors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    await page.goto(`${server.url}/`);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Build on the platform");
+    await expectAccessible(page, "landing");
+    await screenshot(page, "landing");
+
+    await page.goto(`${server.url}/docs`);
+    await page.getByRole("heading", { name: "Getting started", level: 1 }).waitFor();
+    await expectAccessible(page, "docs");
+    await screenshot(page, "docs");
+
+    await page.goto(`${server.url}/docs/api-reference`);
+    // Scalar renders the operations from /api/v1/openapi.json in the browser.
+    await page.getByText("/global-chat/messages").first().waitFor({ timeout: 30_000 });
+    await screenshot(page, "api-reference");
+
+    await page.goto(`${server.url}/signin`);
+    await page.getByRole("heading", { name: "Sign in to the developer portal" }).waitFor();
+    await expectAccessible(page, "signin");
+    await screenshot(page, "signin");
+
+    expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
+    await page.context().close();
+  });
+
+  it("a developer signs in through the hosted login page and registers an API key client, which is pending", { timeout: STEP }, async () => {
+    await signIn(alice, "alice");
+    await alice.getByRole("heading", { name: "My apps", level: 1 }).waitFor();
+
+    await alice.goto(`${server.url}/apps/new`);
+    await expectAccessible(alice, "new app");
+    await screenshot(alice, "app-new");
+
+    apiClientId = await registerApp(alice, { name: apiName, type: "api", scopes: ["svc:chat.read"] });
+    expect(apiClientId).toMatch(/^api_/);
+    await alice.getByText("Waiting for review").waitFor();
+    expect(await alice.getByText("Pending review").count()).toBeGreaterThan(0);
+    // Not approved yet: no secret panel, and no way to get a token.
+    expect(await alice.getByTestId("secret-reveal").count()).toBe(0);
+    expect(await appStatus(apiClientId)).toBe("pending");
+
+    await alice.goto(`${server.url}/apps`);
+    await alice.getByRole("link", { name: new RegExp(apiName) }).waitFor();
+    await expectAccessible(alice, "apps list");
+    await screenshot(alice, "apps-list");
+  });
+
+  it("an admin approves it from the review queue", { timeout: STEP }, async () => {
+    await signIn(admin, "admin", "/admin");
+    const row = admin.locator(`tr[data-client-id="${apiClientId}"]`);
+    await row.waitFor();
+    await expectAccessible(admin, "admin queue");
+    await screenshot(admin, "admin-queue");
+    await row.getByRole("button", { name: `Approve ${apiName}` }).click();
+    await admin.getByText(`Approved ${apiName}`).waitFor();
+    expect(await appStatus(apiClientId)).toBe("approved");
+  });
+
+  it("the developer sees the secret exactly once, uses it, and a regenerated secret replaces it at once", { timeout: STEP }, async () => {
+    await alice.goto(`${server.url}/apps/${apiClientId}`);
+    const panel = alice.getByTestId("secret-reveal");
+    await panel.waitFor();
+    expect(await panel.textContent()).toContain("copy it now, it will not be shown again");
+    const secret = await alice.getByTestId("client-secret").inputValue();
+    expect(secret.length).toBeGreaterThanOrEqual(32);
+    await expectAccessible(alice, "app page (secret)");
+    await screenshot(alice, "app-approved-secret");
+
+    const tokenRes = await clientCredentials(apiClientId, secret);
+    expect(tokenRes.status).toBe(200);
+    const { access_token: accessToken } = (await tokenRes.json()) as { access_token: string };
+    const messages = await fetch(`${server.apiUrl}/global-chat/messages?limit=2`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(messages.status).toBe(200);
+    expect(((await messages.json()) as { data: { messages: unknown[] } }).data.messages.length).toBeGreaterThan(0);
+
+    // After a reload the secret is gone for good: only its last characters remain.
+    await alice.reload();
+    await alice.getByRole("button", { name: "Regenerate secret" }).waitFor();
+    expect(await alice.getByTestId("secret-reveal").count()).toBe(0);
+    expect(await alice.content()).not.toContain(secret);
+    expect(await alice.getByTestId("secret-hint").textContent()).toContain(secret.slice(-4));
+
+    await alice.getByRole("button", { name: "Regenerate secret" }).click();
+    const dialog = alice.getByRole("dialog", { name: "Regenerate the client secret?" });
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Regenerate secret" }).click();
+    await panel.waitFor();
+    const fresh = await alice.getByTestId("client-secret").inputValue();
+    expect(fresh).not.toBe(secret);
+
+    const old = await clientCredentials(apiClientId, secret);
+    expect(old.status).toBe(401);
+    expect(((await old.json()) as { error: string }).error).toBe("invalid_client");
+    expect((await clientCredentials(apiClientId, fresh)).status).toBe(200);
+
+    await alice.reload();
+    await alice.getByRole("button", { name: "Regenerate secret" }).waitFor();
+    expect(await alice.getByTestId("secret-reveal").count()).toBe(0);
+  });
+
+  it("a rejected app shows the admin's reason to its owner", { timeout: STEP }, async () => {
+    const name = `Vague App ${randomBytes(2).toString("hex")}`;
+    const clientId = await registerApp(alice, { name, type: "api", scopes: [] });
+    const reason = "Say what the app does with the chat before we can approve it.";
+
+    await admin.goto(`${server.url}/admin`);
+    const row = admin.locator(`tr[data-client-id="${clientId}"]`);
+    await row.getByRole("button", { name: `Reject ${name}` }).click();
+    const dialog = admin.getByRole("dialog", { name: `Reject ${name}?` });
+    await dialog.getByLabel("Reason").fill(reason);
+    await dialog.getByRole("button", { name: "Reject application" }).click();
+    await admin.getByText(`Rejected ${name}`).waitFor();
+
+    await alice.goto(`${server.url}/apps/${clientId}`);
+    expect(await alice.getByTestId("status-reason").textContent()).toBe(reason);
+    expect(await alice.getByTestId("secret-reveal").count()).toBe(0);
+    await screenshot(alice, "app-rejected");
+  });
+
+  it("a developer registers a login client, signs in through it with PKCE and calls GET /me", { timeout: STEP }, async () => {
+    const name = `Sign-in Demo ${randomBytes(2).toString("hex")}`;
+    const clientId = await registerApp(alice, { name, type: "login", scopes: ["svc:chat.read"], redirectUri: CALLBACK });
+    expect(clientId).toMatch(/^app_/);
+    await admin.goto(`${server.url}/admin`);
+    await admin.locator(`tr[data-client-id="${clientId}"]`).getByRole("button", { name: `Approve ${name}` }).click();
+    await admin.getByText(`Approved ${name}`).waitFor();
+
+    await alice.goto(`${server.url}/apps/${clientId}`);
+    await alice.getByText("Approved", { exact: true }).first().waitFor();
+    // A login client never shows a secret, and its quickstart is the PKCE flow.
+    expect(await alice.getByTestId("secret-reveal").count()).toBe(0);
+    expect(await alice.getByRole("button", { name: "Regenerate secret" }).count()).toBe(0);
+    await alice.getByText("code_challenge_method").first().waitFor();
+    await screenshot(alice, "app-login-client");
+
+    const verifier = randomBytes(32).toString("base64url");
+    const state = randomBytes(16).toString("base64url");
+    const authorize = new URL(`${server.issuer}/protocol/openid-connect/auth`);
+    authorize.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: "code",
+      redirect_uri: CALLBACK,
+      scope: "openid",
+      state,
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+    }).toString();
+    // alice already has a platform session (from signing in to the portal): only consent is asked.
+    await alice.goto(authorize.href);
+    await alice.getByRole("button", { name: "Allow" }).click();
+    await alice.waitForURL((url) => url.href.startsWith(CALLBACK));
+    const callback = new URL(alice.url());
+    expect(callback.searchParams.get("state")).toBe(state);
+    const code = callback.searchParams.get("code");
+    expect(code).toBeTruthy();
+
+    const tokenRes = await fetch(`${server.issuer}/protocol/openid-connect/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "authorization_code", client_id: clientId, code: code!, redirect_uri: CALLBACK, code_verifier: verifier }),
+    });
+    expect(tokenRes.status).toBe(200);
+    const tokens = (await tokenRes.json()) as { access_token: string; id_token: string };
+    expect(tokens.id_token).toBeTruthy();
+    const me = await fetch(`${server.apiUrl}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(me.status).toBe(200);
+    const profile = (await me.json()) as { user: { username: string }; isOwnProfile: boolean };
+    expect(profile.user.username).toBe("alice");
+    expect(profile.isOwnProfile).toBe(true);
+  });
+
+  it("admin pages render for an admin (users, audit log) and record who did what", { timeout: STEP }, async () => {
+    await admin.goto(`${server.url}/admin/users?q=mallory`);
+    const row = admin.locator('tr[data-handle="mallory"]');
+    await row.waitFor();
+    // Unmute then mute again (mallory is muted in the demo data), capturing the action for the next step.
+    await row.getByRole("button", { name: "Unmute @mallory" }).click();
+    await admin.getByText("Unmuted @mallory").waitFor();
+    await row.getByRole("button", { name: "Mute @mallory" }).click();
+    await admin.getByText("Muted @mallory").first().waitFor();
+
+    await admin.goto(`${server.url}/admin/users`);
+    await expectAccessible(admin, "admin users");
+    await screenshot(admin, "admin-users");
+
+    await admin.goto(`${server.url}/admin/audit`);
+    await admin.getByRole("heading", { name: "Audit log" }).waitFor();
+    const audit = await admin.locator("table").textContent();
+    expect(audit).toContain("app.approve");
+    expect(audit).toContain("app.reject");
+    expect(audit).toContain("app.secret.regenerate");
+    expect(audit).toContain("user.mute");
+    await expectAccessible(admin, "admin audit");
+    await screenshot(admin, "admin-audit");
+
+    await admin.goto(`${server.url}/admin/apps`);
+    await admin.locator(`tr[data-client-id="${apiClientId}"]`).waitFor();
+    await screenshot(admin, "admin-apps");
+  });
+
+  it("a non-admin gets no admin page and no admin action, even when calling them directly", { timeout: STEP }, async () => {
+    for (const pathname of ["/admin", "/admin/apps", "/admin/users", "/admin/audit"]) {
+      const response = await alice.goto(`${server.url}${pathname}`);
+      expect(response?.status(), pathname).toBe(403);
+      await alice.getByRole("heading", { name: "You don't have access to this page" }).waitFor();
+      expect(await alice.locator("table").count()).toBe(0);
+    }
+    await screenshot(alice, "forbidden");
+    expect(await alice.getByRole("link", { name: "Admin" }).count()).toBe(0);
+
+    // Replay the admin's own server-action requests from alice's session, against other targets.
+    const victimName = `Pending ${randomBytes(2).toString("hex")}`;
+    const victim = await registerApp(alice, { name: victimName, type: "api", scopes: [] });
+    const approve = capturedActions.find((a) => a.body.includes(apiClientId));
+    const mute = capturedActions.find((a) => a.body.includes('"mallory"') && a.body.includes("true"));
+    expect(approve, "captured the approve action").toBeTruthy();
+    expect(mute, "captured the mute action").toBeTruthy();
+    const replays = [
+      { action: approve!, body: approve!.body.replace(apiClientId, victim) },
+      { action: mute!, body: mute!.body.replace('"mallory"', '"bob"') },
+    ];
+    for (const { action, body } of replays) {
+      const { cookie: _admins, ...headers } = action.headers;
+      const res = await alice.request.post(action.url, { headers, data: body });
+      const text = await res.text();
+      expect(text).toContain('"ok":false');
+      expect(text).toContain('"code":"forbidden"');
+    }
+    expect(await appStatus(victim)).toBe("pending");
+    const bob = await query<{ muted: boolean }>(server.databaseUrl, `SELECT muted FROM "User" WHERE handle = 'bob'`);
+    expect(bob[0]!.muted).toBe(false);
+    const denied = await query<{ n: string }>(
+      server.databaseUrl,
+      `SELECT count(*) AS n FROM "AuditLog" WHERE "actorHandle" = 'alice' AND outcome = 'denied'`,
+    );
+    expect(Number(denied[0]!.n)).toBeGreaterThanOrEqual(2);
+  });
+
+  it("sign-out ends the platform session too", { timeout: STEP }, async () => {
+    await alice.goto(`${server.url}/apps`);
+    await alice.locator("summary[aria-label^='Account menu']").click();
+    await alice.getByRole("button", { name: "Sign out" }).click();
+    // The sign-in service asks to confirm ending the platform session.
+    await alice.waitForURL(/\/interaction\/logout/);
+    await alice.getByRole("button", { name: "Sign out", exact: true }).click();
+    await alice.waitForURL(`${server.url}/`);
+
+    // The portal session is gone, and so is the platform one: signing in asks for the password again.
+    await alice.goto(`${server.url}/apps`);
+    await alice.waitForURL(/\/signin\?/);
+    await alice.getByRole("button", { name: "Continue with your platform account" }).click();
+    await alice.waitForURL(/\/interaction\//);
+    await alice.getByLabel("Password").waitFor();
+  });
+
+  it("the browser never reached for a remote host (fonts, scripts, telemetry)", () => {
+    expect(foreignRequests).toEqual([]);
+  });
+});
