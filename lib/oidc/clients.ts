@@ -1,6 +1,6 @@
 import type { AdapterPayload } from "oidc-provider";
 import { env } from "../env";
-import { OIDC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES, isSvcScope, type SvcScope } from "../scopes";
+import { OIDC_SCOPES, USER_ONLY_SCOPES, isSvcScope, type SvcScope } from "../scopes";
 import { findClientForSignIn } from "../services/apps";
 
 /**
@@ -108,9 +108,6 @@ export async function findClientMetadata(clientId: string): Promise<AdapterPaylo
   const client = await findSignInClient(clientId);
   return client ? toClientMetadata(client) : undefined;
 }
-
-/** Every `svc:` scope the API understands (the resource server's scope list). */
-export const ALL_SVC_SCOPES: readonly string[] = SVC_SCOPE_NAMES;
 
 /** Origins of a login client's registered redirect URIs (CORS on token, userinfo and revoke). */
 export function clientOrigins(client: SignInClient): Set<string> {

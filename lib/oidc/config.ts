@@ -1,4 +1,4 @@
-import type { ClientMetadata, Configuration, KoaContextWithOIDC, ResourceServer } from "oidc-provider";
+import type { Configuration, KoaContextWithOIDC, ResourceServer } from "oidc-provider";
 import { errors } from "oidc-provider";
 import type { JWK } from "jose";
 import { env } from "../env";
@@ -233,5 +233,3 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
     discovery: { service_documentation: `${config.APP_URL}/docs` },
   };
 }
-
-export type { ClientMetadata };

@@ -9,6 +9,7 @@ import { findCurrentSecretHash } from "../services/apps";
 import { findAccount } from "./account";
 import { clientOrigins, findSignInClient } from "./clients";
 import { buildConfiguration, interactionBase, ROUTES } from "./config";
+import { LOGOUT_PAGE_PATH, LOGOUT_XSRF_COOKIE, SIGNED_OUT_PAGE_PATH } from "./constants";
 import { getProviderJwks, keySetFingerprint } from "./keys";
 import { verifyAccessToken } from "./verify";
 
@@ -17,9 +18,6 @@ import { verifyAccessToken } from "./verify";
  * client-secret hook below is undocumented.
  */
 
-/** Cookie handing the logout form's CSRF value to the Next-rendered confirmation page. */
-export const LOGOUT_XSRF_COOKIE = "_logout_xsrf";
-const LOGOUT_PAGE_PATH = "/interaction/logout";
 
 async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
   // oidc-provider hands us its form; the confirmation page itself is rendered by Next
@@ -34,7 +32,7 @@ async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void
     signed: false,
     maxAge: 10 * 60 * 1000,
   });
-  const target = new URL(`${interactionBase()}/logout`);
+  const target = new URL(LOGOUT_PAGE_PATH, interactionBase());
   if (ctx.oidc.client) target.searchParams.set("client_id", ctx.oidc.client.clientId);
   ctx.status = 303;
   ctx.redirect(target.href);
@@ -42,7 +40,7 @@ async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void
 
 async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
   ctx.status = 303;
-  ctx.redirect(`${interactionBase()}/signed-out`);
+  ctx.redirect(new URL(SIGNED_OUT_PAGE_PATH, interactionBase()).href);
 }
 
 /** Client secrets are stored as SHA-256 hashes; the metadata carries the hash (clients.ts). */

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
+import { INTERACTION_COOKIE } from "@/lib/oidc/constants";
 import { findInteractionView } from "@/lib/oidc/interaction-view";
 import { ConsentForm } from "../_components/consent-form";
 import { ExpiredCard } from "../_components/expired-card";
@@ -7,9 +8,6 @@ import { LoginForm } from "../_components/login-form";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in" };
-
-/** oidc-provider's interaction cookie (cookies.names.interaction); its path is this page's. */
-const INTERACTION_COOKIE = "_interaction";
 
 /**
  * Hosted login and consent (STYLE: app/interaction/[uid], render only). The interaction is looked

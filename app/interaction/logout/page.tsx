@@ -3,15 +3,13 @@ import { cookies } from "next/headers";
 import { buttonClasses } from "@/components/ui/button";
 import { Icon } from "@/components/ui/icon";
 import { env } from "@/lib/env";
+import { LOGOUT_XSRF_COOKIE } from "@/lib/oidc/constants";
 import { findClientName } from "@/lib/oidc/interaction-view";
 import { ExpiredCard } from "../_components/expired-card";
 import { InteractionCard } from "../_components/interaction-card";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign out" };
-
-/** Set by lib/oidc/provider.ts logoutSource (LOGOUT_XSRF_COOKIE), path /interaction/logout. */
-const XSRF_COOKIE = "_logout_xsrf";
 
 /**
  * Logout confirmation (RP-initiated logout). The form posts to oidc-provider's end-session confirm
@@ -20,7 +18,7 @@ const XSRF_COOKIE = "_logout_xsrf";
  */
 export default async function LogoutPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const query = await searchParams;
-  const xsrf = (await cookies()).get(XSRF_COOKIE)?.value;
+  const xsrf = (await cookies()).get(LOGOUT_XSRF_COOKIE)?.value;
   if (!xsrf) {
     return <ExpiredCard title="This sign-out request has expired">Go back to the app you came from and sign out again.</ExpiredCard>;
   }
