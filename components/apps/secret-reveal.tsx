@@ -27,7 +27,7 @@ export function SecretReveal({ secret, onDone }: { secret: string; onDone?: () =
             We store only a hash of it. Keep it in a secret manager or an environment variable, never in source code,
             logs or shell history. If you lose it, regenerate a new one.
           </p>
-          <div className="mt-4 flex items-center gap-2 rounded-lg border border-amber-300 bg-white py-1.5 pr-1.5 pl-3">
+          <div className="mt-4 flex flex-col gap-2 rounded-lg border border-amber-300 bg-white p-1.5 pl-3 sm:flex-row sm:items-center">
             <label htmlFor="client-secret" className="sr-only">
               Client secret
             </label>
@@ -37,7 +37,7 @@ export function SecretReveal({ secret, onDone }: { secret: string; onDone?: () =
               value={secret}
               onFocus={(e) => e.currentTarget.select()}
               spellCheck={false}
-              className="min-w-0 flex-1 bg-transparent font-mono text-sm text-slate-900 outline-none"
+              className="min-w-0 flex-1 bg-transparent py-1 font-mono text-sm text-slate-900 outline-none"
               data-testid="client-secret"
             />
             <CopyButton value={secret} label="Copy client secret" showText />

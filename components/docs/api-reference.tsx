@@ -12,6 +12,9 @@ export function ApiReference({ specUrl }: { specUrl: string }) {
     <ApiReferenceReact
       configuration={{
         url: specUrl,
+        // "Ask AI" and "Generate MCP" call Scalar's hosted services: off, nothing leaves our origin.
+        agent: { disabled: true },
+        mcp: { disabled: true },
         withDefaultFonts: false,
         telemetry: false,
         hideClientButton: true,

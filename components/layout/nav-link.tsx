@@ -9,15 +9,19 @@ export function NavLink({
   href,
   children,
   exact = false,
+  exclude,
   variant = "header",
 }: {
   href: string;
   children: ReactNode;
   exact?: boolean;
+  /** A sub-path that has its own link (Docs vs API reference). */
+  exclude?: string;
   variant?: "header" | "sidebar" | "tab" | "mobile";
 }) {
   const pathname = usePathname() ?? "";
-  const active = exact ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
+  const within = exact ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
+  const active = within && !(exclude && pathname.startsWith(exclude));
   const styles = {
     header: active ? "bg-white/10 text-white" : "text-slate-300 hover:bg-white/5 hover:text-white",
     sidebar: active

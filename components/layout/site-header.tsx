@@ -5,8 +5,8 @@ import { NavLink } from "./nav-link";
 import { UserMenu, type HeaderUser } from "./user-menu";
 
 export function SiteHeader({ user }: { user: HeaderUser | null }) {
-  const links = [
-    { href: "/docs", label: "Docs" },
+  const links: { href: string; label: string; exact?: boolean; exclude?: string }[] = [
+    { href: "/docs", label: "Docs", exclude: "/docs/api-reference" },
     { href: "/docs/api-reference", label: "API reference", exact: true },
     ...(user ? [{ href: "/apps", label: "My apps" }] : []),
     ...(user?.role === "admin" ? [{ href: "/admin", label: "Admin" }] : []),
@@ -17,7 +17,7 @@ export function SiteHeader({ user }: { user: HeaderUser | null }) {
         <Logo />
         <nav aria-label="Main" className="ml-4 hidden items-center gap-1 md:flex">
           {links.map((l) => (
-            <NavLink key={l.href} href={l.href} exact={l.exact}>
+            <NavLink key={l.href} href={l.href} exact={l.exact} exclude={l.exclude}>
               {l.label}
             </NavLink>
           ))}
@@ -42,7 +42,7 @@ export function SiteHeader({ user }: { user: HeaderUser | null }) {
               className="absolute right-0 z-40 mt-2 w-60 rounded-xl border border-slate-200 bg-white p-2 shadow-xl"
             >
               {links.map((l) => (
-                <NavLink key={l.href} href={l.href} exact={l.exact} variant="mobile">
+                <NavLink key={l.href} href={l.href} exact={l.exact} exclude={l.exclude} variant="mobile">
                   {l.label}
                 </NavLink>
               ))}

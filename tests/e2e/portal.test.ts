@@ -156,9 +156,10 @@ describe("developer portal in Chromium", () => {
     await expectAccessible(page, "docs");
     await screenshot(page, "docs");
 
+    // The reference is rendered in the browser (Scalar) from the project's own OpenAPI document.
+    const openapi = (await (await fetch(`${server.apiUrl}/openapi.json`)).json()) as { info: { title: string } };
     await page.goto(`${server.url}/docs/api-reference`);
-    // Scalar renders the operations from /api/v1/openapi.json in the browser.
-    await page.getByText("/global-chat/messages").first().waitFor({ timeout: 30_000 });
+    await page.getByRole("heading", { name: openapi.info.title }).first().waitFor({ timeout: 30_000 });
     await screenshot(page, "api-reference");
 
     await page.goto(`${server.url}/signin`);
@@ -180,7 +181,7 @@ describe("developer portal in Chromium", () => {
 
     apiClientId = await registerApp(alice, { name: apiName, type: "api", scopes: ["svc:chat.read"] });
     expect(apiClientId).toMatch(/^api_/);
-    await alice.getByText("Waiting for review").waitFor();
+    await alice.getByText("Waiting for review", { exact: true }).waitFor();
     expect(await alice.getByText("Pending review").count()).toBeGreaterThan(0);
     // Not approved yet: no secret panel, and no way to get a token.
     expect(await alice.getByTestId("secret-reveal").count()).toBe(0);
@@ -321,9 +322,9 @@ describe("developer portal in Chromium", () => {
     await row.waitFor();
     // Unmute then mute again (mallory is muted in the demo data), capturing the action for the next step.
     await row.getByRole("button", { name: "Unmute @mallory" }).click();
-    await admin.getByText("Unmuted @mallory").waitFor();
+    await admin.getByText("Unmuted @mallory", { exact: true }).waitFor();
     await row.getByRole("button", { name: "Mute @mallory" }).click();
-    await admin.getByText("Muted @mallory").first().waitFor();
+    await admin.getByText("Muted @mallory", { exact: true }).waitFor();
 
     await admin.goto(`${server.url}/admin/users`);
     await expectAccessible(admin, "admin users");
@@ -331,7 +332,7 @@ describe("developer portal in Chromium", () => {
 
     await admin.goto(`${server.url}/admin/audit`);
     await admin.getByRole("heading", { name: "Audit log" }).waitFor();
-    const audit = await admin.locator("table").textContent();
+    const audit = await admin.getByRole("table", { name: "Audit log entries" }).textContent();
     expect(audit).toContain("app.approve");
     expect(audit).toContain("app.reject");
     expect(audit).toContain("app.secret.regenerate");
@@ -349,7 +350,7 @@ describe("developer portal in Chromium", () => {
       const response = await alice.goto(`${server.url}${pathname}`);
       expect(response?.status(), pathname).toBe(403);
       await alice.getByRole("heading", { name: "You don't have access to this page" }).waitFor();
-      expect(await alice.locator("table").count()).toBe(0);
+      expect(await alice.getByRole("table").count()).toBe(0);
     }
     await screenshot(alice, "forbidden");
     expect(await alice.getByRole("link", { name: "Admin" }).count()).toBe(0);
