@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { env } from "../env";
 import { logger } from "../logger";
 import { startExpiredModelCleanup } from "./adapter";
+import { accessTokenSigner, isClientCredentialsCandidate, readBody, tryClientCredentialsGrant } from "./client-credentials";
+import { ROUTES } from "./config";
 import { handleInteraction, type InteractionAction } from "./interactions";
 import { listPublishedKeys, keySetFingerprint } from "./keys";
 import { buildProvider, type BuiltProvider } from "./provider";
@@ -20,6 +22,8 @@ export interface OidcService {
 export async function createOidc(): Promise<OidcService> {
   let current: BuiltProvider = await buildProvider();
   let callback = current.provider.callback();
+  // The client-credentials fast path signs with the provider's access-token key (client-credentials.ts).
+  let signer = accessTokenSigner(await listPublishedKeys());
 
   // Rotation (rotateSigningKeys, possibly in another process) changes the published key set; a
   // fresh Provider picks it up within SIGNING_KEY_POLL_SECONDS. Requests in flight finish on the
@@ -33,6 +37,7 @@ export async function createOidc(): Promise<OidcService> {
         if (keySetFingerprint(keys.map((k) => k.privateJwk)) === current.keysFingerprint) return;
         current = await buildProvider();
         callback = current.provider.callback();
+        signer = accessTokenSigner(keys);
         logger.info("signing keys changed: sign-in service reloaded");
       })
       .catch((error: unknown) => logger.warn("signing key poll failed", { error: (error as Error).message }))
@@ -49,6 +54,14 @@ export async function createOidc(): Promise<OidcService> {
       (req as IncomingMessage & { originalUrl?: string }).originalUrl = original;
       req.url = original.slice(issuerPath.length) || "/";
       if (!req.url.startsWith("/")) req.url = `/${req.url}`;
+      if (isClientCredentialsCandidate(req, req.url, ROUTES.token)) {
+        const body = await readBody(req);
+        // Any failure in the fast path (a database error…) goes to oidc-provider, which answers it
+        // in OAuth form as it always has.
+        if (await tryClientCredentialsGrant(res, body, signer).catch(() => false)) return;
+        // oidc-provider's body parser uses req.body once the stream has been read.
+        (req as IncomingMessage & { body?: Buffer }).body = body;
+      }
       await new Promise<void>((resolve) => {
         res.once("close", resolve);
         res.once("finish", resolve);

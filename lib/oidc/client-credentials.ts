@@ -1,0 +1,125 @@
+import { createPrivateKey, randomBytes, sign, type KeyObject } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { JWK } from "jose";
+import { verifyClientSecret } from "../crypto/secrets";
+import { env } from "../env";
+import { findCurrentSecretHash } from "../services/apps";
+import { findSignInClient } from "./clients";
+import { ACCESS_TOKEN_ALG, type StoredSigningKey } from "./keys";
+
+/**
+ * A fast path for the commonest token request: an API client's client-credentials grant with its
+ * id and secret in the form body (SPEC Authentication, "API client"). oidc-provider spends most of
+ * such a grant in its generic machinery (koa, parameter and client-auth pipelines, resource
+ * indicators, WebCrypto), which caps the endpoint well below issue 6's 3,000 grants/s.
+ *
+ * It answers ONLY the exact happy path, with the token and response oidc-provider would produce
+ * (lib/oidc/config.ts: an RFC 9068 JWT for the API audience, ES256 with the provider's first
+ * access-token key, no `sub`, the client's registered app-level scopes, ACCESS_TOKEN_TTL; the same
+ * status, headers and body). Anything else — another grant, a `scope` parameter, HTTP Basic, an
+ * Origin (CORS), DPoP, a duplicate or extra parameter, an unknown client, a wrong secret — is handed
+ * to oidc-provider untouched (with the body already read: `req.body`, which its body parser uses),
+ * so every error keeps oidc-provider's exact behaviour and wording.
+ */
+
+/** Bigger bodies are not a plain client-credentials form; oidc-provider reads those itself. */
+const MAX_FAST_BODY_BYTES = 2048;
+const FIELDS = new Set(["grant_type", "client_id", "client_secret"]);
+
+export interface AccessTokenSigner {
+  kid: string;
+  key: KeyObject;
+}
+
+/**
+ * The key oidc-provider signs access tokens with: the first published key of ACCESS_TOKEN_ALG
+ * (listPublishedKeys orders active keys first, as the provider's keystore does).
+ */
+export function accessTokenSigner(keys: StoredSigningKey[]): AccessTokenSigner | undefined {
+  const found = keys.find((k) => k.alg === ACCESS_TOKEN_ALG && k.retiredAt === null) ?? keys.find((k) => k.alg === ACCESS_TOKEN_ALG);
+  if (!found?.privateJwk.kid) return undefined;
+  return { kid: found.privateJwk.kid, key: createPrivateKey({ key: found.privateJwk as JWK & { kty: string }, format: "jwk" }) };
+}
+
+/** Headers only: is this worth reading the body for? */
+export function isClientCredentialsCandidate(req: IncomingMessage, path: string, tokenPath: string): boolean {
+  if (req.method !== "POST" || path !== tokenPath) return false;
+  const h = req.headers;
+  if (h.authorization !== undefined || h.origin !== undefined || h.dpop !== undefined) return false;
+  const type = (h["content-type"] ?? "").toLowerCase();
+  if (type !== "application/x-www-form-urlencoded" && type !== "application/x-www-form-urlencoded; charset=utf-8") return false;
+  const length = Number(h["content-length"]);
+  return Number.isInteger(length) && length > 0 && length <= MAX_FAST_BODY_BYTES && h["transfer-encoding"] === undefined;
+}
+
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  // Node's parser delivers at most Content-Length bytes, which the candidate check bounded.
+  for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** The three fields, each exactly once and non-empty, and nothing else; otherwise null. */
+function parseForm(body: Buffer): { clientId: string; clientSecret: string } | null {
+  const params = new URLSearchParams(body.toString("utf8"));
+  const seen = new Map<string, string>();
+  for (const [key, value] of params) {
+    if (!FIELDS.has(key) || seen.has(key) || value === "") return null;
+    seen.set(key, value);
+  }
+  if (seen.size !== FIELDS.size || seen.get("grant_type") !== "client_credentials") return null;
+  return { clientId: seen.get("client_id")!, clientSecret: seen.get("client_secret")! };
+}
+
+function signAsync(data: Buffer, key: KeyObject): Promise<Buffer> {
+  // The callback form runs in libuv's thread pool, off the event loop; P-1363 (r‖s) is JOSE's form.
+  return new Promise((resolve, reject) =>
+    sign("sha256", data, { key, dsaEncoding: "ieee-p1363" }, (error, signature) => (error ? reject(error) : resolve(signature))),
+  );
+}
+
+/**
+ * Answers the request and returns true, or returns false having written nothing (the caller then
+ * hands the request, with `body`, to oidc-provider).
+ */
+export async function tryClientCredentialsGrant(
+  res: ServerResponse,
+  body: Buffer,
+  signer: AccessTokenSigner | undefined,
+): Promise<boolean> {
+  if (!signer) return false;
+  const form = parseForm(body);
+  if (!form) return false;
+  const client = await findSignInClient(form.clientId);
+  if (!client || client.type !== "api") return false;
+  // Fresh, as compareClientSecret (provider.ts) reads it: a regenerated secret or a suspension
+  // takes effect at once. A mismatch goes to oidc-provider for its invalid_client answer.
+  const current = await findCurrentSecretHash(form.clientId);
+  if (current === null || !verifyClientSecret(form.clientSecret, current)) return false;
+
+  const { ISSUER, API_URL, ACCESS_TOKEN_TTL } = env();
+  const iat = Math.floor(Date.now() / 1000);
+  const scope = client.svcScopes.length ? client.svcScopes.join(" ") : undefined;
+  // Claim order as oidc-provider writes them (jti, iat, exp, scope, client_id, iss, aud).
+  const payload = { jti: randomBytes(32).toString("base64url"), iat, exp: iat + ACCESS_TOKEN_TTL, scope, client_id: client.clientId, iss: ISSUER, aud: API_URL };
+  const header = { alg: ACCESS_TOKEN_ALG, typ: "at+jwt", kid: signer.kid };
+  const signingInput = `${Buffer.from(JSON.stringify(header)).toString("base64url")}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
+  const signature = await signAsync(Buffer.from(signingInput), signer.key);
+  const json = JSON.stringify({
+    access_token: `${signingInput}.${signature.toString("base64url")}`,
+    expires_in: ACCESS_TOKEN_TTL,
+    scope,
+    token_type: "Bearer",
+  });
+  // The headers oidc-provider's token endpoint sends for a request without Origin.
+  res.writeHead(200, {
+    Vary: "Origin",
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Expose-Headers": "WWW-Authenticate",
+    "cache-control": "no-store",
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(json),
+  });
+  res.end(json);
+  return true;
+}
