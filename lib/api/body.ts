@@ -1,4 +1,5 @@
 import { AppError } from "../errors";
+import type { ApiRequest } from "./http";
 
 /**
  * Request bodies (PRODUCT.md: over 64 KiB ⇒ 413; SPEC Errors: 413 keeps `invalid_request`). The
@@ -16,7 +17,7 @@ function tooLarge(): AppError {
 }
 
 /** Throws 413 when the declared length is over the cap (cheap; done before authentication). */
-export function assertDeclaredLength(request: Request): void {
+export function assertDeclaredLength(request: ApiRequest): void {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
 }
@@ -27,7 +28,7 @@ function isJsonContentType(value: string | null): boolean {
   return mediaType === "application/json";
 }
 
-async function readCapped(request: Request): Promise<Uint8Array> {
+async function readCapped(request: ApiRequest): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -56,7 +57,7 @@ async function readCapped(request: Request): Promise<Uint8Array> {
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** The parsed JSON body; 400 invalid_request for a wrong content type, invalid UTF-8 or malformed JSON. */
-export async function readJsonBody(request: Request): Promise<unknown> {
+export async function readJsonBody(request: ApiRequest): Promise<unknown> {
   assertDeclaredLength(request);
   if (!isJsonContentType(request.headers.get("content-type"))) {
     throw new AppError("invalid_request", "The request body must be JSON with Content-Type: application/json.");

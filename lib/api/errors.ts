@@ -1,7 +1,7 @@
 import { ZodError } from "zod";
 import { AppError, isAppError } from "../errors";
 import { logger } from "../logger";
-import { apiHeaders } from "./http";
+import { jsonReply, type ApiReply } from "./http";
 
 /**
  * The one place an error becomes a response (STYLE: Errors): AppError → its code, status, extra
@@ -16,13 +16,13 @@ export interface RequestInfo {
 
 const INTERNAL_MESSAGE = "Something went wrong on our side. Retry with backoff.";
 
-export function errorResponse(
+export function errorReply(
   status: number,
   error: { code: string; message: string } & Record<string, unknown>,
   headers: Record<string, string> = {},
   requestId?: string,
-): Response {
-  return new Response(JSON.stringify({ error }), { status, headers: apiHeaders(headers, requestId) });
+): ApiReply {
+  return jsonReply(status, { error }, requestId, headers);
 }
 
 function describePath(path: PropertyKey[]): string {
@@ -50,20 +50,20 @@ function zodMessage(where: string, error: ZodError): string {
   return `Invalid ${where} \`${field}\`: ${issue.message}.`;
 }
 
-export function toErrorResponse(error: unknown, info: RequestInfo): Response {
+export function toErrorReply(error: unknown, info: RequestInfo): ApiReply {
   if (error instanceof InputError) {
-    return errorResponse(400, { code: "invalid_request", message: zodMessage(error.where, error.zodError) }, {}, info.requestId);
+    return errorReply(400, { code: "invalid_request", message: zodMessage(error.where, error.zodError) }, {}, info.requestId);
   }
   if (error instanceof ZodError) {
-    return errorResponse(400, { code: "invalid_request", message: zodMessage("request", error) }, {}, info.requestId);
+    return errorReply(400, { code: "invalid_request", message: zodMessage("request", error) }, {}, info.requestId);
   }
   if (isAppError(error)) {
     const appError = error as AppError;
     if (appError.status >= 500) {
       logger.error("api request failed", { ...info, code: appError.code, error: describeCause(appError.cause ?? appError) });
-      return errorResponse(appError.status, { code: appError.code, message: INTERNAL_MESSAGE }, appError.headers, info.requestId);
+      return errorReply(appError.status, { code: appError.code, message: INTERNAL_MESSAGE }, appError.headers, info.requestId);
     }
-    return errorResponse(
+    return errorReply(
       appError.status,
       { code: appError.code, message: appError.message, ...appError.extra },
       appError.headers,
@@ -71,7 +71,7 @@ export function toErrorResponse(error: unknown, info: RequestInfo): Response {
     );
   }
   logger.error("api request failed", { ...info, error: describeCause(error) });
-  return errorResponse(500, { code: "internal_error", message: INTERNAL_MESSAGE }, {}, info.requestId);
+  return errorReply(500, { code: "internal_error", message: INTERNAL_MESSAGE }, {}, info.requestId);
 }
 
 function describeCause(error: unknown): Record<string, unknown> {

@@ -4,7 +4,7 @@ import type { SvcScope } from "../scopes";
 import { authenticate, type Actor, type AuthRequirement, type UserActor } from "./auth";
 import { assertDeclaredLength, readJsonBody } from "./body";
 import { InputError } from "./errors";
-import { jsonResponse } from "./http";
+import { jsonReply, type ApiReply, type ApiRequest } from "./http";
 
 /**
  * `defineRoute` (STYLE: Request path): one declaration per endpoint holds everything the wrapper
@@ -45,13 +45,13 @@ export interface RouteConfig<
     query: Out<Q>;
     body: Out<B>;
     actor: ActorFor<A>;
-    request: Request;
+    request: ApiRequest;
   }): Promise<z.input<R>>;
 }
 
 export interface Route {
   config: RouteConfig<AuthRequirement, AnyObject | undefined, AnyObject | undefined, ZodType | undefined, ZodType>;
-  run(request: Request, rawParams: Record<string, string>, query: Record<string, string | string[]>, requestId: string): Promise<Response>;
+  run(request: ApiRequest, rawParams: Record<string, string>, query: Record<string, string | string[]>, requestId: string): Promise<ApiReply>;
 }
 
 function parse<S extends ZodType | undefined>(schema: S, value: unknown, where: InputError["where"]): Out<S> {
@@ -83,7 +83,7 @@ export function defineRoute<
         request,
       };
       const payload = await handler(input as Parameters<typeof handler>[0]);
-      return jsonResponse(response.status, response.bare ? payload : { data: payload }, requestId);
+      return jsonReply(response.status, response.bare ? payload : { data: payload }, requestId);
     },
   };
 }

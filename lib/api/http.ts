@@ -1,4 +1,26 @@
 /**
+ * The API's transport-neutral request and reply. Handlers stay Web-standard (a real `Request`
+ * satisfies `ApiRequest`), but the wrapper builds a plain `ApiReply` rather than a `Response`:
+ * lib/api/router.ts turns it into a `Response` for Next and other Web callers, lib/api/node.ts
+ * writes it straight to Node's response (undici's Response/Request objects cost more CPU than the
+ * whole profile read; issue 6 measures it).
+ */
+export interface ApiRequest {
+  readonly method: string;
+  /** Absolute URL. */
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+  readonly body: ReadableStream<Uint8Array> | null;
+}
+
+export interface ApiReply {
+  status: number;
+  headers: Record<string, string>;
+  /** Serialized JSON, or null for 204 and HEAD. */
+  body: string | null;
+}
+
+/**
  * Headers every API response carries. CORS is open to any origin (PRODUCT.md): the API takes
  * bearer tokens, never cookies, so `*` without credentials is safe.
  */
@@ -24,6 +46,6 @@ export function apiHeaders(extra: Record<string, string> = {}, requestId?: strin
   };
 }
 
-export function jsonResponse(status: number, body: unknown, requestId?: string, extra?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), { status, headers: apiHeaders(extra, requestId) });
+export function jsonReply(status: number, body: unknown, requestId?: string, extra?: Record<string, string>): ApiReply {
+  return { status, headers: apiHeaders(extra, requestId), body: JSON.stringify(body) };
 }

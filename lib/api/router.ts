@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../errors";
 import type { Route } from "./handler";
-import { toErrorResponse } from "./errors";
-import { jsonResponse, PREFLIGHT_HEADERS } from "./http";
+import { toErrorReply } from "./errors";
+import { jsonReply, PREFLIGHT_HEADERS, type ApiReply, type ApiRequest } from "./http";
 import { API_ROUTES } from "./routes";
 
 /**
- * Serves `/api/v1/**` from the route table: Web-standard Request in, Response out, so server.ts
- * (Node) and app/api/v1 (Next) run exactly the same code. Here: path matching, CORS preflight,
- * 404 `not_found` for unknown paths, 405 `method_not_allowed` with `Allow`, HEAD for every GET,
- * and the error mapping for anything thrown below.
+ * Serves `/api/v1/**` from the route table. `handleApiRequest` is the Web-standard entry (Request
+ * in, Response out: app/api/v1 under Next, tests); server.ts takes the Node fast path in
+ * lib/api/node.ts. Both run `dispatchApiRequest`: path matching, CORS preflight, 404 `not_found`
+ * for unknown paths, 405 `method_not_allowed` with `Allow`, HEAD for every GET, and the error
+ * mapping for anything thrown below.
  */
 export const API_PREFIX = "/api/v1";
 
@@ -26,7 +27,7 @@ interface PathEntry {
 const openApiRunner: Runner = {
   async run(_request, _params, _query, requestId) {
     const { getOpenApiDocument } = await import("./openapi");
-    return jsonResponse(200, getOpenApiDocument(), requestId, { "cache-control": "public, max-age=300" });
+    return jsonReply(200, getOpenApiDocument(), requestId, { "cache-control": "public, max-age=300" });
   },
 };
 
@@ -83,32 +84,31 @@ function queryObject(params: URLSearchParams): Record<string, string | string[]>
   return out;
 }
 
-function requestIdOf(request: Request): string {
+function requestIdOf(request: ApiRequest): string {
   const given = request.headers.get("x-request-id");
   // A caller's id is kept for tracing across proxies, but only in a log-safe form.
   return given && /^[A-Za-z0-9._-]{8,64}$/.test(given) ? given : randomUUID();
 }
 
-function withoutBody(response: Response): Response {
-  return new Response(null, { status: response.status, headers: response.headers });
-}
-
-export async function handleApiRequest(request: Request): Promise<Response> {
+/** Routes one request to its handler; never throws (errors become the envelope). */
+export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply> {
   const requestId = requestIdOf(request);
   const url = new URL(request.url);
   const method = request.method.toUpperCase();
   const info = { requestId, method, path: url.pathname };
   const isHead = method === "HEAD";
+  let reply: ApiReply;
   try {
     const subpath = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname;
     const found = match(subpath);
     if (method === "OPTIONS") {
       // Preflight is answered for any path, so the real request can show its JSON 404 to the page.
       const allow = found?.entry.allow ?? "GET, HEAD, POST, OPTIONS";
-      return new Response(null, {
+      return {
         status: 204,
         headers: { ...PREFLIGHT_HEADERS, "access-control-allow-methods": allow, allow, "x-request-id": requestId },
-      });
+        body: null,
+      };
     }
     if (!found) throw new AppError("not_found", "No such endpoint under /api/v1.");
     const runner = found.entry.methods.get(isHead ? "GET" : method);
@@ -117,10 +117,16 @@ export async function handleApiRequest(request: Request): Promise<Response> {
         headers: { allow: found.entry.allow },
       });
     }
-    const response = await runner.run(request, found.params, queryObject(url.searchParams), requestId);
-    return isHead ? withoutBody(response) : response;
+    reply = await runner.run(request, found.params, queryObject(url.searchParams), requestId);
   } catch (error) {
-    const response = toErrorResponse(error, info);
-    return isHead ? withoutBody(response) : response;
+    reply = toErrorReply(error, info);
   }
+  if (isHead) reply.body = null;
+  return reply;
+}
+
+/** The Web-standard entry point: Request in, Response out. */
+export async function handleApiRequest(request: Request): Promise<Response> {
+  const reply = await dispatchApiRequest(request);
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }

@@ -1,0 +1,38 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import type { ApiRequest } from "./http";
+import { dispatchApiRequest } from "./router";
+
+/**
+ * The Node fast path for server.ts: the same route table as `handleApiRequest`, without building
+ * undici Request/Response objects (their header copies and body streams cost more CPU than the
+ * whole profile read). The body stream is made only if a handler reads it, and never buffered
+ * here: lib/api/body.ts enforces the 64 KiB cap while it streams.
+ */
+function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
+  let body: ReadableStream<Uint8Array> | null | undefined;
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return {
+    method: req.method ?? "GET",
+    url: `${origin}${req.url ?? "/"}`,
+    headers: {
+      get(name: string): string | null {
+        const value = req.headers[name.toLowerCase()];
+        if (value === undefined) return null;
+        return Array.isArray(value) ? value.join(", ") : value;
+      },
+    },
+    get body() {
+      if (body === undefined) body = hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null;
+      return body;
+    },
+  };
+}
+
+/** Answers one `/api/v1/**` request on Node's own request/response objects. */
+export async function serveApiRequest(req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> {
+  const reply = await dispatchApiRequest(toApiRequest(req, origin));
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(reply.status, reply.headers);
+  res.end(reply.body ?? undefined);
+}
