@@ -8,7 +8,8 @@ export default defineConfig({
   resolve: { alias: { "@": root } },
   test: {
     include: ["tests/**/*.test.ts", "lib/**/*.test.ts", "prisma/**/*.test.ts", "bin/**/*.test.ts"],
-    exclude: ["node_modules", "e2e", ".next", ".data", ".test-data"],
+    // tests/reliability (multi-process, faults, soak) runs on its own: `npm run test:reliability`.
+    exclude: ["node_modules", "e2e", ".next", ".data", ".test-data", "tests/reliability/**"],
     globalSetup: ["tests/global-setup.ts"],
     pool: "forks",
     maxWorkers: 2,

@@ -224,7 +224,7 @@ function runCli(args: string[], env: Record<string, string>): Promise<{ code: nu
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bin", "platform.ts"), ...args], {
       cwd: ROOT,
-      env: { ...(process.env as Record<string, string>), ...env },
+      env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
