@@ -1,4 +1,4 @@
-import { db } from "../db";
+import { pool } from "../db";
 import type { StatsColumns } from "./profiles";
 
 export interface AccountStatsRecord {
@@ -8,12 +8,45 @@ export interface AccountStatsRecord {
   stats: StatsColumns | null;
 }
 
-/** GET /me/stats: the user's statistics row (one query, joined on the primary key). */
+/** GET /me/stats: the user and their statistics row in ONE query (Prisma's include would be two). */
 export async function findAccountStats(userId: number): Promise<AccountStatsRecord | null> {
-  const user = await db.user.findUnique({
-    where: { id: userId },
-    select: { handle: true, displayName: true, stats: true },
+  const { rows } = await pool.query<{
+    handle: string;
+    display_name: string;
+    has_stats: boolean;
+    xchan: unknown;
+    microblog: unknown;
+    profiles: unknown;
+    beetle_game: unknown;
+    xcraft: unknown;
+    ethereum: unknown;
+    merch: unknown;
+    aggregate_scores: unknown;
+  }>({
+    name: "api_account_stats",
+    text: `SELECT u.handle, u."displayName" AS display_name, s."userId" IS NOT NULL AS has_stats,
+                  s.xchan, s.microblog, s.profiles, s."beetleGame" AS beetle_game, s.xcraft, s.ethereum, s.merch,
+                  s."aggregateScores" AS aggregate_scores
+           FROM "User" u LEFT JOIN "AccountStats" s ON s."userId" = u.id
+           WHERE u.id = $1`,
+    values: [userId],
   });
-  if (!user) return null;
-  return { handle: user.handle, displayName: user.displayName, stats: user.stats };
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    handle: row.handle,
+    displayName: row.display_name,
+    stats: row.has_stats
+      ? {
+          xchan: row.xchan,
+          microblog: row.microblog,
+          profiles: row.profiles,
+          beetleGame: row.beetle_game,
+          xcraft: row.xcraft,
+          ethereum: row.ethereum,
+          merch: row.merch,
+          aggregateScores: row.aggregate_scores,
+        }
+      : null,
+  };
 }
