@@ -83,6 +83,18 @@ export async function readRss(pid: number): Promise<{ rssMb: number; hwmMb: numb
   }
 }
 
+/** CPU time (user + system) a process has used so far, in seconds (Linux /proc, 100 Hz ticks). */
+export async function readCpuSeconds(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th overall.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Samples a process's RSS every `intervalMs`, tracking the peak per labelled phase. */
 export class RssSampler {
   private timer: NodeJS.Timeout | undefined;

@@ -25,7 +25,7 @@ import { migrate } from "../lib/database/migrate";
 import { buildNext, isBuildCurrent } from "../lib/server/build";
 import { parseConfig, USAGE, type BenchConfig } from "./config";
 import { runLoad, type LoadResult, type LoadScenario } from "./load";
-import { listeningPort, readRss, ROOT, RssSampler, startChild, type Child } from "./processes";
+import { listeningPort, readCpuSeconds, readRss, ROOT, RssSampler, startChild, type Child } from "./processes";
 import { buildRatiosAndTargets, machineInfo, ok, toConsoleTable, writeResults, type BenchReport, type CaseResult } from "./report";
 import { BENCH_PASSWORD, benchHandle, seedLarge, type SeedInfo } from "./seed-large";
 import { clientCredentialsBody, clientCredentialsToken, discover, signInMany, type Discovery } from "./tokens";
@@ -159,20 +159,22 @@ function tokenUserIds(ctx: Pick<Context, "seed" | "config">): { first: number; l
 
 async function createClients(ctx: Context): Promise<{ loginClientId: string; redirectUri: string }> {
   const owner = benchHandle(1, ctx.seed.handleWidth);
-  const api = await platformCli(ctx.databaseUrl, [
-    "apps", "create", "--name", "Bench API client", "--type", "api", "--owner", owner,
-    ...API_CLIENT_SCOPES.flatMap((s) => ["--scope", s]), "--approve",
+  // The redirect target never has to answer: the bench reads the code from the Location header.
+  const redirectUri = `${ctx.origin}/bench/callback`;
+  const [api, login] = await Promise.all([
+    platformCli(ctx.databaseUrl, [
+      "apps", "create", "--name", "Bench API client", "--type", "api", "--owner", owner,
+      ...API_CLIENT_SCOPES.flatMap((s) => ["--scope", s]), "--approve",
+    ]),
+    platformCli(ctx.databaseUrl, [
+      "apps", "create", "--name", "Bench login client", "--type", "login", "--owner", owner,
+      "--redirect-uri", redirectUri, ...SVC_SCOPE_NAMES.flatMap((s) => ["--scope", s]), "--approve",
+    ]),
   ]);
   if (typeof api.client_id !== "string" || typeof api.client_secret !== "string") {
     throw new Error("apps create --approve printed no client_secret");
   }
   ctx.apiClient = { clientId: api.client_id, clientSecret: api.client_secret };
-  // The redirect target never has to answer: the bench reads the code from the Location header.
-  const redirectUri = `${ctx.origin}/bench/callback`;
-  const login = await platformCli(ctx.databaseUrl, [
-    "apps", "create", "--name", "Bench login client", "--type", "login", "--owner", owner,
-    "--redirect-uri", redirectUri, ...SVC_SCOPE_NAMES.flatMap((s) => ["--scope", s]), "--approve",
-  ]);
   if (typeof login.client_id !== "string") throw new Error("apps create printed no client_id");
   // The signed-in users are returning users: they consented to this app before (Consent rows),
   // so the flow is authorize → login form → code, as for anyone signing in a second time.
@@ -239,6 +241,8 @@ async function mintTokens(ctx: Context, loginClient: { loginClientId: string; re
   const { first, last } = tokenUserIds(ctx);
   const handles = Array.from({ length: last - first + 1 }, (_, i) => benchHandle(i + 1, ctx.seed.handleWidth));
   const started = Date.now();
+  const cpu = process.cpuUsage();
+  const serverCpu = await readCpuSeconds(ctx.server!.pid);
   say(`Signing ${handles.length} users in through the login form (${ctx.config.signInConcurrency} at a time)…`);
   try {
     ctx.userTokens = await signInMany(
@@ -250,7 +254,12 @@ async function mintTokens(ctx: Context, loginClient: { loginClientId: string; re
       ctx.config.signInConcurrency,
       (done) => say(`  ${done} signed in (${seconds(started)} s)`),
     );
-    say(`Signed in ${handles.length} users in ${seconds(started)} s.`);
+    const used = process.cpuUsage(cpu);
+    const serverUsed = ((await readCpuSeconds(ctx.server!.pid)) ?? NaN) - (serverCpu ?? NaN);
+    say(
+      `Signed in ${handles.length} users in ${seconds(started)} s ` +
+        `(CPU: server ${serverUsed.toFixed(1)} s, bench ${((used.user + used.system) / 1e6).toFixed(1)} s).`,
+    );
     return (Date.now() - started) / 1000;
   } catch (error) {
     ctx.userTokensError = `sign-in flow failed: ${(error as Error).message}`;
@@ -624,9 +633,14 @@ async function main(): Promise<number> {
     ctx = { config, workDir, databaseUrl: database.url, seed, origin, issuer: `${origin}/realms/platform`, cases: [], notes };
     await resetMutableState(ctx);
     const clientsStarted = Date.now();
-    const loginClient = await createClients(ctx);
-    say(`API and login clients created with the operator CLI in ${seconds(clientsStarted)} s.`);
-    await startServer(ctx, withNext, port);
+    // Independent: the server never looks the bench's clients up before the first token request.
+    const [loginClient] = await Promise.all([
+      createClients(ctx).then((created) => {
+        say(`API and login clients created with the operator CLI in ${seconds(clientsStarted)} s.`);
+        return created;
+      }),
+      startServer(ctx, withNext, port),
+    ]);
     const signInSeconds = await mintTokens(ctx, loginClient);
 
     const only = config.only ? new Set(config.only.split(",").map((s) => s.trim().toLowerCase())) : undefined;
