@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { createHash, randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -112,6 +113,9 @@ describe("developer portal in Chromium", () => {
   const capturedActions: CapturedAction[] = [];
 
   beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+    }
     server = await startServer({ seed: true, next: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
