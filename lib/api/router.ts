@@ -23,11 +23,15 @@ interface PathEntry {
   allow: string;
 }
 
-/** GET /api/v1/openapi.json: public, generated once per process from the route table. */
+/** GET /api/v1/openapi.json: public, generated and serialized once per process. */
+let openApiBody: string | undefined;
 const openApiRunner: Runner = {
   async run(_request, _params, _query, requestId) {
-    const { getOpenApiDocument } = await import("./openapi");
-    return jsonReply(200, getOpenApiDocument(), requestId, { "cache-control": "public, max-age=300" });
+    if (openApiBody === undefined) {
+      const { getOpenApiDocument } = await import("./openapi");
+      openApiBody = JSON.stringify(getOpenApiDocument());
+    }
+    return { ...jsonReply(200, null, requestId, { "cache-control": "public, max-age=300" }), body: openApiBody };
   },
 };
 
@@ -93,12 +97,13 @@ function requestIdOf(request: ApiRequest): string {
 /** Routes one request to its handler; never throws (errors become the envelope). */
 export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply> {
   const requestId = requestIdOf(request);
-  const url = new URL(request.url);
   const method = request.method.toUpperCase();
-  const info = { requestId, method, path: url.pathname };
+  const info = { requestId, method, path: request.url.split("?")[0]! };
   const isHead = method === "HEAD";
   let reply: ApiReply;
   try {
+    const url = new URL(request.url);
+    info.path = url.pathname;
     const subpath = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname;
     const found = match(subpath);
     if (method === "OPTIONS") {
