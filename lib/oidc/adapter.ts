@@ -134,8 +134,3 @@ export async function findInteractionPayload(uid: string): Promise<AdapterPayloa
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(uid)) return undefined;
   return new PrismaAdapter("Interaction").find(uid);
 }
-
-/** Read-only lookup of a session by its uid (for the hosted pages). */
-export async function findSessionPayloadByUid(uid: string): Promise<AdapterPayload | undefined> {
-  return new PrismaAdapter("Session").findByUid(uid);
-}
