@@ -381,10 +381,12 @@ export async function regenerateSecret(clientId: string, actor: Actor): Promise<
  * regenerated secret makes the old one fail at once, in every process (issue 5).
  */
 export async function findCurrentSecretHash(clientId: string): Promise<string | null> {
-  const { rows } = await pool.query<{ secretHash: string | null }>(
-    `SELECT "secretHash" FROM "Application" WHERE "clientId" = $1 AND status = 'approved' AND type = 'api'`,
-    [clientId],
-  );
+  // Named: read on every client-credentials grant, so each pooled connection plans it once (issue 6).
+  const { rows } = await pool.query<{ secretHash: string | null }>({
+    name: "apps_current_secret_hash",
+    text: `SELECT "secretHash" FROM "Application" WHERE "clientId" = $1 AND status = 'approved' AND type = 'api'`,
+    values: [clientId],
+  });
   return rows[0]?.secretHash ?? null;
 }
 
