@@ -24,7 +24,10 @@ export interface SignInClient {
 }
 
 const CACHE_TTL_MS = 5_000;
-const cache = new Map<string, { value: SignInClient | null; at: number }>();
+// On globalThis: server.ts (oidc-provider) and Next's bundled server actions are two module graphs
+// in one process, and the portal's actions must clear the provider's copy (clearClientCache).
+const store = globalThis as unknown as { __signInClientCache?: Map<string, { value: SignInClient | null; at: number }> };
+const cache = (store.__signInClientCache ??= new Map());
 
 /** Scopes an API client's token may carry: its registered scopes that make sense without a user. */
 function appLevelScopes(scopes: SvcScope[]): SvcScope[] {

@@ -109,6 +109,8 @@ describe("developer portal in Chromium", () => {
   let alice: Page;
   let admin: Page;
   let apiClientId: string;
+  /** The API client's current secret (after regenerating). */
+  let currentSecret: string;
   const apiName = `Chat Reader ${randomBytes(2).toString("hex")}`;
   const capturedActions: CapturedAction[] = [];
 
@@ -244,6 +246,7 @@ describe("developer portal in Chromium", () => {
     expect(old.status).toBe(401);
     expect(((await old.json()) as { error: string }).error).toBe("invalid_client");
     expect((await clientCredentials(apiClientId, fresh)).status).toBe(200);
+    currentSecret = fresh;
 
     await alice.reload();
     await alice.getByRole("button", { name: "Regenerate secret" }).waitFor();
@@ -267,6 +270,42 @@ describe("developer portal in Chromium", () => {
     expect(await alice.getByTestId("status-reason").textContent()).toBe(reason);
     expect(await alice.getByTestId("secret-reveal").count()).toBe(0);
     await screenshot(alice, "app-rejected");
+
+    // The owner edits it, then deletes it.
+    await alice.goto(`${server.url}/apps/${clientId}/edit`);
+    await alice.getByLabel("Description").fill("Builds a daily digest of the global chat.");
+    await alice.getByRole("button", { name: "Save changes" }).click();
+    await alice.waitForURL(`${server.url}/apps/${clientId}`);
+    await alice.getByText("Builds a daily digest of the global chat.").waitFor();
+    await alice.getByRole("button", { name: "Delete application" }).click();
+    const confirm = alice.getByRole("dialog", { name: `Delete ${name}?` });
+    await confirm.getByRole("textbox").fill(name);
+    await confirm.getByRole("button", { name: "Delete application" }).click();
+    await alice.waitForURL(`${server.url}/apps`);
+    const left = await query(server.databaseUrl, `SELECT 1 FROM "Application" WHERE "clientId" = $1`, [clientId]);
+    expect(left).toHaveLength(0);
+  });
+
+  it("an admin suspends an approved app (the owner sees why, tokens stop) and reinstates it", { timeout: STEP }, async () => {
+    const reason = "Polling the chat far too often; back off and we will reinstate it.";
+    await admin.goto(`${server.url}/apps/${apiClientId}`);
+    await admin.getByRole("button", { name: `Suspend ${apiName}` }).click();
+    const dialog = admin.getByRole("dialog", { name: `Suspend ${apiName}?` });
+    await dialog.getByLabel("Reason").fill(reason);
+    await dialog.getByRole("button", { name: "Suspend application" }).click();
+    await admin.getByText(`Suspended ${apiName}`, { exact: true }).waitFor();
+    expect(await appStatus(apiClientId)).toBe("suspended");
+    // An admin never sees (or consumes) the owner's secret.
+    expect(await admin.getByTestId("secret-reveal").count()).toBe(0);
+
+    await alice.goto(`${server.url}/apps/${apiClientId}`);
+    expect(await alice.getByTestId("status-reason").textContent()).toBe(reason);
+    const refused = await clientCredentials(apiClientId, currentSecret);
+    expect(refused.status).toBe(401);
+
+    await admin.getByRole("button", { name: `Reinstate ${apiName}` }).click();
+    await admin.getByText(`Reinstated ${apiName}`, { exact: true }).waitFor();
+    expect((await clientCredentials(apiClientId, currentSecret)).status).toBe(200);
   });
 
   it("a developer registers a login client, signs in through it with PKCE and calls GET /me", { timeout: STEP }, async () => {

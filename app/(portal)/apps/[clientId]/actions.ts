@@ -2,6 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { runAction, type ActionResult } from "@/lib/actions";
+import { clearClientCache } from "@/lib/oidc/clients";
 import { clientIdSchema, updateAppSchema, type RevealedSecret } from "@/lib/schemas/apps";
 import { requireUserActor } from "@/lib/session";
 import { deleteApp, regenerateSecret, updateApp } from "@/lib/services/apps";
@@ -16,6 +17,7 @@ export async function updateAppAction(clientId: unknown, input: unknown): Promis
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
     const app = await updateApp(id, updateAppSchema.parse(input), actor);
+    clearClientCache(id);
     revalidatePath(`/apps/${id}`);
     revalidatePath("/apps");
     return { clientId: app.clientId };
@@ -28,6 +30,7 @@ export async function deleteAppAction(clientId: unknown): Promise<ActionResult<n
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
     await deleteApp(id, actor);
+    clearClientCache(id);
     revalidatePath("/apps");
     return null;
   });
@@ -39,6 +42,8 @@ export async function regenerateSecretAction(clientId: unknown): Promise<ActionR
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
     const revealed = await regenerateSecret(id, actor);
+    // The old secret must fail at once, not after the sign-in service's client cache expires.
+    clearClientCache(id);
     revalidatePath(`/apps/${id}`);
     return revealed;
   });

@@ -16,6 +16,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
+import { clearClientCache } from "@/lib/oidc/clients";
 import { clientIdSchema, type AppView } from "@/lib/schemas/apps";
 import { describeScope } from "@/lib/scopes";
 import { isAdmin, requireUser, toActor } from "@/lib/session";
@@ -43,6 +44,8 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
   // SPEC: the secret is revealed once on the application page, to its owner, after approval. The
   // service generates it only if none exists yet (a conditional update), so a reload gets null.
   const revealed = isOwner ? await revealSecretOnce(app.clientId, actor) : null;
+  // The sign-in service may hold the client (without a secret) in its short cache: usable at once.
+  if (revealed) clearClientCache(app.clientId);
   const config = env();
   const discoveryUrl = `${config.ISSUER}/.well-known/openid-configuration`;
 
