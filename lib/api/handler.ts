@@ -12,6 +12,7 @@ import { jsonReply, type ApiReply, type ApiRequest } from "./http";
  * success schema and the error codes. Handlers are Web-standard and Next-free; they get parsed
  * input and the actor and return the payload, which the wrapper wraps in `{ data }` unless the
  * endpoint is one of the two bare profile reads. Handlers never catch: the router maps errors.
+ * (No `server-only` import here: server.ts loads this table in plain Node, where it throws.)
  */
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 type Out<S> = S extends ZodType ? z.output<S> : undefined;
