@@ -33,6 +33,12 @@ function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
 export async function serveApiRequest(req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> {
   const reply = await dispatchApiRequest(toApiRequest(req, origin));
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(reply.status, reply.headers);
-  res.end(reply.body ?? undefined);
+  if (reply.body === null) {
+    res.writeHead(reply.status, reply.headers);
+    res.end();
+    return;
+  }
+  // writeHead fixes the framing at once: a known length avoids chunked encoding.
+  res.writeHead(reply.status, { ...reply.headers, "content-length": String(Buffer.byteLength(reply.body)) });
+  res.end(reply.body);
 }
