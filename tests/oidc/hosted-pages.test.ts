@@ -157,5 +157,24 @@ describe("hosted pages in Chromium", () => {
   it("an expired or foreign interaction page says so", async () => {
     await page.goto(`${server.url}/interaction/not-a-real-interaction`);
     await expect(page.getByRole("heading", { name: "This sign-in request has expired" }).isVisible()).resolves.toBe(true);
+    await screenshot("expired");
+    await expectAccessible("expired");
+  });
+
+  it("signed-out page when the app gave no post_logout_redirect_uri", async () => {
+    // Sign in again (the login page is showing from the logout test's last step), then log out.
+    await page.goto(authUrl());
+    await page.waitForURL(/\/interaction\//);
+    await page.getByLabel("Username").fill("nora");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL(/^http:\/\/127\.0\.0\.1:9\/callback\?/); // consent was remembered
+    await page.goto(`${server.issuer}/protocol/openid-connect/logout?client_id=${clientId}`);
+    await page.waitForURL(/\/interaction\/logout/);
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await page.waitForURL(/\/interaction\/signed-out$/);
+    await expect(page.getByRole("heading", { name: "You are signed out" }).isVisible()).resolves.toBe(true);
+    await screenshot("signed-out");
+    await expectAccessible("signed-out");
   });
 });
