@@ -208,7 +208,10 @@ export function AppForm({ app }: { app?: AppView }) {
               : "An API key client acts as itself, so scopes that need a signed-in person are unavailable."}
           </p>
           <div className="mt-4 divide-y divide-slate-100 rounded-lg border border-slate-200">
-            {SVC_SCOPE_NAMES.map((scope) => {
+            {/* Usable scopes first: for an API client the user-only ones sink to the bottom. */}
+            {[...SVC_SCOPE_NAMES]
+              .sort((a, b) => Number(type === "api" && USER_ONLY_SCOPES.includes(a)) - Number(type === "api" && USER_ONLY_SCOPES.includes(b)))
+              .map((scope) => {
               const userOnly = USER_ONLY_SCOPES.includes(scope);
               const unavailable = type === "api" && userOnly;
               return (

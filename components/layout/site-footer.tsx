@@ -31,8 +31,8 @@ export function SiteFooter() {
   ];
   return (
     <footer className="border-t border-slate-200 bg-white">
-      <div className="mx-auto grid max-w-7xl gap-10 px-4 py-12 sm:px-6 md:grid-cols-4 lg:px-8">
-        <div>
+      <div className="mx-auto grid max-w-7xl grid-cols-2 gap-8 px-4 py-10 sm:grid-cols-3 sm:px-6 md:grid-cols-4 md:gap-10 md:py-12 lg:px-8">
+        <div className="col-span-2 sm:col-span-3 md:col-span-1">
           <Logo tone="dark" />
           <p className="mt-3 max-w-xs text-sm text-slate-600">
             OpenID Connect sign-in, a JSON API with scoped tokens, and a portal to manage your apps.
