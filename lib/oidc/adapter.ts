@@ -18,6 +18,26 @@ function iso(date: Date): string {
   return date.toISOString();
 }
 
+/**
+ * Ids, uids and user codes come from requests (a code, a refresh token). oidc-provider generates
+ * them as printable ASCII; anything else cannot be stored here, and a NUL byte would make
+ * PostgreSQL fail the query (a 500 instead of invalid_grant).
+ */
+function isLookupValue(value: unknown): value is string {
+  return typeof value === "string" && value.length > 0 && value.length <= 512 && /^[\x21-\x7e]+$/.test(value);
+}
+
+/**
+ * jsonb cannot hold U+0000 or an unpaired surrogate, and an interaction's payload keeps the
+ * request's parameters verbatim (state, nonce, login_hint…): such characters become U+FFFD, so a
+ * hostile authorization request gets its ordinary answer instead of a 500.
+ */
+function storableStrings(_key: string, value: unknown): unknown {
+  return typeof value === "string"
+    ? value.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")
+    : value;
+}
+
 export class PrismaAdapter implements Adapter {
   constructor(private readonly kind: string) {}
 
@@ -33,7 +53,7 @@ export class PrismaAdapter implements Adapter {
       [
         this.kind,
         id,
-        JSON.stringify(payload),
+        JSON.stringify(payload, storableStrings),
         payload.grantId ?? null,
         payload.userCode ?? null,
         payload.uid ?? null,
@@ -58,15 +78,17 @@ export class PrismaAdapter implements Adapter {
   async find(id: string): Promise<AdapterPayload | undefined> {
     if (this.kind === "Client") return findClientMetadata(id);
     // Ids are opaque strings of bounded size; anything longer is not ours (e.g. a JWT).
-    if (typeof id !== "string" || id.length === 0 || id.length > 512) return undefined;
+    if (!isLookupValue(id)) return undefined;
     return this.findWhere("id", id);
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    if (!isLookupValue(uid)) return undefined;
     return this.findWhere("uid", uid);
   }
 
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    if (!isLookupValue(userCode)) return undefined;
     return this.findWhere(`"userCode"`, userCode);
   }
 

@@ -36,7 +36,9 @@ function appLevelScopes(scopes: SvcScope[]): SvcScope[] {
 
 /** Approved client by id, or null (unknown, pending, rejected, suspended or deleted). */
 export async function findSignInClient(clientId: string): Promise<SignInClient | null> {
-  if (typeof clientId !== "string" || clientId.length === 0 || clientId.length > 128) return null;
+  // Client ids are printable ASCII (lib/schemas/apps.ts); anything else, e.g. a NUL byte that
+  // PostgreSQL refuses in a text parameter, is unknown rather than a server error.
+  if (typeof clientId !== "string" || !/^[\x21-\x7e]{1,128}$/.test(clientId)) return null;
   const hit = cache.get(clientId);
   if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.value;
   const row = await findClientForSignIn(clientId);
