@@ -283,7 +283,12 @@ export async function authorize(server: ServerLike, options: AuthorizeOptions): 
         res = await postInteraction(server, jar, next.href, "login", { username: options.handle, password: options.password });
         const back = res.headers.get("location") ?? "";
         if (back.includes(`/interaction/${uid}`)) {
-          throw new Error(`login refused: ${new URL(back, server.url).searchParams.get("error")}`);
+          const error = new URL(back, server.url).searchParams.get("error");
+          if (error) throw new Error(`login refused: ${error}`);
+          // Not a login prompt after all (no database to ask): it is the consent page.
+          loginShown = false;
+          consentShown = true;
+          res = await postInteraction(server, jar, next.href, options.consent === "deny" ? "abort" : "consent");
         }
       } else {
         consentShown = true;
