@@ -38,7 +38,8 @@ describe("GET /users/{username}", () => {
       displayName: row!.displayName,
       bio: row!.bio,
       location: row!.location,
-      pfpUrl: row!.avatarUrl,
+      // Stored site-relative; the API answers with an absolute URL on APP_URL.
+      pfpUrl: `${api.server.url}${row!.avatarUrl as string}`,
       friendCount: row!.friendCount,
       achievementsCount: row!.achievementsCount,
     });

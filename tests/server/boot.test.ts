@@ -23,6 +23,15 @@ describe("the real server", () => {
     expect(await res.json()).toEqual({ error: { code: "not_found", message: expect.any(String) } });
   });
 
+  it("serves the generated avatars and chat media the API links to", async () => {
+    for (const path of ["/avatars/alice.svg", "/media/chat/street-food-3.jpg", "/media/chat/thumbs/street-food-3.jpg"]) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-type")).toContain("image/svg+xml");
+    }
+    expect((await fetch(`${server.url}/media/chat/../../etc/passwd`)).status).toBe(404);
+  });
+
   it("prints the URLs on start", () => {
     expect(server.logs.join("\n")).toContain(`Issuer:      ${server.issuer}`);
   });

@@ -66,7 +66,8 @@ describe("start-up", () => {
       );
       expect(migrations.length).toBeGreaterThan(0);
       expect(migrations.every((m) => m.finished_at !== null)).toBe(true);
-      const [users] = await query<{ n: string }>(databaseUrl, 'SELECT count(*)::text AS n FROM "User"');
+      // Only the platform's own system user (owner of the portal client) exists: no demo world.
+      const [users] = await query<{ n: string }>(databaseUrl, `SELECT count(*)::text AS n FROM "User" WHERE handle <> 'platform'`);
       expect(users!.n).toBe("0");
     } finally {
       expect(await server.stop()).toBe(0);

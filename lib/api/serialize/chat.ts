@@ -1,13 +1,17 @@
 import { chatMediaSchema, chatReactionSchema, type ChatMessageView } from "../../schemas/chat";
 import type { ChatMessageRecord } from "../../services/chat";
-import { validItems } from "./json";
+import { publicUrl, validItems } from "./json";
 
 export function serializeChatMessage(m: ChatMessageRecord): ChatMessageView {
-  const media = validItems(chatMediaSchema, m.media);
+  const media = validItems(chatMediaSchema, m.media).map((item) => ({
+    ...item,
+    url: publicUrl(item.url),
+    thumbnail_url: publicUrl(item.thumbnail_url),
+  }));
   const reactions = validItems(chatReactionSchema, m.reactions);
   return {
     id: m.id,
-    author: { handle: m.author.handle, display_name: m.author.displayName, avatar_url: m.author.avatarUrl },
+    author: { handle: m.author.handle, display_name: m.author.displayName, avatar_url: publicUrl(m.author.avatarUrl) },
     text: m.text,
     created_at: m.createdAt,
     ...(m.replyToId !== null ? { reply_to_id: m.replyToId } : {}),

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { env } from "../../env";
 
 /**
  * Helpers for the JSON columns (stats, Beetle state, chat media): they are written by the seed,
@@ -57,4 +58,12 @@ export function validItems<S extends z.ZodType>(schema: S, value: unknown): z.ou
     if (parsed.success) out.push(parsed.data);
   }
   return out;
+}
+
+/**
+ * Stored media and avatar URLs may be site-relative (`/avatars/alice.svg`); SPEC types them as URLs
+ * and clients live on other origins, so the API answers with absolute URLs on APP_URL.
+ */
+export function publicUrl(value: string): string {
+  return value.startsWith("/") && !value.startsWith("//") ? `${env().APP_URL}${value}` : value;
 }

@@ -1,5 +1,6 @@
 import { NOTIFICATION_FIELDS, type NotificationType, type NotificationView } from "../../schemas/notifications";
 import type { NotificationRecord } from "../../services/notifications";
+import { publicUrl } from "./json";
 
 /** Optional fields appear exactly when the type carries them (table in lib/schemas/notifications.ts). */
 export function serializeNotification(n: NotificationRecord): NotificationView {
@@ -8,7 +9,7 @@ export function serializeNotification(n: NotificationRecord): NotificationView {
     type: n.type as NotificationType,
     read: n.read,
     ...(carries.from && n.from
-      ? { from: { handle: n.from.handle, display_name: n.from.displayName, avatar_url: n.from.avatarUrl } }
+      ? { from: { handle: n.from.handle, display_name: n.from.displayName, avatar_url: publicUrl(n.from.avatarUrl) } }
       : {}),
     created_at: n.createdAt,
     ...(carries.count && n.count !== null && n.count > 0 ? { count: n.count } : {}),

@@ -1,7 +1,7 @@
 import type { OwnProfileRecord, ProfileRecord } from "../../services/profiles";
 import type { ProfileView } from "../../schemas/profiles";
 import type { Actor } from "../auth";
-import { asObject } from "./json";
+import { asObject, publicUrl } from "./json";
 import { serializeAggregateScores, serializeStatsMembers } from "./stats";
 
 /** The profile object (bare). `own` adds the owner-only fields, which only GET /me populates. */
@@ -13,7 +13,7 @@ export function serializeProfile(record: ProfileRecord, viewer: Actor, own?: Own
       displayName: record.displayName,
       bio: record.bio,
       location: record.location,
-      pfpUrl: record.avatarUrl,
+      pfpUrl: publicUrl(record.avatarUrl),
       friendCount: record.friendCount,
       achievementsCount: record.achievementsCount,
       ...(own
