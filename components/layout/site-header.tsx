@@ -1,5 +1,6 @@
 import { ButtonLink } from "@/components/ui/button-link";
 import { Icon } from "@/components/ui/icon";
+import { DisclosureMenu } from "./disclosure-menu";
 import { Logo } from "./logo";
 import { NavLink } from "./nav-link";
 import { UserMenu, type HeaderUser } from "./user-menu";
@@ -30,24 +31,24 @@ export function SiteHeader({ user }: { user: HeaderUser | null }) {
               Sign in
             </ButtonLink>
           )}
-          <details className="group relative md:hidden">
-            <summary
-              className="flex cursor-pointer list-none items-center rounded-md p-2 text-slate-200 hover:bg-white/10"
-              aria-label="Open navigation"
+          <div className="md:hidden">
+            <DisclosureMenu
+              summaryLabel="Open navigation"
+              summaryClassName="flex cursor-pointer list-none items-center rounded-md p-2 text-slate-200 hover:bg-white/10"
+              summary={<Icon name="menu" className="size-5" />}
             >
-              <Icon name="menu" className="size-5" />
-            </summary>
-            <nav
-              aria-label="Mobile"
-              className="absolute right-0 z-40 mt-2 w-60 rounded-xl border border-slate-200 bg-white p-2 shadow-xl"
-            >
-              {links.map((l) => (
-                <NavLink key={l.href} href={l.href} exact={l.exact} exclude={l.exclude} variant="mobile">
-                  {l.label}
-                </NavLink>
-              ))}
-            </nav>
-          </details>
+              <nav
+                aria-label="Mobile"
+                className="absolute right-0 z-40 mt-2 w-60 rounded-xl border border-slate-200 bg-white p-2 shadow-xl"
+              >
+                {links.map((l) => (
+                  <NavLink key={l.href} href={l.href} exact={l.exact} exclude={l.exclude} variant="mobile">
+                    {l.label}
+                  </NavLink>
+                ))}
+              </nav>
+            </DisclosureMenu>
+          </div>
         </div>
       </div>
     </header>

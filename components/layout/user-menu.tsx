@@ -2,6 +2,7 @@ import Link from "next/link";
 import { signOutAction } from "@/app/(portal)/actions";
 import { Icon } from "@/components/ui/icon";
 import { Avatar } from "./avatar";
+import { DisclosureMenu } from "./disclosure-menu";
 
 export interface HeaderUser {
   handle: string;
@@ -9,18 +10,20 @@ export interface HeaderUser {
   role: "user" | "admin";
 }
 
-/** The signed-in user's menu; a <details> disclosure, so it works with the keyboard and without JS. */
+/** The signed-in user's menu (a disclosure: works with the keyboard, and before hydration). */
 export function UserMenu({ user }: { user: HeaderUser }) {
   return (
-    <details className="group relative">
-      <summary
-        className="flex cursor-pointer list-none items-center gap-2 rounded-full p-0.5 pr-2 text-sm text-slate-200 hover:bg-white/10"
-        aria-label={`Account menu for @${user.handle}`}
-      >
-        <Avatar handle={user.handle} name={user.displayName} size="sm" />
-        <span className="hidden max-w-32 truncate sm:inline">@{user.handle}</span>
-        <Icon name="chevronDown" className="size-4 text-slate-400 transition-transform group-open:rotate-180" />
-      </summary>
+    <DisclosureMenu
+      summaryLabel={`Account menu for @${user.handle}`}
+      summaryClassName="flex cursor-pointer list-none items-center gap-2 rounded-full p-0.5 pr-2 text-sm text-slate-200 hover:bg-white/10"
+      summary={
+        <>
+          <Avatar handle={user.handle} name={user.displayName} size="sm" />
+          <span className="hidden max-w-32 truncate sm:inline">@{user.handle}</span>
+          <Icon name="chevronDown" className="size-4 text-slate-400 transition-transform group-open:rotate-180" />
+        </>
+      }
+    >
       <div className="absolute right-0 z-40 mt-2 w-64 overflow-hidden rounded-xl border border-slate-200 bg-white text-slate-900 shadow-xl">
         <div className="border-b border-slate-100 px-4 py-3">
           <p className="truncate text-sm font-semibold">{user.displayName}</p>
@@ -51,6 +54,6 @@ export function UserMenu({ user }: { user: HeaderUser }) {
           </button>
         </form>
       </div>
-    </details>
+    </DisclosureMenu>
   );
 }
