@@ -172,6 +172,9 @@ export function toMarkdown(report: BenchReport): string {
       `after ${c.warmup} s warm-up; ${c.signedIn.toLocaleString("en-US")} users signed in; ` +
       `Next ${c.next ? "loaded" : "not loaded (--no-next)"}; ${c.database === "embedded" ? "embedded PostgreSQL" : "PostgreSQL from DATABASE_URL"}.`,
     "",
+    `Whole run ${report.setup.totalSeconds} s: seeding ${report.setup.seedReused ? "reused" : `${report.setup.seedSeconds.toFixed(0)} s`}, ` +
+      `signing ${c.signedIn.toLocaleString("en-US")} users in ${report.setup.signInSeconds === null ? "failed" : `${report.setup.signInSeconds.toFixed(0)} s`}.`,
+    "",
     "| # | Case | req/s | 2xx/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | notes |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
   );

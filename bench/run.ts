@@ -65,10 +65,14 @@ class Unavailable extends Error {}
 
 const LOCK = path.join(ROOT, ".next-build.lock");
 
-/** The same lock as tests/helpers/server.ts, so a bench and a test run never build at once. */
+/**
+ * The same lock as tests/helpers/server.ts, so a bench and a test run never build at once. One
+ * build is enough: sources edited while it ran (a shared checkout) do not start another.
+ */
 async function ensureNextBuild(): Promise<void> {
+  let built = false;
   for (;;) {
-    if (isBuildCurrent(ROOT)) return;
+    if (built || isBuildCurrent(ROOT)) return;
     try {
       await mkdir(LOCK);
     } catch {
@@ -79,6 +83,7 @@ async function ensureNextBuild(): Promise<void> {
     }
     try {
       if (!isBuildCurrent(ROOT)) await buildNext(ROOT, say);
+      built = true;
     } finally {
       await rmdir(LOCK).catch(() => {});
     }
