@@ -30,22 +30,27 @@ function contentSecurityPolicy(nonce: string, https: boolean, dev: boolean): str
 
 export function proxy(request: NextRequest): NextResponse {
   const { pathname, search } = request.nextUrl;
-  const hasSession = SESSION_COOKIES.some((name) => request.cookies.has(name));
-  if (PROTECTED.test(pathname) && !hasSession) {
-    const target = new URL("/signin", request.url);
-    target.searchParams.set("callbackUrl", `${pathname}${search}`);
-    return NextResponse.redirect(target, 303);
-  }
-
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   // APP_URL decides https (the public URL); behind a TLS proxy the request itself is plain http.
   const config = env();
   const https = config.APP_URL.startsWith("https:");
   const csp = contentSecurityPolicy(nonce, https, config.NODE_ENV === "development");
+
+  const hasSession = SESSION_COOKIES.some((name) => request.cookies.has(name));
+  if (PROTECTED.test(pathname) && !hasSession) {
+    const target = new URL("/signin", request.url);
+    target.searchParams.set("callbackUrl", `${pathname}${search}`);
+    return withSecurityHeaders(NextResponse.redirect(target, 303), csp, https);
+  }
+
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set("content-security-policy", csp);
-  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  return withSecurityHeaders(NextResponse.next({ request: { headers: requestHeaders } }), csp, https);
+}
+
+/** The same headers on pages and on the redirects this proxy answers itself. */
+function withSecurityHeaders(response: NextResponse, csp: string, https: boolean): NextResponse {
   response.headers.set("content-security-policy", csp);
   response.headers.set("x-content-type-options", "nosniff");
   response.headers.set("referrer-policy", "strict-origin-when-cross-origin");

@@ -21,6 +21,30 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /**
+ * Security headers for every answer Next does not serve (proxy.ts sets Next's own, with a nonce
+ * CSP): the sign-in service's pages (its error page, the form_post page), the interaction posts'
+ * answers, the API and /healthz. None of these pages loads a script of ours; oidc-provider adds its
+ * form_post script's hash to script-src itself (lib/helpers/script_src_sha.js), and no form-action
+ * so that a hosted form may still lead to a client's registered redirect URI.
+ */
+const SERVER_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'unsafe-inline'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+function setSecurityHeaders(res: ServerResponse, https: boolean): void {
+  res.setHeader("content-security-policy", SERVER_CSP);
+  res.setHeader("x-content-type-options", "nosniff");
+  res.setHeader("referrer-policy", "strict-origin-when-cross-origin");
+  res.setHeader("x-frame-options", "DENY");
+  if (https) res.setHeader("strict-transport-security", "max-age=63072000; includeSubDomains");
+}
+
+/**
  * Wires the sign-in service, the API and Next into one request handler. Each part is loaded here,
  * after the database URL is known, so that their modules read the final environment.
  */
@@ -72,10 +96,17 @@ export async function startPlatform(options: {
 
   const apiOrigin = new URL(config.APP_URL).origin;
 
+  const https = config.APP_URL.startsWith("https:");
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? "/";
     const path = url.split("?")[0]!;
-    if (path === issuerPath || path.startsWith(`${issuerPath}/`)) {
+    const isIssuer = path === issuerPath || path.startsWith(`${issuerPath}/`);
+    const isApi = path === "/api/v1" || path.startsWith("/api/v1/");
+    if (!nextHandler || isIssuer || isApi || path === "/healthz" || (req.method === "POST" && INTERACTION_POST.test(path))) {
+      setSecurityHeaders(res, https);
+    }
+    if (isIssuer) {
       await oidc.handle(req, res, issuerPath);
       return;
     }
@@ -84,7 +115,7 @@ export async function startPlatform(options: {
       await oidc.handleInteraction(req, res, interaction[1]!, interaction[2] as "login" | "consent" | "abort");
       return;
     }
-    if (path === "/api/v1" || path.startsWith("/api/v1/")) {
+    if (isApi) {
       await serveApiRequest(req, res, apiOrigin);
       return;
     }
