@@ -1,0 +1,254 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_ACCOUNTS } from "../../prisma/demo-accounts";
+import { query } from "../helpers/db";
+import { CookieJar, createTestApp, jarFetch, type TestApp } from "../helpers/oidc";
+import { startServer, type TestServer } from "../helpers/server";
+import { callServerAction, portalSignIn, serverActions, type PortalSession, type ServerAction } from "./portal-client";
+
+/**
+ * Issue 7, "Authorization" and CSRF in the developer portal, from outside the UI: a signed-in
+ * developer scripts requests by URL and calls the server actions directly over HTTP (the way
+ * React calls them: POST with `Next-Action`), against another developer's app and the admin
+ * actions. Every refusal is checked in the database (nothing changed) and in the audit log
+ * (outcome 'denied'). Next-auth's callbackUrl must never send a signed-in browser elsewhere.
+ */
+let server: TestServer;
+let actions: Record<string, ServerAction>;
+let alice: PortalSession;
+let admin: PortalSession;
+/** Bob's apps: the targets alice goes after. */
+let bobApproved: TestApp;
+let bobPending: TestApp;
+
+const password = (handle: string) => DEMO_ACCOUNTS.find((a) => a.handle === handle)!.password;
+
+beforeAll(async () => {
+  server = await startServer({ next: true, seed: true });
+  actions = serverActions();
+  bobApproved = await createTestApp(server.databaseUrl, { type: "api", ownerHandle: "bob", name: "Bob's approved bot", scopes: ["svc:chat.read"] });
+  bobPending = await createTestApp(server.databaseUrl, { type: "api", ownerHandle: "bob", name: "Bob's pending bot", status: "pending" });
+  alice = await portalSignIn(server, "alice", password("alice"));
+  admin = await portalSignIn(server, "admin", password("admin"));
+  // A Next build may be running (sources changed): it can take minutes on a busy machine.
+}, 600_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+function action(name: string): ServerAction {
+  const found = actions[name];
+  if (!found) throw new Error(`no server action named ${name} in the build (have: ${Object.keys(actions).join(", ")})`);
+  return found;
+}
+
+async function appRow(clientId: string) {
+  const rows = await query<{ name: string; status: string; secretHash: string | null; description: string }>(
+    server.databaseUrl,
+    `SELECT name, status::text, "secretHash", description FROM "Application" WHERE "clientId" = $1`,
+    [clientId],
+  );
+  return rows[0] ?? null;
+}
+
+async function userFlags(handle: string) {
+  return (await query<{ disabled: boolean; muted: boolean }>(server.databaseUrl, `SELECT disabled, muted FROM "User" WHERE handle = $1`, [handle]))[0]!;
+}
+
+async function denials(actor: string) {
+  return query<{ action: string; targetId: string }>(
+    server.databaseUrl,
+    `SELECT action, "targetId" FROM "AuditLog" WHERE "actorHandle" = $1 AND outcome = 'denied' ORDER BY id`,
+    [actor],
+  );
+}
+
+describe("sessions", () => {
+  it("both sign-ins landed in the portal with an HttpOnly, SameSite session cookie", async () => {
+    for (const session of [alice, admin]) {
+      expect(session.landing.href).toBe(`${server.url}/apps`);
+      expect(session.jar.names()).toContain("next-auth.session-token");
+    }
+    // The cookie's attributes, from a fresh sign-in's callback response.
+    const jar = new CookieJar();
+    const fresh = await portalSignIn(server, "carol", password("carol"), { jar });
+    const callback = fresh.trail.find((u) => u.includes("/api/auth/callback/platform"))!;
+    const res = await jarFetch(new CookieJar(), callback);
+    expect(res.status).toBeGreaterThanOrEqual(300); // replaying the callback without the state cookie fails
+    const page = await jarFetch(jar, `${server.url}/apps`);
+    expect(page.status).toBe(200);
+  });
+
+  it("the positive control: the admin's own action call works, so the refusals below are real", async () => {
+    const target = await createTestApp(server.databaseUrl, { type: "api", ownerHandle: "carol", status: "pending" });
+    const call = await callServerAction(server, admin.jar, action("approveAppAction"), [target.clientId]);
+    expect(call.result, call.text.slice(0, 500)).toEqual({ ok: true, data: { clientId: target.clientId, status: "approved" } });
+    expect((await appRow(target.clientId))!.status).toBe("approved");
+  });
+});
+
+describe("a developer and another developer's app", () => {
+  it("cannot read it by URL: the page and the edit page are 404, without the app's data", async () => {
+    for (const path of [`/apps/${bobApproved.clientId}`, `/apps/${bobApproved.clientId}/edit`]) {
+      const res = await jarFetch(alice.jar, `${server.url}${path}`);
+      const html = await res.text();
+      // The not-found page. (Under apps/loading.tsx the response is already streaming when the
+      // page calls notFound(), so Next keeps status 200 and marks the page noindex.)
+      expect([200, 404], path).toContain(res.status);
+      expect(html, path).toContain("Page not found");
+      expect(html).not.toContain("Bob&#x27;s approved bot");
+      expect(html).not.toContain("Bob's approved bot");
+    }
+    // The owner sees it (the same URLs are not simply broken).
+    const bob = await portalSignIn(server, "bob", password("bob"));
+    expect((await jarFetch(bob.jar, `${server.url}/apps/${bobApproved.clientId}`)).status).toBe(200);
+    expect(await denials("alice")).toEqual(expect.arrayContaining([{ action: "app.view", targetId: bobApproved.clientId }]));
+  });
+
+  it("cannot edit, delete or regenerate it by calling the server actions", async () => {
+    const before = await appRow(bobApproved.clientId);
+    const calls = [
+      ["updateAppAction", [bobApproved.clientId, { name: "Pwned", description: "taken over" }]],
+      ["deleteAppAction", [bobApproved.clientId]],
+      ["regenerateSecretAction", [bobApproved.clientId]],
+    ] as const;
+    for (const [name, args] of calls) {
+      const call = await callServerAction(server, alice.jar, action(name), [...args]);
+      expect(call.result?.ok, `${name}: ${call.text.slice(0, 300)}`).toBe(false);
+      // not_found: the app's existence is not even confirmed to a stranger.
+      expect(call.result?.error?.code, name).toBe("not_found");
+      expect(call.text).not.toMatch(/clientSecret|client_secret/);
+    }
+    expect(await appRow(bobApproved.clientId)).toEqual(before);
+    const denied = (await denials("alice")).filter((d) => d.targetId === bobApproved.clientId).map((d) => d.action);
+    expect(denied).toEqual(expect.arrayContaining(["app.update", "app.delete", "app.secret.regenerate"]));
+  });
+
+  it("an admin can manage it but never gets its secret", async () => {
+    const call = await callServerAction(server, admin.jar, action("regenerateSecretAction"), [bobApproved.clientId]);
+    expect(call.result?.ok).toBe(false);
+    expect(call.result?.error?.code).toBe("forbidden");
+    expect(await denials("admin")).toEqual(expect.arrayContaining([{ action: "app.secret.regenerate", targetId: bobApproved.clientId }]));
+  });
+});
+
+describe("a non-admin and the admin area", () => {
+  it("gets 403 on every admin page", async () => {
+    for (const path of ["/admin", "/admin/apps", "/admin/users", "/admin/audit"]) {
+      const res = await jarFetch(alice.jar, `${server.url}${path}`);
+      expect(res.status, path).toBe(403);
+      const html = await res.text();
+      expect(html).not.toContain(bobPending.clientId);
+    }
+  });
+
+  it("cannot approve, reject, suspend, reinstate, disable, enable, mute or unmute by calling the actions", async () => {
+    const appsBefore = { pending: await appRow(bobPending.clientId), approved: await appRow(bobApproved.clientId) };
+    const bobBefore = await userFlags("bob");
+    const malloryBefore = await userFlags("mallory");
+    const calls: [string, unknown[], string, string][] = [
+      ["approveAppAction", [bobPending.clientId], "app.approve", bobPending.clientId],
+      ["rejectAppAction", [bobPending.clientId, { reason: "spam" }], "app.reject", bobPending.clientId],
+      ["suspendAppAction", [bobApproved.clientId, { reason: "abuse" }], "app.suspend", bobApproved.clientId],
+      ["reinstateAppAction", [bobApproved.clientId], "app.reinstate", bobApproved.clientId],
+      ["setUserDisabledAction", ["bob", true], "user.disable", "bob"],
+      ["setUserDisabledAction", ["dave", false], "user.enable", "dave"],
+      ["setUserMutedAction", ["bob", true], "user.mute", "bob"],
+      ["setUserMutedAction", ["mallory", false], "user.unmute", "mallory"],
+    ];
+    for (const [name, args, auditAction, target] of calls) {
+      const call = await callServerAction(server, alice.jar, action(name), args);
+      expect(call.result, `${name}: ${call.text.slice(0, 300)}`).toMatchObject({ ok: false, error: { code: "forbidden" } });
+      expect(await denials("alice"), name).toEqual(expect.arrayContaining([{ action: auditAction, targetId: target }]));
+    }
+    expect(await appRow(bobPending.clientId)).toEqual(appsBefore.pending);
+    expect(await appRow(bobApproved.clientId)).toEqual(appsBefore.approved);
+    expect(await userFlags("bob")).toEqual(bobBefore);
+    expect(await userFlags("mallory")).toEqual(malloryBefore);
+    expect((await userFlags("dave")).disabled).toBe(true);
+  });
+
+  it("signed out, every action is refused as unauthorized and changes nothing", async () => {
+    const stranger = new CookieJar();
+    for (const [name, args] of [
+      ["approveAppAction", [bobPending.clientId]],
+      ["deleteAppAction", [bobApproved.clientId]],
+      ["createAppAction", [{ name: "Anon", description: "", type: "api", scopes: [], redirectUris: [], postLogoutRedirectUris: [] }]],
+    ] as const) {
+      const call = await callServerAction(server, stranger, action(name), [...args]);
+      if (call.result) expect(call.result, name).toMatchObject({ ok: false, error: { code: "unauthorized" } });
+      else expect(call.status, name).toBeGreaterThanOrEqual(300);
+    }
+    expect((await appRow(bobPending.clientId))!.status).toBe("pending");
+    expect(await appRow(bobApproved.clientId)).not.toBeNull();
+    expect(await query(server.databaseUrl, `SELECT 1 FROM "Application" WHERE name = 'Anon'`)).toEqual([]);
+  });
+});
+
+describe("CSRF", () => {
+  const newApp = (name: string) => ({ name, description: "", type: "api", scopes: [], redirectUris: [], postLogoutRedirectUris: [] });
+
+  it("a server action posted from another origin is refused, even with the victim's cookies", async () => {
+    for (const origin of ["https://evil.example", "http://localhost.evil.example", "null"]) {
+      const call = await callServerAction(server, alice.jar, action("createAppAction"), [newApp(`CSRF ${origin}`)], { origin });
+      expect(call.result?.ok, `${origin}: ${call.status} ${call.text.slice(0, 200)}`).not.toBe(true);
+      expect(call.status, origin).toBeGreaterThanOrEqual(400);
+    }
+    const created = await query(server.databaseUrl, `SELECT name FROM "Application" WHERE name LIKE 'CSRF %'`);
+    expect(created).toEqual([]);
+    // The same call from the portal's own origin works (the refusal above is the origin check).
+    const ok = await callServerAction(server, alice.jar, action("createAppAction"), [newApp("Same-origin app")]);
+    expect(ok.result?.ok, ok.text.slice(0, 300)).toBe(true);
+  });
+
+  it("next-auth's sign-out and sign-in refuse a post without its CSRF token", async () => {
+    const signout = await jarFetch(alice.jar, `${server.url}/api/auth/signout`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
+      body: new URLSearchParams({ callbackUrl: "/" }),
+    });
+    expect(signout.headers.getSetCookie().some((c) => c.startsWith("next-auth.session-token=;"))).toBe(false);
+    expect((await jarFetch(alice.jar, `${server.url}/apps`)).status).toBe(200);
+
+    const jar = new CookieJar();
+    const signin = await jarFetch(jar, `${server.url}/api/auth/signin/platform`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ callbackUrl: "/apps" }),
+    });
+    // Sent back to the sign-in page with csrf=true, not on to the sign-in service.
+    const location = signin.headers.get("location") ?? "";
+    expect(location).not.toContain("/realms/platform/");
+    expect(location).toContain("csrf=true");
+  });
+});
+
+describe("open redirects through callbackUrl", () => {
+  const evil = ["https://evil.example/steal", "//evil.example/steal", "http://evil.example", "/\\evil.example", "https://localhost.evil.example/"];
+
+  it("a sign-in with a foreign callbackUrl lands in the portal, never elsewhere", async () => {
+    for (const callbackUrl of evil) {
+      const session = await portalSignIn(server, "carol", password("carol"), { callbackUrl });
+      expect(session.landing.origin, `${callbackUrl} → ${session.landing.href}`).toBe(new URL(server.url).origin);
+      for (const step of session.trail) expect(new URL(step).origin, session.trail.join(" → ")).toBe(new URL(server.url).origin);
+    }
+  });
+
+  it("the sign-in page of a signed-in user only redirects to its own paths", async () => {
+    for (const callbackUrl of evil) {
+      const res = await jarFetch(alice.jar, `${server.url}/signin?callbackUrl=${encodeURIComponent(callbackUrl)}`);
+      expect([303, 307, 308]).toContain(res.status);
+      const target = new URL(res.headers.get("location")!, server.url);
+      expect(target.origin, callbackUrl).toBe(new URL(server.url).origin);
+      expect(target.pathname).toBe("/apps");
+    }
+  });
+
+  it("next-auth's own redirect endpoints keep foreign URLs out", async () => {
+    for (const callbackUrl of evil) {
+      const res = await jarFetch(new CookieJar(), `${server.url}/api/auth/signin?callbackUrl=${encodeURIComponent(callbackUrl)}`);
+      const location = res.headers.get("location");
+      if (location) expect(new URL(location, server.url).origin, callbackUrl).toBe(new URL(server.url).origin);
+    }
+  });
+});
