@@ -95,7 +95,7 @@ describe("hosted pages in Chromium", () => {
     await page.getByLabel("Password").fill("not-the-password");
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL(/error=invalid_credentials/);
-    expect(await page.getByRole("alert").textContent()).toContain("Incorrect username or password.");
+    expect(await page.locator("#login-error").getByRole("alert").textContent()).toContain("Incorrect username or password.");
     await screenshot("login-error");
     await expectAccessible("login-error");
 
