@@ -60,10 +60,10 @@ export function ConsentForm({
       </ul>
       <p className="mt-4 text-xs text-slate-500">Your password is never shared. The app only gets what is listed here.</p>
       <form method="post" action={`/interaction/${uid}/consent`} className="mt-6 flex flex-col-reverse gap-3 sm:flex-row">
-        <button type="submit" formAction={`/interaction/${uid}/abort`} className={buttonClasses("secondary", "lg", "flex-1")}>
+        <button type="submit" formAction={`/interaction/${uid}/abort`} className={buttonClasses("secondary", "lg", "w-full sm:w-auto sm:flex-1")}>
           Deny
         </button>
-        <button type="submit" className={buttonClasses("primary", "lg", "flex-1")}>
+        <button type="submit" className={buttonClasses("primary", "lg", "w-full sm:w-auto sm:flex-1")}>
           Allow
         </button>
       </form>
