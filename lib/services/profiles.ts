@@ -44,6 +44,21 @@ export interface StatsColumns {
   aggregateScores: unknown;
 }
 
+/** The statistics columns of a row joined with AccountStats (null when the user has none yet). */
+export function statsFromRow(row: Record<string, unknown> & { has_stats: boolean }): StatsColumns | null {
+  if (!row.has_stats) return null;
+  return {
+    xchan: row.xchan,
+    microblog: row.microblog,
+    profiles: row.profiles,
+    beetleGame: row.beetle_game,
+    xcraft: row.xcraft,
+    ethereum: row.ethereum,
+    merch: row.merch,
+    aggregateScores: row.aggregate_scores,
+  };
+}
+
 /** Handles are stored lower-case and are at most this long; longer input cannot match. */
 const MAX_HANDLE_LENGTH = 64;
 
@@ -131,17 +146,6 @@ export async function findOwnProfile(userId: number): Promise<OwnProfileRecord |
   return {
     ...toRecord(row),
     property: row.property,
-    stats: row.has_stats
-      ? {
-          xchan: row.xchan,
-          microblog: row.microblog,
-          profiles: row.profiles,
-          beetleGame: row.beetle_game,
-          xcraft: row.xcraft,
-          ethereum: row.ethereum,
-          merch: row.merch,
-          aggregateScores: row.aggregate_scores,
-        }
-      : null,
+    stats: statsFromRow(row),
   };
 }

@@ -1,5 +1,5 @@
 import { pool } from "../db";
-import type { StatsColumns } from "./profiles";
+import { statsFromRow, type StatsColumns } from "./profiles";
 
 export interface AccountStatsRecord {
   handle: string;
@@ -36,17 +36,6 @@ export async function findAccountStats(userId: number): Promise<AccountStatsReco
   return {
     handle: row.handle,
     displayName: row.display_name,
-    stats: row.has_stats
-      ? {
-          xchan: row.xchan,
-          microblog: row.microblog,
-          profiles: row.profiles,
-          beetleGame: row.beetle_game,
-          xcraft: row.xcraft,
-          ethereum: row.ethereum,
-          merch: row.merch,
-          aggregateScores: row.aggregate_scores,
-        }
-      : null,
+    stats: statsFromRow(row),
   };
 }
