@@ -11,6 +11,7 @@ export function SignInButton({ callbackUrl, label = "Continue with your platform
   return (
     <Button
       size="lg"
+      wrap
       className="w-full"
       loading={busy}
       onClick={() => {

@@ -5,7 +5,7 @@ export type ButtonVariant = "primary" | "secondary" | "danger" | "danger-outline
 export type ButtonSize = "sm" | "md" | "lg";
 
 const BASE =
-  "inline-flex items-center justify-center gap-2 whitespace-nowrap rounded-lg font-medium transition-colors " +
+  "inline-flex items-center justify-center gap-2 rounded-lg font-medium transition-colors " +
   "focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed disabled:opacity-60";
 
 const VARIANTS: Record<ButtonVariant, string> = {
@@ -21,13 +21,17 @@ const VARIANTS: Record<ButtonVariant, string> = {
 };
 
 const SIZES: Record<ButtonSize, string> = {
-  sm: "h-8 px-3 text-sm",
-  md: "h-10 px-4 text-sm",
-  lg: "h-12 px-6 text-base",
+  sm: "px-3 text-sm",
+  md: "px-4 text-sm",
+  lg: "px-6 text-base",
 };
+const HEIGHTS: Record<ButtonSize, string> = { sm: "h-8", md: "h-10", lg: "h-12" };
+const MIN_HEIGHTS: Record<ButtonSize, string> = { sm: "min-h-8", md: "min-h-10", lg: "min-h-12" };
 
-export function buttonClasses(variant: ButtonVariant = "primary", size: ButtonSize = "md", className = ""): string {
-  return `${BASE} ${VARIANTS[variant]} ${SIZES[size]} ${className}`.trim();
+/** `wrap`: a long label may wrap on a phone instead of overflowing; the button grows instead. */
+export function buttonClasses(variant: ButtonVariant = "primary", size: ButtonSize = "md", className = "", wrap = false): string {
+  const layout = wrap ? `${MIN_HEIGHTS[size]} py-2 text-center` : `${HEIGHTS[size]} whitespace-nowrap`;
+  return `${BASE} ${layout} ${VARIANTS[variant]} ${SIZES[size]} ${className}`.trim();
 }
 
 export function Button({
@@ -38,12 +42,13 @@ export function Button({
   children,
   disabled,
   type = "button",
+  wrap = false,
   ...rest
-}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant; size?: ButtonSize; loading?: boolean }) {
+}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant; size?: ButtonSize; loading?: boolean; wrap?: boolean }) {
   return (
     <button
       type={type}
-      className={buttonClasses(variant, size, className)}
+      className={buttonClasses(variant, size, className, wrap)}
       disabled={disabled || loading}
       aria-busy={loading || undefined}
       {...rest}
