@@ -1,0 +1,170 @@
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_ACCOUNTS } from "../../prisma/demo-accounts";
+import { query } from "../helpers/db";
+import { authorize, clientCredentialsToken, exchangeCode, jarFetch, refreshTokens, tokenRequest } from "../helpers/oidc";
+import { startServer, type TestServer } from "../helpers/server";
+import { callServerAction, portalSignIn, serverActions } from "./portal-client";
+
+/**
+ * Issue 7, "Secrets": the whole journey through the real server at LOG_LEVEL=debug, capturing
+ * every line it prints: a developer registers an API client and a login client in the portal, an
+ * admin approves them, the developer sees the secret once and regenerates it, the app gets tokens,
+ * a user signs in through the login client (code, tokens, refresh, userinfo, logout), and a wrong
+ * password is tried. No client secret, password, refresh token, authorization code, access token,
+ * ID token or session cookie may appear in any log line, and the database holds only hashes of
+ * secrets and passwords.
+ */
+const REDIRECT = "http://localhost:9/callback";
+const password = (handle: string) => DEMO_ACCOUNTS.find((a) => a.handle === handle)!.password;
+
+let server: TestServer;
+/** Every secret value the journey handled, by what it is. */
+const secrets = new Map<string, string>();
+
+function remember(label: string, value: string | null | undefined): void {
+  if (!value) throw new Error(`the journey did not produce ${label}`);
+  secrets.set(label, value);
+}
+
+beforeAll(async () => {
+  server = await startServer({ next: true, seed: true, env: { LOG_LEVEL: "debug" } });
+  // A Next build may be running (sources changed): it can take minutes on a busy machine.
+}, 600_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("the full journey", () => {
+  beforeAll(async () => {
+    const actions = serverActions();
+    const wrongPassword = "wrong-Password-9f2c1e";
+    remember("wrong password", wrongPassword);
+    for (const handle of ["alice", "admin", "bob"]) remember(`${handle}'s password`, password(handle));
+
+    // A failed sign-in first (the password must not show up in the refusal's log line either).
+    await expect(portalSignIn(server, "alice", wrongPassword)).rejects.toThrow(/invalid_credentials/);
+    const alice = await portalSignIn(server, "alice", password("alice"));
+    const admin = await portalSignIn(server, "admin", password("admin"));
+    remember("alice's session cookie", alice.jar.header(`${server.url}/apps`).match(/next-auth\.session-token=([^;]+)/)?.[1]);
+
+    // Register and approve an API client and a login client.
+    const create = async (input: Record<string, unknown>) => {
+      const call = await callServerAction(server, alice.jar, actions.createAppAction!, [
+        { description: "", scopes: [], redirectUris: [], postLogoutRedirectUris: [], ...input },
+      ]);
+      expect(call.result?.ok, call.text.slice(0, 300)).toBe(true);
+      return (call.result!.data as { clientId: string }).clientId;
+    };
+    const apiId = await create({ name: "Secret journey bot", type: "api", scopes: ["svc:chat.read"] });
+    const loginId = await create({ name: "Secret journey login", type: "login", scopes: ["svc:chat.read"], redirectUris: [REDIRECT] });
+    for (const id of [apiId, loginId]) {
+      const call = await callServerAction(server, admin.jar, actions.approveAppAction!, [id]);
+      expect(call.result?.ok, call.text.slice(0, 300)).toBe(true);
+    }
+
+    // Reveal once on the app page, then regenerate.
+    const page = await (await jarFetch(alice.jar, `${server.url}/apps/${apiId}`)).text();
+    remember("revealed client secret", /initialSecret\\?":\\?"([A-Za-z0-9_-]{40,})/.exec(page)?.[1]);
+    const again = await (await jarFetch(alice.jar, `${server.url}/apps/${apiId}`)).text();
+    expect(again).not.toContain(secrets.get("revealed client secret"));
+    const regenerated = await callServerAction(server, alice.jar, actions.regenerateSecretAction!, [apiId]);
+    expect(regenerated.result?.ok, regenerated.text.slice(0, 300)).toBe(true);
+    const secret = (regenerated.result!.data as { clientSecret: string }).clientSecret;
+    remember("regenerated client secret", secret);
+
+    // The API client gets tokens (the old secret no longer works) and calls the API.
+    const old = await tokenRequest(server, { grant_type: "client_credentials", client_id: apiId, client_secret: secrets.get("revealed client secret") });
+    expect(old.body.error).toBe("invalid_client");
+    const basic = await tokenRequest(server, { grant_type: "client_credentials" }, {
+      authorization: `Basic ${Buffer.from(`${apiId}:${secret}`).toString("base64")}`,
+    });
+    expect(basic.status).toBe(200);
+    remember("app access token (basic auth)", basic.body.access_token as string);
+    const { access_token: appToken } = await clientCredentialsToken(server, apiId, secret);
+    remember("app access token", appToken);
+    expect((await fetch(`${server.apiUrl}/global-chat/messages?limit=1`, { headers: { authorization: `Bearer ${appToken}` } })).status).toBe(200);
+
+    // A user signs in through the login client: consent, code, tokens, refresh, userinfo, logout.
+    const flow = await authorize(server, { handle: "bob", password: password("bob"), clientId: loginId, redirectUri: REDIRECT });
+    remember("authorization code", flow.code);
+    remember("PKCE verifier", flow.verifier);
+    const exchanged = await exchangeCode(server, { clientId: loginId, code: flow.code!, redirectUri: REDIRECT, verifier: flow.verifier });
+    expect(exchanged.status).toBe(200);
+    remember("user access token", exchanged.body.access_token as string);
+    remember("refresh token", exchanged.body.refresh_token as string);
+    remember("ID token", exchanged.body.id_token as string);
+    const replay = await exchangeCode(server, { clientId: loginId, code: flow.code!, redirectUri: REDIRECT, verifier: flow.verifier });
+    expect(replay.body.error).toBe("invalid_grant");
+    // The replay revoked the grant; sign in again for a refresh.
+    const second = await authorize(server, { handle: "bob", password: password("bob"), clientId: loginId, redirectUri: REDIRECT, jar: flow.jar });
+    remember("second authorization code", second.code);
+    const tokens = await exchangeCode(server, { clientId: loginId, code: second.code!, redirectUri: REDIRECT, verifier: second.verifier });
+    remember("second refresh token", tokens.body.refresh_token as string);
+    const refreshed = await refreshTokens(server, loginId, tokens.body.refresh_token as string);
+    expect(refreshed.status).toBe(200);
+    remember("refreshed access token", refreshed.body.access_token as string);
+    remember("rotated refresh token", refreshed.body.refresh_token as string);
+    const reused = await refreshTokens(server, loginId, tokens.body.refresh_token as string);
+    expect(reused.body.error).toBe("invalid_grant");
+    const me = await fetch(`${server.apiUrl}/me`, { headers: { authorization: `Bearer ${refreshed.body.access_token}` } });
+    expect(me.status).toBe(200);
+    const userinfo = await fetch(`${server.issuer}/protocol/openid-connect/userinfo`, {
+      headers: { authorization: `Bearer ${refreshed.body.access_token}` },
+    });
+    expect(userinfo.status).toBe(200);
+    const logout = new URL(`${server.issuer}/protocol/openid-connect/logout`);
+    logout.searchParams.set("client_id", loginId);
+    logout.searchParams.set("id_token_hint", secrets.get("ID token")!);
+    await jarFetch(flow.jar, logout.href);
+    // Bad bearer tokens are logged as refusals, without the token.
+    await fetch(`${server.apiUrl}/me`, { headers: { authorization: `Bearer ${secrets.get("ID token")}` } });
+    await fetch(`${server.issuer}/protocol/openid-connect/userinfo`, { headers: { authorization: `Bearer ${secrets.get("refresh token")}` } });
+    await new Promise((r) => setTimeout(r, 500)); // let the last log lines arrive
+  }, 240_000);
+
+  it("logged plenty (debug level), and none of it holds a secret", () => {
+    expect(server.logs.filter((l) => l.startsWith("{")).length).toBeGreaterThan(5);
+    // The log did see the sensitive moments: the refused password and the replayed code.
+    expect(server.logs.some((l) => l.includes("sign-in refused"))).toBe(true);
+    const all = server.logs.join("\n");
+    for (const [label, value] of secrets) {
+      expect(all.includes(value), `${label} appears in the server's log`).toBe(false);
+      // Tokens are also checked by their signature part: a truncated token is still a leak.
+      const signature = value.split(".")[2];
+      if (signature && signature.length > 20) expect(all.includes(signature), `${label}'s signature appears in the log`).toBe(false);
+    }
+  });
+
+  it("the database holds only hashes of passwords and client secrets", async () => {
+    const users = await query<{ handle: string; passwordHash: string }>(
+      server.databaseUrl,
+      `SELECT handle, "passwordHash" FROM "User" WHERE "passwordHash" IS NOT NULL`,
+    );
+    expect(users.length).toBeGreaterThanOrEqual(6);
+    for (const u of users) expect(u.passwordHash, u.handle).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+
+    const apps = await query<{ clientId: string; secretHash: string; secretHint: string }>(
+      server.databaseUrl,
+      `SELECT "clientId", "secretHash", "secretHint" FROM "Application" WHERE name = 'Secret journey bot'`,
+    );
+    const secret = secrets.get("regenerated client secret")!;
+    expect(apps[0]!.secretHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(apps[0]!.secretHash).toBe(createHash("sha256").update(secret).digest("hex"));
+    expect(apps[0]!.secretHint).toBe(secret.slice(-4));
+
+    // No table holds a password or a client secret in clear (OidcModel payloads and the audit log included).
+    const tables = await query<{ table_name: string }>(
+      server.databaseUrl,
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(["OidcModel", "AuditLog", "Application", "User", "Setting"]));
+    const plain = [...secrets].filter(([label]) => /password|client secret/.test(label));
+    for (const { table_name } of tables) {
+      const rows = await query<{ row: string }>(server.databaseUrl, `SELECT row_to_json(t)::text AS row FROM "${table_name}" t`);
+      const text = rows.map((r) => r.row).join("\n");
+      for (const [label, value] of plain) expect(text.includes(value), `${label} in table ${table_name}`).toBe(false);
+    }
+  });
+});
