@@ -17,10 +17,13 @@ export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const LOGIN_LIMIT_PER_ACCOUNT = 5;
 export const LOGIN_LIMIT_PER_IP = 20;
 
+/** PostgreSQL text cannot hold NUL; a typed username may contain anything (it is no handle then). */
+const keyPart = (value: string, max: number) => value.replace(/[\u0000-\u001f\u007f]/g, "\ufffd").slice(0, max);
+
 export function loginThrottleRules(handle: string, ip: string): ThrottleRule[] {
   return [
-    { key: `login:account:${handle.toLowerCase().slice(0, 100)}`, limit: LOGIN_LIMIT_PER_ACCOUNT, windowSeconds: LOGIN_WINDOW_SECONDS },
-    { key: `login:ip:${ip.slice(0, 64)}`, limit: LOGIN_LIMIT_PER_IP, windowSeconds: LOGIN_WINDOW_SECONDS },
+    { key: `login:account:${keyPart(handle.toLowerCase(), 100)}`, limit: LOGIN_LIMIT_PER_ACCOUNT, windowSeconds: LOGIN_WINDOW_SECONDS },
+    { key: `login:ip:${keyPart(ip, 64)}`, limit: LOGIN_LIMIT_PER_IP, windowSeconds: LOGIN_WINDOW_SECONDS },
   ];
 }
 
