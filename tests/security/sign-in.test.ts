@@ -116,6 +116,30 @@ describe("failed logins are throttled", () => {
   });
 });
 
+describe("hostile login form input", () => {
+  it("NUL bytes, control characters, unicode and odd lengths are an ordinary refusal, never a server error", async () => {
+    const ip = freshIp();
+    const { jar, page } = await startLogin(ip);
+    const inputs: [string, string][] = [
+      ["si\u0000victim", "x"],
+      ["alice", "pass\u0000word"],
+      ["\u0000", "\u0000"],
+      ["\ud800", "\udfff"],
+      ["ȧļïçé", "пароль"],
+      ["a".repeat(100), "b".repeat(1024)],
+      ["'; DROP TABLE \"User\"; --", "x"],
+      ["@", "x"],
+      ["", "x"],
+      ["x", ""],
+    ];
+    for (const [username, password] of inputs) {
+      const res = await login(jar, page, username, password, ip);
+      expect(res.status, JSON.stringify(username)).toBe(303);
+      expect(["invalid_credentials", "missing_fields"], JSON.stringify(username)).toContain(res.error);
+    }
+  });
+});
+
 describe("no account enumeration", () => {
   it("an unknown user and a wrong password get the same answer and the same page", async () => {
     await createTestUser(server.databaseUrl, { handle: "si_known", password: PASSWORD });
