@@ -40,6 +40,12 @@ declare module "autocannon" {
       }>;
     }
   }
-  function autocannon(options: autocannon.Options): Promise<autocannon.Result>;
+  namespace autocannon {
+    /** The running instance: an event emitter that is also awaitable for the result. */
+    interface Instance extends PromiseLike<Result> {
+      on(event: "response", listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): this;
+    }
+  }
+  function autocannon(options: autocannon.Options): autocannon.Instance;
   export default autocannon;
 }

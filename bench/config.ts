@@ -27,6 +27,8 @@ const schema = z.object({
   next: z.enum(["auto", "on", "off"]).default("auto"),
   /** Comma-separated case ids to run (A,B,C,4,5,6a,6b,7a,7b,7c,7d,8a,8b); default all. */
   only: z.string().optional(),
+  /** Extra Node flags for the server process (space-separated), e.g. "--max-old-space-size=256". */
+  serverNodeArgs: z.string().optional(),
   /** Run the server under `node --cpu-prof`, profiles written to this directory. */
   profile: z.string().optional(),
   /** Keep the temporary directory (embedded database, logs) after the run. */
@@ -54,6 +56,7 @@ const FLAGS = {
   next: "BENCH_NEXT",
   only: "BENCH_ONLY",
   profile: "BENCH_PROFILE",
+  "server-node-args": "BENCH_SERVER_NODE_ARGS",
   "log-level": "BENCH_LOG_LEVEL",
 } as const;
 
@@ -70,6 +73,7 @@ export const USAGE = `npm run bench -- [options]
   --next auto|on|off     serve Next as production does (auto: build if needed, fall back to off if the build fails)
   --only A,B,4,…         run only these cases                        BENCH_ONLY
   --profile DIR          run the server under node --cpu-prof        BENCH_PROFILE
+  --server-node-args="…" extra Node flags for the server process    BENCH_SERVER_NODE_ARGS
   --log-level LEVEL      the server's LOG_LEVEL (default: the app's default)
   --keep                 keep the temporary directory (database, logs)
   --no-write             do not write bench/results or docs/performance.md

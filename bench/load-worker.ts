@@ -1,29 +1,22 @@
 /**
- * The load generator: one autocannon run per invocation, in its own process so that generating load
- * does not share an event loop with the orchestrator (bench/run.ts) or the server under test.
+ * The load generator: autocannon in its own process, so generating load does not share an event
+ * loop with the orchestrator (bench/run.ts) or the server under test.
  *
- *   node --import tsx bench/load-worker.ts <scenario.json>
+ *   node --import tsx bench/load-worker.ts <job.json>
  *
- * Prints one JSON line (LoadResult) on stdout. Scenarios are plain JSON (bench/load.ts) so the
- * per-request variation (random user, round-robin token, distinct poke pair) is chosen from named
- * modes here rather than passed as functions.
+ * A job is one or more scenarios and a number of rounds. With several scenarios (a case and its
+ * baseline, a first page and a deep page) the measured time is split into rounds that alternate
+ * between them — A B A B … — so a change in the machine's load during the run hits both alike and
+ * their ratio stays meaningful. Prints one JSON line: a LoadResult per scenario.
+ *
+ * Scenarios are plain JSON (bench/load.ts); the per-request variation (random user, round-robin
+ * token, distinct poke pair) is chosen from named modes here rather than passed as functions.
  */
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
-import type { LoadResult, LoadScenario } from "./load";
+import type { LoadJob, LoadResult, LoadScenario } from "./load";
 
-const scenario = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as LoadScenario;
-
-/** One counter for the whole process: warmup and measured run continue the same sequence. */
-let sequence = 0;
-
-function pick<T>(list: readonly T[], index: number): T {
-  return list[index % list.length]!;
-}
-
-function randomIndex(length: number): number {
-  return Math.floor(Math.random() * length);
-}
+const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as LoadJob;
 
 function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
@@ -36,105 +29,140 @@ interface RawRequest {
   body?: string | Buffer;
 }
 
-/**
- * Builds request i. `random`: a random handle and a random token per request. `roundRobin`: token
- * i mod T (so consecutive uses of one token are T requests apart: the chat limit is per user) and
- * target (⌊i / T⌋ + i) mod N, which makes every (token, target) pair distinct for i < T·N.
- */
-function requestFor(i: number): RawRequest {
-  const tokens = scenario.tokens ?? [];
-  const handles = scenario.handles ?? [];
-  const headers: Record<string, string> = { ...(scenario.headers ?? {}) };
-  let token: string | undefined;
-  let handle: string | undefined;
-  if (scenario.mode === "random") {
-    if (tokens.length) token = tokens[randomIndex(tokens.length)];
-    if (handles.length) handle = handles[randomIndex(handles.length)];
-  } else if (scenario.mode === "roundRobin") {
-    if (tokens.length) token = pick(tokens, i);
-    if (handles.length) handle = pick(handles, Math.floor(i / Math.max(tokens.length, 1)) + i);
-  } else if (tokens.length) {
-    token = tokens[0];
+/** Everything measured for one scenario, over all its rounds. */
+class Tally {
+  /** One counter per scenario: warm-up and every round continue the same sequence. */
+  sequence = 0;
+  duration = 0;
+  requests = 0;
+  ok = 0;
+  non2xx = 0;
+  errors = 0;
+  timeouts = 0;
+  statusCounts: Record<string, number> = {};
+  samples: Record<string, string> = {};
+  ackedIds: string[] = [];
+  ackedInWarmup = 0;
+  latencies: number[] = [];
+  measuring = false;
+
+  constructor(readonly scenario: LoadScenario) {}
+
+  /**
+   * Request i. `random`: a random token and a random handle. `roundRobin`: token i mod T (so one
+   * token's uses are T requests apart: the chat limit is per user) and handle (⌊i / T⌋ + i) mod N,
+   * which makes every (token, handle) pair distinct for i < T·N.
+   */
+  requestFor(i: number): RawRequest {
+    const s = this.scenario;
+    const tokens = s.tokens ?? [];
+    const handles = s.handles ?? [];
+    const headers: Record<string, string> = { ...(s.headers ?? {}) };
+    let token: string | undefined;
+    let handle: string | undefined;
+    if (s.mode === "random") {
+      if (tokens.length) token = tokens[Math.floor(Math.random() * tokens.length)];
+      if (handles.length) handle = handles[Math.floor(Math.random() * handles.length)];
+    } else if (s.mode === "roundRobin") {
+      if (tokens.length) token = tokens[i % tokens.length];
+      if (handles.length) handle = handles[(Math.floor(i / Math.max(tokens.length, 1)) + i) % handles.length];
+    } else if (tokens.length) {
+      token = tokens[0];
+    }
+    if (token) headers.authorization = `Bearer ${token}`;
+    const values = { handle: handle ?? "", i: String(i) };
+    // autocannon adds Content-Length itself from the body.
+    const body = s.body !== undefined ? fill(s.body, values) : undefined;
+    return { method: s.method ?? "GET", path: fill(s.path, values), headers, ...(body !== undefined ? { body } : {}) };
   }
-  if (token) headers.authorization = `Bearer ${token}`;
-  const values = { handle: handle ?? "", i: String(i) };
-  const body = scenario.body !== undefined ? fill(scenario.body, values) : undefined;
-  // autocannon adds Content-Length itself from the body.
-  return { method: scenario.method ?? "GET", path: fill(scenario.path, values), headers, ...(body !== undefined ? { body } : {}) };
-}
 
-const ackedIds: string[] = [];
-/** The first body of each non-2xx status, so a report can say what went wrong. */
-const samples: Record<string, string> = {};
-
-function onResponse(status: number, body: string): void {
-  if ((status < 200 || status > 299) && !(status in samples)) samples[status] = body.slice(0, 300);
-  if (status !== 201 || scenario.collect !== "dataId") return;
-  try {
-    const id = (JSON.parse(body) as { data?: { id?: unknown } }).data?.id;
-    if (typeof id === "string" || typeof id === "number") ackedIds.push(String(id));
-  } catch {
-    /* a malformed 201 body is caught by the orchestrator's count check */
+  onResponse(status: number, body: string): void {
+    if ((status < 200 || status > 299) && !(status in this.samples)) this.samples[status] = body.slice(0, 300);
+    if (status !== 201 || this.scenario.collect !== "dataId") return;
+    try {
+      const id = (JSON.parse(body) as { data?: { id?: unknown } }).data?.id;
+      if (typeof id === "string" || typeof id === "number") this.ackedIds.push(String(id));
+    } catch {
+      /* a malformed 201 body is caught by the orchestrator's count check */
+    }
   }
-}
 
-async function run(duration: number): Promise<autocannon.Result> {
-  const dynamic = scenario.mode !== "fixed" || scenario.collect !== undefined;
-  const fixed = requestFor(0);
-  return autocannon({
-    url: scenario.url,
-    connections: scenario.connections,
-    duration,
-    pipelining: 1,
-    timeout: 10,
-    method: fixed.method,
-    headers: fixed.headers,
-    ...(fixed.body !== undefined ? { body: fixed.body } : {}),
-    requests: dynamic
-      ? [
-          {
-            setupRequest: (request: RawRequest) => {
-              const next = requestFor(sequence++);
-              request.method = next.method;
-              request.path = next.path;
-              request.headers = next.headers;
-              if (next.body !== undefined) request.body = next.body;
-              return request;
+  async run(duration: number, measured: boolean): Promise<void> {
+    const s = this.scenario;
+    const dynamic = s.mode !== "fixed" || s.collect !== undefined;
+    const fixed = this.requestFor(0);
+    const instance = autocannon({
+      url: s.url,
+      connections: s.connections,
+      duration,
+      pipelining: 1,
+      timeout: 10,
+      method: fixed.method,
+      headers: fixed.headers,
+      ...(fixed.body !== undefined ? { body: fixed.body } : {}),
+      requests: dynamic
+        ? [
+            {
+              setupRequest: (request: RawRequest) => {
+                const next = this.requestFor(this.sequence++);
+                request.method = next.method;
+                request.path = next.path;
+                request.headers = next.headers;
+                if (next.body !== undefined) request.body = next.body;
+                return request;
+              },
+              onResponse: (status, body) => this.onResponse(status, body),
             },
-            onResponse,
-          },
-        ]
-      : [{ path: fixed.path, onResponse }],
-  });
+          ]
+        : [{ path: fixed.path, onResponse: (status, body) => this.onResponse(status, body) }],
+    });
+    // Every response time, so percentiles over several rounds are exact rather than averaged.
+    if (measured) instance.on("response", (_client, _status, _bytes, responseTime) => this.latencies.push(responseTime));
+    const result = await instance;
+    if (!measured) {
+      this.ackedInWarmup = this.ackedIds.length;
+      return;
+    }
+    this.duration += result.duration;
+    this.requests += result.requests.total;
+    this.ok += result["2xx"];
+    this.non2xx += result.non2xx;
+    this.errors += result.errors;
+    this.timeouts += result.timeouts;
+    for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
+      this.statusCounts[code] = (this.statusCounts[code] ?? 0) + Number(stat.count);
+    }
+  }
+
+  result(): LoadResult {
+    const sorted = Float64Array.from(this.latencies).sort();
+    const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : 0);
+    const mean = sorted.length ? sorted.reduce((a, b) => a + b, 0) / sorted.length : 0;
+    return {
+      duration: this.duration,
+      requests: this.requests,
+      ok: this.ok,
+      non2xx: this.non2xx,
+      errors: this.errors,
+      timeouts: this.timeouts,
+      rps: this.duration ? this.requests / this.duration : 0,
+      okRps: this.duration ? this.ok / this.duration : 0,
+      latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1]! : 0, mean },
+      statusCounts: this.statusCounts,
+      ...(Object.keys(this.samples).length ? { samples: this.samples } : {}),
+      ...(this.scenario.collect ? { ackedIds: this.ackedIds, ackedInWarmup: this.ackedInWarmup } : {}),
+    };
+  }
 }
 
 async function main(): Promise<void> {
-  if (scenario.warmup > 0) await run(scenario.warmup);
-  const warmupAcked = ackedIds.length;
-  const result = await run(scenario.duration);
-  const statusCounts: Record<string, number> = {};
-  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCounts[code] = Number(stat.count);
-  const out: LoadResult = {
-    duration: result.duration,
-    requests: result.requests.total,
-    ok: result["2xx"],
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    rps: result.requests.total / result.duration,
-    okRps: result["2xx"] / result.duration,
-    latency: {
-      p50: result.latency.p50,
-      p90: result.latency.p90,
-      p99: result.latency.p99,
-      max: result.latency.max,
-      mean: result.latency.average,
-    },
-    statusCounts,
-    ...(Object.keys(samples).length ? { samples } : {}),
-    ...(scenario.collect ? { ackedIds, ackedInWarmup: warmupAcked } : {}),
-  };
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  const tallies = job.scenarios.map((s) => new Tally(s));
+  for (const t of tallies) if (t.scenario.warmup > 0) await t.run(t.scenario.warmup, false);
+  const rounds = Math.max(1, job.rounds);
+  for (let r = 0; r < rounds; r++) {
+    for (const t of tallies) await t.run(t.scenario.duration / rounds, true);
+  }
+  process.stdout.write(`${JSON.stringify(tallies.map((t) => t.result()))}\n`);
 }
 
 main().catch((error) => {

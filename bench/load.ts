@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 /** What bench/load-worker.ts runs: plain JSON, written to a file (token lists can be megabytes). */
@@ -29,6 +29,12 @@ export interface LoadScenario {
   collect?: "dataId";
 }
 
+/** Several scenarios alternate over `rounds` rounds (bench/load-worker.ts). */
+export interface LoadJob {
+  scenarios: LoadScenario[];
+  rounds: number;
+}
+
 export interface LoadResult {
   duration: number;
   requests: number;
@@ -48,12 +54,19 @@ export interface LoadResult {
 
 const WORKER = path.join(import.meta.dirname, "load-worker.ts");
 
-/** Runs one scenario in a separate Node process and returns its result. */
-export async function runLoad(scenario: LoadScenario, workDir: string): Promise<LoadResult> {
-  const file = path.join(workDir, `scenario-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-  await writeFile(file, JSON.stringify(scenario));
+/**
+ * Runs scenarios in a separate Node process and returns one result each. With several, their
+ * measured time is interleaved over `rounds` rounds (A B A B …), so drift in the machine's load
+ * affects them alike.
+ */
+export async function runLoad(scenarios: LoadScenario[], rounds: number, workDir: string): Promise<LoadResult[]> {
+  const file = path.join(workDir, `job-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  const job: LoadJob = { scenarios, rounds: scenarios.length > 1 ? rounds : 1 };
+  await writeFile(file, JSON.stringify(job), { mode: 0o600 });
+  const seconds = scenarios.reduce((sum, s) => sum + s.duration + s.warmup, 0);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", WORKER, file], {
+      cwd: path.resolve(import.meta.dirname, ".."),
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, NODE_ENV: "production" },
     });
@@ -62,14 +75,15 @@ export async function runLoad(scenario: LoadScenario, workDir: string): Promise<
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
     // Hard bound: a stuck run must not stall the whole bench.
-    const limit = setTimeout(() => child.kill("SIGKILL"), (scenario.duration + scenario.warmup + 60) * 1000);
+    const limit = setTimeout(() => child.kill("SIGKILL"), (seconds + 60) * 1000);
     child.on("error", reject);
     child.on("exit", (code) => {
       clearTimeout(limit);
+      void rm(file, { force: true });
       const line = out.trim().split("\n").pop();
       if (code === 0 && line) {
         try {
-          resolve(JSON.parse(line) as LoadResult);
+          resolve(JSON.parse(line) as LoadResult[]);
           return;
         } catch {
           /* fall through */

@@ -213,7 +213,10 @@ async function startServer(ctx: Context, withNext: boolean, port: number): Promi
     NEXT_TELEMETRY_DISABLED: "1",
     ...(ctx.config.logLevel ? { LOG_LEVEL: ctx.config.logLevel } : {}),
   };
-  const nodeArgs = ctx.config.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(ctx.config.profile)}`] : [];
+  const nodeArgs = [
+    ...(ctx.config.serverNodeArgs?.split(" ").filter(Boolean) ?? []),
+    ...(ctx.config.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(ctx.config.profile)}`] : []),
+  ];
   const started = Date.now();
   ctx.serverSpawnedAt = started;
   ctx.server = await startChild({
@@ -276,12 +279,25 @@ async function mintTokens(ctx: Context, loginClient: { loginClientId: string; re
 // ---------------------------------------------------------------------------------------------
 // Cases
 
+/**
+ * A case prepares one load scenario (probing the endpoint, starting its baseline process, finding
+ * a deep cursor…), and may check the outcome afterwards. Cases in one group are measured together,
+ * their time interleaved in rounds (bench/load-worker.ts), so their ratio survives a noisy machine.
+ */
+interface Prepared {
+  scenario: LoadScenario;
+  note?: string;
+  /** After the load: a note on the outcome (e.g. every acknowledged chat post stored). */
+  finish?: (load: LoadResult) => Promise<string | undefined>;
+  cleanup?: () => Promise<void>;
+}
+
 interface CaseSpec {
   id: string;
   name: string;
   /** Baselines run against their own process, the rest against the app (RSS attributed). */
   app: boolean;
-  run(ctx: Context): Promise<{ load: LoadResult; note?: string }>;
+  prepare(ctx: Context): Promise<Prepared>;
 }
 
 function scenario(ctx: Context, url: string, rest: Omit<LoadScenario, "url" | "connections" | "duration" | "warmup">): LoadScenario {
@@ -339,20 +355,12 @@ async function startBaseline(ctx: Context, name: string, script: string, args: s
   return { child, origin: `http://127.0.0.1:${port}` };
 }
 
-async function withBaseline<T>(ctx: Context, name: string, script: string, args: string[], fn: (origin: string) => Promise<T>): Promise<T> {
-  const { child, origin } = await startBaseline(ctx, name, script, args);
-  try {
-    return await fn(origin);
-  } finally {
-    await child.stop();
-  }
-}
-
-function randomHandles(ctx: Context): string[] {
+function allHandles(ctx: Context): string[] {
   return Array.from({ length: ctx.seed.users }, (_, i) => benchHandle(i + 1, ctx.seed.handleWidth));
 }
 
 const api = (ctx: Context, p: string) => `${ctx.origin}/api/v1${p}`;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** The `next_cursor` after `depth` rows of GET /users, by walking pages (the cursor is opaque). */
 async function deepUsersCursor(ctx: Context, token: string, depth: number): Promise<string> {
@@ -362,7 +370,7 @@ async function deepUsersCursor(ctx: Context, token: string, depth: number): Prom
   while (walked < depth) {
     const limit = Math.min(100, depth - walked);
     const query = new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) });
-    const response = await fetch(api(ctx, `/users?${query}`), { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(api(ctx, `/users?${query}`), { headers: bearer(token) });
     if (!response.ok) throw new Error(`walking GET /users: ${response.status} after ${walked} rows`);
     const body = (await response.json()) as { data: { users: unknown[]; next_cursor: string | null } };
     walked += body.data.users.length;
@@ -377,6 +385,8 @@ function chatIdsNote(stored: number, acked: number): string {
   return stored === acked ? `all ${acked.toLocaleString("en-US")} acknowledged posts stored` : `${acked - stored} acknowledged posts NOT stored`;
 }
 
+const FORM = { "content-type": "application/x-www-form-urlencoded" };
+
 function buildCases(): CaseSpec[] {
   const apiScopes = API_CLIENT_SCOPES.join(" ");
   return [
@@ -384,149 +394,159 @@ function buildCases(): CaseSpec[] {
       id: "A",
       name: "Baseline A: node:http, small JSON",
       app: false,
-      run: (ctx) =>
-        withBaseline(ctx, "baseline-a", "bare-http.ts", [], async (origin) => ({
-          load: await runLoad(scenario(ctx, origin, { path: "/", mode: "fixed" }), ctx.workDir),
-        })),
+      async prepare(ctx) {
+        const { child, origin } = await startBaseline(ctx, "baseline-a", "bare-http.ts", []);
+        return { scenario: scenario(ctx, origin, { path: "/", mode: "fixed" }), cleanup: () => child.stop() };
+      },
     },
     {
       id: "C",
       name: "Baseline C: oidc-provider alone, client credentials (memory, ES256)",
       app: false,
-      run: (ctx) =>
-        withBaseline(ctx, "baseline-c", "oidc-standalone.ts", ["bench-client", "bench-secret"], async (origin) => {
+      async prepare(ctx) {
+        const { child, origin } = await startBaseline(ctx, "baseline-c", "oidc-standalone.ts", ["bench-client", "bench-secret"]);
+        try {
           const body = clientCredentialsBody("bench-client", "bench-secret", apiScopes);
-          const headers = { "content-type": "application/x-www-form-urlencoded" };
-          await probe(`${origin}/token`, { method: "POST", headers, body }, [200]);
-          return { load: await runLoad(scenario(ctx, origin, { method: "POST", path: "/token", headers, body, mode: "fixed" }), ctx.workDir) };
-        }),
+          await probe(`${origin}/token`, { method: "POST", headers: FORM, body }, [200]);
+          return { scenario: scenario(ctx, origin, { method: "POST", path: "/token", headers: FORM, body, mode: "fixed" }), cleanup: () => child.stop() };
+        } catch (error) {
+          await child.stop();
+          throw error;
+        }
+      },
     },
     {
       id: "4",
       name: "Token endpoint: client credentials (approved API client)",
       app: true,
-      async run(ctx) {
+      async prepare(ctx) {
         if (!ctx.discovery || !ctx.apiClient) throw new Unavailable(ctx.appTokenError ?? "sign-in service unavailable");
         needAppToken(ctx);
         const endpoint = new URL(ctx.discovery.token_endpoint);
         const body = clientCredentialsBody(ctx.apiClient.clientId, ctx.apiClient.clientSecret);
-        const headers = { "content-type": "application/x-www-form-urlencoded" };
-        const path = endpoint.pathname;
-        return { load: await runLoad(scenario(ctx, endpoint.origin, { method: "POST", path, headers, body, mode: "fixed" }), ctx.workDir) };
+        return { scenario: scenario(ctx, endpoint.origin, { method: "POST", path: endpoint.pathname, headers: FORM, body, mode: "fixed" }) };
       },
     },
     {
       id: "B",
       name: "Baseline B: node:http + pg, user by handle",
       app: false,
-      run: (ctx) =>
-        withBaseline(ctx, "baseline-b", "bare-pg.ts", [ctx.databaseUrl], async (origin) => ({
-          load: await runLoad(scenario(ctx, origin, { path: "/users/{handle}", mode: "random", handles: randomHandles(ctx) }), ctx.workDir),
-        })),
+      async prepare(ctx) {
+        const { child, origin } = await startBaseline(ctx, "baseline-b", "bare-pg.ts", [ctx.databaseUrl]);
+        return {
+          scenario: scenario(ctx, origin, { path: "/users/{handle}", mode: "random", handles: allHandles(ctx) }),
+          cleanup: () => child.stop(),
+        };
+      },
     },
     {
       id: "5",
       name: "GET /users/{username}, user token, random users",
       app: true,
-      async run(ctx) {
+      async prepare(ctx) {
         const tokens = needUserTokens(ctx);
-        await probe(api(ctx, `/users/${benchHandle(2, ctx.seed.handleWidth)}`), { headers: { authorization: `Bearer ${tokens[0]}` } }, [200]);
-        const s = scenario(ctx, ctx.origin, { path: "/api/v1/users/{handle}", mode: "random", tokens, handles: randomHandles(ctx) });
-        return { load: await runLoad(s, ctx.workDir) };
+        await probe(api(ctx, `/users/${benchHandle(2, ctx.seed.handleWidth)}`), { headers: bearer(tokens[0]!) }, [200]);
+        return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/users/{handle}", mode: "random", tokens, handles: allHandles(ctx) }) };
       },
     },
     {
       id: "6a",
       name: "GET /me",
       app: true,
-      async run(ctx) {
+      async prepare(ctx) {
         const tokens = needUserTokens(ctx);
-        await probe(api(ctx, "/me"), { headers: { authorization: `Bearer ${tokens[0]}` } }, [200]);
-        return { load: await runLoad(scenario(ctx, ctx.origin, { path: "/api/v1/me", mode: "random", tokens }), ctx.workDir) };
+        await probe(api(ctx, "/me"), { headers: bearer(tokens[0]!) }, [200]);
+        return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/me", mode: "random", tokens }) };
       },
     },
     {
       id: "6b",
       name: "GET /me/notifications",
       app: true,
-      async run(ctx) {
+      async prepare(ctx) {
         const tokens = needUserTokens(ctx);
-        await probe(api(ctx, "/me/notifications"), { headers: { authorization: `Bearer ${tokens[0]}` } }, [200]);
-        return { load: await runLoad(scenario(ctx, ctx.origin, { path: "/api/v1/me/notifications", mode: "random", tokens }), ctx.workDir) };
+        await probe(api(ctx, "/me/notifications"), { headers: bearer(tokens[0]!) }, [200]);
+        return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/me/notifications", mode: "random", tokens }) };
       },
     },
     {
       id: "7a",
       name: "GET /users, first page",
       app: true,
-      async run(ctx) {
+      async prepare(ctx) {
         const token = needAppToken(ctx);
-        await probe(api(ctx, "/users"), { headers: { authorization: `Bearer ${token}` } }, [200]);
-        return { load: await runLoad(scenario(ctx, ctx.origin, { path: "/api/v1/users", mode: "fixed", tokens: [token] }), ctx.workDir) };
+        await probe(api(ctx, "/users"), { headers: bearer(token) }, [200]);
+        return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/users", mode: "fixed", tokens: [token] }) };
       },
     },
     {
       id: "7b",
       name: "GET /users, page ~100,000 rows deep",
       app: true,
-      async run(ctx) {
+      async prepare(ctx) {
         const token = needAppToken(ctx);
-        await probe(api(ctx, "/users"), { headers: { authorization: `Bearer ${token}` } }, [200]);
+        await probe(api(ctx, "/users"), { headers: bearer(token) }, [200]);
         const n = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "User" WHERE "directoryVisible"`);
         // As deep as the data allows, up to 100,000 rows, leaving at least two default pages after it.
-        const depth = Math.max(0, Math.floor(Math.min(100_000, Number(n) - 50) / 100) * 100);
+        const depth = Math.max(0, Math.floor(Math.min(100_000, n - 50) / 100) * 100);
         const started = Date.now();
         const cursor = await deepUsersCursor(ctx, token, depth);
         const walk = `cursor found by walking ${depth.toLocaleString("en-US")} rows in ${seconds(started)} s`;
-        const s = scenario(ctx, ctx.origin, { path: `/api/v1/users?cursor=${encodeURIComponent(cursor)}`, mode: "fixed", tokens: [token] });
-        return { load: await runLoad(s, ctx.workDir), note: `${depth.toLocaleString("en-US")} rows deep (${walk})` };
+        return {
+          scenario: scenario(ctx, ctx.origin, { path: `/api/v1/users?cursor=${encodeURIComponent(cursor)}`, mode: "fixed", tokens: [token] }),
+          note: `${depth.toLocaleString("en-US")} rows deep (${walk})`,
+        };
       },
     },
     {
       id: "7c",
       name: "GET /global-chat/messages, newest page",
       app: true,
-      async run(ctx) {
+      async prepare(ctx) {
         const token = needAppToken(ctx);
-        await probe(api(ctx, "/global-chat/messages"), { headers: { authorization: `Bearer ${token}` } }, [200]);
-        return { load: await runLoad(scenario(ctx, ctx.origin, { path: "/api/v1/global-chat/messages", mode: "fixed", tokens: [token] }), ctx.workDir) };
+        await probe(api(ctx, "/global-chat/messages"), { headers: bearer(token) }, [200]);
+        return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/global-chat/messages", mode: "fixed", tokens: [token] }) };
       },
     },
     {
       id: "7d",
       name: "GET /global-chat/messages, page ~100,000 rows deep",
       app: true,
-      async run(ctx) {
+      async prepare(ctx) {
         const token = needAppToken(ctx);
-        await probe(api(ctx, "/global-chat/messages"), { headers: { authorization: `Bearer ${token}` } }, [200]);
+        await probe(api(ctx, "/global-chat/messages"), { headers: bearer(token) }, [200]);
         const n = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage"`);
-        const depth = Math.max(0, Math.min(100_000, Number(n) - 100));
+        const depth = Math.max(0, Math.min(100_000, n - 100));
         // SPEC: `before` is a message id, so the deep cursor is the id `depth` rows from the newest.
         const rows = await query<{ id: string }>(ctx.databaseUrl, `SELECT id FROM "ChatMessage" ORDER BY id DESC OFFSET $1 LIMIT 1`, [depth]);
         if (!rows[0]) throw new Unavailable("not enough chat messages for a deep page");
         const path = `/api/v1/global-chat/messages?before=${rows[0].id}`;
-        const body = (await probe(`${ctx.origin}${path}`, { headers: { authorization: `Bearer ${token}` } }, [200])) as {
-          data?: { messages?: unknown[] };
-        };
+        const body = (await probe(`${ctx.origin}${path}`, { headers: bearer(token) }, [200])) as { data?: { messages?: unknown[] } };
         if (!body.data?.messages?.length) throw new Error("the deep page came back empty");
-        const load = await runLoad(scenario(ctx, ctx.origin, { path, mode: "fixed", tokens: [token] }), ctx.workDir);
-        return { load, note: `${depth.toLocaleString("en-US")} rows deep (before=${rows[0].id})` };
+        return {
+          scenario: scenario(ctx, ctx.origin, { path, mode: "fixed", tokens: [token] }),
+          note: `${depth.toLocaleString("en-US")} rows deep (before=${rows[0].id})`,
+        };
       },
     },
     {
       id: "8a",
       name: "POST /global-chat/messages, round-robin over users",
       app: true,
-      async run(ctx) {
+      async prepare(ctx) {
         const tokens = needUserTokens(ctx);
         const headers = { "content-type": "application/json" };
         // The probe posts as the last user, whose turn in the round-robin comes last.
-        await probe(api(ctx, "/global-chat/messages"), { method: "POST", headers: { ...headers, authorization: `Bearer ${tokens.at(-1)}` }, body: JSON.stringify({ text: "bench probe" }) }, [201]);
+        await probe(
+          api(ctx, "/global-chat/messages"),
+          { method: "POST", headers: { ...headers, ...bearer(tokens.at(-1)!) }, body: JSON.stringify({ text: "bench probe" }) },
+          [201],
+        );
         const { first, last } = tokenUserIds(ctx);
         await query(ctx.databaseUrl, `UPDATE "User" SET "lastChatPostAt" = NULL WHERE id BETWEEN $1 AND $2`, [first, last]);
         const before = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage"`);
-        const load = await runLoad(
-          scenario(ctx, ctx.origin, {
+        return {
+          scenario: scenario(ctx, ctx.origin, {
             method: "POST",
             path: "/api/v1/global-chat/messages",
             headers,
@@ -535,69 +555,107 @@ function buildCases(): CaseSpec[] {
             tokens,
             collect: "dataId",
           }),
-          ctx.workDir,
-        );
-        // Every acknowledged (201) post, warm-up included, must be in the table.
-        const ids = load.ackedIds ?? [];
-        const stored = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage" WHERE id = ANY($1::bigint[])`, [ids]);
-        const after = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage"`);
-        const ceiling = Math.floor(tokens.length / 2);
-        const note = `${chatIdsNote(stored, ids.length)} (${after - before} new rows); ceiling ${ceiling.toLocaleString("en-US")}/s with ${tokens.length} users at 1 post / 2 s`;
-        delete load.ackedIds;
-        return { load, note };
+          async finish(load) {
+            // Every acknowledged (201) post, warm-up included, must be in the table.
+            const ids = load.ackedIds ?? [];
+            const stored = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage" WHERE id = ANY($1::bigint[])`, [ids]);
+            const after = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage"`);
+            const ceiling = Math.floor(tokens.length / 2);
+            return (
+              `${chatIdsNote(stored, ids.length)} (${after - before} new rows); ` +
+              `ceiling ${ceiling.toLocaleString("en-US")}/s with ${tokens.length} users at 1 post / 2 s`
+            );
+          },
+        };
       },
     },
     {
       id: "8b",
       name: "POST /users/{handle}/poke, distinct pairs",
       app: true,
-      async run(ctx) {
+      async prepare(ctx) {
         const tokens = needUserTokens(ctx);
         const { last } = tokenUserIds(ctx);
         const firstTarget = last - ctx.seed.firstUserId + 2;
         const targets = Array.from({ length: ctx.seed.users - firstTarget + 1 }, (_, i) => benchHandle(firstTarget + i, ctx.seed.handleWidth));
         if (targets.length < 2) throw new Unavailable("no users left to poke (raise --users or lower --signed-in)");
         // The probe pokes the last target from the last caller: outside the pairs the load uses first.
-        await probe(api(ctx, `/users/${targets.at(-1)}/poke`), { method: "POST", headers: { authorization: `Bearer ${tokens.at(-1)}` } }, [200, 201]);
-        const load = await runLoad(
-          scenario(ctx, ctx.origin, { method: "POST", path: "/api/v1/users/{handle}/poke", mode: "roundRobin", tokens, handles: targets }),
-          ctx.workDir,
-        );
-        return { load, note: `${tokens.length} callers × ${targets.length.toLocaleString("en-US")} targets` };
+        await probe(api(ctx, `/users/${targets.at(-1)}/poke`), { method: "POST", headers: bearer(tokens.at(-1)!) }, [200, 201]);
+        return {
+          scenario: scenario(ctx, ctx.origin, { method: "POST", path: "/api/v1/users/{handle}/poke", mode: "roundRobin", tokens, handles: targets }),
+          note: `${tokens.length} callers × ${targets.length.toLocaleString("en-US")} targets`,
+        };
       },
     },
   ];
 }
 
-async function runCase(ctx: Context, spec: CaseSpec): Promise<CaseResult> {
+/** Measured together, interleaved: a case with its baseline, a first page with its deep page. */
+const GROUPS = [["A"], ["C", "4"], ["B", "5"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"]];
+/** Rounds a group's measured time is split into (each member gets duration / ROUNDS per round). */
+const ROUNDS = 4;
+
+function describe(load: LoadResult, note?: string): string {
+  return (
+    `${load.rps.toFixed(0)} req/s (2xx ${load.okRps.toFixed(0)}/s), p50 ${load.latency.p50.toFixed(1)} ms, p99 ${load.latency.p99.toFixed(1)} ms, ` +
+    `errors ${load.errors}, non-2xx ${load.non2xx}${note ? `; ${note}` : ""}`
+  );
+}
+
+async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> {
   const started = Date.now();
-  say(`\n[${spec.id}] ${spec.name}`);
-  if (spec.app) await ctx.sampler?.setPhase(spec.id);
+  const results = new Map<string, CaseResult>();
+  const ready: { spec: CaseSpec; prepared: Prepared }[] = [];
+  say(`\n${specs.map((s) => `[${s.id}] ${s.name}`).join("\n")}`);
   try {
-    const { load, note } = await spec.run(ctx);
-    const result: CaseResult = { id: spec.id, name: spec.name, status: "ok", load, ...(note ? { note } : {}) };
-    if (spec.app && ctx.sampler) {
-      await ctx.sampler.setPhase("between");
-      result.peakRssMb = ctx.sampler.peakOf(spec.id);
+    for (const spec of specs) {
+      try {
+        ready.push({ spec, prepared: await spec.prepare(ctx) });
+      } catch (error) {
+        const status = error instanceof Unavailable ? "unavailable" : "failed";
+        say(`    ${spec.id} ${status}: ${(error as Error).message}`);
+        results.set(spec.id, { id: spec.id, name: spec.name, status, reason: (error as Error).message.split("\n")[0] });
+      }
     }
-    const l = load;
-    if (ctx.config.profile && spec.app && ctx.serverSpawnedAt) {
-      // The measured part is the end of the case; the profile clock starts just after the spawn.
-      const end = (Date.now() - ctx.serverSpawnedAt) / 1000;
-      say(`    profile window: --window ${(end - l.duration).toFixed(1)},${end.toFixed(1)}`);
+    if (ready.length) {
+      const phase = ready.map((r) => r.spec.id).join("+");
+      await ctx.sampler?.setPhase(phase);
+      let loads: LoadResult[];
+      try {
+        loads = await runLoad(ready.map((r) => r.prepared.scenario), ROUNDS, ctx.workDir);
+      } finally {
+        await ctx.sampler?.setPhase("between");
+      }
+      if (ctx.config.profile && ctx.serverSpawnedAt) {
+        // The measured part is the end of the run; the profile clock starts just after the spawn.
+        const end = (Date.now() - ctx.serverSpawnedAt) / 1000;
+        const measured = ready.reduce((sum, r) => sum + r.prepared.scenario.duration, 0);
+        say(`    profile window: --window ${(end - measured).toFixed(1)},${end.toFixed(1)}`);
+      }
+      for (const [i, { spec, prepared }] of ready.entries()) {
+        const load = loads[i]!;
+        const finished = prepared.finish ? await prepared.finish(load) : undefined;
+        const note = [prepared.note, finished].filter(Boolean).join("; ") || undefined;
+        const { ackedIds: _dropped, ...kept } = load;
+        const result: CaseResult = { id: spec.id, name: spec.name, status: "ok", load: kept, ...(note ? { note } : {}) };
+        if (spec.app) result.peakRssMb = ctx.sampler?.peakOf(phase);
+        for (const [status, body] of Object.entries(load.samples ?? {})) {
+          say(`    ${spec.id}: ${load.statusCounts[status] ?? "?"} × ${status}: ${body.slice(0, 200)}`);
+        }
+        say(`    ${spec.id}: ${describe(load, note)}`);
+        results.set(spec.id, result);
+      }
     }
-    for (const [status, body] of Object.entries(l.samples ?? {})) say(`    ${l.statusCounts[status] ?? "?"} × ${status}: ${body.slice(0, 200)}`);
-    say(
-      `    ${l.rps.toFixed(0)} req/s (2xx ${l.okRps.toFixed(0)}/s), p50 ${l.latency.p50} ms, p99 ${l.latency.p99} ms, ` +
-        `errors ${l.errors}, non-2xx ${l.non2xx}${note ? `; ${note}` : ""} [${seconds(started)} s]`,
-    );
-    return result;
   } catch (error) {
-    if (spec.app) await ctx.sampler?.setPhase("between");
-    const status = error instanceof Unavailable ? "unavailable" : "failed";
-    say(`    ${status}: ${(error as Error).message}`);
-    return { id: spec.id, name: spec.name, status, reason: (error as Error).message.split("\n")[0] };
+    say(`    failed: ${(error as Error).message}`);
+    for (const spec of specs) {
+      if (!results.has(spec.id)) results.set(spec.id, { id: spec.id, name: spec.name, status: "failed", reason: (error as Error).message.split("\n")[0] });
+    }
+  } finally {
+    for (const { prepared } of ready) await prepared.cleanup?.().catch(() => {});
   }
+  say(`    [${seconds(started)} s]`);
+  return specs.map((s) => results.get(s.id)!);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -649,9 +707,10 @@ async function main(): Promise<number> {
     const signInSeconds = await mintTokens(ctx, loginClient);
 
     const only = config.only ? new Set(config.only.split(",").map((s) => s.trim().toLowerCase())) : undefined;
-    for (const spec of buildCases()) {
-      if (only && !only.has(spec.id.toLowerCase())) continue;
-      ctx.cases.push(await runCase(ctx, spec));
+    const specs = new Map(buildCases().map((c) => [c.id, c]));
+    for (const group of GROUPS) {
+      const members = group.filter((id) => !only || only.has(id.toLowerCase())).map((id) => specs.get(id)!);
+      if (members.length) ctx.cases.push(...(await runGroup(ctx, members)));
     }
 
     const final = await readRss(ctx.server!.pid);
