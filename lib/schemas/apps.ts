@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SVC_SCOPE_NAMES, type SvcScope } from "../scopes";
+import { isStorableText } from "./api";
 
 /**
  * Application inputs and views, shared by the portal form (react-hook-form + zodResolver), its
@@ -56,8 +57,10 @@ const redirectListSchema = z
   // Duplicates are harmless but confusing in the portal; keep the first occurrence.
   .transform((list) => [...new Set(list)]);
 
-const nameSchema = z.string().trim().min(1, "Enter a name").max(80, "At most 80 characters");
-const descriptionSchema = z.string().trim().max(500, "At most 500 characters");
+/** PostgreSQL text cannot hold NUL (a 500 otherwise); lone surrogates are not text either. */
+const storable = (schema: z.ZodString) => schema.refine(isStorableText, "Contains characters that are not allowed");
+const nameSchema = storable(z.string().trim().min(1, "Enter a name").max(80, "At most 80 characters"));
+const descriptionSchema = storable(z.string().trim().max(500, "At most 500 characters"));
 const scopesSchema = z.array(svcScopeSchema).transform((list) => [...new Set(list)]);
 
 /**
@@ -111,7 +114,7 @@ export const updateAppSchema = z.object({
 });
 export type UpdateAppInput = z.infer<typeof updateAppSchema>;
 
-const reasonSchema = z.string().trim().min(1, "Give a reason").max(500, "At most 500 characters");
+const reasonSchema = storable(z.string().trim().min(1, "Give a reason").max(500, "At most 500 characters"));
 
 export const rejectAppSchema = z.object({ reason: reasonSchema });
 export type RejectAppInput = z.infer<typeof rejectAppSchema>;
