@@ -223,6 +223,20 @@ describe("CSRF", () => {
   });
 });
 
+describe("hostile form input", () => {
+  it("text PostgreSQL cannot store is a field error, not a server error", async () => {
+    for (const name of ["Bad\u0000name", "\ud800"]) {
+      const call = await callServerAction(server, alice.jar, action("createAppAction"), [
+        { name, description: "", type: "api", scopes: [], redirectUris: [], postLogoutRedirectUris: [] },
+      ]);
+      expect(call.result, JSON.stringify(name)).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+    }
+    const reject = await callServerAction(server, admin.jar, action("rejectAppAction"), [bobPending.clientId, { reason: "no\u0000" }]);
+    expect(reject.result).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+    expect(server.logs.filter((l) => l.includes("server action failed"))).toEqual([]);
+  });
+});
+
 describe("open redirects through callbackUrl", () => {
   const evil = ["https://evil.example/steal", "//evil.example/steal", "http://evil.example", "/\\evil.example", "https://localhost.evil.example/"];
 
