@@ -41,6 +41,11 @@ const rawSchema = z.object({
   /** Trust X-Forwarded-* headers (behind a TLS-terminating proxy or load balancer). */
   TRUST_PROXY: booleanFlag.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /**
+   * V8's old-generation growth between major GCs, in percent over the live heap (issue 6: peak
+   * RSS). 0 leaves V8's own policy (up to 4x the live heap).
+   */
+  HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(50),
 });
 
 export type Env = z.infer<typeof rawSchema> & { APP_URL: string; ISSUER: string; API_URL: string; SEED_DEMO: boolean };
