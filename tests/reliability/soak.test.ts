@@ -82,6 +82,7 @@ describe(`soak: ${SOAK_SECONDS}s of mixed traffic at ${RATE} req/s`, () => {
     const window = (from: number, to: number) => rss.filter((r) => r.t >= from && r.t < to).map((r) => r.kb);
     const afterWarmup = median(window(measuredFrom, measuredFrom + 10_000));
     const atEnd = median(window(measuredTo - 10_000, measuredTo + 1));
+    console.info(`soak: RSS ${Math.round(afterWarmup / 1024)} MiB after warm-up, ${Math.round(atEnd / 1024)} MiB at the end`);
     expect(afterWarmup).toBeGreaterThan(0);
     expect(atEnd / afterWarmup, `RSS ${afterWarmup} kB after warm-up, ${atEnd} kB at the end`).toBeLessThanOrEqual(1.2);
   });
@@ -107,6 +108,7 @@ describe(`soak: ${SOAK_SECONDS}s of mixed traffic at ${RATE} req/s`, () => {
     expect(last.length).toBeGreaterThan(WINDOW_SECONDS * RATE * 0.8);
     const p99First = robustP99(measuredFrom);
     const p99Last = robustP99(measuredTo - windowMs);
+    console.info(`soak: p99 ${p99First.toFixed(1)} ms in the first window, ${p99Last.toFixed(1)} ms in the last`);
     expect(p99Last, `p99 ${p99First.toFixed(1)} ms in the first window, ${p99Last.toFixed(1)} ms in the last`).toBeLessThanOrEqual(
       1.5 * p99First + P99_SLACK_MS,
     );

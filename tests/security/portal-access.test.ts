@@ -68,15 +68,18 @@ describe("sessions", () => {
     for (const session of [alice, admin]) {
       expect(session.landing.href).toBe(`${server.url}/apps`);
       expect(session.jar.names()).toContain("next-auth.session-token");
+      expect((await jarFetch(session.jar, `${server.url}/apps`)).status).toBe(200);
     }
-    // The cookie's attributes, from a fresh sign-in's callback response.
-    const jar = new CookieJar();
-    const fresh = await portalSignIn(server, "carol", password("carol"), { jar });
-    const callback = fresh.trail.find((u) => u.includes("/api/auth/callback/platform"))!;
-    const res = await jarFetch(new CookieJar(), callback);
-    expect(res.status).toBeGreaterThanOrEqual(300); // replaying the callback without the state cookie fails
-    const page = await jarFetch(jar, `${server.url}/apps`);
-    expect(page.status).toBe(200);
+    // HttpOnly (no script reads it), SameSite=Lax (no cross-site POST carries it), whole site.
+    const cookie = alice.callbackCookies.find((c) => c.startsWith("next-auth.session-token="));
+    expect(cookie, alice.callbackCookies.join("\n")).toBeDefined();
+    expect(cookie).toMatch(/;\s*HttpOnly/i);
+    expect(cookie).toMatch(/;\s*SameSite=Lax/i);
+    expect(cookie).toMatch(/;\s*Path=\/(;|$)/i);
+    // Replaying the callback URL (code and state) without the browser's state cookies signs nobody in.
+    const callback = alice.trail.find((u) => u.includes("/api/auth/callback/platform"))!;
+    const replay = await jarFetch(new CookieJar(), callback);
+    expect(replay.headers.getSetCookie().some((c) => c.startsWith("next-auth.session-token=") && !c.startsWith("next-auth.session-token=;"))).toBe(false);
   });
 
   it("the positive control: the admin's own action call works, so the refusals below are real", async () => {
@@ -88,7 +91,7 @@ describe("sessions", () => {
 });
 
 describe("a developer and another developer's app", () => {
-  it("cannot read it by URL: the page and the edit page are 404, without the app's data", async () => {
+  it("cannot read it by URL: the page and the edit page are the not-found page, without the app's data", async () => {
     for (const path of [`/apps/${bobApproved.clientId}`, `/apps/${bobApproved.clientId}/edit`]) {
       const res = await jarFetch(alice.jar, `${server.url}${path}`);
       const html = await res.text();

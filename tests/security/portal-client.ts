@@ -18,6 +18,8 @@ export interface PortalSession {
   landing: URL;
   /** Every URL the sign-in went through, in order. */
   trail: string[];
+  /** The Set-Cookie lines of next-auth's callback response (the session cookie's attributes). */
+  callbackCookies: string[];
 }
 
 /**
@@ -50,7 +52,7 @@ export async function portalSignIn(
     trail.push(url.href);
     if (url.origin !== new URL(server.url).origin) {
       // Left the platform: only acceptable as the very end of the journey (the test checks where).
-      return { jar, landing: url, trail };
+      return { jar, landing: url, trail, callbackCookies: [] };
     }
     if (/^\/interaction\/[A-Za-z0-9_-]+$/.test(url.pathname)) {
       res = await postInteraction(server, jar, url.href, "login", { username: handle, password });
@@ -60,11 +62,11 @@ export async function portalSignIn(
       res = await jarFetch(jar, url.href);
     }
     const location = res.headers.get("location");
-    if (!location || res.status < 300 || res.status >= 400) return { jar, landing: url, trail };
+    if (!location || res.status < 300 || res.status >= 400) return { jar, landing: url, trail, callbackCookies: [] };
     if (url.pathname.startsWith("/api/auth/callback/")) {
       const landing = new URL(location, server.url);
       trail.push(landing.href);
-      return { jar, landing, trail };
+      return { jar, landing, trail, callbackCookies: res.headers.getSetCookie() };
     }
     next = location;
   }
