@@ -71,7 +71,7 @@ export const USAGE = `npm run bench -- [options]
   --signed-in N          users signed in for user tokens (3000)      BENCH_SIGNED_IN
   --sign-in-concurrency N  parallel sign-in flows (default 8)        BENCH_SIGN_IN_CONCURRENCY
   --next auto|on|off     serve Next as production does (auto: build if needed, fall back to off if the build fails)
-  --only A,B,4,…         run only these cases                        BENCH_ONLY
+  --only A,B,4,…         run only these cases (results not written)  BENCH_ONLY
   --profile DIR          run the server under node --cpu-prof        BENCH_PROFILE
   --server-node-args="…" extra Node flags for the server process    BENCH_SERVER_NODE_ARGS
   --log-level LEVEL      the server's LOG_LEVEL (default: the app's default)

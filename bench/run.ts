@@ -745,7 +745,8 @@ async function main(): Promise<number> {
     if (!ctx.cases.some(ok)) notes.push("No case could be measured.");
     say(`\n${toConsoleTable(report)}\n`);
     say(`Peak RSS of the app's process: ${peakRssMb === null ? "–" : `${peakRssMb.toFixed(0)} MB`}. Total ${report.setup.totalSeconds} s.`);
-    if (config.write) {
+    // A subset (--only) never replaces the recorded full run.
+    if (config.write && !config.only) {
       const written = await writeResults(report);
       say(`Wrote ${written.map((f) => path.relative(ROOT, f)).join(", ")}.`);
     }
