@@ -21,6 +21,8 @@ const schema = z.object({
    * is signedIn / 2 posts per second (one post per user per 2 s, SPEC Limits).
    */
   signedIn: z.coerce.number().int().min(1).max(100_000).default(3000),
+  /** Seconds the sign-in phase may take at most; fewer users are signed in if it runs out. */
+  signInBudget: z.coerce.number().positive().max(3600).default(240),
   /** Parallel sign-in flows while minting user tokens. */
   signInConcurrency: z.coerce.number().int().min(1).max(64).default(8),
   /** Serve Next too (production build, built if needed) — off: API and sign-in only. */
@@ -53,6 +55,7 @@ const FLAGS = {
   connections: "BENCH_CONNECTIONS",
   "signed-in": "BENCH_SIGNED_IN",
   "sign-in-concurrency": "BENCH_SIGN_IN_CONCURRENCY",
+  "sign-in-budget": "BENCH_SIGN_IN_BUDGET",
   next: "BENCH_NEXT",
   only: "BENCH_ONLY",
   profile: "BENCH_PROFILE",
@@ -70,6 +73,7 @@ export const USAGE = `npm run bench -- [options]
   --connections N        concurrent connections (default 50)         BENCH_CONNECTIONS
   --signed-in N          users signed in for user tokens (3000)      BENCH_SIGNED_IN
   --sign-in-concurrency N  parallel sign-in flows (default 8)        BENCH_SIGN_IN_CONCURRENCY
+  --sign-in-budget S     at most S seconds signing users in (240)    BENCH_SIGN_IN_BUDGET
   --next auto|on|off     serve Next as production does (auto: build if needed, fall back to off if the build fails)
   --only A,B,4,…         run only these cases (results not written)  BENCH_ONLY
   --profile DIR          run the server under node --cpu-prof        BENCH_PROFILE

@@ -162,7 +162,10 @@ export async function signIn(
   throw new Error(`sign-in of ${username}: too many redirects`);
 }
 
-/** Signs many users in, `concurrency` at a time; returns tokens in the order of `usernames`. */
+/**
+ * Signs users in, `concurrency` at a time, in order, until all are done or `deadline` (ms since
+ * the epoch) passes; returns the tokens of the users done (always a prefix of `usernames`).
+ */
 export async function signInMany(
   discovery: Discovery,
   client: LoginClient,
@@ -170,6 +173,7 @@ export async function signInMany(
   usernames: string[],
   password: string,
   concurrency: number,
+  deadline: number,
   onProgress?: (done: number) => void,
 ): Promise<string[]> {
   const tokens = new Array<string>(usernames.length);
@@ -177,6 +181,7 @@ export async function signInMany(
   let done = 0;
   const worker = async () => {
     for (;;) {
+      if (Date.now() > deadline) return;
       const i = next++;
       if (i >= usernames.length) return;
       tokens[i] = await signIn(discovery, client, appOrigin, usernames[i]!, password);
@@ -184,5 +189,5 @@ export async function signInMany(
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return tokens;
+  return tokens.slice(0, Math.min(next, usernames.length));
 }
