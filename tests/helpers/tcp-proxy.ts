@@ -8,10 +8,12 @@ import net from "node:net";
  *   once (PostgreSQL crashed, its port still answers or a pooler is in front).
  * - `down("refuse")`: as above, but the port stops listening (ECONNREFUSED: PostgreSQL is stopped).
  * - `down("blackhole")`: proxied connections are destroyed and new ones are accepted but never
- *   answered (a network partition: the client only learns from its own timeouts).
+ *   answered (the client only learns from its own timeouts).
+ * - `down("stall")`: a network partition: proxied connections stay open but nothing passes any
+ *   more, and new ones are accepted but never answered. `up()` then closes the stalled ones.
  * - `up()`: connections are proxied again (black-holed ones are closed so their owners retry).
  */
-export type DownMode = "reset" | "refuse" | "blackhole";
+export type DownMode = "reset" | "refuse" | "blackhole" | "stall";
 
 export interface TcpProxy {
   port: number;
@@ -39,7 +41,7 @@ export async function startTcpProxy(target: { host: string; port: number }, list
       client.destroy();
       return;
     }
-    if (mode === "blackhole") {
+    if (mode === "blackhole" || mode === "stall") {
       held.add(client);
       client.on("close", () => held.delete(client));
       client.resume(); // read and drop whatever the client sends
@@ -84,6 +86,16 @@ export async function startTcpProxy(target: { host: string; port: number }, list
     async down(next = "reset") {
       mode = next;
       for (const { client, upstream } of pairs) {
+        if (next === "stall") {
+          // Keep both sockets open, move nothing: what a dropped route looks like to both ends.
+          client.unpipe(upstream);
+          upstream.unpipe(client);
+          client.pause();
+          upstream.pause();
+          held.add(client);
+          held.add(upstream);
+          continue;
+        }
         client.destroy();
         upstream.destroy();
       }
