@@ -43,6 +43,7 @@ class Tally {
   samples: Record<string, string> = {};
   ackedIds: string[] = [];
   ackedInWarmup = 0;
+  warmupRequests = 0;
   latencies: number[] = [];
   measuring = false;
 
@@ -121,6 +122,7 @@ class Tally {
     const result = await instance;
     if (!measured) {
       this.ackedInWarmup = this.ackedIds.length;
+      this.warmupRequests += result.requests.total;
       return;
     }
     this.duration += result.duration;
@@ -149,6 +151,7 @@ class Tally {
       okRps: this.duration ? this.ok / this.duration : 0,
       latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1]! : 0, mean },
       statusCounts: this.statusCounts,
+      warmupRequests: this.warmupRequests,
       ...(Object.keys(this.samples).length ? { samples: this.samples } : {}),
       ...(this.scenario.collect ? { ackedIds: this.ackedIds, ackedInWarmup: this.ackedInWarmup } : {}),
     };

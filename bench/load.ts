@@ -46,6 +46,8 @@ export interface LoadResult {
   okRps: number;
   latency: { p50: number; p90: number; p99: number; max: number; mean: number };
   statusCounts: Record<string, number>;
+  /** Requests sent during the warm-up (not in the figures above). */
+  warmupRequests?: number;
   /** First response body per non-2xx status (truncated). */
   samples?: Record<string, string>;
   ackedIds?: string[];

@@ -13,6 +13,11 @@ export interface CaseResult {
   load?: Omit<LoadResult, "ackedIds">;
   /** Peak RSS of the app's process while this case ran (MiB); absent for baselines. */
   peakRssMb?: number;
+  /**
+   * CPU time of the app's process per request (ms, from /proc, warm-up included): steadier than
+   * throughput on a busy machine. Shared by the app cases of one group (first/deep pages).
+   */
+  serverCpuMsPerRequest?: number;
   note?: string;
 }
 
@@ -175,12 +180,12 @@ export function toMarkdown(report: BenchReport): string {
     `Whole run ${report.setup.totalSeconds} s: seeding ${report.setup.seedReused ? "reused" : `${report.setup.seedSeconds.toFixed(0)} s`}, ` +
       `signing ${c.signedIn.toLocaleString("en-US")} users in ${report.setup.signInSeconds === null ? "failed" : `${report.setup.signInSeconds.toFixed(0)} s`}.`,
     "",
-    "| # | Case | req/s | 2xx/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | notes |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    "| # | Case | req/s | 2xx/s | p50 ms | p99 ms | errors | non-2xx | server CPU ms/req | peak RSS MB | notes |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
   );
   for (const r of report.cases) {
     if (!ok(r)) {
-      lines.push(`| ${r.id} | ${r.name} | – | – | – | – | – | – | – | ${r.status}: ${(r.reason ?? "").replace(/\|/g, "/")} |`);
+      lines.push(`| ${r.id} | ${r.name} | – | – | – | – | – | – | – | – | ${r.status}: ${(r.reason ?? "").replace(/\|/g, "/")} |`);
       continue;
     }
     const l = r.load;
@@ -190,7 +195,7 @@ export function toMarkdown(report: BenchReport): string {
       .join(", ");
     const notes = [r.note, codes ? `non-2xx: ${codes}` : ""].filter(Boolean).join("; ").replace(/\|/g, "/");
     lines.push(
-      `| ${r.id} | ${r.name} | ${fmt(l.rps)} | ${fmt(l.okRps)} | ${fmt(l.latency.p50, 1)} | ${fmt(l.latency.p99, 1)} | ${l.errors} | ${l.non2xx} | ${fmt(r.peakRssMb)} | ${notes} |`,
+      `| ${r.id} | ${r.name} | ${fmt(l.rps)} | ${fmt(l.okRps)} | ${fmt(l.latency.p50, 1)} | ${fmt(l.latency.p99, 1)} | ${l.errors} | ${l.non2xx} | ${fmt(r.serverCpuMsPerRequest, 2)} | ${fmt(r.peakRssMb)} | ${notes} |`,
     );
   }
   lines.push("", "| Ratio | Value | Detail |", "|---|---:|---|");
@@ -209,10 +214,10 @@ export function toMarkdown(report: BenchReport): string {
 export function toConsoleTable(report: BenchReport): string {
   const rows = report.cases.map((r) =>
     ok(r)
-      ? [r.id, r.name, fmt(r.load.rps), fmt(r.load.okRps), fmt(r.load.latency.p50, 1), fmt(r.load.latency.p99, 1), String(r.load.errors), String(r.load.non2xx), fmt(r.peakRssMb)]
-      : [r.id, r.name, r.status, (r.reason ?? "").slice(0, 60), "", "", "", "", ""],
+      ? [r.id, r.name, fmt(r.load.rps), fmt(r.load.okRps), fmt(r.load.latency.p50, 1), fmt(r.load.latency.p99, 1), String(r.load.errors), String(r.load.non2xx), fmt(r.serverCpuMsPerRequest, 2), fmt(r.peakRssMb)]
+      : [r.id, r.name, r.status, (r.reason ?? "").slice(0, 60), "", "", "", "", "", ""],
   );
-  const header = ["#", "case", "req/s", "2xx/s", "p50 ms", "p99 ms", "errors", "non-2xx", "RSS MB"];
+  const header = ["#", "case", "req/s", "2xx/s", "p50 ms", "p99 ms", "errors", "non-2xx", "CPU ms/req", "RSS MB"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   const out = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ""];

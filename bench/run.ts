@@ -628,12 +628,21 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
     if (ready.length) {
       const phase = ready.map((r) => r.spec.id).join("+");
       await ctx.sampler?.setPhase(phase);
+      const cpuBefore = ctx.server ? await readCpuSeconds(ctx.server.pid) : undefined;
       let loads: LoadResult[];
       try {
         loads = await runLoad(ready.map((r) => r.prepared.scenario), ROUNDS, ctx.workDir);
       } finally {
         await ctx.sampler?.setPhase("between");
       }
+      const cpuAfter = ctx.server ? await readCpuSeconds(ctx.server.pid) : undefined;
+      // The app's CPU over the group, per request the app answered (warm-ups included).
+      const appRequests = ready.reduce(
+        (sum, r, i) => sum + (r.spec.app ? loads[i]!.requests + (loads[i]!.warmupRequests ?? 0) : 0),
+        0,
+      );
+      const cpuPerRequest =
+        cpuBefore !== undefined && cpuAfter !== undefined && appRequests > 0 ? ((cpuAfter - cpuBefore) * 1000) / appRequests : undefined;
       if (ctx.config.profile && ctx.serverSpawnedAt) {
         // The measured part is the end of the run; the profile clock starts just after the spawn.
         const end = (Date.now() - ctx.serverSpawnedAt) / 1000;
@@ -646,11 +655,14 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
         const note = [prepared.note, finished].filter(Boolean).join("; ") || undefined;
         const { ackedIds: _dropped, ...kept } = load;
         const result: CaseResult = { id: spec.id, name: spec.name, status: "ok", load: kept, ...(note ? { note } : {}) };
-        if (spec.app) result.peakRssMb = ctx.sampler?.peakOf(phase);
+        if (spec.app) {
+          result.peakRssMb = ctx.sampler?.peakOf(phase);
+          if (cpuPerRequest !== undefined) result.serverCpuMsPerRequest = cpuPerRequest;
+        }
         for (const [status, body] of Object.entries(load.samples ?? {})) {
           say(`    ${spec.id}: ${load.statusCounts[status] ?? "?"} × ${status}: ${body.slice(0, 200)}`);
         }
-        say(`    ${spec.id}: ${describe(load, note)}`);
+        say(`    ${spec.id}: ${describe(load, note)}${spec.app && cpuPerRequest !== undefined ? `; server CPU ${cpuPerRequest.toFixed(2)} ms/request` : ""}`);
         results.set(spec.id, result);
       }
     }
