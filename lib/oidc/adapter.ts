@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { errors } from "oidc-provider";
 import { pool } from "../db";
@@ -38,8 +39,31 @@ function storableStrings(_key: string, value: unknown): unknown {
     : value;
 }
 
+/**
+ * Kinds whose id IS the bearer value (an authorization code, a refresh token…): stored under the
+ * SHA-256 of the id, with the `jti` left out of the payload, so the table never holds a usable
+ * token (tokens are never stored in plain text). `find` puts the jti back from the id it was given.
+ */
+const SECRET_ID_KINDS = new Set([
+  "AuthorizationCode",
+  "RefreshToken",
+  "AccessToken",
+  "ClientCredentials",
+  "DeviceCode",
+  "BackchannelAuthenticationRequest",
+]);
+
 export class PrismaAdapter implements Adapter {
-  constructor(private readonly kind: string) {}
+  private readonly hashesIds: boolean;
+
+  constructor(private readonly kind: string) {
+    this.hashesIds = SECRET_ID_KINDS.has(kind);
+  }
+
+  /** The row key for an id: the id itself, or its SHA-256 for bearer-value kinds. */
+  private key(id: string): string {
+    return this.hashesIds ? `sha256:${createHash("sha256").update(id).digest("base64url")}` : id;
+  }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     if (this.kind === "Client") return; // clients are read-only here (the portal owns them)
@@ -52,8 +76,8 @@ export class PrismaAdapter implements Adapter {
          "expiresAt" = EXCLUDED."expiresAt"`,
       [
         this.kind,
-        id,
-        JSON.stringify(payload, storableStrings),
+        this.key(id),
+        JSON.stringify(this.hashesIds ? { ...payload, jti: undefined } : payload, storableStrings),
         payload.grantId ?? null,
         payload.userCode ?? null,
         payload.uid ?? null,
@@ -79,7 +103,8 @@ export class PrismaAdapter implements Adapter {
     if (this.kind === "Client") return findClientMetadata(id);
     // Ids are opaque strings of bounded size; anything longer is not ours (e.g. a JWT).
     if (!isLookupValue(id)) return undefined;
-    return this.findWhere("id", id);
+    const payload = await this.findWhere("id", this.key(id));
+    return payload && this.hashesIds ? { ...payload, jti: id } : payload;
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -93,7 +118,8 @@ export class PrismaAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
-    await pool.query(`DELETE FROM ${TABLE} WHERE kind = $1 AND id = $2`, [this.kind, id]);
+    if (!isLookupValue(id)) return;
+    await pool.query(`DELETE FROM ${TABLE} WHERE kind = $1 AND id = $2`, [this.kind, this.key(id)]);
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
@@ -105,7 +131,8 @@ export class PrismaAdapter implements Adapter {
    * or refresh token would both pass its check. The conditional UPDATE lets exactly one win; the
    * loser is treated as a replay: invalid_grant, and the grant is revoked (RFC 6749 §4.1.2).
    */
-  async consume(id: string): Promise<void> {
+  async consume(rawId: string): Promise<void> {
+    const id = this.key(rawId);
     const { rowCount, rows } = await pool.query<{ grantId: string | null }>(
       `UPDATE ${TABLE} SET "consumedAt" = $3 WHERE kind = $1 AND id = $2 AND "consumedAt" IS NULL RETURNING "grantId"`,
       [this.kind, id, iso(new Date())],

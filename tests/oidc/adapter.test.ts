@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { query } from "../helpers/db";
 import { newDatabase } from "../helpers/server";
@@ -23,14 +24,20 @@ afterAll(async () => {
   await (await import("../../lib/db")).closeDb();
 });
 
+/** Codes and refresh tokens are stored under the SHA-256 of their value (lib/oidc/adapter.ts). */
+const stored = (id: string) => `sha256:${createHash("sha256").update(id).digest("base64url")}`;
+
 describe("PrismaAdapter", () => {
   it("upsert/find round-trips the payload and fills grantId, uid and clientId", async () => {
     const codes = new adapter.PrismaAdapter("AuthorizationCode");
     await codes.upsert("c1", { jti: "c1", kind: "AuthorizationCode", grantId: "g1", clientId: "app_x", exp: 1 }, 60);
     expect(await codes.find("c1")).toMatchObject({ jti: "c1", grantId: "g1", clientId: "app_x" });
     expect(await codes.find("c1")).not.toHaveProperty("consumed");
-    const rows = await query(databaseUrl, `SELECT "grantId", "clientId" FROM "OidcModel" WHERE kind = 'AuthorizationCode' AND id = 'c1'`);
+    const rows = await query(databaseUrl, `SELECT "grantId", "clientId" FROM "OidcModel" WHERE kind = 'AuthorizationCode' AND id = $1`, [stored("c1")]);
     expect(rows).toEqual([{ grantId: "g1", clientId: "app_x" }]);
+    // Neither the row key nor the payload holds the code itself.
+    const [raw] = await query<{ row: string }>(databaseUrl, `SELECT row_to_json(t)::text AS row FROM "OidcModel" t WHERE kind = 'AuthorizationCode'`);
+    expect(raw!.row).not.toContain('"c1"');
 
     const sessions = new adapter.PrismaAdapter("Session");
     await sessions.upsert("s1", { jti: "s1", uid: "u1", kind: "Session" }, 60);
@@ -42,10 +49,10 @@ describe("PrismaAdapter", () => {
   it("expired rows are not found, and the clean-up deletes them", async () => {
     const tokens = new adapter.PrismaAdapter("RefreshToken");
     await tokens.upsert("old", { jti: "old", kind: "RefreshToken" }, 1);
-    await query(databaseUrl, `UPDATE "OidcModel" SET "expiresAt" = now() - interval '1 hour' WHERE id = 'old'`);
+    await query(databaseUrl, `UPDATE "OidcModel" SET "expiresAt" = now() - interval '1 hour' WHERE id = $1`, [stored("old")]);
     expect(await tokens.find("old")).toBeUndefined();
     expect(await adapter.deleteExpiredOidcModels()).toBeGreaterThanOrEqual(1);
-    expect(await query(databaseUrl, `SELECT id FROM "OidcModel" WHERE id = 'old'`)).toEqual([]);
+    expect(await query(databaseUrl, `SELECT id FROM "OidcModel" WHERE id = $1`, [stored("old")])).toEqual([]);
   });
 
   it("consume is atomic: of many concurrent consumes exactly one wins; the others revoke the grant", async () => {

@@ -6,7 +6,7 @@ import { createTestApp, createTestUser, refreshTokens, signInAndGetTokens, token
 /**
  * SPEC States "Refresh token" and "Access token", Authentication step 6, Errors (refresh →
  * invalid_grant); PRODUCT: rotation with reuse revoking the grant, CORS for single-page apps. The
- * server runs with ACCESS_TOKEN_TTL=3 to see an access token expire.
+ * server runs with ACCESS_TOKEN_TTL=8 (long enough for a loaded CI machine to verify it first) to see an access token expire.
  */
 let server: TestServer;
 const REDIRECT = "http://localhost:5173/callback";
@@ -16,7 +16,7 @@ let clientId: string;
 let verifyAccessToken: typeof import("../../lib/oidc/verify").verifyAccessToken;
 
 beforeAll(async () => {
-  server = await startServer({ seed: false, env: { ACCESS_TOKEN_TTL: "3", REFRESH_TOKEN_TTL: "600" } });
+  server = await startServer({ seed: false, env: { ACCESS_TOKEN_TTL: "8", REFRESH_TOKEN_TTL: "600" } });
   await createTestUser(server.databaseUrl, { handle: "rhea", password: PASSWORD });
   ({ clientId } = await createTestApp(server.databaseUrl, {
     type: "login",
@@ -48,7 +48,7 @@ describe("refresh tokens", () => {
     expect(first.body.refresh_token).toEqual(expect.any(String));
     expect(first.body.refresh_token).not.toBe(tokens.refresh_token);
     expect(String(first.body.scope).split(" ").sort()).toEqual(tokens.scope.split(" ").sort());
-    expect(first.body.expires_in).toBe(3);
+    expect(first.body.expires_in).toBe(8);
 
     const reused = await refreshTokens(server, clientId, tokens.refresh_token);
     expect(reused.status).toBe(400);
@@ -143,10 +143,10 @@ describe("introspection", () => {
 describe("access token lifetime", () => {
   it("an expired access token is rejected by the API's verifier", async () => {
     const tokens = await signIn();
-    expect(tokens.expires_in).toBe(3);
+    expect(tokens.expires_in).toBe(8);
     const claims = await verifyAccessToken(tokens.access_token);
     expect(claims.sub).toEqual(expect.stringMatching(/^[0-9]+$/));
-    expect(claims.exp - claims.iat).toBe(3);
+    expect(claims.exp - claims.iat).toBe(8);
     // Wait until the token's own expiry has passed.
     await new Promise((r) => setTimeout(r, Math.max(0, claims.exp * 1000 - Date.now()) + 1100));
     await expect(verifyAccessToken(tokens.access_token)).rejects.toMatchObject({ code: "invalid_token", status: 401 });
