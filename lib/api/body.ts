@@ -29,6 +29,7 @@ function isJsonContentType(value: string | null): boolean {
 }
 
 async function readCapped(request: ApiRequest): Promise<Uint8Array> {
+  if (request.readBody) return request.readBody(MAX_BODY_BYTES, tooLarge);
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -26,7 +26,54 @@ function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
       if (body === undefined) body = hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null;
       return body;
     },
+    readBody: (max, tooLarge) => (hasBody ? readNodeBody(req, max, tooLarge) : Promise.resolve(new Uint8Array(0))),
   };
+}
+
+/**
+ * The body straight from Node's stream, for lib/api/body.ts: the same cap as its web-stream path —
+ * counted while it streams, abandoned (paused, no more reads) the moment it passes `max`; the 413
+ * reply then closes the connection.
+ */
+function readNodeBody(req: IncomingMessage, max: number, tooLarge: () => Error): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const done = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > max) {
+        done();
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks, total));
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    // The client went away mid-body.
+    const onClose = () => {
+      if (req.complete) return;
+      done();
+      reject(new Error("request aborted"));
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
 }
 
 /** Answers one `/api/v1/**` request on Node's own request/response objects. */
