@@ -81,18 +81,50 @@ async function verifyCached(token: string): Promise<AccessTokenClaims> {
   return claims;
 }
 
-async function loadAccessStatus(clientId: string, userId: number | undefined): Promise<AccessStatus> {
-  const { rows } = await pool.query<{ app_status: string | null; user_disabled: boolean | null }>({
-    name: "api_access_status",
-    text: `SELECT (SELECT status::text FROM "Application" WHERE "clientId" = $1) AS app_status,
-                  (SELECT disabled FROM "User" WHERE id = $2::int) AS user_disabled`,
-    values: [clientId, userId ?? null],
+/**
+ * Cache misses are loaded in batches: every miss of one event-loop turn shares ONE query. With many
+ * distinct users each token is seen about once per cache period, so most requests miss, and a
+ * query of their own would double the database round trips of a one-query read (issue 6).
+ */
+interface PendingStatus {
+  clientId: string;
+  userId: number | undefined;
+  resolve(status: AccessStatus): void;
+  reject(error: unknown): void;
+}
+
+let pending: PendingStatus[] = [];
+
+function loadAccessStatus(clientId: string, userId: number | undefined): Promise<AccessStatus> {
+  return new Promise((resolve, reject) => {
+    pending.push({ clientId, userId, resolve, reject });
+    // After the I/O phase: the misses of every request parsed in this turn are in the batch.
+    if (pending.length === 1) setImmediate(() => void flushAccessStatus());
   });
-  const row = rows[0];
-  return {
-    appApproved: row?.app_status === "approved",
-    userDisabled: userId === undefined ? undefined : (row?.user_disabled ?? null),
-  };
+}
+
+async function flushAccessStatus(): Promise<void> {
+  const batch = pending;
+  pending = [];
+  try {
+    const { rows } = await pool.query<{ i: string; app_status: string | null; user_disabled: boolean | null }>({
+      name: "api_access_status_batch",
+      text: `SELECT k.i, (SELECT status::text FROM "Application" WHERE "clientId" = k.client_id) AS app_status,
+                    (SELECT disabled FROM "User" WHERE id = k.user_id) AS user_disabled
+             FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS k(client_id, user_id, i)`,
+      values: [batch.map((b) => b.clientId), batch.map((b) => b.userId ?? null)],
+    });
+    const byIndex = new Map(rows.map((r) => [Number(r.i), r]));
+    batch.forEach((b, index) => {
+      const row = byIndex.get(index + 1);
+      b.resolve({
+        appApproved: row?.app_status === "approved",
+        userDisabled: b.userId === undefined ? undefined : (row?.user_disabled ?? null),
+      });
+    });
+  } catch (error) {
+    for (const b of batch) b.reject(error);
+  }
 }
 
 function getAccessStatus(clientId: string, userId: number | undefined): Promise<AccessStatus> {
