@@ -20,7 +20,7 @@ const schema = z.object({
    * Users signed in through the real login flow. The chat case cycles through them, so its ceiling
    * is signedIn / 2 posts per second (one post per user per 2 s, SPEC Limits).
    */
-  signedIn: z.coerce.number().int().min(1).max(100_000).default(3000),
+  signedIn: z.coerce.number().int().min(1).max(100_000).default(4000),
   /** Seconds the sign-in phase may take at most; fewer users are signed in if it runs out. */
   signInBudget: z.coerce.number().positive().max(3600).default(240),
   /** Parallel sign-in flows while minting user tokens. */
@@ -71,7 +71,7 @@ export const USAGE = `npm run bench -- [options]
   --duration S           seconds measured per case (default 10)      BENCH_DURATION
   --warmup S             unmeasured seconds before each (default 2)  BENCH_WARMUP
   --connections N        concurrent connections (default 50)         BENCH_CONNECTIONS
-  --signed-in N          users signed in for user tokens (3000)      BENCH_SIGNED_IN
+  --signed-in N          users signed in for user tokens (4000)      BENCH_SIGNED_IN
   --sign-in-concurrency N  parallel sign-in flows (default 8)        BENCH_SIGN_IN_CONCURRENCY
   --sign-in-budget S     at most S seconds signing users in (240)    BENCH_SIGN_IN_BUDGET
   --next auto|on|off     serve Next as production does (auto: build if needed, fall back to off if the build fails)
