@@ -14,7 +14,7 @@
  *    docs/performance.md.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, rmdir, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { spawn } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
@@ -22,7 +22,7 @@ import pg from "pg";
 import { SVC_SCOPE_NAMES, USER_ONLY_SCOPES } from "../lib/scopes";
 import { ensureDatabase, findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../lib/database/embedded";
 import { migrate } from "../lib/database/migrate";
-import { buildNext, isBuildCurrent } from "../lib/server/build";
+import { ensureNextBuild as ensureBuildUnderLock } from "../lib/server/build";
 import { parseConfig, USAGE, type BenchConfig } from "./config";
 import { runLoad, type LoadResult, type LoadScenario } from "./load";
 import { listeningPort, readCpuSeconds, readRss, ROOT, RssSampler, startChild, type Child } from "./processes";
@@ -63,31 +63,12 @@ class Unavailable extends Error {}
 // ---------------------------------------------------------------------------------------------
 // Setup
 
-const LOCK = path.join(ROOT, ".next-build.lock");
-
 /**
- * The same lock as tests/helpers/server.ts, so a bench and a test run never build at once. One
- * build is enough: sources edited while it ran (a shared checkout) do not start another.
+ * The same lock as the tests and `npm start` (lib/server/build.ts). One build is enough: sources
+ * edited while it ran (a shared checkout) do not start another.
  */
-async function ensureNextBuild(): Promise<void> {
-  let built = false;
-  for (;;) {
-    if (built || isBuildCurrent(ROOT)) return;
-    try {
-      await mkdir(LOCK);
-    } catch {
-      const s = await stat(LOCK).catch(() => null);
-      if (s && Date.now() - s.mtimeMs > 10 * 60_000) await rmdir(LOCK).catch(() => {});
-      await new Promise((r) => setTimeout(r, 1000));
-      continue;
-    }
-    try {
-      if (!isBuildCurrent(ROOT)) await buildNext(ROOT, say);
-      built = true;
-    } finally {
-      await rmdir(LOCK).catch(() => {});
-    }
-  }
+function ensureNextBuild(): Promise<void> {
+  return ensureBuildUnderLock(ROOT, say, { once: true });
 }
 
 async function resolveNext(config: BenchConfig, notes: string[]): Promise<boolean> {

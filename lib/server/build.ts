@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -49,4 +49,36 @@ export async function buildNext(root = process.cwd(), log: (line: string) => voi
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build failed with exit code ${code}`))));
   });
   writeFileSync(path.join(distDir(root), "SOURCE_FINGERPRINT"), fingerprint);
+}
+
+/**
+ * Builds when the build is not current, under a lock shared by every builder in this checkout
+ * (`npm start`, the test helpers, the bench), so two `next build`s never write `.next` at once.
+ * A lock older than 10 minutes is taken as stale. With `once`, one build is enough even if the
+ * sources changed while it ran (a checkout being edited); otherwise it builds until current.
+ */
+export async function ensureNextBuild(
+  root = process.cwd(),
+  log: (line: string) => void = () => {},
+  options: { once?: boolean } = {},
+): Promise<void> {
+  const lock = path.join(root, ".next-build.lock");
+  let built = false;
+  for (;;) {
+    if ((options.once && built) || isBuildCurrent(root)) return;
+    try {
+      mkdirSync(lock);
+    } catch {
+      const held = existsSync(lock) ? statSync(lock) : null;
+      if (held && Date.now() - held.mtimeMs > 10 * 60_000) rmSync(lock, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    try {
+      if (!isBuildCurrent(root)) await buildNext(root, log);
+      built = true;
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
 }

@@ -83,8 +83,8 @@ export async function startPlatform(options: {
   let closeNext: (() => Promise<void>) | undefined;
   if (withNext) {
     if (!dev) {
-      const { buildNext, isBuildCurrent } = await import("./build");
-      if (!isBuildCurrent()) await buildNext(process.cwd(), log);
+      const { ensureNextBuild } = await import("./build");
+      await ensureNextBuild(process.cwd(), log, { once: true });
     }
     const { default: next } = await import("next");
     const app = next({ dev, dir: process.cwd(), quiet: !dev });

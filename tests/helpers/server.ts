@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdir, rmdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { inject } from "vitest";
 import { findFreePort } from "../../lib/database/embedded";
-import { buildNext, isBuildCurrent } from "../../lib/server/build";
+import { ensureNextBuild as ensureBuildUnderLock } from "../../lib/server/build";
 import { createTestDatabase } from "./templates";
 
 export interface TestServer {
@@ -33,27 +32,10 @@ export interface StartServerOptions {
 }
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
-const LOCK = path.join(ROOT, ".next-build.lock");
 
 /** Builds Next once per source change, safe when several test files (or runs) ask at once. */
-export async function ensureNextBuild(): Promise<void> {
-  for (;;) {
-    if (isBuildCurrent(ROOT)) return;
-    try {
-      await mkdir(LOCK);
-    } catch {
-      // Another builder holds the lock; a lock older than 10 minutes is stale.
-      const s = await stat(LOCK).catch(() => null);
-      if (s && Date.now() - s.mtimeMs > 10 * 60_000) await rmdir(LOCK).catch(() => {});
-      await new Promise((r) => setTimeout(r, 1000));
-      continue;
-    }
-    try {
-      if (!isBuildCurrent(ROOT)) await buildNext(ROOT, () => {});
-    } finally {
-      await rmdir(LOCK).catch(() => {});
-    }
-  }
+export function ensureNextBuild(): Promise<void> {
+  return ensureBuildUnderLock(ROOT);
 }
 
 export async function newDatabase(options: { seed?: boolean } = {}): Promise<string> {
