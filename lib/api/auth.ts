@@ -1,7 +1,7 @@
-import { pool } from "../db";
 import { AppError } from "../errors";
 import { verifyAccessToken, type AccessTokenClaims } from "../oidc/verify";
 import type { SvcScope } from "../scopes";
+import { getAccessStatus, type AccessStatus } from "../services/access";
 import type { ApiRequest } from "./http";
 
 /**
@@ -17,7 +17,7 @@ import type { ApiRequest } from "./http";
  *   6. scope missing                 → 403 insufficient_scope
  *   7. the user is disabled          → 403 forbidden
  *
- * Step 4 and 7 read the database; their answer is cached per process for ACCESS_CACHE_TTL_MS, so a
+ * Step 4 and 7 read the database (lib/services/access.ts, batched per event-loop turn); their answer is cached per process for ACCESS_CACHE_TTL_MS, so a
  * suspension or a disabled account takes effect within that bound on every process.
  *
  * Step 3 is a local ES256 signature check, yet it is the most expensive part of a cheap request
@@ -44,12 +44,6 @@ export const VERIFIED_CACHE_MAX_ENTRIES = 5_000;
 export const ACCESS_CACHE_TTL_MS = 2_000;
 /** Entries kept at most; the oldest are dropped first (memory stays bounded under many tokens). */
 export const ACCESS_CACHE_MAX_ENTRIES = 10_000;
-
-interface AccessStatus {
-  appApproved: boolean;
-  /** undefined: app-only token. null: the user id does not exist. */
-  userDisabled: boolean | null | undefined;
-}
 
 const cache = new Map<string, { expiresAt: number; status: Promise<AccessStatus> }>();
 const verified = new Map<string, { expiresAt: number; claims: AccessTokenClaims }>();
@@ -81,53 +75,7 @@ async function verifyCached(token: string): Promise<AccessTokenClaims> {
   return claims;
 }
 
-/**
- * Cache misses are loaded in batches: every miss of one event-loop turn shares ONE query. With many
- * distinct users each token is seen about once per cache period, so most requests miss, and a
- * query of their own would double the database round trips of a one-query read (issue 6).
- */
-interface PendingStatus {
-  clientId: string;
-  userId: number | undefined;
-  resolve(status: AccessStatus): void;
-  reject(error: unknown): void;
-}
-
-let pending: PendingStatus[] = [];
-
-function loadAccessStatus(clientId: string, userId: number | undefined): Promise<AccessStatus> {
-  return new Promise((resolve, reject) => {
-    pending.push({ clientId, userId, resolve, reject });
-    // After the I/O phase: the misses of every request parsed in this turn are in the batch.
-    if (pending.length === 1) setImmediate(() => void flushAccessStatus());
-  });
-}
-
-async function flushAccessStatus(): Promise<void> {
-  const batch = pending;
-  pending = [];
-  try {
-    const { rows } = await pool.query<{ i: string; app_status: string | null; user_disabled: boolean | null }>({
-      name: "api_access_status_batch",
-      text: `SELECT k.i, (SELECT status::text FROM "Application" WHERE "clientId" = k.client_id) AS app_status,
-                    (SELECT disabled FROM "User" WHERE id = k.user_id) AS user_disabled
-             FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS k(client_id, user_id, i)`,
-      values: [batch.map((b) => b.clientId), batch.map((b) => b.userId ?? null)],
-    });
-    const byIndex = new Map(rows.map((r) => [Number(r.i), r]));
-    batch.forEach((b, index) => {
-      const row = byIndex.get(index + 1);
-      b.resolve({
-        appApproved: row?.app_status === "approved",
-        userDisabled: b.userId === undefined ? undefined : (row?.user_disabled ?? null),
-      });
-    });
-  } catch (error) {
-    for (const b of batch) b.reject(error);
-  }
-}
-
-function getAccessStatus(clientId: string, userId: number | undefined): Promise<AccessStatus> {
+function cachedAccessStatus(clientId: string, userId: number | undefined): Promise<AccessStatus> {
   const key = `${userId ?? ""}:${clientId}`;
   const now = Date.now();
   const hit = cache.get(key);
@@ -135,7 +83,7 @@ function getAccessStatus(clientId: string, userId: number | undefined): Promise<
   if (hit) cache.delete(key);
   makeRoom(cache, ACCESS_CACHE_MAX_ENTRIES);
   // The promise is cached, so concurrent requests with one token share a single query.
-  const status = loadAccessStatus(clientId, userId);
+  const status = getAccessStatus(clientId, userId);
   cache.set(key, { expiresAt: now + ACCESS_CACHE_TTL_MS, status });
   status.catch(() => cache.delete(key));
   return status;
@@ -178,7 +126,7 @@ export async function authenticate(
   const userId = claims.sub === undefined ? undefined : Number(claims.sub);
   if (userId !== undefined && !Number.isSafeInteger(userId)) throw invalidToken("The access token is invalid.");
 
-  const status = await getAccessStatus(claims.clientId, userId);
+  const status = await cachedAccessStatus(claims.clientId, userId);
   if (!status.appApproved) throw invalidToken("The application behind this token is not approved.");
   if (status.userDisabled === null) throw invalidToken("The access token is invalid.");
 

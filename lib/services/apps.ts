@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { generateClientSecret, hashClientSecret, secretHint } from "../crypto/secrets";
+import { turnBatched } from "../database/batch";
 import { db, pool, Prisma, type Tx } from "../db";
 import { AppError } from "../errors";
 import {
@@ -375,21 +376,27 @@ export async function regenerateSecret(clientId: string, actor: Actor): Promise<
   });
 }
 
-/** What the sign-in service needs to know about a client, secret hash included. Null if unknown. */
 /**
  * The current secret hash of an approved API client, read fresh (one indexed query, no cache): a
- * regenerated secret makes the old one fail at once, in every process (issue 5).
+ * regenerated secret makes the old one fail at once, in every process (issue 5). Read on every
+ * client-credentials grant, so the grants of one event-loop turn share the query (issue 6).
  */
-export async function findCurrentSecretHash(clientId: string): Promise<string | null> {
-  // Named: read on every client-credentials grant, so each pooled connection plans it once (issue 6).
-  const { rows } = await pool.query<{ secretHash: string | null }>({
-    name: "apps_current_secret_hash",
-    text: `SELECT "secretHash" FROM "Application" WHERE "clientId" = $1 AND status = 'approved' AND type = 'api'`,
-    values: [clientId],
-  });
-  return rows[0]?.secretHash ?? null;
+export function findCurrentSecretHash(clientId: string): Promise<string | null> {
+  return loadCurrentSecretHash(clientId);
 }
 
+const loadCurrentSecretHash = turnBatched<string, string | null>(async (clientIds) => {
+  const { rows } = await pool.query<{ clientId: string; secretHash: string | null }>({
+    name: "apps_current_secret_hashes",
+    text: `SELECT "clientId", "secretHash" FROM "Application"
+           WHERE "clientId" = ANY($1::text[]) AND status = 'approved' AND type = 'api'`,
+    values: [[...new Set(clientIds)]],
+  });
+  const hashes = new Map(rows.map((r) => [r.clientId, r.secretHash]));
+  return clientIds.map((id) => hashes.get(id) ?? null);
+});
+
+/** What the sign-in service needs to know about a client, secret hash included. Null if unknown. */
 export async function findClientForSignIn(clientId: string) {
   return db.application.findUnique({
     where: { clientId },

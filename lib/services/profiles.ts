@@ -1,10 +1,12 @@
+import { turnBatched } from "../database/batch";
 import { pool } from "../db";
 
 /**
  * Profile reads (GET /users/{username}, GET /me). Raw SQL through `pool` with named statements: the
  * public profile is the API's hottest read, and one prepared statement per connection beats
  * Prisma's per-query planning several times over (issue 6 benchmarks it). Each read is ONE query
- * on a unique index: the user row, the friendship probe and the latest achievements together.
+ * on a unique index: the user row, the friendship probe and the latest achievements together, and
+ * the reads of one event-loop turn share that query (lib/database/batch.ts).
  */
 export interface RecentAchievement {
   code: string;
@@ -72,19 +74,23 @@ const PROFILE_COLUMNS = `
      FROM (SELECT code, name, description, "earnedAt", id FROM "Achievement"
            WHERE "userId" = u.id ORDER BY "earnedAt" DESC, id DESC LIMIT 3) a) AS recent`;
 
+/**
+ * Both reads are batched per event-loop turn (lib/database/batch.ts): the keys come in as arrays,
+ * `i` is each key's position, and the rows go back to their callers by it.
+ */
 const PUBLIC_PROFILE_SQL = `
-  SELECT ${PROFILE_COLUMNS},
-    ($2::int IS NOT NULL AND EXISTS (
-       SELECT 1 FROM "Friendship" f WHERE f."userId" = $2::int AND f."friendId" = u.id)) AS are_friends
-  FROM "User" u
-  WHERE u.handle = $1 AND NOT u.disabled`;
+  SELECT k.i, ${PROFILE_COLUMNS},
+    (k.viewer IS NOT NULL AND EXISTS (
+       SELECT 1 FROM "Friendship" f WHERE f."userId" = k.viewer AND f."friendId" = u.id)) AS are_friends
+  FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS k(handle, viewer, i)
+  JOIN "User" u ON u.handle = k.handle AND NOT u.disabled`;
 
 const OWN_PROFILE_SQL = `
-  SELECT ${PROFILE_COLUMNS}, false AS are_friends, u.property,
+  SELECT k.i, ${PROFILE_COLUMNS}, false AS are_friends, u.property,
     s."userId" IS NOT NULL AS has_stats, s.xchan, s.microblog, s.profiles, s."beetleGame" AS beetle_game,
     s.xcraft, s.ethereum, s.merch, s."aggregateScores" AS aggregate_scores
-  FROM "User" u LEFT JOIN "AccountStats" s ON s."userId" = u.id
-  WHERE u.id = $1`;
+  FROM unnest($1::int[]) WITH ORDINALITY AS k(id, i)
+  JOIN "User" u ON u.id = k.id LEFT JOIN "AccountStats" s ON s."userId" = u.id`;
 
 interface ProfileRow {
   id: number;
@@ -121,6 +127,31 @@ export function normalizeHandle(input: string): string | null {
   return handle;
 }
 
+/** Rows of a batched query, back in key order (undefined where a key matched nothing). */
+function byPosition<R extends { i: string }>(rows: R[], count: number): (R | undefined)[] {
+  const out = new Array<R | undefined>(count).fill(undefined);
+  for (const row of rows) out[Number(row.i) - 1] = row;
+  return out;
+}
+
+const loadPublicProfile = turnBatched<{ handle: string; viewerId: number | null }, ProfileRecord | null>(async (keys) => {
+  const { rows } = await pool.query<ProfileRow & { i: string }>({
+    name: "api_profiles_by_handle",
+    text: PUBLIC_PROFILE_SQL,
+    values: [keys.map((k) => k.handle), keys.map((k) => k.viewerId)],
+  });
+  return byPosition(rows, keys.length).map((row) => (row ? toRecord(row) : null));
+});
+
+type OwnProfileRow = ProfileRow & { i: string; property: unknown; has_stats: boolean } & Record<string, unknown>;
+
+const loadOwnProfile = turnBatched<number, OwnProfileRecord | null>(async (userIds) => {
+  const { rows } = await pool.query<OwnProfileRow>({ name: "api_own_profiles", text: OWN_PROFILE_SQL, values: [userIds] });
+  return byPosition(rows, userIds.length).map((row) =>
+    row ? { ...toRecord(row), property: row.property, stats: statsFromRow(row) } : null,
+  );
+});
+
 /**
  * The public profile of an enabled user, personalized for `viewerId`; null when no such user.
  * Disabled accounts are hidden like unknown ones (as a suspended account's profile is elsewhere).
@@ -128,24 +159,10 @@ export function normalizeHandle(input: string): string | null {
 export async function findProfileByHandle(username: string, viewerId?: number): Promise<ProfileRecord | null> {
   const handle = normalizeHandle(username);
   if (handle === null) return null;
-  const { rows } = await pool.query<ProfileRow>({
-    name: "api_profile_by_handle",
-    text: PUBLIC_PROFILE_SQL,
-    values: [handle, viewerId ?? null],
-  });
-  return rows[0] ? toRecord(rows[0]) : null;
+  return loadPublicProfile({ handle, viewerId: viewerId ?? null });
 }
 
 /** The token user's own profile with the owner-only parts; null if the account vanished. */
-export async function findOwnProfile(userId: number): Promise<OwnProfileRecord | null> {
-  const { rows } = await pool.query<
-    ProfileRow & { property: unknown; has_stats: boolean; beetle_game: unknown; aggregate_scores: unknown } & Record<string, unknown>
-  >({ name: "api_own_profile", text: OWN_PROFILE_SQL, values: [userId] });
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    ...toRecord(row),
-    property: row.property,
-    stats: statsFromRow(row),
-  };
+export function findOwnProfile(userId: number): Promise<OwnProfileRecord | null> {
+  return loadOwnProfile(userId);
 }
