@@ -17,8 +17,9 @@ import type { ApiRequest } from "./http";
  *   6. scope missing                 → 403 insufficient_scope
  *   7. the user is disabled          → 403 forbidden
  *
- * Step 4 and 7 read the database (lib/services/access.ts, batched per event-loop turn); their answer is cached per process for ACCESS_CACHE_TTL_MS, so a
- * suspension or a disabled account takes effect within that bound on every process.
+ * Step 4 and 7 read the database (lib/services/access.ts, batched per event-loop turn); their
+ * answer is cached per process for ACCESS_CACHE_TTL_MS, so a suspension or a disabled account takes
+ * effect within that bound on every process.
  *
  * Step 3 is a local ES256 signature check, yet it is the most expensive part of a cheap request
  * (WebCrypto, ~a quarter of the CPU of a profile read). A token that verified is remembered for

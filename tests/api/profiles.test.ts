@@ -114,6 +114,31 @@ describe("GET /users/{username}", () => {
   });
 });
 
+describe("concurrent reads (the server answers one event-loop turn's reads with one query)", () => {
+  it("gives every concurrent caller its own profile, viewer context and status", async () => {
+    const stranger = await api.createUser();
+    const strangerToken = await api.token({ user: stranger.handle });
+    const viewers: (string | undefined)[] = [undefined, aliceToken, strangerToken];
+    const targets = ["bob", "alice", "ALICE", stranger.handle, "dave", "nobody-here", "carol"];
+    const pairs = viewers.flatMap((token) => targets.map((target) => ({ token, target })));
+    // The answers one at a time, then all at once (each several times, shuffled): they must agree.
+    const alone = [];
+    for (const { token, target } of pairs) alone.push(await api.call(`/users/${target}`, { token }));
+    const order = pairs.flatMap((pair, index) => [0, 1, 2].map(() => ({ pair, index }))).sort(() => Math.random() - 0.5);
+    const together = await Promise.all(order.map(({ pair }) => api.call(`/users/${pair.target}`, { token: pair.token })));
+    together.forEach((res, k) => {
+      const expected = alone[order[k]!.index]!;
+      expect({ status: res.status, body: res.body }, JSON.stringify(order[k]!.pair)).toEqual({ status: expected.status, body: expected.body });
+    });
+    // Spot checks that the personalised parts differ where they should.
+    expect(alone[targets.length]!.body.viewerContext).toEqual({ areFriends: true }); // alice views bob
+    expect(alone[2 * targets.length]!.body.viewerContext).toEqual({ areFriends: false }); // stranger views bob
+
+    const mine = await Promise.all([aliceToken, strangerToken, aliceToken].map((token) => api.call("/me", { token })));
+    expect(mine.map((res) => res.body.user.username)).toEqual(["alice", stranger.handle, "alice"]);
+  });
+});
+
 describe("GET /me", () => {
   it("returns the token user's profile with isOwnProfile and the owner-only fields", async () => {
     const res = await api.call("/me", { token: aliceToken });
