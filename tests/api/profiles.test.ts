@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApi, type Api } from "./support";
+import { startApi, type Api, type ApiResult } from "./support";
 
 /** SPEC.md "Profile object", GET /users/{username}, GET /me, GET /me/stats, GET /me/beetle(/cards). */
 let api: Api;
@@ -122,7 +122,7 @@ describe("concurrent reads (the server answers one event-loop turn's reads with 
     const targets = ["bob", "alice", "ALICE", stranger.handle, "dave", "nobody-here", "carol"];
     const pairs = viewers.flatMap((token) => targets.map((target) => ({ token, target })));
     // The answers one at a time, then all at once (each several times, shuffled): they must agree.
-    const alone = [];
+    const alone: ApiResult[] = [];
     for (const { token, target } of pairs) alone.push(await api.call(`/users/${target}`, { token }));
     const order = pairs.flatMap((pair, index) => [0, 1, 2].map(() => ({ pair, index }))).sort(() => Math.random() - 0.5);
     const together = await Promise.all(order.map(({ pair }) => api.call(`/users/${pair.target}`, { token: pair.token })));
