@@ -426,6 +426,20 @@ describe("developer portal in Chromium", () => {
     expect(Number(denied[0]!.n)).toBeGreaterThanOrEqual(2);
   });
 
+  it("an unknown app, or someone else's, is a 404 page with status 404 (not a streamed 200)", { timeout: STEP }, async () => {
+    const [others] = await query<{ clientId: string }>(
+      server.databaseUrl,
+      `SELECT a."clientId" FROM "Application" a JOIN "User" u ON u.id = a."ownerId" WHERE u.handle <> 'alice' LIMIT 1`,
+    );
+    expect(others, "the demo data has an app alice does not own").toBeTruthy();
+    for (const pathname of ["/apps/api_unknown0000000000", "/apps/not%20an%20id", `/apps/${others!.clientId}`, `/apps/${others!.clientId}/edit`]) {
+      const response = await alice.goto(`${server.url}${pathname}`);
+      expect(response?.status(), pathname).toBe(404);
+      await alice.getByRole("heading", { name: "Page not found" }).waitFor();
+    }
+    await screenshot(alice, "app-not-found");
+  });
+
   it("sign-out ends the platform session too", { timeout: STEP }, async () => {
     await alice.goto(`${server.url}/apps`);
     await alice.locator("summary[aria-label^='Account menu']").click();
