@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { z } from "zod";
-import { EnvError, env, resetEnv, type Env } from "../lib/env";
+import { defaultEnv, EnvError, env, resetEnv, type Env } from "../lib/env";
 import { SVC_SCOPES, SVC_SCOPE_NAMES } from "../lib/scopes";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
@@ -289,10 +289,7 @@ const COMMANDS: Record<string, Command> = {
     positionals: [],
     async run() {
       // keys.ts logs each generated key at info level on stdout, which would break --json output.
-      if (!process.env.LOG_LEVEL) {
-        process.env.LOG_LEVEL = "warn";
-        resetEnv();
-      }
+      defaultEnv("LOG_LEVEL", "warn");
       const [{ rotateSigningKeys }, { recordAudit, CLI_ACTOR }] = await Promise.all([
         import("../lib/oidc/keys"),
         import("../lib/services/audit"),

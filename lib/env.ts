@@ -84,3 +84,10 @@ export function env(): Env {
 export function resetEnv(): void {
   cached = undefined;
 }
+
+/** Sets `name` only where the operator left it unset or empty (the CLI quiets logs for --json). */
+export function defaultEnv(name: string, value: string): void {
+  if (process.env[name]) return;
+  process.env[name] = value;
+  resetEnv();
+}

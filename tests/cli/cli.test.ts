@@ -214,6 +214,18 @@ describe("users", () => {
   });
 });
 
+describe("keys", () => {
+  it("keys rotate --json prints only its JSON (the key generation's logs stay quiet) and is audited", async () => {
+    const [before] = await query<{ kid: string }>(databaseUrl, `SELECT kid FROM "SigningKey" WHERE "retiredAt" IS NULL ORDER BY "createdAt" LIMIT 1`);
+    const run = await cli(["keys", "rotate", "--json"], { env: { LOG_LEVEL: undefined } });
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as { retired: string[] };
+    if (before) expect(out.retired).toContain(before.kid);
+    const audit = await query<{ n: string }>(databaseUrl, `SELECT count(*) AS n FROM "AuditLog" WHERE action = 'keys.rotate'`);
+    expect(Number(audit[0]!.n)).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe("errors: one clear line and a non-zero exit", () => {
   it("reports each bad input", async () => {
     const [unknownUser, duplicate, unknownClient, badUri, unknownCommand, unknownOption, missing, badScope, unknownFlagUser, apiWithRedirect] =
