@@ -1,0 +1,103 @@
+import type { JWK } from "jose";
+import type { PoolClient } from "pg";
+import { db, pool } from "../db";
+
+/**
+ * Storage of the token signing keys (the SigningKey table), for lib/oidc/keys.ts, which decides
+ * which keys exist, generates them and rotates them. Every process of a deployment reads the same
+ * rows, so all of them sign and verify with the same keys (PRODUCT.md: keys live in PostgreSQL).
+ */
+export interface StoredSigningKey {
+  kid: string;
+  alg: string;
+  privateJwk: JWK;
+  publicJwk: JWK;
+  createdAt: Date;
+  retiredAt: Date | null;
+  expiresAt: Date | null;
+}
+
+export type NewSigningKey = Pick<StoredSigningKey, "kid" | "alg" | "privateJwk" | "publicJwk">;
+
+/** What a key change may do while it holds the key lock (one transaction). */
+export interface SigningKeyWriter {
+  /** Algorithms of the active (not retired) keys. */
+  activeAlgs(): Promise<string[]>;
+  insert(key: NewSigningKey): Promise<void>;
+  /** Retires every active key, published until `expiresAt`; returns their kids. */
+  retireActive(now: Date, expiresAt: Date): Promise<string[]>;
+}
+
+// Any fixed 64-bit number works; it only has to be the same in every process.
+const KEYGEN_LOCK = 0x5167_6e4b;
+
+/**
+ * Prisma stores UTC wall-clock values in `timestamp(3)` columns; an ISO string with `Z` is read by
+ * PostgreSQL the same way whatever the session time zone, so raw SQL writes stay consistent.
+ */
+function utc(date: Date): string {
+  return date.toISOString();
+}
+
+function writer(client: PoolClient): SigningKeyWriter {
+  return {
+    async activeAlgs() {
+      const { rows } = await client.query<{ alg: string }>(`SELECT alg FROM "SigningKey" WHERE "retiredAt" IS NULL`);
+      return rows.map((r) => r.alg);
+    },
+    async insert(key) {
+      await client.query(
+        `INSERT INTO "SigningKey" (kid, alg, "privateJwk", "publicJwk", "createdAt") VALUES ($1, $2, $3, $4, $5)`,
+        [key.kid, key.alg, JSON.stringify(key.privateJwk), JSON.stringify(key.publicJwk), utc(new Date())],
+      );
+    },
+    async retireActive(now, expiresAt) {
+      const { rows } = await client.query<{ kid: string }>(
+        `UPDATE "SigningKey" SET "retiredAt" = $1, "expiresAt" = $2 WHERE "retiredAt" IS NULL RETURNING kid`,
+        [utc(now), utc(expiresAt)],
+      );
+      return rows.map((r) => r.kid);
+    },
+  };
+}
+
+/**
+ * Runs `fn` in one transaction holding an advisory lock, so two processes starting (or rotating)
+ * at once do not both generate keys.
+ */
+export async function withSigningKeyLock<T>(fn: (keys: SigningKeyWriter) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock($1)", [KEYGEN_LOCK]);
+    const result = await fn(writer(client));
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Algorithms of the active keys, without the lock (the common case: nothing to generate). */
+export async function findActiveKeyAlgs(): Promise<string[]> {
+  const rows = await db.signingKey.findMany({ where: { retiredAt: null }, select: { alg: true } });
+  return rows.map((r) => r.alg);
+}
+
+const published = (now: Date) => ({ OR: [{ retiredAt: null }, { expiresAt: { gte: now } }] });
+
+/** Every key still published (active, or retired but not yet expired); expired ones are deleted. */
+export async function listPublishedSigningKeys(now = new Date()): Promise<StoredSigningKey[]> {
+  await db.signingKey.deleteMany({ where: { retiredAt: { not: null }, expiresAt: { lt: now } } });
+  const rows = await db.signingKey.findMany({ where: published(now), orderBy: [{ createdAt: "desc" }, { kid: "asc" }] });
+  return rows.map((r) => ({ ...r, privateJwk: r.privateJwk as JWK, publicJwk: r.publicJwk as JWK }));
+}
+
+/** The public halves of the published keys only: never private material. */
+export async function listPublicSigningJwks(now = new Date()): Promise<JWK[]> {
+  const rows = await db.signingKey.findMany({ where: published(now), select: { publicJwk: true } });
+  return rows.map((r) => r.publicJwk as JWK);
+}
