@@ -7,6 +7,7 @@ export default defineConfig({
   experimental: { adapter: true },
   engine: "js",
   async adapter() {
-    return new PrismaPg({ connectionString: process.env.DATABASE_URL ?? "postgresql://localhost:5432/postgres" });
+    // A short idle timeout: the CLI never closes its pool, and pg's default (10 s) keeps it alive that long.
+    return new PrismaPg({ connectionString: process.env.DATABASE_URL ?? "postgresql://localhost:5432/postgres", idleTimeoutMillis: 200 });
   },
 });
