@@ -204,18 +204,21 @@ export async function listUsers(
  * demo data still has it; it has no password and is hidden from the directory.
  */
 export async function ensureSystemUser(): Promise<UserView> {
-  const row = await db.user.upsert({
-    where: { handle: SYSTEM_USER_HANDLE },
-    create: {
-      handle: SYSTEM_USER_HANDLE,
-      displayName: "Platform",
-      bio: "The platform's own account.",
-      directoryVisible: false,
-      passwordHash: null,
-      ...avatarPaths(SYSTEM_USER_HANDLE),
-    },
-    update: {},
-    select: userViewSelect,
+  // Insert-if-absent, then read: instances starting at once agree on one row. Not `upsert`: with an
+  // empty update Prisma does SELECT then INSERT, and the slower instance failed on the unique handle.
+  await db.user.createMany({
+    data: [
+      {
+        handle: SYSTEM_USER_HANDLE,
+        displayName: "Platform",
+        bio: "The platform's own account.",
+        directoryVisible: false,
+        passwordHash: null,
+        ...avatarPaths(SYSTEM_USER_HANDLE),
+      },
+    ],
+    skipDuplicates: true,
   });
+  const row = await db.user.findUniqueOrThrow({ where: { handle: SYSTEM_USER_HANDLE }, select: userViewSelect });
   return toUserView(row);
 }

@@ -113,3 +113,17 @@ describe("listUsers", () => {
     await expect(users.listUsers({ cursor: "x" })).rejects.toMatchObject({ code: "invalid_request" });
   });
 });
+
+describe("ensureSystemUser", () => {
+  it("is safe when instances start at once: concurrent calls create one row and all return it", async () => {
+    // This file's own database: the platform account (and the portal client it owns) can go.
+    for (let round = 0; round < 10; round++) {
+      await query(databaseUrl, `DELETE FROM "User" WHERE handle = 'platform'`);
+      const results = await Promise.all(Array.from({ length: 6 }, () => users.ensureSystemUser()));
+      expect(new Set(results.map((u) => u.id)).size).toBe(1);
+      expect(results[0]).toMatchObject({ handle: "platform" });
+      const rows = await query(databaseUrl, `SELECT id FROM "User" WHERE handle = 'platform'`);
+      expect(rows).toHaveLength(1);
+    }
+  });
+});
