@@ -9,15 +9,19 @@ export async function findConsentScopes(userId: number, clientId: string): Promi
   return row ? row.scopes : null;
 }
 
-/** Records the scopes granted, merged with what was granted before. */
+/**
+ * Records the scopes granted, merged with what was granted before. One statement, so two consent
+ * submissions at the same instant both succeed and both sets of scopes are kept.
+ */
 export async function rememberConsent(userId: number, clientId: string, scopes: string[]): Promise<void> {
-  const previous = (await findConsentScopes(userId, clientId)) ?? [];
-  const merged = [...new Set([...previous, ...scopes])].sort();
-  await db.consent.upsert({
-    where: { userId_clientId: { userId, clientId } },
-    create: { userId, clientId, scopes: merged },
-    update: { scopes: merged },
-  });
+  const granted = [...new Set(scopes)].sort();
+  const now = new Date().toISOString();
+  await db.$executeRaw`
+    INSERT INTO "Consent" ("userId", "clientId", scopes, "createdAt", "updatedAt")
+    VALUES (${userId}, ${clientId}, ${granted}::text[], ${now}::timestamptz AT TIME ZONE 'UTC', ${now}::timestamptz AT TIME ZONE 'UTC')
+    ON CONFLICT ("userId", "clientId") DO UPDATE SET
+      scopes = (SELECT array_agg(DISTINCT s ORDER BY s) FROM unnest("Consent".scopes || EXCLUDED.scopes) AS s),
+      "updatedAt" = EXCLUDED."updatedAt"`;
 }
 
 /** Forgets a user's consent for a client (the next authorization shows the consent page again). */
