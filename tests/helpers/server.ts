@@ -105,3 +105,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     },
   };
 }
+
+/**
+ * For tests that run the app's own modules in this process (services, the verifier, the adapter):
+ * points DATABASE_URL, plus `env`, at `databaseUrl` and re-reads the environment. Call it before
+ * importing those modules; the returned `closeDb` ends the process's pool (afterAll).
+ */
+export async function pointAppAt(databaseUrl: string, env: Record<string, string> = {}): Promise<() => Promise<void>> {
+  Object.assign(process.env, { DATABASE_URL: databaseUrl, ...env });
+  (await import("../../lib/env")).resetEnv();
+  return (await import("../../lib/db")).closeDb;
+}

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { query } from "../helpers/db";
-import { newDatabase } from "../helpers/server";
+import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
  * The PostgreSQL adapter and the login throttle, in-process on a fresh database: expiry honoured,
@@ -10,18 +10,17 @@ import { newDatabase } from "../helpers/server";
 let databaseUrl: string;
 let adapter: typeof import("../../lib/oidc/adapter");
 let throttle: typeof import("../../lib/services/throttle");
+let closeDb: () => Promise<void>;
 
 beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: false });
-  process.env.DATABASE_URL = databaseUrl;
-  process.env.LOG_LEVEL = "silent";
-  (await import("../../lib/env")).resetEnv();
+  closeDb = await pointAppAt(databaseUrl, { LOG_LEVEL: "silent" });
   adapter = await import("../../lib/oidc/adapter");
   throttle = await import("../../lib/services/throttle");
 });
 
 afterAll(async () => {
-  await (await import("../../lib/db")).closeDb();
+  await closeDb?.();
 });
 
 /** Codes and refresh tokens are stored under the SHA-256 of their value (lib/oidc/adapter.ts). */

@@ -1,7 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server";
+import { pointAppAt, startServer, type TestServer } from "../helpers/server";
 import { authorizationEndpoint, createTestApp, setAppStatus, tokenRequest } from "../helpers/oidc";
 
 /**
@@ -12,19 +12,17 @@ import { authorizationEndpoint, createTestApp, setAppStatus, tokenRequest } from
 let server: TestServer;
 let verifyAccessToken: typeof import("../../lib/oidc/verify").verifyAccessToken;
 const SCOPES = ["svc:chat.read", "svc:directory.read"];
+let closeDb: () => Promise<void>;
 
 beforeAll(async () => {
   server = await startServer({ seed: false });
   // The API's verifier, in-process against the server's database (keys are read from it).
-  process.env.DATABASE_URL = server.databaseUrl;
-  process.env.APP_URL = server.url;
-  process.env.LOG_LEVEL = "silent";
-  (await import("../../lib/env")).resetEnv();
+  closeDb = await pointAppAt(server.databaseUrl, { APP_URL: server.url, LOG_LEVEL: "silent" });
   ({ verifyAccessToken } = await import("../../lib/oidc/verify"));
 });
 
 afterAll(async () => {
-  await (await import("../../lib/db")).closeDb();
+  await closeDb?.();
   await server?.stop();
 });
 

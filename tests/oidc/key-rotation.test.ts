@@ -1,6 +1,6 @@
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server";
+import { pointAppAt, startServer, type TestServer } from "../helpers/server";
 import { clientCredentialsToken, createTestApp } from "../helpers/oidc";
 
 /**
@@ -11,19 +11,17 @@ import { clientCredentialsToken, createTestApp } from "../helpers/oidc";
 let server: TestServer;
 let keys: typeof import("../../lib/oidc/keys");
 let verify: typeof import("../../lib/oidc/verify");
+let closeDb: () => Promise<void>;
 
 beforeAll(async () => {
   server = await startServer({ seed: false });
-  process.env.DATABASE_URL = server.databaseUrl;
-  process.env.APP_URL = server.url;
-  process.env.LOG_LEVEL = "silent";
-  (await import("../../lib/env")).resetEnv();
+  closeDb = await pointAppAt(server.databaseUrl, { APP_URL: server.url, LOG_LEVEL: "silent" });
   keys = await import("../../lib/oidc/keys");
   verify = await import("../../lib/oidc/verify");
 });
 
 afterAll(async () => {
-  await (await import("../../lib/db")).closeDb();
+  await closeDb?.();
   await server?.stop();
 });
 

@@ -1,6 +1,6 @@
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server";
+import { pointAppAt, startServer, type TestServer } from "../helpers/server";
 import { createTestApp, createTestUser, refreshTokens, signInAndGetTokens, tokenRequest } from "../helpers/oidc";
 
 /**
@@ -14,6 +14,7 @@ const SPA_ORIGIN = "http://localhost:5173";
 const PASSWORD = "refresh-test-password";
 let clientId: string;
 let verifyAccessToken: typeof import("../../lib/oidc/verify").verifyAccessToken;
+let closeDb: () => Promise<void>;
 
 beforeAll(async () => {
   server = await startServer({ seed: false, env: { ACCESS_TOKEN_TTL: "8", REFRESH_TOKEN_TTL: "600" } });
@@ -24,15 +25,12 @@ beforeAll(async () => {
     redirectUris: [REDIRECT],
     firstParty: true,
   }));
-  process.env.DATABASE_URL = server.databaseUrl;
-  process.env.APP_URL = server.url;
-  process.env.LOG_LEVEL = "silent";
-  (await import("../../lib/env")).resetEnv();
+  closeDb = await pointAppAt(server.databaseUrl, { APP_URL: server.url, LOG_LEVEL: "silent" });
   ({ verifyAccessToken } = await import("../../lib/oidc/verify"));
 });
 
 afterAll(async () => {
-  await (await import("../../lib/db")).closeDb();
+  await closeDb?.();
   await server?.stop();
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server";
+import { pointAppAt, startServer, type TestServer } from "../helpers/server";
 import { createTestApp, tokenRequest } from "../helpers/oidc";
 
 /**
@@ -8,17 +8,16 @@ import { createTestApp, tokenRequest } from "../helpers/oidc";
  */
 let server: TestServer;
 let apps: typeof import("../../lib/services/apps");
+let closeDb: () => Promise<void>;
 
 beforeAll(async () => {
   server = await startServer({ seed: false });
-  process.env.DATABASE_URL = server.databaseUrl;
-  process.env.LOG_LEVEL = "silent";
-  (await import("../../lib/env")).resetEnv();
+  closeDb = await pointAppAt(server.databaseUrl, { LOG_LEVEL: "silent" });
   apps = await import("../../lib/services/apps");
 });
 
 afterAll(async () => {
-  await (await import("../../lib/db")).closeDb();
+  await closeDb?.();
   await server?.stop();
 });
 

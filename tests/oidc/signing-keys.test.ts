@@ -1,6 +1,6 @@
 import { exportJWK, importJWK, SignJWT, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newDatabase } from "../helpers/server";
+import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
  * Signing keys in the database and the API's local verifier, in-process on a fresh database:
@@ -14,13 +14,9 @@ const ISSUER = "http://localhost:3999/realms/platform";
 const API_URL = "http://localhost:3999/api/v1";
 
 beforeAll(async () => {
-  process.env.DATABASE_URL = await newDatabase({ seed: false });
-  process.env.APP_URL = "http://localhost:3999";
-  process.env.LOG_LEVEL = "silent";
-  (await import("../../lib/env")).resetEnv();
+  closeDb = await pointAppAt(await newDatabase({ seed: false }), { APP_URL: "http://localhost:3999", LOG_LEVEL: "silent" });
   keys = await import("../../lib/oidc/keys");
   verify = await import("../../lib/oidc/verify");
-  ({ closeDb } = await import("../../lib/db"));
 });
 
 afterAll(async () => {

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resetEnv } from "../../lib/env";
 import { DEMO_ACCOUNTS } from "../../prisma/demo-accounts";
 import { DEMO_LINKS, generateWorld } from "../../prisma/seed/world";
 import { query } from "../helpers/db";
-import { newDatabase } from "../helpers/server";
+import { newDatabase, pointAppAt } from "../helpers/server";
 
 /** The demo world of PRODUCT.md: seeded once, deterministic, internally consistent. */
 let databaseUrl: string;
@@ -30,10 +29,8 @@ let afterFirst: Record<string, number>;
 
 beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: false });
-  process.env.DATABASE_URL = databaseUrl;
-  resetEnv();
+  closeDb = await pointAppAt(databaseUrl);
   const { seedDemoWorld } = await import("../../prisma/seed");
-  closeDb = (await import("../../lib/db")).closeDb;
   first = await seedDemoWorld({ log: (l) => lines.push(l) });
   afterFirst = await counts();
   second = await seedDemoWorld({ log: (l) => lines.push(l) });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyClientSecret } from "../../lib/crypto/secrets";
-import { resetEnv } from "../../lib/env";
 import { query } from "../helpers/db";
-import { newDatabase } from "../helpers/server";
+import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
  * The application lifecycle through the services the portal, admin area and CLI share: review
@@ -48,12 +47,10 @@ async function auditRows(clientId: string) {
 
 beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: true });
-  process.env.DATABASE_URL = databaseUrl;
-  resetEnv();
+  closeDb = await pointAppAt(databaseUrl);
   apps = await import("../../lib/services/apps");
   users = await import("../../lib/services/users");
   audit = await import("../../lib/services/audit");
-  closeDb = (await import("../../lib/db")).closeDb;
   alice = await actorFor("alice");
   bob = await actorFor("bob");
   admin = await actorFor("admin");

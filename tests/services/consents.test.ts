@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resetEnv } from "../../lib/env";
 import { query } from "../helpers/db";
-import { newDatabase } from "../helpers/server";
+import { newDatabase, pointAppAt } from "../helpers/server";
 
 /** Remembered consents (the sign-in service skips the consent page when they cover a request). */
 let databaseUrl: string;
@@ -11,10 +10,8 @@ let aliceId: number;
 
 beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: true });
-  process.env.DATABASE_URL = databaseUrl;
-  resetEnv();
+  closeDb = await pointAppAt(databaseUrl);
   consents = await import("../../lib/services/consents");
-  closeDb = (await import("../../lib/db")).closeDb;
   const [alice] = await query<{ id: number }>(databaseUrl, `SELECT id FROM "User" WHERE handle = 'alice'`);
   aliceId = alice!.id;
 });

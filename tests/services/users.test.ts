@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resetEnv } from "../../lib/env";
 import { query } from "../helpers/db";
-import { newDatabase } from "../helpers/server";
+import { newDatabase, pointAppAt } from "../helpers/server";
 
 let databaseUrl: string;
 let users: typeof import("../../lib/services/users");
@@ -10,10 +9,8 @@ const cli = { kind: "system", name: "cli" } as const;
 
 beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: true });
-  process.env.DATABASE_URL = databaseUrl;
-  resetEnv();
+  closeDb = await pointAppAt(databaseUrl);
   users = await import("../../lib/services/users");
-  closeDb = (await import("../../lib/db")).closeDb;
 });
 
 afterAll(async () => {
