@@ -15,10 +15,10 @@ export async function findConsentScopes(userId: number, clientId: string): Promi
  */
 export async function rememberConsent(userId: number, clientId: string, scopes: string[]): Promise<void> {
   const granted = [...new Set(scopes)].sort();
-  const now = new Date().toISOString();
+  // UTC wall-clock, as Prisma writes its timestamp(3) columns.
   await db.$executeRaw`
     INSERT INTO "Consent" ("userId", "clientId", scopes, "createdAt", "updatedAt")
-    VALUES (${userId}, ${clientId}, ${granted}::text[], ${now}::timestamptz AT TIME ZONE 'UTC', ${now}::timestamptz AT TIME ZONE 'UTC')
+    VALUES (${userId}, ${clientId}, ${granted}::text[], now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')
     ON CONFLICT ("userId", "clientId") DO UPDATE SET
       scopes = (SELECT array_agg(DISTINCT s ORDER BY s) FROM unnest("Consent".scopes || EXCLUDED.scopes) AS s),
       "updatedAt" = EXCLUDED."updatedAt"`;
