@@ -103,7 +103,8 @@ $ curl -s $API/global-chat/messages?limit=1 \\
               <h3 className="mt-5 text-lg font-semibold text-slate-900">API key client</h3>
               <p className="mt-2 text-slate-600">
                 For servers, bots and data jobs. A client ID and a secret — revealed once, stored only as a hash,
-                rotated with a click — get app-only tokens with the client credentials grant.
+                rotated without downtime (two secrets may be active at once) — get app-only tokens with the client
+                credentials grant.
               </p>
               <ul className="mt-5 space-y-2 text-sm text-slate-700">
                 {["Read the global chat", "Resolve people in the directory", "No user sign-in needed"].map((t) => (

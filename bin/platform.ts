@@ -10,7 +10,8 @@
  *
  * Output: human-readable, or one JSON document with --json. Errors: one line on stderr (a JSON line
  * with --json), exit code 2 for usage errors and 1 for everything else. Passwords, secret hashes and
- * database passwords are never printed; a client secret only once, by `apps create --approve`.
+ * database passwords are never printed; a client secret only once, by `apps create --approve` or
+ * `apps secrets add|roll`.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -49,14 +50,15 @@ const JSON_OPTION: Options = { json: { type: "boolean" }, help: { type: "boolean
 const unix = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
 
 async function services() {
-  const [apps, users, actor, schemas, userSchemas] = await Promise.all([
+  const [apps, secrets, users, actor, schemas, userSchemas] = await Promise.all([
     import("../lib/services/apps"),
+    import("../lib/services/app-secrets"),
     import("../lib/services/users"),
     import("../lib/services/actor"),
     import("../lib/schemas/apps"),
     import("../lib/schemas/users"),
   ]);
-  return { apps, users, actor: actor.CLI_ACTOR, schemas, userSchemas };
+  return { apps, secrets, users, actor: actor.CLI_ACTOR, schemas, userSchemas };
 }
 
 /** First zod issue as one line, naming the flag rather than the internal field. */
@@ -118,10 +120,10 @@ function transition(verb: "approve" | "reject" | "suspend"): Command {
     usage: `apps ${verb} CLIENT_ID${withReason ? " [--reason R]" : ""} [--json]`,
     summary:
       verb === "approve"
-        ? "Approve an application (also reinstates a suspended one)"
+        ? "Approve an application (also reinstates a suspended one: new tokens work, tokens issued before the suspension stay void)"
         : verb === "reject"
           ? "Reject a pending application, with a reason shown to its owner"
-          : "Suspend an approved application and revoke its tokens",
+          : "Suspend an approved application: new token requests fail with invalid_client and every access token and refresh token it was issued stops working at once, for good",
     options: withReason ? { reason: { type: "string" } } : {},
     positionals: ["CLIENT_ID"],
     async run({ values, args }) {
@@ -146,8 +148,8 @@ function userFlag(verb: "disable" | "enable" | "mute" | "unmute"): Command {
   return {
     usage: `users ${verb} HANDLE [--json]`,
     summary: {
-      disable: "Disable an account: it can no longer sign in or use tokens",
-      enable: "Re-enable a disabled account",
+      disable: "Disable an account: it can no longer sign in, and API calls with its tokens answer 403 forbidden at once",
+      enable: "Re-enable a disabled account (its unexpired tokens work again)",
       mute: "Mute an account: it can no longer post to the global chat",
       unmute: "Unmute an account",
     }[verb],
@@ -167,6 +169,92 @@ function userFlag(verb: "disable" | "enable" | "mute" | "unmute"): Command {
     },
   };
 }
+
+function secretJson(secret: { id: string; hint: string; createdAt: Date; lastUsedAt: Date | null }) {
+  return { id: secret.id, hint: secret.hint, created_at: unix(secret.createdAt), last_used_at: unix(secret.lastUsedAt) };
+}
+
+function revealedOutput(revealed: { secretId: string; clientSecret: string; secretHint: string }, what: string): Output {
+  return {
+    json: { id: revealed.secretId, client_secret: revealed.clientSecret, hint: revealed.secretHint },
+    text: [
+      `${what}`,
+      `id:            ${revealed.secretId}`,
+      `client_secret: ${revealed.clientSecret}`,
+      "Store the secret now: it is shown only once and cannot be recovered.",
+    ].join("\n"),
+  };
+}
+
+const SECRET_COMMANDS: Record<string, Command> = {
+  "apps secrets list": {
+    usage: "apps secrets list CLIENT_ID [--json]",
+    summary: "List an API client's active secrets (id, last four characters, created, last used; never the value)",
+    options: {},
+    positionals: ["CLIENT_ID"],
+    async run({ args }) {
+      const { secrets, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const list = await secrets.listSecrets(clientId, actor);
+      const when = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace("T", " ") + " UTC" : "never");
+      return {
+        json: list.map(secretJson),
+        text: list.length
+          ? list.map((s) => `${s.id}  …${s.hint}  created ${when(s.createdAt)}  last used ${when(s.lastUsedAt)}`).join("\n")
+          : "No secret yet (it is revealed once, after approval).",
+      };
+    },
+  },
+  "apps secrets add": {
+    usage: "apps secrets add CLIENT_ID [--json]",
+    summary:
+      "Add a second secret for rotation without downtime, printed once; the current secret and every token keep working (at most two)",
+    options: {},
+    positionals: ["CLIENT_ID"],
+    async run({ args }) {
+      const { secrets, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const revealed = await secrets.addSecret(clientId, actor);
+      return revealedOutput(
+        revealed,
+        `Added a secret to ${clientId}. Both active secrets work; retire the old one once every client uses the new one.`,
+      );
+    },
+  },
+  "apps secrets retire": {
+    usage: "apps secrets retire CLIENT_ID SECRET_ID [--json]",
+    summary:
+      "Retire a secret: token requests with it fail with invalid_client at once; tokens already issued with it keep working until they expire",
+    options: {},
+    positionals: ["CLIENT_ID", "SECRET_ID"],
+    async run({ args }) {
+      const { secrets, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const secretId = parseWith(schemas.secretIdSchema, args[1], { "": "SECRET_ID" });
+      const retired = await secrets.retireSecret(clientId, secretId, actor);
+      return {
+        json: { ...secretJson(retired), retired: true },
+        text: `Retired ${retired.id} (…${retired.hint}) of ${clientId}: it no longer gets tokens. Tokens already issued with it work until they expire.`,
+      };
+    },
+  },
+  "apps secrets roll": {
+    usage: "apps secrets roll CLIENT_ID [--json]",
+    summary:
+      "Compromise: one new secret, printed once; every other secret stops working and every access token of the app is void at once",
+    options: {},
+    positionals: ["CLIENT_ID"],
+    async run({ args }) {
+      const { secrets, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const revealed = await secrets.rollSecret(clientId, actor);
+      return revealedOutput(
+        revealed,
+        `Rolled the secret of ${clientId}: every other secret stopped working and every access token of the app is void.`,
+      );
+    },
+  },
+};
 
 const COMMANDS: Record<string, Command> = {
   "apps create": {
@@ -207,7 +295,8 @@ const COMMANDS: Record<string, Command> = {
       let app = await apps.createApp(input, owner, actor);
       if (values.approve) app = await apps.approveApp(app.clientId, actor);
       // The same reveal-once path as the portal: the secret exists only in this output.
-      const secret = app.type === "api" && app.status === "approved" ? await apps.revealSecretOnce(app.clientId, actor) : null;
+      const secret =
+        app.type === "api" && app.status === "approved" ? await (await services()).secrets.revealSecretOnce(app.clientId, actor) : null;
       const lines = [`Created ${app.type === "api" ? "API client" : "login client"} "${app.name}" for ${owner.handle}.`];
       lines.push(`client_id: ${app.clientId}`, `status:    ${app.status}`);
       if (secret) {
@@ -244,6 +333,7 @@ const COMMANDS: Record<string, Command> = {
       return { json: { apps: all.map(appJson) }, text };
     },
   },
+  ...SECRET_COMMANDS,
   "users create": {
     usage: "users create --handle H (--password P | --password-stdin) [--admin] [--display-name NAME] [--json]",
     summary: "Create an account that can sign in (--password-stdin keeps the password out of shell history)",
@@ -307,7 +397,7 @@ const COMMANDS: Record<string, Command> = {
 };
 
 function help(): string {
-  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.split(" ").slice(0, 2).join(" ").length));
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   return [
     "Operator CLI of the developer platform.",
     "",
@@ -386,22 +476,25 @@ async function openDatabase(config: Env): Promise<{ close(): Promise<void> }> {
 
 const LEADING_FLAGS = new Set(["--json", "--help", "-h"]);
 
-/** The two command words come first (after --json/--help at most), so a flag value is never one. */
+/** The command words (two or three) come first (after --json/--help at most), so a flag value is never one. */
 function commandWords(argv: string[]): { words: string[]; start: number } {
   let start = 0;
   while (start < argv.length && LEADING_FLAGS.has(argv[start]!)) start++;
   const words: string[] = [];
-  for (let i = start; i < argv.length && words.length < 2 && !argv[i]!.startsWith("-"); i++) words.push(argv[i]!);
+  for (let i = start; i < argv.length && words.length < 3 && !argv[i]!.startsWith("-"); i++) words.push(argv[i]!);
   return { words, start };
 }
 
 function findCommand(argv: string[]): { name: string; command: Command; rest: string[] } | null {
   const { words, start } = commandWords(argv);
-  const name = words.join(" ");
-  const command = COMMANDS[name];
-  if (!command) return null;
-  const rest = [...argv.slice(0, start), ...argv.slice(start + words.length)];
-  return { name, command, rest };
+  // The longest match wins: `apps secrets list X` before `apps approve X`.
+  for (const count of [3, 2]) {
+    if (words.length < count) continue;
+    const name = words.slice(0, count).join(" ");
+    const command = COMMANDS[name];
+    if (command) return { name, command, rest: [...argv.slice(0, start), ...argv.slice(start + count)] };
+  }
+  return null;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -426,7 +519,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${help()}\n`);
       return 0;
     }
-    const words = commandWords(argv).words.join(" ");
+    const words = commandWords(argv).words.slice(0, 2).join(" ");
     return fail(2, "invalid_request", `unknown command "${words || argv.join(" ")}" (run with --help to list commands)`);
   }
   const { name, command, rest } = found;

@@ -1,5 +1,6 @@
 import type { NextAuthOptions } from "next-auth";
 import { env } from "./env";
+import { resolveReturnUrl } from "./http/return-url";
 import { PORTAL_CLIENT_ID } from "./services/apps";
 import { getNextAuthSecret } from "./services/settings";
 
@@ -95,15 +96,9 @@ async function buildAuthOptions(): Promise<NextAuthOptions> {
       session({ session, token }) {
         return { ...session, userId: token.uid };
       },
-      redirect({ url, baseUrl }) {
+      redirect({ url }) {
         // Only same-origin callback URLs: an open redirect after sign-in is a phishing aid.
-        if (url.startsWith("/") && !url.startsWith("//")) return `${baseUrl}${url}`;
-        try {
-          if (new URL(url).origin === baseUrl) return url;
-        } catch {
-          // fall through
-        }
-        return `${baseUrl}/apps`;
+        return resolveReturnUrl(url, config.APP_URL);
       },
     },
     // next-auth logs its own errors with request details; route them to our JSON logger, without tokens.

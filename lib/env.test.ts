@@ -26,6 +26,17 @@ describe("parseEnv", () => {
     expect(parseEnv({ SEED_DEMO: "false" }).SEED_DEMO).toBe(false);
   });
 
+  it("TRUST_PROXY: a truthy TRUST_PROXY means some proxy is trusted; the rule says which", () => {
+    expect(parseEnv({})).toMatchObject({ TRUST_PROXY: false, TRUST_PROXY_RULE: { mode: "none" } });
+    expect(parseEnv({ TRUST_PROXY: "off" })).toMatchObject({ TRUST_PROXY: false, TRUST_PROXY_RULE: { mode: "none" } });
+    expect(parseEnv({ TRUST_PROXY: "true" })).toMatchObject({ TRUST_PROXY: true, TRUST_PROXY_RULE: { mode: "hops", hops: 1 } });
+    expect(parseEnv({ TRUST_PROXY: "3" })).toMatchObject({ TRUST_PROXY: true, TRUST_PROXY_RULE: { mode: "hops", hops: 3 } });
+    expect(parseEnv({ TRUST_PROXY: "10.0.0.0/8,::1" })).toMatchObject({
+      TRUST_PROXY: true,
+      TRUST_PROXY_RULE: { mode: "list", ranges: [{ address: "10.0.0.0", prefix: 8 }, { address: "::1", prefix: 128 }] },
+    });
+  });
+
   it.each([
     ["PORT", { PORT: "eighty" }],
     ["PORT", { PORT: "70000" }],
@@ -37,6 +48,9 @@ describe("parseEnv", () => {
     ["REFRESH_TOKEN_TTL", { REFRESH_TOKEN_TTL: "1.5" }],
     ["SEED_DEMO", { SEED_DEMO: "maybe" }],
     ["COOKIE_SECRETS", { COOKIE_SECRETS: "short" }],
+    ["TRUST_PROXY", { TRUST_PROXY: "maybe" }],
+    ["TRUST_PROXY", { TRUST_PROXY: "10.0.0.0/33" }],
+    ["TRUST_PROXY", { TRUST_PROXY: "10.0.0.1, proxy.internal" }],
   ])("rejects a bad %s with one line naming it", (name, source) => {
     let error: unknown;
     try {

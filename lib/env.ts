@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseTrustProxy, type TrustProxyRule } from "./http/client-ip";
 
 /**
  * The only reader of process.env (STYLE: Tests and config). Parsed first by server.ts and the CLI;
@@ -15,6 +16,16 @@ const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 
 const booleanFlag = z
   .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
   .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+/** TRUST_PROXY: see parseTrustProxy (lib/http/client-ip.ts), which also applies it. */
+const trustProxy = z.string().transform((value, ctx): TrustProxyRule => {
+  const rule = parseTrustProxy(value);
+  if (typeof rule === "string") {
+    ctx.addIssue({ code: "custom", message: rule });
+    return z.NEVER;
+  }
+  return rule;
+});
 
 const rawSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
@@ -38,8 +49,8 @@ const rawSchema = z.object({
   COOKIE_SECRETS: z.string().min(32).optional(),
   /** next-auth's secret; generated and kept in the database when unset. */
   NEXTAUTH_SECRET: z.string().min(32).optional(),
-  /** Trust X-Forwarded-* headers (behind a TLS-terminating proxy or load balancer). */
-  TRUST_PROXY: booleanFlag.default(false),
+  /** Which proxies may report the client (X-Forwarded-*): see TrustProxyRule. */
+  TRUST_PROXY: trustProxy.default({ mode: "none" }),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /**
    * V8's old-generation growth between major GCs, in percent over the live heap (issue 6: peak
@@ -48,7 +59,18 @@ const rawSchema = z.object({
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(50),
 });
 
-export type Env = z.infer<typeof rawSchema> & { APP_URL: string; ISSUER: string; API_URL: string; SEED_DEMO: boolean };
+export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY"> & {
+  APP_URL: string;
+  ISSUER: string;
+  API_URL: string;
+  SEED_DEMO: boolean;
+  /**
+   * Whether any proxy is trusted: X-Forwarded-Proto/-Host then describe the public URL (Koa's
+   * `app.proxy` in lib/oidc/provider.ts). Which address is the client is TRUST_PROXY_RULE's job.
+   */
+  TRUST_PROXY: boolean;
+  TRUST_PROXY_RULE: TrustProxyRule;
+};
 
 export class EnvError extends Error {}
 
@@ -65,6 +87,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const ISSUER = raw.ISSUER ?? `${APP_URL}/realms/platform`;
   return {
     ...raw,
+    TRUST_PROXY: raw.TRUST_PROXY.mode !== "none",
+    TRUST_PROXY_RULE: raw.TRUST_PROXY,
     APP_URL,
     ISSUER,
     API_URL: `${APP_URL}/api/v1`,

@@ -3,8 +3,8 @@ import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
 import { getAuthOptions } from "./auth";
-import { env } from "./env";
 import { AppError } from "./errors";
+import { CLIENT_IP_HEADER } from "./http/client-ip";
 import type { UserView } from "./schemas/users";
 import type { Actor } from "./services/actor";
 import { recordAudit } from "./services/audit";
@@ -31,12 +31,12 @@ export function isAdmin(user: Pick<UserView, "role"> | null): boolean {
   return user?.role === "admin";
 }
 
-/** The client address for the audit log; X-Forwarded-For is only trusted behind a proxy (TRUST_PROXY). */
+/**
+ * The client address for the audit log: computed by the one rule (lib/http/client-ip.ts) in the
+ * custom server, which replaces any CLIENT_IP_HEADER a client sent. Absent under a bare `next start`.
+ */
 async function clientIp(): Promise<string | undefined> {
-  const forwarded = (await headers()).get("x-forwarded-for");
-  if (!forwarded) return undefined;
-  const hops = forwarded.split(",").map((s) => s.trim()).filter(Boolean);
-  return (env().TRUST_PROXY ? hops[0] : hops[hops.length - 1])?.slice(0, 64);
+  return (await headers()).get(CLIENT_IP_HEADER)?.slice(0, 64) || undefined;
 }
 
 export async function toActor(user: UserView): Promise<Actor> {

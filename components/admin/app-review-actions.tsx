@@ -18,7 +18,10 @@ import { rejectAppSchema, type AppView } from "@/lib/schemas/apps";
 
 type ReasonKind = "reject" | "suspend";
 
-/** Approve / reject (with a reason) / suspend (with a reason) / reinstate, as the status allows. */
+/**
+ * Approve / reject (with a reason) / suspend (with a reason) / reinstate, as the status allows.
+ * What suspension does to tokens is lib/services/apps.ts transition(); the texts say exactly that.
+ */
 export function AppReviewActions({
   clientId,
   name,
@@ -81,7 +84,14 @@ export function AppReviewActions({
         </Button>
       ) : null}
       {status === "suspended" ? (
-        <Button size={size} variant="secondary" onClick={() => run(() => reinstateAppAction(clientId), `Reinstated ${name}`)} loading={pending && !asking} aria-label={`Reinstate ${name}`}>
+        <Button
+          size={size}
+          variant="secondary"
+          onClick={() => run(() => reinstateAppAction(clientId), `Reinstated ${name}`)}
+          loading={pending && !asking}
+          aria-label={`Reinstate ${name}`}
+          title="It can get new tokens again; tokens voided by the suspension stay void"
+        >
           <Icon name="refresh" /> Reinstate
         </Button>
       ) : null}
@@ -92,7 +102,13 @@ export function AppReviewActions({
         description={
           asking === "reject"
             ? "The developer sees your reason on the app's page. Say what to change."
-            : "Every token of the app is revoked at once and it cannot get new ones until reinstated. The developer sees your reason."
+            : (
+                <>
+                  Token requests fail with <code className="font-mono">invalid_client</code>, and every access and
+                  refresh token of the app is voided at once. Reinstating does not revive them: people and API clients
+                  must get new tokens. The developer sees your reason.
+                </>
+              )
         }
         footer={
           <>

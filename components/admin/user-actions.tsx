@@ -1,15 +1,20 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useTransition } from "react";
+import { useState, useTransition } from "react";
 import { toast } from "sonner";
 import { setUserDisabledAction, setUserMutedAction } from "@/app/(portal)/admin/actions";
 import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
 
-/** Disable/enable and mute/unmute one account; the server checks the admin role and audits. */
+/**
+ * Disable/enable and mute/unmute one account; the server checks the admin role and audits.
+ * Disabling asks first and says what it does to the person's tokens (lib/services/users.ts).
+ */
 export function UserActions({ handle, disabled, muted, isSelf }: { handle: string; disabled: boolean; muted: boolean; isSelf: boolean }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
+  const [confirming, setConfirming] = useState(false);
 
   function run(kind: "disable" | "mute", value: boolean) {
     startTransition(async () => {
@@ -18,8 +23,16 @@ export function UserActions({ handle, disabled, muted, isSelf }: { handle: strin
         toast.error(result.error.message);
         return;
       }
+      setConfirming(false);
       const verb = kind === "disable" ? (value ? "Disabled" : "Enabled") : value ? "Muted" : "Unmuted";
-      toast.success(`${verb} @${handle}`);
+      toast.success(`${verb} @${handle}`, {
+        description:
+          kind !== "disable"
+            ? undefined
+            : value
+              ? "API calls with their tokens now answer 403 forbidden."
+              : "They can sign in again, and their unexpired tokens work again.",
+      });
       router.refresh();
     });
   }
@@ -39,12 +52,40 @@ export function UserActions({ handle, disabled, muted, isSelf }: { handle: strin
         size="sm"
         variant={disabled ? "secondary" : "danger-outline"}
         disabled={pending || (isSelf && !disabled)}
-        onClick={() => run("disable", !disabled)}
+        onClick={() => (disabled ? run("disable", false) : setConfirming(true))}
         aria-label={`${disabled ? "Enable" : "Disable"} @${handle}`}
-        title={isSelf && !disabled ? "You cannot disable your own account" : undefined}
+        title={
+          isSelf && !disabled
+            ? "You cannot disable your own account"
+            : disabled
+              ? "They can sign in again, and their unexpired tokens work again"
+              : undefined
+        }
       >
         {disabled ? "Enable" : "Disable"}
       </Button>
+      <Dialog
+        open={confirming}
+        onClose={() => (pending ? undefined : setConfirming(false))}
+        title={`Disable @${handle}?`}
+        description={
+          <>
+            They can no longer sign in or refresh tokens, and every API call with their access tokens answers{" "}
+            <code className="font-mono">403 forbidden</code> at once, in every app. Their tokens are not deleted: enabling
+            the account again makes the unexpired ones work again.
+          </>
+        }
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => setConfirming(false)} disabled={pending}>
+              Cancel
+            </Button>
+            <Button variant="danger" onClick={() => run("disable", true)} loading={pending}>
+              Disable account
+            </Button>
+          </>
+        }
+      />
     </div>
   );
 }

@@ -44,7 +44,11 @@ export function AppStatusCallout({ app }: { app: AppView }) {
             <span className="font-medium">Reason:</span>{" "}
             <span data-testid="status-reason">{app.statusReason ?? "No reason given."}</span>
           </p>
-          <p className="mt-1">All of its tokens were revoked and it cannot get new ones until an admin reinstates it.</p>
+          <p className="mt-1">
+            Token requests fail with <code className="font-mono">invalid_client</code>, and every access and refresh token
+            of the app was voided at the suspension. Reinstating does not revive them: once an admin reinstates the app,
+            people sign in again and API clients request new tokens.
+          </p>
         </Alert>
       );
   }

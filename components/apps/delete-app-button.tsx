@@ -40,7 +40,13 @@ export function DeleteAppButton({ clientId, name }: { clientId: string; name: st
         open={open}
         onClose={() => (pending ? undefined : setOpen(false))}
         title={`Delete ${name}?`}
-        description="This deletes the application, revokes every token and grant issued to it, and forgets people's consent. It cannot be undone."
+        description={
+          <>
+            This deletes the application and revokes every access token, refresh token and grant of it at once (API calls
+            with them answer <code className="font-mono">401 invalid_token</code>), and forgets people&apos;s consent. It
+            cannot be undone.
+          </>
+        }
         footer={
           <>
             <Button variant="secondary" onClick={() => setOpen(false)} disabled={pending}>

@@ -1,15 +1,39 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Icon } from "@/components/ui/icon";
 
 /**
  * The one-time view of a client secret. The server generated it for this response only and keeps
  * just its hash, so once this panel is gone (reload, navigation, "Done") it cannot be shown again.
+ * `focus`: move focus to the secret when it appears after an action (add, roll), so keyboard and
+ * screen-reader users land on it; the first reveal on page load leaves focus alone.
  */
-export function SecretReveal({ secret, onDone }: { secret: string; onDone?: () => void }) {
+export function SecretReveal({
+  secret,
+  secretId,
+  next,
+  focus = false,
+  onDone,
+}: {
+  secret: string;
+  secretId?: string;
+  /** What to do with it now (deploy, then retire the old one…). */
+  next?: ReactNode;
+  focus?: boolean;
+  onDone?: () => void;
+}) {
   const [hidden, setHidden] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    if (!focus) return;
+    // After the confirmation dialog has closed and handed focus back to its opener.
+    const timer = setTimeout(() => input.current?.focus(), 50);
+    return () => clearTimeout(timer);
+  }, [focus]);
+
   if (hidden) return null;
   return (
     <section
@@ -17,31 +41,39 @@ export function SecretReveal({ secret, onDone }: { secret: string; onDone?: () =
       className="overflow-hidden rounded-xl border border-amber-300 bg-amber-50 shadow-sm"
       data-testid="secret-reveal"
     >
-      <div className="flex gap-3 px-5 py-4">
-        <Icon name="key" className="mt-0.5 size-5 shrink-0 text-amber-700" />
+      <div className="flex gap-3 px-4 py-4 sm:px-5">
+        <Icon name="key" className="mt-0.5 hidden size-5 shrink-0 text-amber-700 sm:block" />
         <div className="min-w-0 flex-1">
-          <h2 id="secret-reveal-title" className="text-base font-semibold text-amber-950">
+          <h3 id="secret-reveal-title" className="text-base font-semibold text-amber-950">
             Your client secret — copy it now, it will not be shown again
-          </h2>
+          </h3>
           <p className="mt-1 text-sm text-amber-900">
             We store only a hash of it. Keep it in a secret manager or an environment variable, never in source code,
-            logs or shell history. If you lose it, regenerate a new one.
+            logs or shell history. If you lose it, add a new secret and retire this one.
           </p>
-          <div className="mt-4 flex flex-col gap-2 rounded-lg border border-amber-300 bg-white p-1.5 pl-3 sm:flex-row sm:items-center">
+          {next ? <div className="mt-2 text-sm font-medium text-amber-950">{next}</div> : null}
+          <div className="mt-4 flex flex-col gap-2 rounded-lg border border-amber-300 bg-white p-1.5 sm:flex-row sm:items-center sm:pl-3">
             <label htmlFor="client-secret" className="sr-only">
-              Client secret
+              Client secret{secretId ? ` ${secretId}` : ""}
             </label>
             <input
+              ref={input}
               id="client-secret"
               readOnly
               value={secret}
               onFocus={(e) => e.currentTarget.select()}
               spellCheck={false}
-              className="min-w-0 flex-1 bg-transparent py-1 font-mono text-sm text-slate-900 outline-none"
+              autoComplete="off"
+              className="min-w-0 flex-1 rounded bg-transparent px-1.5 py-1 font-mono text-sm text-slate-900 outline-none focus-visible:ring-2 focus-visible:ring-amber-400 sm:px-0"
               data-testid="client-secret"
             />
-            <CopyButton value={secret} label="Copy client secret" showText />
+            <CopyButton value={secret} label="Copy client secret" showText className="justify-center" />
           </div>
+          {secretId ? (
+            <p className="mt-2 text-xs text-amber-900">
+              Secret id <code className="font-mono break-all">{secretId}</code>
+            </p>
+          ) : null}
           <div className="mt-4 flex justify-end">
             <button
               type="button"
@@ -49,7 +81,7 @@ export function SecretReveal({ secret, onDone }: { secret: string; onDone?: () =
                 setHidden(true);
                 onDone?.();
               }}
-              className="rounded-md px-3 py-1.5 text-sm font-medium text-amber-950 ring-1 ring-inset ring-amber-400 hover:bg-amber-100"
+              className="rounded-md px-3 py-1.5 text-sm font-medium text-amber-950 ring-1 ring-inset ring-amber-400 hover:bg-amber-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-amber-600"
             >
               I have stored it safely
             </button>

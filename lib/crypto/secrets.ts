@@ -21,3 +21,16 @@ export function verifyClientSecret(secret: string, storedHash: string): boolean 
 export function secretHint(secret: string): string {
   return secret.slice(-4);
 }
+
+/**
+ * Which of an API client's active secrets (at most two) `secret` is, or null. Every candidate is
+ * compared, in constant time, whether or not an earlier one matched: the answer's timing says
+ * nothing about which secret, or how much of one, was right.
+ */
+export function matchClientSecret<T extends { hash: string }>(secret: string, candidates: readonly T[]): T | null {
+  let found: T | null = null;
+  for (const candidate of candidates) {
+    if (verifyClientSecret(secret, candidate.hash) && found === null) found = candidate;
+  }
+  return found;
+}

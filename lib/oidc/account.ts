@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Account, KoaContextWithOIDC } from "oidc-provider";
 import { env } from "../env";
-import { clearFailures, findThrottledUntil, loginThrottleRules, recordFailure } from "../services/throttle";
+import { reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
 import { findUserById, verifyUserCredentials } from "../services/users";
 
 /**
@@ -39,21 +40,24 @@ export type SignInResult =
   | { ok: false; error: "invalid_credentials" | "account_disabled" | "too_many_attempts"; retryAt?: Date };
 
 /**
- * The hosted login form's check: throttled per account and per IP (failures only), one generic
- * answer for an unknown user or a wrong password (verifyUserCredentials costs the same either way),
- * and "disabled" only after the right password.
+ * The hosted login form's check. The attempt is reserved in the throttle first (lib/services/
+ * throttle.ts: per account and client IP, per IP, per account), so a refused attempt costs no
+ * scrypt and parallel attempts cannot slip past the limit; an admitted one may wait (growing
+ * delays) before the password is checked. One generic answer for an unknown user or a wrong
+ * password (both cost one scrypt, both are throttled alike), and "disabled" only after the right
+ * password.
  */
 export async function signInWithPassword(handle: string, password: string, ip: string): Promise<SignInResult> {
   const normalized = handle.trim().replace(/^@/, "").toLowerCase();
-  const rules = loginThrottleRules(normalized, ip);
-  const throttledUntil = await findThrottledUntil(rules);
-  if (throttledUntil) return { ok: false, error: "too_many_attempts", retryAt: throttledUntil };
+  const admission = await reserveLoginAttempt(normalized, ip);
+  if (!admission.ok) return { ok: false, error: "too_many_attempts", retryAt: admission.retryAt };
+  const { reservation } = admission;
+  // A server-side wait: the connection is held, no CPU is spent.
+  if (reservation.delayMs > 0) await sleep(reservation.delayMs);
   const check = await verifyUserCredentials(normalized, password);
-  if (!check.ok) {
-    if (check.reason === "disabled") return { ok: false, error: "account_disabled" };
-    await recordFailure(rules);
-    return { ok: false, error: "invalid_credentials" };
-  }
-  await clearFailures([rules[0]!.key]);
+  // The right password for a disabled account is no guess to count.
+  const passwordWasRight = check.ok || check.reason === "disabled";
+  await settleLoginAttempt(reservation, passwordWasRight ? "success" : "failure");
+  if (!check.ok) return { ok: false, error: check.reason === "disabled" ? "account_disabled" : "invalid_credentials" };
   return { ok: true, accountId: String(check.user.id) };
 }

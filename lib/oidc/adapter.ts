@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { errors } from "oidc-provider";
+import { applyChange, publishChangeWith, type Change } from "../database/changes";
 import { pool } from "../db";
 import { logger } from "../logger";
+import { VOID_GRANT_TOKENS_SQL } from "../services/consents";
 import { findClientMetadata } from "./clients";
 
 /**
@@ -119,6 +121,9 @@ export class PrismaAdapter implements Adapter {
 
   async destroy(id: string): Promise<void> {
     if (!isLookupValue(id)) return;
+    // oidc-provider destroys a Grant only to revoke it (lib/helpers/revoke.js: refresh-token reuse,
+    // logout, token revocation): its access tokens die with it.
+    if (this.kind === "Grant") return deleteGrantVoidingTokens(id, false);
     await pool.query(`DELETE FROM ${TABLE} WHERE kind = $1 AND id = $2`, [this.kind, this.key(id)]);
   }
 
@@ -151,7 +156,39 @@ export class PrismaAdapter implements Adapter {
 
 /** Deletes a grant and everything issued under it (codes, refresh tokens, stored access tokens). */
 export async function revokeGrantEverywhere(grantId: string): Promise<void> {
-  await pool.query(`DELETE FROM ${TABLE} WHERE "grantId" = $1 OR (kind = 'Grant' AND id = $1)`, [grantId]);
+  await deleteGrantVoidingTokens(grantId, true);
+}
+
+/**
+ * Deletes a grant (and, with `withIssued`, everything issued under it) and voids the access tokens
+ * of that person for that app: JWTs are verified locally, so without the (user, app) watermark
+ * they would live on until they expire (issue 12). One transaction, with its change announced.
+ */
+async function deleteGrantVoidingTokens(grantId: string, withIssued: boolean): Promise<void> {
+  const client = await pool.connect();
+  let change: Change | undefined;
+  try {
+    await client.query("BEGIN");
+    const { rows } = await client.query<{ accountId: string | null; clientId: string | null }>(
+      `DELETE FROM ${TABLE} WHERE (kind = 'Grant' AND id = $1)${withIssued ? ` OR "grantId" = $1` : ""}
+       RETURNING payload->>'accountId' AS "accountId", payload->>'clientId' AS "clientId"`,
+      [grantId],
+    );
+    const owner = rows.find((r) => r.accountId && r.clientId);
+    const userId = Number(owner?.accountId);
+    if (owner?.clientId && Number.isSafeInteger(userId) && userId > 0) {
+      await client.query(VOID_GRANT_TOKENS_SQL, [userId, owner.clientId]);
+      change = { kind: "grant", userId, clientId: owner.clientId };
+      await publishChangeWith(client, change);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+  if (change) applyChange(change);
 }
 
 /** Deletes rows past their expiry; returns how many. */

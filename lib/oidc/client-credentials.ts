@@ -1,9 +1,9 @@
 import { createPrivateKey, randomBytes, sign, type KeyObject } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JWK } from "jose";
-import { verifyClientSecret } from "../crypto/secrets";
 import { env } from "../env";
-import { findCurrentSecretHash } from "../services/apps";
+import { verifyClientCredentials } from "../services/app-secrets";
+import { waitPastRevocation } from "./access-tokens";
 import { findSignInClient } from "./clients";
 import { ACCESS_TOKEN_ALG, type StoredSigningKey } from "./keys";
 
@@ -105,10 +105,12 @@ export async function tryClientCredentialsGrant(
   if (!form) return false;
   const client = await findSignInClient(form.clientId);
   if (!client || client.type !== "api") return false;
-  // Fresh, as compareClientSecret (provider.ts) reads it: a regenerated secret or a suspension
-  // takes effect at once. A mismatch goes to oidc-provider for its invalid_client answer.
-  const current = await findCurrentSecretHash(form.clientId);
-  if (current === null || !verifyClientSecret(form.clientSecret, current)) return false;
+  // Fresh, as compareClientSecret (provider.ts) reads them: a retired or rolled secret, or a
+  // suspension, takes effect at once. A mismatch goes to oidc-provider for its invalid_client answer.
+  const verified = await verifyClientCredentials(form.clientId, form.clientSecret);
+  if (!verified) return false;
+  // As config.ts stampAfterRevocation: never mint a token that a watermark of this second voids.
+  await waitPastRevocation(verified.tokensRevokedAt);
 
   const { ISSUER, API_URL, ACCESS_TOKEN_TTL } = env();
   const iat = Math.floor(Date.now() / 1000);

@@ -1,4 +1,5 @@
 import type { AdapterPayload } from "oidc-provider";
+import { onChange } from "../database/changes";
 import { env } from "../env";
 import { OIDC_SCOPES, USER_ONLY_SCOPES, isSvcScope, type SvcScope } from "../scopes";
 import { findClientForSignIn } from "../services/apps";
@@ -6,8 +7,10 @@ import { findClientForSignIn } from "../services/apps";
 /**
  * The one place where the sign-in service learns about clients: the applications table. Only
  * approved apps exist for the provider (SPEC States: before approval a client is unknown). Rows are
- * cached for a few seconds so the token endpoint does not query per request; a suspension takes
- * effect within that window, and revoking an app also deletes its grants (lib/services/apps.ts).
+ * cached for a few seconds so the token endpoint does not query per request; the change channel
+ * (lib/database/changes.ts) drops an app's entry in every process as soon as the app changes, so
+ * the TTL only bounds staleness while the channel is down. Secrets are not cached at all: every
+ * grant reads the app's active secret hashes fresh (lib/services/apps.ts findActiveSecrets).
  */
 export interface SignInClient {
   clientId: string;
@@ -19,15 +22,18 @@ export interface SignInClient {
   svcScopes: SvcScope[];
   redirectUris: string[];
   postLogoutRedirectUris: string[];
-  /** SHA-256 hex of the client secret (API clients); null until one was generated. */
-  secretHash: string | null;
 }
 
 const CACHE_TTL_MS = 5_000;
-// On globalThis: server.ts (oidc-provider) and Next's bundled server actions are two module graphs
-// in one process, and the portal's actions must clear the provider's copy (clearClientCache).
+// On globalThis: server.ts (oidc-provider) and Next's bundled server code are two module graphs in
+// one process; one cache, whichever graph hears of a change.
 const store = globalThis as unknown as { __signInClientCache?: Map<string, { value: SignInClient | null; at: number }> };
 const cache = (store.__signInClientCache ??= new Map());
+
+onChange((event) => {
+  if (event.kind === "all") cache.clear();
+  else if (event.kind === "app") cache.delete(event.clientId);
+});
 
 /** Scopes an API client's token may carry: its registered scopes that make sense without a user. */
 function appLevelScopes(scopes: SvcScope[]): SvcScope[] {
@@ -54,7 +60,6 @@ export async function findSignInClient(clientId: string): Promise<SignInClient |
       svcScopes: row.type === "api" ? appLevelScopes(registered) : registered,
       redirectUris: row.redirectUris,
       postLogoutRedirectUris: row.postLogoutRedirectUris,
-      secretHash: row.secretHash ?? null,
     };
   }
   // Misses are cached too (briefly): an unknown client_id must not cost a query per request.
@@ -63,17 +68,12 @@ export async function findSignInClient(clientId: string): Promise<SignInClient |
   return value;
 }
 
-/** Tests and the portal's own process: forget cached rows (e.g. right after approving an app). */
-export function clearClientCache(clientId?: string): void {
-  if (clientId) cache.delete(clientId);
-  else cache.clear();
-}
-
 /**
- * A secret that can never match: verifyClientSecret compares SHA-256 hex digests, and this is not
- * one. Used while an approved API client has no secret yet (oidc-provider requires a value).
+ * oidc-provider requires a `client_secret` in the metadata of a client that authenticates with one;
+ * the real check is compareClientSecret (provider.ts), against every active secret's stored hash.
+ * This value is not a SHA-256 hex digest, so nothing can ever match it.
  */
-const NO_SECRET = "no-secret-issued";
+const SECRETS_CHECKED_ELSEWHERE = "hashed-secrets-checked-by-compareClientSecret";
 
 /** Scopes a login client may request: the OIDC ones plus its registered `svc:` scopes. */
 export function loginClientScopes(client: SignInClient): string[] {
@@ -86,8 +86,7 @@ export function toClientMetadata(client: SignInClient): AdapterPayload {
     return {
       client_id: client.clientId,
       client_name: client.name,
-      // The stored hash stands in for the secret; compareClientSecret (provider.ts) checks it.
-      client_secret: client.secretHash ?? NO_SECRET,
+      client_secret: SECRETS_CHECKED_ELSEWHERE,
       grant_types: ["client_credentials"],
       response_types: [],
       redirect_uris: [],

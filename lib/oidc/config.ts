@@ -5,6 +5,7 @@ import { env } from "../env";
 import { OIDC_SCOPES, SVC_SCOPE_NAMES } from "../scopes";
 import { findConsentScopes } from "../services/consents";
 import { findAccount } from "./account";
+import { findAccessStatus, revokedThrough, waitPastRevocation } from "./access-tokens";
 import { PrismaAdapter } from "./adapter";
 import { apiResource, findSignInClient } from "./clients";
 import { renderErrorPage } from "./html";
@@ -115,6 +116,25 @@ async function loadExistingGrant(ctx: KoaContextWithOIDC) {
   return grant;
 }
 
+/**
+ * A token minted in the same second as a revocation of its app or grant would be void at birth
+ * (watermarks compare whole seconds with `iat`): wait for the next second and stamp the token then.
+ * Costs nothing unless this app (or this person's grant of it) was revoked within the last second.
+ */
+async function stampAfterRevocation(
+  token: { clientId?: string; accountId?: string },
+  payload: Record<string, unknown>,
+): Promise<void> {
+  if (!token.clientId || typeof payload.iat !== "number" || typeof payload.exp !== "number") return;
+  const userId = token.accountId ? Number(token.accountId) : undefined;
+  const through = revokedThrough(await findAccessStatus(token.clientId, userId));
+  if (through === null || payload.iat > through) return;
+  await waitPastRevocation(through);
+  const iat = Math.floor(Date.now() / 1000);
+  payload.exp = iat + (payload.exp - payload.iat);
+  payload.iat = iat;
+}
+
 export interface ConfigurationInput {
   jwks: { keys: JWK[] };
   cookieKeys: string[];
@@ -187,9 +207,10 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
     },
     formats: {
       customizers: {
-        // SPEC: `sub` only on user-delegated tokens (oidc-provider puts the client id there otherwise).
         async jwt(_ctx, token, jwt) {
+          // SPEC: `sub` only on user-delegated tokens (oidc-provider puts the client id there otherwise).
           if (token.kind === "ClientCredentials") delete jwt.payload.sub;
+          await stampAfterRevocation(token, jwt.payload);
         },
       },
     },

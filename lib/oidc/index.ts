@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { onChange } from "../database/changes";
 import { env } from "../env";
 import { logger } from "../logger";
 import { startExpiredModelCleanup } from "./adapter";
@@ -26,11 +27,15 @@ export async function createOidc(): Promise<OidcService> {
   let signer = accessTokenSigner(await listPublishedKeys());
 
   // Rotation (rotateSigningKeys, possibly in another process) changes the published key set; a
-  // fresh Provider picks it up within SIGNING_KEY_POLL_SECONDS. Requests in flight finish on the
-  // instance they started with.
+  // fresh Provider picks it up as soon as the change channel announces it, or at the latest within
+  // SIGNING_KEY_POLL_SECONDS. Requests in flight finish on the instance they started with.
   let rebuilding = false;
-  const poll = setInterval(() => {
-    if (rebuilding) return;
+  let again = false;
+  const reloadKeys = () => {
+    if (rebuilding) {
+      again = true;
+      return;
+    }
     rebuilding = true;
     listPublishedKeys()
       .then(async (keys) => {
@@ -43,9 +48,17 @@ export async function createOidc(): Promise<OidcService> {
       .catch((error: unknown) => logger.warn("signing key poll failed", { error: (error as Error).message }))
       .finally(() => {
         rebuilding = false;
+        if (again) {
+          again = false;
+          reloadKeys();
+        }
       });
-  }, env().SIGNING_KEY_POLL_SECONDS * 1000);
+  };
+  const poll = setInterval(reloadKeys, env().SIGNING_KEY_POLL_SECONDS * 1000);
   poll.unref();
+  const unsubscribe = onChange((event) => {
+    if (event.kind === "keys" || event.kind === "all") reloadKeys();
+  });
   const stopCleanup = startExpiredModelCleanup();
 
   return {
@@ -73,6 +86,7 @@ export async function createOidc(): Promise<OidcService> {
     },
     async stop() {
       clearInterval(poll);
+      unsubscribe();
       stopCleanup();
     },
   };

@@ -3,6 +3,7 @@ import type Provider from "oidc-provider";
 import { errors } from "oidc-provider";
 import { z } from "zod";
 import { env } from "../env";
+import { clientIp } from "../http/client-ip";
 import { logger } from "../logger";
 import { rememberConsent } from "../services/consents";
 import { signInWithPassword } from "./account";
@@ -72,15 +73,6 @@ function isSameOrigin(req: IncomingMessage): boolean {
   return false;
 }
 
-function clientIp(req: IncomingMessage): string {
-  if (env().TRUST_PROXY) {
-    const forwarded = req.headers["x-forwarded-for"];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
-    if (first) return first;
-  }
-  return req.socket.remoteAddress ?? "unknown";
-}
-
 function redirect(res: ServerResponse, location: string): void {
   res.statusCode = 303;
   res.setHeader("location", location);
@@ -139,7 +131,7 @@ export async function handleInteraction(
       if (prompt !== "login") return backToPage(res, uid);
       const parsed = loginForm.safeParse({ username: form.get("username") ?? "", password: form.get("password") ?? "" });
       if (!parsed.success) return backToPage(res, uid, "missing_fields");
-      const result = await signInWithPassword(parsed.data.username, parsed.data.password, clientIp(req));
+      const result = await signInWithPassword(parsed.data.username, parsed.data.password, clientIp(req, env().TRUST_PROXY_RULE));
       if (!result.ok) {
         logger.info("sign-in refused", { reason: result.error, client: details.params.client_id });
         return backToPage(res, uid, result.error);

@@ -1,17 +1,16 @@
 import type { KoaContextWithOIDC } from "oidc-provider";
 import Provider from "oidc-provider";
-import { verifyClientSecret } from "../crypto/secrets";
 import { env } from "../env";
 import { isAppError } from "../errors";
 import { logger } from "../logger";
 import { getCookieKeys } from "../services/settings";
-import { findCurrentSecretHash } from "../services/apps";
+import { verifyClientCredentials } from "../services/app-secrets";
+import { checkAccessToken } from "./access-tokens";
 import { findAccount } from "./account";
 import { clientOrigins, findSignInClient } from "./clients";
 import { buildConfiguration, interactionBase, ROUTES } from "./config";
 import { LOGOUT_PAGE_PATH, LOGOUT_XSRF_COOKIE, SIGNED_OUT_PAGE_PATH } from "./constants";
 import { getProviderJwks, keySetFingerprint } from "./keys";
-import { verifyAccessToken } from "./verify";
 
 /**
  * Builds the oidc-provider instance (STYLE: lib/oidc/provider.ts). Pinned to oidc-provider 9.x: the
@@ -43,7 +42,7 @@ async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
   ctx.redirect(new URL(SIGNED_OUT_PAGE_PATH, interactionBase()).href);
 }
 
-/** Client secrets are stored as SHA-256 hashes; the metadata carries the hash (clients.ts). */
+/** Client secrets are stored as SHA-256 hashes, one or two active per client (lib/services/app-secrets.ts). */
 function installClientSecretCheck(provider: Provider): void {
   // oidc-provider 9.13 lib/models/client.js `compareClientSecret(actual)` (awaited by
   // lib/shared/client_auth.js); panva's suggested hook for hashed secrets (issues #104, #631).
@@ -53,10 +52,9 @@ function installClientSecretCheck(provider: Provider): void {
     actual: string,
   ) {
     if (typeof actual !== "string" || typeof this.clientSecret !== "string") return false;
-    // The cached metadata may be a few seconds old; the stored hash is read fresh so a regenerated
-    // (or suspended) client's old secret fails at once, in every process.
-    const current = await findCurrentSecretHash(this.clientId);
-    return current !== null && verifyClientSecret(actual, current);
+    // The cached metadata may be a few seconds old; the stored hashes are read fresh, so a retired
+    // or rolled secret (or a suspended client's) fails at once, in every process.
+    return (await verifyClientCredentials(this.clientId, actual)) !== null;
   };
 }
 
@@ -69,7 +67,9 @@ function bearerToken(ctx: KoaContextWithOIDC): string | undefined {
 /**
  * userinfo for the platform's JWT access tokens. oidc-provider's own userinfo refuses every token
  * with an audience, and every token here is minted for the API (resource indicators), so the
- * endpoint answers from the verified token instead (same checks as the API, then the account).
+ * endpoint answers from the verified token instead, with the same checks as the API
+ * (lib/oidc/access-tokens.ts: signature, expiry, app approved, user present, not revoked), then the
+ * account (a disabled user has none).
  */
 async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
   ctx.set("cache-control", "no-store");
@@ -82,7 +82,7 @@ async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
   if (!token) return fail(401, "invalid_token", "no access token provided");
   let claims;
   try {
-    claims = await verifyAccessToken(token);
+    ({ claims } = await checkAccessToken(token));
   } catch (error) {
     if (isAppError(error)) return fail(401, "invalid_token", "invalid or expired access token");
     throw error;

@@ -1,4 +1,5 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from "jose";
+import { onChange } from "../database/changes";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { ACCESS_TOKEN_ALG, getPublicJwks } from "./keys";
@@ -46,6 +47,11 @@ async function loadKeys(): Promise<NonNullable<typeof cached>> {
 }
 
 let scheduled: Promise<NonNullable<typeof cached>> | undefined;
+
+// A rotation (announced on the change channel): reload the key set on the next verification.
+onChange((event) => {
+  if (event.kind === "keys" || event.kind === "all") cached = undefined;
+});
 
 async function keysFor(kid: string | undefined): Promise<NonNullable<typeof cached>> {
   const now = Date.now();

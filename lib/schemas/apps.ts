@@ -129,6 +129,18 @@ export const clientIdSchema = z
   .max(100)
   .regex(/^[A-Za-z0-9_-]+$/, "is not a client id");
 
+/** One of an API client's active secrets, as the owner and admins see it (issue 12). */
+export const secretViewSchema = z.object({
+  /** `sec_…`: names the secret in the portal, the CLI and the audit log. */
+  id: z.string(),
+  /** Last four characters, so the owner can tell secrets apart. */
+  hint: z.string(),
+  createdAt: z.date(),
+  /** Last successful token request with it (updated at most once a minute); null if never used. */
+  lastUsedAt: z.date().nullable(),
+});
+export type SecretView = z.infer<typeof secretViewSchema>;
+
 /** An application as the portal, admin area and CLI see it. Never carries a secret or its hash. */
 export const appViewSchema = z.object({
   clientId: z.string(),
@@ -145,9 +157,8 @@ export const appViewSchema = z.object({
   owner: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }),
   /** True once a secret was revealed (API clients only). */
   hasSecret: z.boolean(),
-  /** Last four characters of the current secret, so owners can tell secrets apart. */
-  secretHint: z.string().nullable(),
-  secretCreatedAt: z.date().nullable(),
+  /** The API client's active secrets (at most two), oldest first; never a value or a hash. */
+  secrets: z.array(secretViewSchema),
   reviewedAt: z.date().nullable(),
   createdAt: z.date(),
   updatedAt: z.date(),
@@ -161,9 +172,17 @@ export const appPageSchema = z.object({
 });
 export type AppPage = z.infer<typeof appPageSchema>;
 
-/** The one-time secret handed to the owner (reveal after approval, or regenerate). */
+
+export const secretIdSchema = z
+  .string()
+  .trim()
+  .regex(/^sec_[A-Za-z0-9]{1,40}$/, "is not a secret id (sec_…)");
+
+/** The one-time secret handed to the owner (first reveal after approval, add, or roll). */
 export const revealedSecretSchema = z.object({
   clientId: z.string(),
+  /** The new secret's id (`sec_…`). */
+  secretId: z.string(),
   clientSecret: z.string(),
   secretHint: z.string(),
 });

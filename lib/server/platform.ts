@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DEMO_ACCOUNTS as demoAccounts } from "../../prisma/demo-accounts";
 import type { Env } from "../env";
+import { CLIENT_IP_HEADER, clientIp, isTrustedPeer } from "../http/client-ip";
 import { logger } from "../logger";
 
 export interface Platform {
@@ -45,6 +46,35 @@ function setSecurityHeaders(res: ServerResponse, https: boolean): void {
 }
 
 /**
+ * With a list of trusted proxies, a request from any other peer may not describe the public URL:
+ * its X-Forwarded-Proto and -Host are dropped before oidc-provider (Koa's all-or-nothing
+ * `app.proxy`) or Next read them. Its X-Forwarded-For is harmless (lib/http/client-ip.ts stops at
+ * the untrusted peer).
+ */
+function forgetUntrustedForwarding(req: IncomingMessage, config: Env): void {
+  if (config.TRUST_PROXY_RULE.mode !== "list" || isTrustedPeer(req, config.TRUST_PROXY_RULE)) return;
+  delete req.headers["x-forwarded-proto"];
+  delete req.headers["x-forwarded-host"];
+}
+
+/**
+ * Next's headers() has no socket address, so the portal (lib/session.ts, the audit log) reads the
+ * client address from CLIENT_IP_HEADER, set here by the one rule. Whatever the client sent under
+ * that name is replaced, in the parsed headers and in rawHeaders alike.
+ */
+function setClientIpHeader(req: IncomingMessage, config: Env): void {
+  if (CLIENT_IP_HEADER in req.headers) {
+    const raw = req.rawHeaders;
+    const kept: string[] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      if (raw[i]!.toLowerCase() !== CLIENT_IP_HEADER) kept.push(raw[i]!, raw[i + 1]!);
+    }
+    raw.splice(0, raw.length, ...kept);
+  }
+  req.headers[CLIENT_IP_HEADER] = clientIp(req, config.TRUST_PROXY_RULE);
+}
+
+/**
  * Wires the sign-in service, the API and Next into one request handler. Each part is loaded here,
  * after the database URL is known, so that their modules read the final environment.
  */
@@ -59,6 +89,13 @@ export async function startPlatform(options: {
 
   const { ensureSettings } = await import("../services/settings");
   await ensureSettings();
+
+  // The change channel: control actions taken anywhere (another process, the CLI) reach this
+  // process's caches at once (lib/database/changes.ts). Start-up does not wait long for it: until
+  // it listens, the caches' TTLs bound what it misses, and it drops them all once it does.
+  const { startChangeListener } = await import("../database/changes");
+  const changes = startChangeListener();
+  await Promise.race([changes.ready, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
 
   if (config.SEED_DEMO) {
     const { seedDemoWorld } = await import("../../prisma/seed");
@@ -99,6 +136,7 @@ export async function startPlatform(options: {
   const https = config.APP_URL.startsWith("https:");
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    forgetUntrustedForwarding(req, config);
     const url = req.url ?? "/";
     const path = url.split("?")[0]!;
     const isIssuer = path === issuerPath || path.startsWith(`${issuerPath}/`);
@@ -124,6 +162,7 @@ export async function startPlatform(options: {
       return;
     }
     if (nextHandler) {
+      setClientIpHeader(req, config);
       await nextHandler(req, res);
       return;
     }
@@ -156,6 +195,7 @@ export async function startPlatform(options: {
       return lines.join("\n") + "\n";
     },
     async stop() {
+      await changes.stop();
       await oidc.stop?.();
       await closeNext?.().catch(() => {});
     },

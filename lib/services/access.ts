@@ -2,23 +2,39 @@ import { turnBatched } from "../database/batch";
 import { pool } from "../db";
 
 /**
- * What the API's bearer check (lib/api/auth.ts) needs from the database after a token verified:
- * whether its app is still approved and whether its user still exists and is enabled. Misses of
- * one event-loop turn share ONE query: with many distinct users each token is seen about once per
- * cache period, so a query of its own would double the round trips of a one-query read (issue 6).
+ * What the bearer check (lib/oidc/access-tokens.ts: the API and userinfo) needs from the database
+ * after a token verified: whether its app is still approved, whether its user still exists and is
+ * enabled, and the two revocation watermarks (issue 12): tokens of the app, or of this person for
+ * this app, issued at or before them are void. Misses of one event-loop turn share ONE query: with
+ * many distinct users each token is seen about once per cache period, so a query of its own would
+ * double the round trips of a one-query read (issue 6).
  */
 export interface AccessStatus {
   appApproved: boolean;
   /** undefined: app-only token. null: the user id does not exist. */
   userDisabled: boolean | null | undefined;
+  /** Unix seconds: the app's tokens with `iat` at or before it are void (suspension, secret roll). */
+  appTokensRevokedAt: number | null;
+  /** Unix seconds: this person's tokens for the app with `iat` at or before it are void. */
+  userTokensRevokedAt: number | null;
 }
 
 const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefined }, AccessStatus>(async (keys) => {
-  const { rows } = await pool.query<{ i: string; app_status: string | null; user_disabled: boolean | null }>({
-    name: "api_access_status_batch",
-    text: `SELECT k.i, (SELECT status::text FROM "Application" WHERE "clientId" = k.client_id) AS app_status,
-                  (SELECT disabled FROM "User" WHERE id = k.user_id) AS user_disabled
-           FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS k(client_id, user_id, i)`,
+  const { rows } = await pool.query<{
+    i: string;
+    app_status: string | null;
+    app_revoked: number | null;
+    user_disabled: boolean | null;
+    grant_revoked: number | null;
+  }>({
+    name: "api_access_status_batch_v2",
+    // Timestamps hold UTC (as Prisma writes them): epoch of a timestamp without time zone is UTC.
+    text: `SELECT k.i, a.status::text AS app_status, floor(extract(epoch FROM a."tokensRevokedAt"))::int AS app_revoked,
+                  u.disabled AS user_disabled, floor(extract(epoch FROM r."revokedAt"))::int AS grant_revoked
+           FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS k(client_id, user_id, i)
+           LEFT JOIN "Application" a ON a."clientId" = k.client_id
+           LEFT JOIN "User" u ON u.id = k.user_id
+           LEFT JOIN "TokenRevocation" r ON r."userId" = k.user_id AND r."clientId" = k.client_id`,
     values: [keys.map((k) => k.clientId), keys.map((k) => k.userId ?? null)],
   });
   const byIndex = new Map(rows.map((r) => [Number(r.i), r]));
@@ -27,6 +43,8 @@ const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefi
     return {
       appApproved: row?.app_status === "approved",
       userDisabled: k.userId === undefined ? undefined : (row?.user_disabled ?? null),
+      appTokensRevokedAt: row?.app_revoked ?? null,
+      userTokensRevokedAt: row?.grant_revoked ?? null,
     };
   });
 });

@@ -1,14 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { generateClientSecret, hashClientSecret, secretHint } from "../crypto/secrets";
-import { turnBatched } from "../database/batch";
-import { db, pool, Prisma, type Tx } from "../db";
+import { transactionWithChanges } from "../database/changes";
+import { db, Prisma, type Tx } from "../db";
 import { AppError } from "../errors";
 import {
   checkRedirectsForType,
   type AppPage,
   type AppView,
   type CreateAppInput,
-  type RevealedSecret,
   type UpdateAppInput,
 } from "../schemas/apps";
 import { isAdminActor, type Actor } from "./actor";
@@ -16,10 +14,11 @@ import { recordAudit } from "./audit";
 import { ensureSystemUser } from "./users";
 
 /**
- * Applications of the developer portal: registration by developers, review by admins, the
- * reveal-once client secret of approved API clients, and the portal's own first-party client.
- * Every state change is audited; permission checks live here so the portal, the admin area and the
- * CLI cannot disagree.
+ * Applications of the developer portal: registration by developers, review by admins, and the
+ * portal's own first-party client (client secrets: lib/services/app-secrets.ts). Every state change
+ * is audited and announced on the change channel in its transaction, so every process's caches
+ * follow at once; permission checks live here so the portal, the admin area and the CLI cannot
+ * disagree.
  */
 
 /** The portal's own login client (next-auth), created at start-up. */
@@ -28,8 +27,11 @@ export const PORTAL_CLIENT_ID = "developer-portal";
 type AppStatus = AppView["status"];
 type AppType = AppView["type"];
 
-const appInclude = { owner: { select: { id: true, handle: true, displayName: true } } } as const;
-type AppRow = Prisma.ApplicationGetPayload<{ include: typeof appInclude }> & { secretHash?: string | null };
+const appInclude = {
+  owner: { select: { id: true, handle: true, displayName: true } },
+  secrets: { select: { id: true, hint: true, createdAt: true, lastUsedAt: true }, orderBy: { createdAt: "asc" } },
+} satisfies Prisma.ApplicationInclude;
+type AppRow = Prisma.ApplicationGetPayload<{ include: typeof appInclude }>;
 
 function toAppView(row: AppRow): AppView {
   return {
@@ -44,9 +46,8 @@ function toAppView(row: AppRow): AppView {
     postLogoutRedirectUris: row.postLogoutRedirectUris,
     firstParty: row.firstParty,
     owner: row.owner,
-    hasSecret: row.secretCreatedAt !== null,
-    secretHint: row.secretHint,
-    secretCreatedAt: row.secretCreatedAt,
+    hasSecret: row.secrets.length > 0,
+    secrets: row.secrets,
     reviewedAt: row.reviewedAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -55,27 +56,32 @@ function toAppView(row: AppRow): AppView {
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** 20 base62 characters (~119 bits) after a type prefix: `api_…` or `app_…` (login clients). */
-export function generateClientId(type: AppType): string {
+/** `length` uniformly random base62 characters. */
+export function randomBase62(length: number): string {
   let out = "";
-  while (out.length < 20) {
+  while (out.length < length) {
     for (const byte of randomBytes(32)) {
       // Rejection sampling: 248 = 4 × 62, so every character is equally likely.
-      if (byte < 248 && out.length < 20) out += BASE62[byte % 62];
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
     }
   }
-  return `${type === "api" ? "api" : "app"}_${out}`;
+  return out;
 }
 
-async function loadApp(clientId: string, client: Tx | typeof db = db): Promise<AppRow | null> {
+/** 20 base62 characters (~119 bits) after a type prefix: `api_…` or `app_…` (login clients). */
+export function generateClientId(type: AppType): string {
+  return `${type === "api" ? "api" : "app"}_${randomBase62(20)}`;
+}
+
+export async function loadApp(clientId: string, client: Tx | typeof db = db): Promise<AppRow | null> {
   return client.application.findUnique({ where: { clientId }, include: appInclude });
 }
 
-function isOwner(app: { ownerId: number }, actor: Actor): boolean {
+export function isOwner(app: { ownerId: number }, actor: Actor): boolean {
   return actor.kind === "user" && actor.id === app.ownerId;
 }
 
-function notFound(clientId: string): AppError {
+export function notFound(clientId: string): AppError {
   return new AppError("not_found", `No application with the client id "${clientId}".`);
 }
 
@@ -83,7 +89,7 @@ function notFound(clientId: string): AppError {
  * Loads an app the actor may manage (owner, admin or the operator). Anyone else gets not_found,
  * so an app's existence is not revealed, and the attempt is audited.
  */
-async function loadManageable(clientId: string, actor: Actor, action: string): Promise<AppRow> {
+export async function loadManageable(clientId: string, actor: Actor, action: string): Promise<AppRow> {
   const app = await loadApp(clientId);
   if (!app) throw notFound(clientId);
   if (!isOwner(app, actor) && !isAdminActor(actor)) {
@@ -108,10 +114,21 @@ function refuseFirstParty(app: AppRow, what: string): void {
 }
 
 /** Revokes everything issued to a client: oidc-provider grants, tokens, sessions' client entries. */
-async function revokeClientGrants(tx: Tx, clientId: string, alsoConsents: boolean): Promise<number> {
+export async function revokeClientGrants(tx: Tx, clientId: string, alsoConsents: boolean): Promise<number> {
   const { count } = await tx.oidcModel.deleteMany({ where: { clientId } });
   if (alsoConsents) await tx.consent.deleteMany({ where: { clientId } });
   return count;
+}
+
+/**
+ * Voids every access token of the app issued up to now (issue 12): the API and userinfo compare
+ * the token's `iat` with this watermark. The database's clock (clock_timestamp, not the
+ * transaction's start) as the last statement before the commit, so no token minted while the
+ * transaction ran escapes it. Never cleared: reinstating an app does not revive old tokens.
+ */
+export async function voidAppTokens(tx: Tx, clientId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "Application" SET "tokensRevokedAt" = clock_timestamp() AT TIME ZONE 'UTC'
+                       WHERE "clientId" = ${clientId}`;
 }
 
 export async function createApp(input: CreateAppInput, owner: { id: number }, actor: Actor): Promise<AppView> {
@@ -221,12 +238,13 @@ export async function updateApp(clientId: string, input: UpdateAppInput, actor: 
   const changed = Object.fromEntries(
     Object.entries(input).filter(([, value]) => value !== undefined),
   ) as UpdateAppInput;
-  return db.$transaction(async (tx) => {
+  return transactionWithChanges(async (tx, announce) => {
     const row = await tx.application.update({ where: { clientId }, data: changed, include: appInclude });
     await recordAudit(
       { actor, action: "app.update", targetType: "app", targetId: clientId, detail: { fields: Object.keys(changed) } },
       tx,
     );
+    await announce({ kind: "app", clientId });
     return toAppView(row);
   });
 }
@@ -235,13 +253,14 @@ export async function updateApp(clientId: string, input: UpdateAppInput, actor: 
 export async function deleteApp(clientId: string, actor: Actor): Promise<void> {
   const app = await loadManageable(clientId, actor, "app.delete");
   refuseFirstParty(app, "deleted");
-  await db.$transaction(async (tx) => {
+  await transactionWithChanges(async (tx, announce) => {
     const revoked = await revokeClientGrants(tx, clientId, true);
     await tx.application.delete({ where: { clientId } });
     await recordAudit(
       { actor, action: "app.delete", targetType: "app", targetId: clientId, detail: { name: app.name, revoked } },
       tx,
     );
+    await announce({ kind: "app", clientId });
   });
 }
 
@@ -272,7 +291,7 @@ async function transition(clientId: string, kind: Transition, actor: Actor, reas
   const app = await loadApp(clientId);
   if (!app) throw notFound(clientId);
   if (rule.to !== "approved") refuseFirstParty(app, `${kind === "reject" ? "rejected" : "suspended"}`);
-  return db.$transaction(async (tx) => {
+  return transactionWithChanges(async (tx, announce) => {
     // Conditional on the current status, so two admins acting at once cannot both succeed.
     const { count } = await tx.application.updateMany({
       where: { clientId, status: { in: [...rule.from] } },
@@ -289,8 +308,9 @@ async function transition(clientId: string, kind: Transition, actor: Actor, reas
       const current = (await loadApp(clientId, tx))?.status ?? app.status;
       throw new AppError("conflict", `Cannot ${kind} ${clientId}: ${CONFLICT_HINT[kind][current] ?? `it is ${current}`}.`);
     }
-    // A suspended client loses every grant and token at once (its remembered consents stay, so a
-    // reinstated app does not ask every user again).
+    // A suspended client loses every grant, refresh token and access token at once, for good: its
+    // tokens stay void after a reinstatement (the watermark stays). Its remembered consents stay,
+    // so a reinstated app does not ask every user again.
     const revoked = rule.to === "suspended" ? await revokeClientGrants(tx, clientId, false) : 0;
     await recordAudit(
       {
@@ -302,7 +322,10 @@ async function transition(clientId: string, kind: Transition, actor: Actor, reas
       },
       tx,
     );
-    return toAppView((await loadApp(clientId, tx))!);
+    const view = toAppView((await loadApp(clientId, tx))!);
+    if (rule.to === "suspended") await voidAppTokens(tx, clientId);
+    await announce({ kind: "app", clientId });
+    return view;
   });
 }
 
@@ -322,91 +345,15 @@ export function reinstateApp(clientId: string, actor: Actor): Promise<AppView> {
   return transition(clientId, "reinstate", actor);
 }
 
-/**
- * SPEC: "the client secret is revealed once on the application page" after approval. For an
- * approved API client that has no secret yet, generate one, store only its hash, and return it;
- * otherwise null. The store is a conditional update (secretHash IS NULL), so two concurrent page
- * loads cannot both reveal. Only the owner (or the operator) triggers it: an admin looking at the
- * app must not consume the owner's one reveal.
- */
-export async function revealSecretOnce(clientId: string, actor: Actor): Promise<RevealedSecret | null> {
-  const app = await loadManageable(clientId, actor, "app.secret.reveal");
-  if (!isOwner(app, actor) && actor.kind !== "system") return null;
-  if (app.type !== "api" || app.status !== "approved" || app.secretCreatedAt !== null) return null;
-  const secret = generateClientSecret();
-  return db.$transaction(async (tx) => {
-    const { count } = await tx.application.updateMany({
-      where: { clientId, type: "api", status: "approved", secretHash: null },
-      data: { secretHash: hashClientSecret(secret), secretHint: secretHint(secret), secretCreatedAt: new Date() },
-    });
-    if (count === 0) return null;
-    await recordAudit({ actor, action: "app.secret.reveal", targetType: "app", targetId: clientId }, tx);
-    return { clientId, clientSecret: secret, secretHint: secretHint(secret) };
-  });
-}
-
-/**
- * A new secret for an approved API client, returned once; the old one stops working at once (the
- * hash is replaced) and every grant and token issued to the client is revoked.
- */
-export async function regenerateSecret(clientId: string, actor: Actor): Promise<RevealedSecret> {
-  const app = await loadManageable(clientId, actor, "app.secret.regenerate");
-  if (!isOwner(app, actor) && actor.kind !== "system") {
-    // Admins manage apps but never see another developer's secret.
-    await recordAudit({ actor, action: "app.secret.regenerate", targetType: "app", targetId: clientId, outcome: "denied" });
-    throw new AppError("forbidden", "Only the owner can regenerate an application's secret.");
-  }
-  if (app.type !== "api") throw new AppError("invalid_request", "A login client has no secret.");
-  if (app.status !== "approved") {
-    throw new AppError("conflict", `The application is ${app.status}; only an approved API client has a secret.`);
-  }
-  const secret = generateClientSecret();
-  return db.$transaction(async (tx) => {
-    const { count } = await tx.application.updateMany({
-      where: { clientId, status: "approved" },
-      data: { secretHash: hashClientSecret(secret), secretHint: secretHint(secret), secretCreatedAt: new Date() },
-    });
-    if (count === 0) throw new AppError("conflict", "The application is no longer approved.");
-    const revoked = await revokeClientGrants(tx, clientId, false);
-    await recordAudit(
-      { actor, action: "app.secret.regenerate", targetType: "app", targetId: clientId, detail: { revoked } },
-      tx,
-    );
-    return { clientId, clientSecret: secret, secretHint: secretHint(secret) };
-  });
-}
-
-/**
- * The current secret hash of an approved API client, read fresh (one indexed query, no cache): a
- * regenerated secret makes the old one fail at once, in every process (issue 5). Read on every
- * client-credentials grant, so the grants of one event-loop turn share the query (issue 6).
- */
-export function findCurrentSecretHash(clientId: string): Promise<string | null> {
-  return loadCurrentSecretHash(clientId);
-}
-
-const loadCurrentSecretHash = turnBatched<string, string | null>(async (clientIds) => {
-  const { rows } = await pool.query<{ clientId: string; secretHash: string | null }>({
-    name: "apps_current_secret_hashes",
-    text: `SELECT "clientId", "secretHash" FROM "Application"
-           WHERE "clientId" = ANY($1::text[]) AND status = 'approved' AND type = 'api'`,
-    values: [[...new Set(clientIds)]],
-  });
-  const hashes = new Map(rows.map((r) => [r.clientId, r.secretHash]));
-  return clientIds.map((id) => hashes.get(id) ?? null);
-});
-
-/** What the sign-in service needs to know about a client, secret hash included. Null if unknown. */
+/** What the sign-in service needs to know about a client (never its secrets). Null if unknown. */
 export async function findClientForSignIn(clientId: string) {
   return db.application.findUnique({
     where: { clientId },
-    // Explicit select overrides the client-level omit of secretHash (lib/db.ts).
     select: {
       clientId: true,
       name: true,
       type: true,
       status: true,
-      secretHash: true,
       redirectUris: true,
       postLogoutRedirectUris: true,
       scopes: true,

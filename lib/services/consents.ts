@@ -1,4 +1,7 @@
-import { db } from "../db";
+import { transactionWithChanges, type Change } from "../database/changes";
+import { db, type Tx } from "../db";
+import type { Actor } from "./actor";
+import { recordAudit } from "./audit";
 
 /**
  * A user's remembered consent for a third-party login client (PRODUCT.md: the consent page is
@@ -22,6 +25,42 @@ export async function rememberConsent(userId: number, clientId: string, scopes: 
     ON CONFLICT ("userId", "clientId") DO UPDATE SET
       scopes = (SELECT array_agg(DISTINCT s ORDER BY s) FROM unnest("Consent".scopes || EXCLUDED.scopes) AS s),
       "updatedAt" = EXCLUDED."updatedAt"`;
+}
+
+/**
+ * SQL that voids this person's access tokens for the app issued up to now (issue 12: the per
+ * (user, app) watermark the API and userinfo compare with `iat`). The database's clock
+ * (clock_timestamp), so every process agrees; never moved backwards.
+ */
+export const VOID_GRANT_TOKENS_SQL = `
+  INSERT INTO "TokenRevocation" ("userId", "clientId", "revokedAt")
+  VALUES ($1, $2, clock_timestamp() AT TIME ZONE 'UTC')
+  ON CONFLICT ("userId", "clientId") DO UPDATE SET "revokedAt" = GREATEST("TokenRevocation"."revokedAt", EXCLUDED."revokedAt")`;
+
+/** Voids this person's access tokens for the app (in the caller's transaction) and names the change. */
+export async function voidGrantTokens(tx: Tx, userId: number, clientId: string): Promise<Change> {
+  await tx.$executeRawUnsafe(VOID_GRANT_TOKENS_SQL, userId, clientId);
+  return { kind: "grant", userId, clientId };
+}
+
+/**
+ * Revokes a person's authorization of a login client: the remembered consent goes (the next
+ * sign-in asks again), every grant and refresh token of that person for the app is deleted, and
+ * every access token of theirs for the app stops working at once, in every process.
+ */
+export async function revokeConsent(userId: number, clientId: string, actor: Actor): Promise<{ revoked: number }> {
+  return transactionWithChanges(async (tx, announce) => {
+    await tx.consent.deleteMany({ where: { userId, clientId } });
+    // Grants, refresh tokens and codes of oidc-provider carry the account in their payload.
+    const revoked = await tx.$executeRaw`
+      DELETE FROM "OidcModel" WHERE "clientId" = ${clientId} AND payload->>'accountId' = ${String(userId)}`;
+    await recordAudit(
+      { actor, action: "consent.revoke", targetType: "user", targetId: String(userId), detail: { client: clientId, revoked } },
+      tx,
+    );
+    await announce(await voidGrantTokens(tx, userId, clientId));
+    return { revoked };
+  });
 }
 
 /** Forgets a user's consent for a client (the next authorization shows the consent page again). */

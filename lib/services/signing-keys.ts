@@ -1,5 +1,6 @@
 import type { JWK } from "jose";
 import type { PoolClient } from "pg";
+import { applyChange, publishChangeWith } from "../database/changes";
 import { db, pool } from "../db";
 
 /**
@@ -63,7 +64,8 @@ function writer(client: PoolClient): SigningKeyWriter {
 
 /**
  * Runs `fn` in one transaction holding an advisory lock, so two processes starting (or rotating)
- * at once do not both generate keys.
+ * at once do not both generate keys. The key change is announced on the change channel, so every
+ * process signs with the new keys at once (SIGNING_KEY_POLL_SECONDS only bounds a missed message).
  */
 export async function withSigningKeyLock<T>(fn: (keys: SigningKeyWriter) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -71,7 +73,9 @@ export async function withSigningKeyLock<T>(fn: (keys: SigningKeyWriter) => Prom
     await client.query("BEGIN");
     await client.query("SELECT pg_advisory_xact_lock($1)", [KEYGEN_LOCK]);
     const result = await fn(writer(client));
+    await publishChangeWith(client, { kind: "keys" });
     await client.query("COMMIT");
+    applyChange({ kind: "keys" });
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});

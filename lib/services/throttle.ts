@@ -1,72 +1,143 @@
 import { pool } from "../db";
 
 /**
- * Fixed-window failure counters in the RateLimit table, shared by every process (PRODUCT.md: rate
- * limits live in PostgreSQL). Used for failed sign-ins per account and per client IP.
+ * The login throttle: fixed-window counters in the RateLimit table, shared by every process
+ * (PRODUCT.md: rate limits live in PostgreSQL).
+ *
+ * An attempt is reserved before the password is checked, in one atomic upsert per key, so attempts
+ * sent in parallel each see their own count and at most the limit are ever evaluated (issue 12:
+ * reading the count, running scrypt and then writing let 50 parallel guesses through). Three keys:
+ * - the (account, client IP) pair: 5 attempts, with growing delays before the 3rd, 4th and 5th;
+ *   a stranger's guesses lock the pair, not the account's owner elsewhere;
+ * - the client IP: 30 attempts, whichever accounts (password spraying);
+ * - the account: 50 attempts from all addresses together. Over that, only an address with no
+ *   attempt of its own on the account in this window is still heard, after a delay.
+ * A refused attempt is given back at once (it was not evaluated), so hammering a closed pair does
+ * not push the IP or the account towards their limits; a successful one is given back too (a
+ * sign-in never uses up a budget). What remains counted is the wrong passwords, and those in flight.
  */
-export interface ThrottleRule {
-  /** Row key, e.g. `login:account:alice`. */
-  key: string;
-  /** Failures allowed within one window. */
-  limit: number;
-  windowSeconds: number;
-}
-
-/** Failed sign-ins: 5 per account and 20 per IP address per 15 minutes. */
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
-export const LOGIN_LIMIT_PER_ACCOUNT = 5;
-export const LOGIN_LIMIT_PER_IP = 20;
+/** Attempts per (account, client IP) pair per window. */
+export const LOGIN_LIMIT_PER_PAIR = 5;
+/** Attempts per client IP per window, over all accounts. */
+export const LOGIN_LIMIT_PER_IP = 30;
+/** Attempts per account per window, over all addresses; over it, see LOGIN_LOCKED_FRESH_IP_DELAY_MS. */
+export const LOGIN_LIMIT_PER_ACCOUNT = 50;
+/** Before a pair's attempt n: nothing for n ≤ 2, then 1 s, 2 s, 4 s, … capped here. */
+export const LOGIN_PAIR_DELAY_MAX_MS = 4000;
+/** An address with no attempt of its own on an account that is over its limit waits this long. */
+export const LOGIN_LOCKED_FRESH_IP_DELAY_MS = 2000;
+
+/** The wait before a pair's attempt number `n` (1-based) is evaluated. */
+export function pairDelayMs(n: number): number {
+  return n <= 2 ? 0 : Math.min(1000 * 2 ** (n - 3), LOGIN_PAIR_DELAY_MAX_MS);
+}
 
 /** PostgreSQL text cannot hold NUL; a typed username may contain anything (it is no handle then). */
 const keyPart = (value: string, max: number) => value.replace(/[\u0000-\u001f\u007f]/g, "\ufffd").slice(0, max);
 
-export function loginThrottleRules(handle: string, ip: string): ThrottleRule[] {
-  return [
-    { key: `login:account:${keyPart(handle.toLowerCase(), 100)}`, limit: LOGIN_LIMIT_PER_ACCOUNT, windowSeconds: LOGIN_WINDOW_SECONDS },
-    { key: `login:ip:${keyPart(ip, 64)}`, limit: LOGIN_LIMIT_PER_IP, windowSeconds: LOGIN_WINDOW_SECONDS },
-  ];
+export interface LoginKeys {
+  /** `login:pair:IP|account`: an address never holds `|`, so the split is unambiguous. */
+  pair: string;
+  ip: string;
+  account: string;
 }
 
-// Timestamps as ISO strings with `Z`: the column is timestamp(3) holding UTC, as Prisma writes it.
-const iso = (date: Date) => date.toISOString();
+/** Keys for a normalized handle (known or not: unknown handles are throttled alike) and a client IP. */
+export function loginKeys(handle: string, ip: string): LoginKeys {
+  const account = keyPart(handle.toLowerCase(), 100);
+  const address = keyPart(ip, 64);
+  return { pair: `login:pair:${address}|${account}`, ip: `login:ip:${address}`, account: `login:account:${account}` };
+}
+
+interface Counter {
+  count: number;
+  /** When this key's window began, as the database wrote it (the give-back matches on it). */
+  windowStart: string;
+  windowEnd: Date;
+}
+
+/** An admitted attempt: evaluate the password after `delayMs`, then settle it. */
+export interface LoginReservation {
+  keys: LoginKeys;
+  counters: Record<keyof LoginKeys, Counter>;
+  delayMs: number;
+}
+
+export type LoginAdmission = { ok: true; reservation: LoginReservation } | { ok: false; retryAt: Date };
+
+const KEY_ORDER = ["pair", "ip", "account"] as const;
 
 /**
- * The earliest time every rule allows another attempt, or null when none is exhausted. Reading
- * is enough here: the count only grows on a failure (recordFailure).
+ * Counts one attempt on all three keys in one statement (each row's upsert is atomic; the rows are
+ * always locked in the order pair, ip, account, so concurrent statements cannot deadlock). A window
+ * that has ended restarts at 1. Times come from the database clock, shared by every process.
  */
-export async function findThrottledUntil(rules: ThrottleRule[], now = new Date()): Promise<Date | null> {
-  if (rules.length === 0) return null;
-  const { rows } = await pool.query<{ key: string; count: number; windowStart: string }>(
-    `SELECT key, count, to_char("windowStart", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "windowStart"
-     FROM "RateLimit" WHERE key = ANY($1)`,
-    [rules.map((r) => r.key)],
+async function reserve(keys: LoginKeys): Promise<Record<keyof LoginKeys, Counter>> {
+  const ordered = KEY_ORDER.map((name) => keys[name]);
+  const { rows } = await pool.query<{ key: string; count: number; windowStart: string; windowEnd: string }>(
+    `WITH clock AS (SELECT date_trunc('milliseconds', now() AT TIME ZONE 'UTC') AS t)
+     INSERT INTO "RateLimit" AS r (key, count, "windowStart")
+     SELECT k.key, 1, clock.t FROM unnest($1::text[]) WITH ORDINALITY AS k(key, n), clock ORDER BY k.n
+     ON CONFLICT (key) DO UPDATE SET
+       count = CASE WHEN r."windowStart" <= EXCLUDED."windowStart" - make_interval(secs => $2) THEN 1 ELSE r.count + 1 END,
+       "windowStart" = CASE WHEN r."windowStart" <= EXCLUDED."windowStart" - make_interval(secs => $2)
+                       THEN EXCLUDED."windowStart" ELSE r."windowStart" END
+     RETURNING key, count, r."windowStart"::text AS "windowStart",
+       to_char(r."windowStart" + make_interval(secs => $2), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "windowEnd"`,
+    [ordered, LOGIN_WINDOW_SECONDS],
   );
-  let until: Date | null = null;
-  for (const rule of rules) {
-    const row = rows.find((r) => r.key === rule.key);
-    if (!row) continue;
-    const end = new Date(new Date(row.windowStart).getTime() + rule.windowSeconds * 1000);
-    if (end > now && row.count >= rule.limit && (!until || end > until)) until = end;
-  }
-  return until;
+  const counter = (key: string): Counter => {
+    const row = rows.find((r) => r.key === key);
+    if (!row) throw new Error(`login throttle: no counter returned for ${key}`);
+    return { count: row.count, windowStart: row.windowStart, windowEnd: new Date(row.windowEnd) };
+  };
+  return { pair: counter(keys.pair), ip: counter(keys.ip), account: counter(keys.account) };
 }
 
-/** Counts one failure against every rule (atomic upsert; a stale window restarts at 1). */
-export async function recordFailure(rules: ThrottleRule[], now = new Date()): Promise<void> {
-  for (const rule of rules) {
-    const windowFloor = new Date(now.getTime() - rule.windowSeconds * 1000);
-    await pool.query(
-      `INSERT INTO "RateLimit" (key, count, "windowStart") VALUES ($1, 1, $2)
-       ON CONFLICT (key) DO UPDATE SET
-         count = CASE WHEN "RateLimit"."windowStart" <= $3 THEN 1 ELSE "RateLimit".count + 1 END,
-         "windowStart" = CASE WHEN "RateLimit"."windowStart" <= $3 THEN $2 ELSE "RateLimit"."windowStart" END`,
-      [rule.key, iso(now), iso(windowFloor)],
-    );
-  }
+/** Takes one attempt back from each key, only within the window it was counted in, never below 0. */
+async function giveBack(entries: { key: string; windowStart: string }[]): Promise<void> {
+  if (entries.length === 0) return;
+  await pool.query(
+    `UPDATE "RateLimit" AS r SET count = GREATEST(r.count - 1, 0)
+     FROM unnest($1::text[], $2::timestamp(3)[]) AS g(key, "windowStart")
+     WHERE r.key = g.key AND r."windowStart" = g."windowStart"`,
+    [entries.map((e) => e.key), entries.map((e) => e.windowStart)],
+  );
 }
 
-/** A successful sign-in clears the account's counter (not the IP's: one success must not unlock a sprayer). */
-export async function clearFailures(keys: string[]): Promise<void> {
-  if (keys.length === 0) return;
-  await pool.query(`DELETE FROM "RateLimit" WHERE key = ANY($1)`, [keys]);
+/**
+ * Reserves one sign-in attempt for (handle, ip) and decides on it before any password is looked at:
+ * refused (with the earliest time the refusing limits allow another try), or admitted with the
+ * delay to wait before evaluating it.
+ */
+export async function reserveLoginAttempt(handle: string, ip: string): Promise<LoginAdmission> {
+  const keys = loginKeys(handle, ip);
+  const counters = await reserve(keys);
+  const refusedUntil: Date[] = [];
+  if (counters.ip.count > LOGIN_LIMIT_PER_IP) refusedUntil.push(counters.ip.windowEnd);
+  if (counters.pair.count > LOGIN_LIMIT_PER_PAIR) refusedUntil.push(counters.pair.windowEnd);
+  // Over the account limit, an address that has tried nothing on this account yet is still heard.
+  const accountLocked = counters.account.count > LOGIN_LIMIT_PER_ACCOUNT;
+  if (accountLocked && counters.pair.count > 1) refusedUntil.push(counters.account.windowEnd);
+  if (refusedUntil.length > 0) {
+    await giveBack(KEY_ORDER.map((name) => ({ key: keys[name], windowStart: counters[name].windowStart })));
+    return { ok: false, retryAt: new Date(Math.max(...refusedUntil.map((d) => d.getTime()))) };
+  }
+  const delayMs = accountLocked ? LOGIN_LOCKED_FRESH_IP_DELAY_MS : pairDelayMs(counters.pair.count);
+  return { ok: true, reservation: { keys, counters, delayMs } };
+}
+
+/**
+ * After the password was checked. A wrong one keeps its reservation (that is the failure count);
+ * the right one clears the pair and gives this attempt back to the IP and the account.
+ */
+export async function settleLoginAttempt(reservation: LoginReservation, outcome: "success" | "failure"): Promise<void> {
+  if (outcome === "failure") return;
+  const { keys, counters } = reservation;
+  await pool.query(`DELETE FROM "RateLimit" WHERE key = $1`, [keys.pair]);
+  await giveBack([
+    { key: keys.ip, windowStart: counters.ip.windowStart },
+    { key: keys.account, windowStart: counters.account.windowStart },
+  ]);
 }

@@ -1,6 +1,8 @@
-import { dummyPasswordHash, hashPassword, verifyPassword } from "../crypto/passwords";
+import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from "../crypto/passwords";
+import { transactionWithChanges } from "../database/changes";
 import { db, Prisma } from "../db";
 import { AppError } from "../errors";
+import { logger } from "../logger";
 import { HANDLE_PATTERN, type CreateUserInput, type UserPage, type UserView } from "../schemas/users";
 import { isAdminActor, type Actor } from "./actor";
 import { recordAudit } from "./audit";
@@ -123,9 +125,25 @@ export async function verifyUserCredentials(handle: string, password: string): P
     return { ok: false, reason: "invalid_credentials" };
   }
   if (!(await verifyPassword(password, row.passwordHash))) return { ok: false, reason: "invalid_credentials" };
+  if (needsRehash(row.passwordHash)) await rehashPassword(row.id, row.passwordHash, password);
   const { passwordHash: _omitted, ...user } = row;
   if (user.disabled) return { ok: false, reason: "disabled" };
   return { ok: true, user: toUserView(user) };
+}
+
+/**
+ * Replaces a hash made with older parameters, now that the password is known to be right. The
+ * UPDATE is conditional on the old hash: of two sign-ins at once one writes, the other changes
+ * nothing (either hash verifies), and a password changed meanwhile is never overwritten. A failure
+ * is logged, not shown: the sign-in itself succeeded, and the next one tries again.
+ */
+async function rehashPassword(userId: number, oldHash: string, password: string): Promise<void> {
+  try {
+    const passwordHash = await hashPassword(password);
+    await db.user.updateMany({ where: { id: userId, passwordHash: oldHash }, data: { passwordHash } });
+  } catch (error) {
+    logger.warn("password rehash failed", { userId, error: (error as Error).message });
+  }
 }
 
 async function setFlag(
@@ -147,15 +165,21 @@ async function setFlag(
     await recordAudit({ actor, action, targetType: "user", targetId: target, outcome: "denied", detail: { why: "self" } });
     throw new AppError("forbidden", "You cannot disable your own account.");
   }
-  const row = await db.$transaction(async (tx) => {
+  // Announced in the transaction: every process's cached status of this user is dropped at once.
+  const row = await transactionWithChanges(async (tx, announce) => {
     const updated = await tx.user.update({ where: { id: user.id }, data: { [flag]: value }, select: userViewSelect });
     await recordAudit({ actor, action, targetType: "user", targetId: target, detail: { previous: user[flag] } }, tx);
+    await announce({ kind: "user", userId: user.id });
     return updated;
   });
   return toUserView(row);
 }
 
-/** A disabled account cannot sign in and its tokens stop working at the API (checked there). */
+/**
+ * A disabled account cannot sign in, and every API call with its tokens answers 403 forbidden (and
+ * userinfo 401) from that moment, in every process; enabling it again makes its unexpired tokens
+ * work again (they were not voided).
+ */
 export function setUserDisabled(handle: string, disabled: boolean, actor: Actor): Promise<UserView> {
   return setFlag(handle, "disabled", disabled, actor);
 }

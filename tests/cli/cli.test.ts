@@ -57,7 +57,7 @@ describe("help", () => {
   it("lists every command without touching the database", async () => {
     const run = await cli(["--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
     expect(run.code).toBe(0);
-    for (const command of ["apps create", "apps approve", "apps reject", "apps suspend", "apps list", "users create", "users disable", "users enable", "users mute", "users unmute"]) {
+    for (const command of ["apps create", "apps approve", "apps reject", "apps suspend", "apps list", "apps secrets list", "apps secrets add", "apps secrets retire", "apps secrets roll", "users create", "users disable", "users enable", "users mute", "users unmute"]) {
       expect(run.stdout).toContain(command);
     }
     const sub = await cli(["apps", "create", "--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
@@ -78,7 +78,9 @@ describe("apps", () => {
     expect(out.status).toBe("approved");
     const [row] = await query<{ secretHash: string; scopes: string[]; owner: string }>(
       databaseUrl,
-      `SELECT a."secretHash", a.scopes, u.handle AS owner FROM "Application" a JOIN "User" u ON u.id = a."ownerId" WHERE "clientId" = $1`,
+      `SELECT s.hash AS "secretHash", a.scopes, u.handle AS owner
+       FROM "Application" a JOIN "User" u ON u.id = a."ownerId" JOIN "ClientSecret" s ON s."applicationId" = a.id
+       WHERE "clientId" = $1`,
       [out.client_id],
     );
     expect(row).toEqual({
@@ -89,7 +91,8 @@ describe("apps", () => {
     // The secret itself is nowhere in the database (audit log included).
     const leaks = await query(
       databaseUrl,
-      `SELECT 1 FROM "Application" a, "AuditLog" l WHERE a::text LIKE '%' || $1 || '%' OR l::text LIKE '%' || $1 || '%'`,
+      `SELECT 1 FROM "Application" a, "AuditLog" l, "ClientSecret" s
+       WHERE a::text LIKE '%' || $1 || '%' OR l::text LIKE '%' || $1 || '%' OR s::text LIKE '%' || $1 || '%'`,
       [out.client_secret],
     );
     expect(leaks).toEqual([]);
@@ -117,19 +120,52 @@ describe("apps", () => {
     ]);
     expect(login.code, login.stderr).toBe(0);
     expect(JSON.parse(login.stdout)).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved" });
-    const [row] = await query<{ redirectUris: string[]; postLogoutRedirectUris: string[]; secretHash: string | null }>(
+    const [row] = await query<{ redirectUris: string[]; postLogoutRedirectUris: string[]; secrets: number }>(
       databaseUrl,
-      `SELECT "redirectUris", "postLogoutRedirectUris", "secretHash" FROM "Application" WHERE "clientId" = $1`,
+      `SELECT "redirectUris", "postLogoutRedirectUris", (SELECT count(*)::int FROM "ClientSecret" s WHERE s."applicationId" = a.id) AS secrets
+       FROM "Application" a WHERE "clientId" = $1`,
       [JSON.parse(login.stdout).client_id],
     );
     expect(row).toEqual({
       redirectUris: ["http://localhost:5173/callback", "https://spa.example/callback"],
       postLogoutRedirectUris: ["https://spa.example/"],
-      secretHash: null,
+      secrets: 0,
     });
 
     const pending = await cli(["apps", "create", "--name", "Later", "--type", "api", "--owner", "alice", "--json"]);
     expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending" });
+  });
+
+  it("secrets list | add | retire | roll, in JSON, with clear refusals", async () => {
+    const created = JSON.parse(
+      (await cli(["apps", "create", "--name", "Rotating bot", "--type", "api", "--owner", "alice", "--scope", "svc:chat.read", "--approve", "--json"])).stdout,
+    ) as { client_id: string; client_secret: string };
+    const id = created.client_id;
+    const listed = await cli(["apps", "secrets", "list", id, "--json"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const [first] = JSON.parse(listed.stdout) as { id: string; hint: string; created_at: number; last_used_at: number | null }[];
+    expect(first).toEqual({ id: expect.stringMatching(/^sec_/), hint: created.client_secret.slice(-4), created_at: expect.any(Number), last_used_at: null });
+
+    const added = await cli(["apps", "secrets", "add", id, "--json"]);
+    expect(added.code, added.stderr).toBe(0);
+    const second = JSON.parse(added.stdout) as { id: string; client_secret: string; hint: string };
+    expect(Object.keys(second).sort()).toEqual(["client_secret", "hint", "id"]);
+    expect(second.hint).toBe(second.client_secret.slice(-4));
+    expectOneLineError(await cli(["apps", "secrets", "add", id, "--json"]), 1, /"code":"conflict".*Retire one/);
+
+    const retired = await cli(["apps", "secrets", "retire", id, first!.id, "--json"]);
+    expect(retired.code, retired.stderr).toBe(0);
+    expect(JSON.parse(retired.stdout)).toMatchObject({ id: first!.id, retired: true });
+    expectOneLineError(await cli(["apps", "secrets", "retire", id, second.id]), 1, /only active secret/);
+    expectOneLineError(await cli(["apps", "secrets", "retire", id, "not-a-secret"]), 2, /SECRET_ID/);
+
+    const rolled = await cli(["apps", "secrets", "roll", id, "--json"]);
+    expect(rolled.code, rolled.stderr).toBe(0);
+    const fresh = JSON.parse(rolled.stdout) as { id: string; client_secret: string };
+    const after = JSON.parse((await cli(["apps", "secrets", "list", id, "--json"])).stdout) as { id: string }[];
+    expect(after.map((s) => s.id)).toEqual([fresh.id]);
+    const audit = await query<{ action: string }>(databaseUrl, `SELECT action FROM "AuditLog" WHERE "targetId" = $1 ORDER BY id`, [id]);
+    expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(["app.secret.add", "app.secret.retire", "app.secret.roll"]));
   });
 
   it("approve, reject (with reason), suspend and list, in JSON and text", async () => {

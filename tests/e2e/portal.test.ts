@@ -94,6 +94,40 @@ async function clientCredentials(clientId: string, clientSecret: string): Promis
   });
 }
 
+function readChat(accessToken: string): Promise<Response> {
+  return fetch(`${server.apiUrl}/global-chat/messages?limit=2`, { headers: { authorization: `Bearer ${accessToken}` } });
+}
+
+async function expectOAuthError(response: Promise<Response>, error: string): Promise<void> {
+  const res = await response;
+  expect(res.status).toBe(401);
+  expect(((await res.json()) as { error: string }).error).toBe(error);
+}
+
+/** A voided (or expired) access token: 401 invalid_token at the API. */
+async function expectInvalidToken(accessToken: string): Promise<void> {
+  const res = await readChat(accessToken);
+  expect(res.status).toBe(401);
+  expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
+}
+
+/** The id of the stored secret with this value (the database holds only its hash). */
+async function secretId(secret: string): Promise<string> {
+  const hash = createHash("sha256").update(secret).digest("hex");
+  const rows = await query<{ id: string }>(server.databaseUrl, `SELECT id FROM "ClientSecret" WHERE hash = $1`, [hash]);
+  return rows[0]!.id;
+}
+
+/** Nothing wider than the viewport (a long name, a secret id or a URL pushing the page sideways). */
+async function expectNoHorizontalOverflow(page: Page): Promise<void> {
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(100);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow, `horizontal overflow at ${width} px`).toBeLessThanOrEqual(0);
+  }
+}
+
 async function appStatus(clientId: string): Promise<string> {
   const rows = await query<{ status: string }>(server.databaseUrl, `SELECT status FROM "Application" WHERE "clientId" = $1`, [clientId]);
   return rows[0]!.status;
@@ -109,9 +143,10 @@ describe("developer portal in Chromium", () => {
   let alice: Page;
   let admin: Page;
   let apiClientId: string;
-  /** The API client's current secret (after regenerating). */
+  /** The API client's current secret (after rolling). */
   let currentSecret: string;
-  const apiName = `Chat Reader ${randomBytes(2).toString("hex")}`;
+  // Long on purpose: the app page must not overflow at phone width.
+  const apiName = `Chat Reader ${randomBytes(2).toString("hex")} for the Global Chat Moderation Team Digest`;
   const capturedActions: CapturedAction[] = [];
 
   beforeAll(async () => {
@@ -162,6 +197,19 @@ describe("developer portal in Chromium", () => {
     await expectAccessible(page, "docs");
     await screenshot(page, "docs");
 
+    // The authentication page lists every endpoint the discovery document does, at the same URL.
+    const discovery = (await (await fetch(`${server.issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    const advertised = Object.entries(discovery).filter(([key, value]) => typeof value === "string" && (key.endsWith("_endpoint") || key === "jwks_uri"));
+    expect(advertised.map(([key]) => key)).toEqual(
+      expect.arrayContaining(["authorization_endpoint", "token_endpoint", "end_session_endpoint", "jwks_uri", "userinfo_endpoint", "introspection_endpoint", "revocation_endpoint"]),
+    );
+    await page.goto(`${server.url}/docs/authentication`);
+    const listed = await page.getByTestId("endpoint-url").allTextContents();
+    for (const [key, url] of advertised) expect(listed, key).toContain(url);
+    await page.getByRole("heading", { name: "Revocation and rotation" }).waitFor();
+    await expectAccessible(page, "docs authentication");
+    await screenshot(page, "docs-authentication");
+
     // The reference is rendered in the browser (Scalar) from the project's own OpenAPI document.
     const openapi = (await (await fetch(`${server.apiUrl}/openapi.json`)).json()) as { info: { title: string } };
     await page.goto(`${server.url}/docs/api-reference`);
@@ -210,47 +258,97 @@ describe("developer portal in Chromium", () => {
     expect(await appStatus(apiClientId)).toBe("approved");
   });
 
-  it("the developer sees the secret exactly once, uses it, and a regenerated secret replaces it at once", { timeout: STEP }, async () => {
+  it("the developer sees the secret exactly once, uses it, and rotates it: add, retire, roll", { timeout: STEP }, async () => {
     await alice.goto(`${server.url}/apps/${apiClientId}`);
     const panel = alice.getByTestId("secret-reveal");
+    const revealed = alice.getByTestId("client-secret");
+    const rows = alice.getByTestId("secret-row");
     await panel.waitFor();
     expect(await panel.textContent()).toContain("copy it now, it will not be shown again");
-    const secret = await alice.getByTestId("client-secret").inputValue();
-    expect(secret.length).toBeGreaterThanOrEqual(32);
+    const first = await revealed.inputValue();
+    expect(first.length).toBeGreaterThanOrEqual(32);
     await expectAccessible(alice, "app page (secret)");
     await screenshot(alice, "app-approved-secret");
 
-    const tokenRes = await clientCredentials(apiClientId, secret);
+    const tokenRes = await clientCredentials(apiClientId, first);
     expect(tokenRes.status).toBe(200);
-    const { access_token: accessToken } = (await tokenRes.json()) as { access_token: string };
-    const messages = await fetch(`${server.apiUrl}/global-chat/messages?limit=2`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const { access_token: firstToken } = (await tokenRes.json()) as { access_token: string };
+    const messages = await readChat(firstToken);
     expect(messages.status).toBe(200);
     expect(((await messages.json()) as { data: { messages: unknown[] } }).data.messages.length).toBeGreaterThan(0);
 
-    // After a reload the secret is gone for good: only its last characters remain.
+    // After a reload the secret is gone for good: only its last characters remain, and the only
+    // secret cannot be retired.
     await alice.reload();
-    await alice.getByRole("button", { name: "Regenerate secret" }).waitFor();
-    expect(await alice.getByTestId("secret-reveal").count()).toBe(0);
-    expect(await alice.content()).not.toContain(secret);
-    expect(await alice.getByTestId("secret-hint").textContent()).toContain(secret.slice(-4));
+    await alice.getByRole("button", { name: "Add a second secret" }).waitFor();
+    expect(await panel.count()).toBe(0);
+    expect(await alice.content()).not.toContain(first);
+    expect(await rows.count()).toBe(1);
+    expect(await alice.getByTestId("secret-hint").textContent()).toContain(first.slice(-4));
+    expect(await alice.getByRole("button", { name: /^Retire/ }).count()).toBe(0);
 
-    await alice.getByRole("button", { name: "Regenerate secret" }).click();
-    const dialog = alice.getByRole("dialog", { name: "Regenerate the client secret?" });
-    await dialog.waitFor();
-    await dialog.getByRole("button", { name: "Regenerate secret" }).click();
+    // Add a second secret: revealed once, and both secrets get tokens.
+    await alice.getByRole("button", { name: "Add a second secret" }).click();
     await panel.waitFor();
-    const fresh = await alice.getByTestId("client-secret").inputValue();
-    expect(fresh).not.toBe(secret);
+    await expect.poll(() => revealed.inputValue()).not.toBe("");
+    const second = await revealed.inputValue();
+    expect(second).not.toBe(first);
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await alice.getByRole("button", { name: "Add a second secret" }).isDisabled()).toBe(true);
+    await alice.getByText("Retire one to add another.", { exact: false }).waitFor();
+    const withFirst = await clientCredentials(apiClientId, first);
+    expect(withFirst.status).toBe(200);
+    const { access_token: issuedWithFirst } = (await withFirst.json()) as { access_token: string };
+    const withSecond = await clientCredentials(apiClientId, second);
+    expect(withSecond.status).toBe(200);
+    const { access_token: issuedWithSecond } = (await withSecond.json()) as { access_token: string };
+    await screenshot(alice, "app-two-secrets-revealed");
+    // Reloaded (no toast on screen): the list of two, as the owner sees it from now on.
+    await alice.reload();
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await panel.count()).toBe(0);
+    await expectAccessible(alice, "app page (two secrets)");
+    await screenshot(alice, "app-two-secrets");
+    await expectNoHorizontalOverflow(alice);
 
-    const old = await clientCredentials(apiClientId, secret);
-    expect(old.status).toBe(401);
-    expect(((await old.json()) as { error: string }).error).toBe("invalid_client");
-    expect((await clientCredentials(apiClientId, fresh)).status).toBe(200);
-    currentSecret = fresh;
+    // Retire the first: it fails at once; the token issued with it keeps working.
+    const firstId = await secretId(first);
+    await alice.locator(`[data-secret-id="${firstId}"]`).getByRole("button", { name: `Retire the secret ending in ${first.slice(-4)}` }).click();
+    const retire = alice.getByRole("dialog", { name: `Retire the secret ending in ${first.slice(-4)}?` });
+    await retire.waitFor();
+    const retireText = await retire.textContent();
+    expect(retireText).toContain("Token requests with this secret fail with invalid_client at once.");
+    expect(retireText).toContain("Access tokens already issued with it keep working until they expire.");
+    await screenshot(alice, "app-retire-dialog");
+    await retire.getByRole("button", { name: "Retire secret" }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await alice.locator(`[data-secret-id="${firstId}"]`).count()).toBe(0);
+    await expectOAuthError(clientCredentials(apiClientId, first), "invalid_client");
+    expect((await readChat(issuedWithFirst)).status).toBe(200);
+    expect((await clientCredentials(apiClientId, second)).status).toBe(200);
+
+    // Roll: one new secret; the old one fails, and every token issued before the roll is void.
+    await alice.getByRole("button", { name: "Roll secret" }).click();
+    const roll = alice.getByRole("dialog", { name: "Roll the client secret?" });
+    await roll.waitFor();
+    expect(await roll.textContent()).toContain("every access token of the app is revoked at once");
+    await screenshot(alice, "app-roll-dialog");
+    await roll.getByRole("button", { name: "Roll secret" }).click();
+    await expect.poll(() => revealed.inputValue()).not.toBe(second);
+    const rolled = await revealed.inputValue();
+    expect([first, second]).not.toContain(rolled);
+    await expect.poll(() => rows.count()).toBe(1);
+    await expectOAuthError(clientCredentials(apiClientId, second), "invalid_client");
+    for (const token of [firstToken, issuedWithFirst, issuedWithSecond]) await expectInvalidToken(token);
+    const fresh = await clientCredentials(apiClientId, rolled);
+    expect(fresh.status).toBe(200);
+    expect((await readChat(((await fresh.json()) as { access_token: string }).access_token)).status).toBe(200);
+    currentSecret = rolled;
 
     await alice.reload();
-    await alice.getByRole("button", { name: "Regenerate secret" }).waitFor();
-    expect(await alice.getByTestId("secret-reveal").count()).toBe(0);
+    await alice.getByRole("button", { name: "Roll secret" }).waitFor();
+    expect(await panel.count()).toBe(0);
+    expect(await rows.count()).toBe(1);
   });
 
   it("a rejected app shows the admin's reason to its owner", { timeout: STEP }, async () => {
@@ -288,7 +386,22 @@ describe("developer portal in Chromium", () => {
 
   it("an admin suspends an approved app (the owner sees why, tokens stop) and reinstates it", { timeout: STEP }, async () => {
     const reason = "Polling the chat far too often; back off and we will reinstate it.";
+    const before = await clientCredentials(apiClientId, currentSecret);
+    expect(before.status).toBe(200);
+    const { access_token: beforeSuspension } = (await before.json()) as { access_token: string };
+    expect((await readChat(beforeSuspension)).status).toBe(200);
     await admin.goto(`${server.url}/apps/${apiClientId}`);
+    // An admin sees the secrets' hints, never a value and no way to change them.
+    await admin.getByText("Only the owner can see or manage secrets.").waitFor();
+    expect(await admin.getByTestId("secret-row").count()).toBe(1);
+    for (const name of ["Add a second secret", "Roll secret", /^Retire/]) {
+      expect(await admin.getByRole("button", { name }).count()).toBe(0);
+    }
+    await admin.getByRole("button", { name: `Suspend ${apiName}` }).click();
+    const suspend = admin.getByRole("dialog", { name: `Suspend ${apiName}?` });
+    await suspend.waitFor();
+    expect(await suspend.textContent()).toContain("Reinstating does not revive them");
+    await suspend.getByRole("button", { name: "Cancel" }).click();
     await admin.getByRole("button", { name: `Suspend ${apiName}` }).click();
     const dialog = admin.getByRole("dialog", { name: `Suspend ${apiName}?` });
     await dialog.getByLabel("Reason").fill(reason);
@@ -300,12 +413,19 @@ describe("developer portal in Chromium", () => {
 
     await alice.goto(`${server.url}/apps/${apiClientId}`);
     expect(await alice.getByTestId("status-reason").textContent()).toBe(reason);
-    const refused = await clientCredentials(apiClientId, currentSecret);
-    expect(refused.status).toBe(401);
+    await expectOAuthError(clientCredentials(apiClientId, currentSecret), "invalid_client");
+    await expectInvalidToken(beforeSuspension);
+    // The owner still sees the secrets' hints, but cannot change them while the app is suspended.
+    expect(await alice.getByTestId("secret-row").count()).toBe(1);
+    expect(await alice.getByRole("button", { name: "Roll secret" }).count()).toBe(0);
 
     await admin.getByRole("button", { name: `Reinstate ${apiName}` }).click();
     await admin.getByText(`Reinstated ${apiName}`, { exact: true }).waitFor();
-    expect((await clientCredentials(apiClientId, currentSecret)).status).toBe(200);
+    // Reinstating does not revive the tokens the suspension voided; new ones work.
+    await expectInvalidToken(beforeSuspension);
+    const fresh = await clientCredentials(apiClientId, currentSecret);
+    expect(fresh.status).toBe(200);
+    expect((await readChat(((await fresh.json()) as { access_token: string }).access_token)).status).toBe(200);
   });
 
   it("a developer registers a login client, signs in through it with PKCE and calls GET /me", { timeout: STEP }, async () => {
@@ -320,7 +440,7 @@ describe("developer portal in Chromium", () => {
     await alice.getByText("Approved", { exact: true }).first().waitFor();
     // A login client never shows a secret, and its quickstart is the PKCE flow.
     expect(await alice.getByTestId("secret-reveal").count()).toBe(0);
-    expect(await alice.getByRole("button", { name: "Regenerate secret" }).count()).toBe(0);
+    expect(await alice.getByRole("button", { name: "Roll secret" }).count()).toBe(0);
     await alice.getByText("code_challenge_method").first().waitFor();
     await screenshot(alice, "app-login-client");
 
@@ -378,7 +498,7 @@ describe("developer portal in Chromium", () => {
     const audit = await admin.getByRole("table", { name: "Audit log entries" }).textContent();
     expect(audit).toContain("app.approve");
     expect(audit).toContain("app.reject");
-    expect(audit).toContain("app.secret.regenerate");
+    for (const action of ["app.secret.reveal", "app.secret.add", "app.secret.retire", "app.secret.roll"]) expect(audit).toContain(action);
     expect(audit).toContain("user.mute");
     await expectAccessible(admin, "admin audit");
     await screenshot(admin, "admin-audit");

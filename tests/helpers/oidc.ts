@@ -45,26 +45,30 @@ export async function createTestApp(databaseUrl: string, options: TestAppOptions
   const ownerId = await ensureUserId(databaseUrl, options.ownerHandle ?? "testdev");
   const clientId = `${options.type === "api" ? "api" : "app"}_test${randomBytes(10).toString("hex")}`;
   const clientSecret = options.type === "api" ? generateClientSecret() : undefined;
-  await query(
+  const [app] = await query<{ id: number }>(
     databaseUrl,
-    `INSERT INTO "Application" ("clientId", name, type, status, "ownerId", "secretHash", "secretHint", "secretCreatedAt",
+    `INSERT INTO "Application" ("clientId", name, type, status, "ownerId",
        "redirectUris", "postLogoutRedirectUris", scopes, "firstParty", "updatedAt")
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now()) RETURNING id`,
     [
       clientId,
       options.name ?? `Test ${options.type} app`,
       options.type,
       options.status ?? "approved",
       ownerId,
-      clientSecret ? hashClientSecret(clientSecret) : null,
-      clientSecret ? secretHint(clientSecret) : null,
-      clientSecret ? new Date().toISOString() : null,
       options.redirectUris ?? (options.type === "login" ? ["http://localhost:9/callback"] : []),
       options.postLogoutRedirectUris ?? [],
       options.scopes ?? [],
       options.firstParty ?? false,
     ],
   );
+  if (clientSecret) {
+    await query(
+      databaseUrl,
+      `INSERT INTO "ClientSecret" (id, "applicationId", hash, hint) VALUES ($1, $2, $3, $4)`,
+      [`sec_test${randomBytes(8).toString("hex")}`, app!.id, hashClientSecret(clientSecret), secretHint(clientSecret)],
+    );
+  }
   return { clientId, ...(clientSecret ? { clientSecret } : {}) };
 }
 

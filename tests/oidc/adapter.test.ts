@@ -4,19 +4,17 @@ import { query } from "../helpers/db";
 import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
- * The PostgreSQL adapter and the login throttle, in-process on a fresh database: expiry honoured,
- * atomic consume, grant revocation, clean-up of expired rows, fixed-window counters.
+ * The PostgreSQL adapter, in-process on a fresh database: expiry honoured, atomic consume, grant
+ * revocation, clean-up of expired rows. (The login throttle: tests/services/login-throttle.test.ts.)
  */
 let databaseUrl: string;
 let adapter: typeof import("../../lib/oidc/adapter");
-let throttle: typeof import("../../lib/services/throttle");
 let closeDb: () => Promise<void>;
 
 beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: false });
   closeDb = await pointAppAt(databaseUrl, { LOG_LEVEL: "silent" });
   adapter = await import("../../lib/oidc/adapter");
-  throttle = await import("../../lib/services/throttle");
 });
 
 afterAll(async () => {
@@ -87,37 +85,5 @@ describe("PrismaAdapter", () => {
     expect(await rt.find("r5")).toBeDefined();
     await rt.destroy("r5");
     expect(await rt.find("r5")).toBeUndefined();
-  });
-});
-
-describe("login throttle", () => {
-  const rules = () => throttle.loginThrottleRules("Mia", "198.51.100.1");
-
-  it("counts failures per account and per IP in fixed windows", async () => {
-    expect(await throttle.findThrottledUntil(rules())).toBeNull();
-    for (let i = 0; i < 4; i++) await throttle.recordFailure(rules());
-    expect(await throttle.findThrottledUntil(rules())).toBeNull();
-    await throttle.recordFailure(rules());
-    const until = await throttle.findThrottledUntil(rules());
-    expect(until).toBeInstanceOf(Date);
-    expect(until!.getTime()).toBeGreaterThan(Date.now() + 14 * 60_000);
-    // A window that ended restarts the count.
-    const later = new Date(Date.now() + 16 * 60_000);
-    expect(await throttle.findThrottledUntil(rules(), later)).toBeNull();
-    await throttle.recordFailure(rules(), later);
-    const rows = await query<{ key: string; count: number }>(databaseUrl, `SELECT key, count FROM "RateLimit" WHERE key = 'login:account:mia'`);
-    expect(rows[0]!.count).toBe(1);
-  });
-
-  it("the IP limit applies across accounts", async () => {
-    const ip = "192.0.2.9";
-    for (let i = 0; i < throttle.LOGIN_LIMIT_PER_IP; i++) await throttle.recordFailure(throttle.loginThrottleRules(`user${i}`, ip));
-    expect(await throttle.findThrottledUntil(throttle.loginThrottleRules("someone-else", ip))).toBeInstanceOf(Date);
-    expect(await throttle.findThrottledUntil(throttle.loginThrottleRules("someone-else", "192.0.2.10"))).toBeNull();
-  });
-
-  it("clearFailures resets a key", async () => {
-    await throttle.clearFailures(["login:account:mia"]);
-    expect(await query(databaseUrl, `SELECT key FROM "RateLimit" WHERE key = 'login:account:mia'`)).toEqual([]);
   });
 });

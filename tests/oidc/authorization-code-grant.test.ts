@@ -232,7 +232,7 @@ describe("hosted login form", () => {
     expect(errorOf(await postInteraction(server, jar, page, "login", { username: "dora", password: PASSWORD }))).toBe("account_disabled");
   });
 
-  it("failed logins are throttled per account: after 5 failures even the right password waits", async () => {
+  it("failed logins are throttled per account and address: after 5 failures even the right password waits", async () => {
     await createTestUser(server.databaseUrl, { handle: "tess", password: PASSWORD });
     const app = await createTestApp(server.databaseUrl, { type: "login", redirectUris: [REDIRECT] });
     const { jar, page } = await startLogin(app.clientId);
@@ -243,9 +243,11 @@ describe("hosted login form", () => {
     }
     expect(errorOf(await postInteraction(server, jar, page, "login", { username: "tess", password: PASSWORD }))).toBe("too_many_attempts");
     const rows = await query<{ key: string; count: number }>(server.databaseUrl, `SELECT key, count FROM "RateLimit" ORDER BY key`);
+    // Counted per (account, address), per account and per address; the refused attempt is not counted.
     expect(rows).toEqual(expect.arrayContaining([{ key: "login:account:tess", count: 5 }]));
+    expect(rows.find((r) => r.key.startsWith("login:pair:") && r.key.endsWith("|tess"))!.count).toBe(5);
     expect(rows.find((r) => r.key.startsWith("login:ip:"))!.count).toBeGreaterThanOrEqual(5);
-    // Another account from the same address is not locked by tess's failures (per-IP limit is 20).
+    // Another account from the same address is not locked by tess's failures (per-IP limit is 30).
     const other = await postInteraction(server, jar, page, "login", { username: "lena", password: PASSWORD });
     expect(other.headers.get("location")).toContain("/protocol/openid-connect/auth/");
   });

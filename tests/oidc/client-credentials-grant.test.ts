@@ -165,11 +165,14 @@ describe("client credentials", () => {
     const app = await createTestApp(server.databaseUrl, { type: "api", scopes: SCOPES });
     await tokenRequest(server, { grant_type: "client_credentials", client_id: app.clientId, client_secret: `${app.clientSecret}-wrong` });
     const { query } = await import("../helpers/db");
-    const rows = await query<{ secretHash: string }>(server.databaseUrl, `SELECT "secretHash" FROM "Application" WHERE "clientId" = $1`, [
-      app.clientId,
-    ]);
-    expect(rows[0]!.secretHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(rows[0]!.secretHash).not.toContain(app.clientSecret!);
+    const rows = await query<{ hash: string }>(
+      server.databaseUrl,
+      `SELECT s.hash FROM "ClientSecret" s JOIN "Application" a ON a.id = s."applicationId" WHERE a."clientId" = $1`,
+      [app.clientId],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[0]!.hash).not.toContain(app.clientSecret!);
     expect(server.logs.join("\n")).not.toContain(app.clientSecret!);
   });
 });

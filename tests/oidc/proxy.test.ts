@@ -60,7 +60,7 @@ it("discovery, redirects and cookies use the public https origin", async () => {
   // The failed-login throttle counts the client address the proxy forwarded, not the proxy's.
   const { query } = await import("../helpers/db");
   const keys = (await query<{ key: string }>(server.databaseUrl, `SELECT key FROM "RateLimit" ORDER BY key`)).map((r) => r.key);
-  expect(keys).toEqual(["login:account:prox", "login:ip:203.0.113.7"]);
+  expect(keys).toEqual(["login:account:prox", "login:ip:203.0.113.7", "login:pair:203.0.113.7|prox"]);
 
   res = await jarFetch(jar, `${local(page)}/login`, {
     method: "POST",
@@ -78,4 +78,52 @@ it("discovery, redirects and cookies use the public https origin", async () => {
   expect(callback.searchParams.get("code")).toBeTruthy();
   const session = res.headers.getSetCookie().find((c) => c.startsWith("_session="))!;
   expect(session).toMatch(/;\s*secure/i);
+});
+
+it("TRUST_PROXY as a list: only a listed peer may set X-Forwarded-*; any other is taken at its socket address", async () => {
+  const { query } = await import("../helpers/db");
+  const discover = async (target: TestServer) =>
+    (await (await fetch(`${target.url}/realms/platform/.well-known/openid-configuration`, { headers: forwarded })).json()) as Record<string, string>;
+  // The test connects from loopback: listed (127.0.0.1 and ::1), the forwarded headers count.
+  const listed = await startServer({ seed: false, env: { TRUST_PROXY: "127.0.0.1, ::1" } });
+  // Not listed: the same headers are ignored.
+  const unlisted = await startServer({ seed: false, databaseUrl: listed.databaseUrl, env: { TRUST_PROXY: "10.0.0.0/8, fd00::/8" } });
+  try {
+    expect((await discover(listed)).token_endpoint).toBe("https://platform.example.test/realms/platform/protocol/openid-connect/token");
+    expect((await discover(unlisted)).token_endpoint).toBe(`${unlisted.url}/realms/platform/protocol/openid-connect/token`);
+
+    await createTestUser(listed.databaseUrl, { handle: "lister", password: "proxy-password" });
+    const app = await createTestApp(listed.databaseUrl, { type: "login", redirectUris: [REDIRECT] });
+    for (const target of [listed, unlisted]) {
+      const jar = new CookieJar();
+      const auth = new URL(`${target.url}/realms/platform/protocol/openid-connect/auth`);
+      auth.search = new URLSearchParams({
+        client_id: app.clientId,
+        response_type: "code",
+        redirect_uri: REDIRECT,
+        scope: "openid",
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: "S256",
+      }).toString();
+      const res = await jarFetch(jar, auth.href);
+      expect(res.status).toBe(303);
+      const page = new URL(res.headers.get("location")!, target.url).href;
+      const wrong = await jarFetch(jar, `${page}/login`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: target.url, "x-forwarded-for": "6.6.6.6, 203.0.113.8" },
+        body: new URLSearchParams({ username: "lister", password: "wrong" }),
+      });
+      expect(new URL(wrong.headers.get("location")!, target.url).searchParams.get("error")).toBe("invalid_credentials");
+    }
+    const keys = (await query<{ key: string }>(listed.databaseUrl, `SELECT key FROM "RateLimit" WHERE key LIKE 'login:ip:%' ORDER BY key`)).map(
+      (r) => r.key,
+    );
+    // Listed peer: the right-most forwarded address (never the spoofed 6.6.6.6); unlisted: the socket's.
+    expect(keys).toHaveLength(2);
+    expect(keys).toContain("login:ip:203.0.113.8");
+    expect(keys.find((k) => k !== "login:ip:203.0.113.8")).toMatch(/^login:ip:(127\.0\.0\.1|::1)$/);
+  } finally {
+    await unlisted.stop();
+    await listed.stop();
+  }
 });

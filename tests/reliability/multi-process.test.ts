@@ -220,6 +220,177 @@ describe("two processes, one database", () => {
   });
 });
 
+/**
+ * Issue 12, "Every control action takes effect in every process at once": the CLI (a third
+ * process) changes something; both server processes must answer the new state within 250 ms of
+ * the command's exit. They hear of it on the change channel (PostgreSQL LISTEN/NOTIFY); without it
+ * they would answer from their caches for up to 2 s (statuses) or 5 s (clients).
+ */
+describe("control actions reach both processes within 250 ms", () => {
+  const BOUND_MS = 250;
+
+  /** Polls both processes until `check(index)` holds for each, failing after 250 ms from `since`. */
+  async function onBothWithin(since: number, check: (index: number) => Promise<void>): Promise<number> {
+    for (const index of [0, 1]) {
+      for (;;) {
+        try {
+          await check(index);
+          break;
+        } catch (error) {
+          if (Date.now() - since > BOUND_MS) throw error;
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      }
+    }
+    return Date.now() - since;
+  }
+
+  async function cliExit(args: string[]): Promise<{ exitedAt: number; stdout: string }> {
+    const run = await runCli([...args, "--json"], { DATABASE_URL: databaseUrl });
+    const exitedAt = Date.now();
+    expect(run.code, run.stderr).toBe(0);
+    return { exitedAt, stdout: run.stdout };
+  }
+
+  const expectApi = async (index: number, path: string, token: string, status: number, code?: string) => {
+    const res = await api(index, path, { token });
+    expect(res.status, `backend ${index}: ${JSON.stringify(res.body)}`).toBe(status);
+    if (code) expect(res.body.error.code).toBe(code);
+  };
+
+  const expectGrantRefused = async (index: number, clientId: string, secret: string) => {
+    const { status, body } = await tokenRequest(
+      publicServer,
+      { grant_type: "client_credentials", client_id: clientId, client_secret: secret },
+      { "x-backend": String(index) },
+    );
+    expect(status, JSON.stringify(body)).toBe(401);
+    expect(body.error).toBe("invalid_client");
+  };
+
+  /** Every cache warm on both processes: the change must drop it, not a TTL. */
+  async function warm(path: string, token: string, status = 200) {
+    for (const index of [0, 1]) await expectApi(index, path, token, status);
+  }
+
+  it("users disable: the user's token gets 403 forbidden on both", async () => {
+    const app = await loginApp([]);
+    const tokens = await userTokens("ctl_dora", app.clientId);
+    await warm("/me", tokens.access_token);
+    const { exitedAt } = await cliExit(["users", "disable", "ctl_dora"]);
+    await onBothWithin(exitedAt, (i) => expectApi(i, "/me", tokens.access_token, 403, "forbidden"));
+  });
+
+  it("apps suspend, then approve (reinstate): old tokens stay void, new grants fail then work", async () => {
+    const app = await createTestApp(databaseUrl, { type: "api", scopes: ["svc:chat.read"] });
+    const old = await appToken(0, app.clientId, app.clientSecret!);
+    await warm("/global-chat/messages?limit=1", old);
+    await appToken(1, app.clientId, app.clientSecret!); // client metadata cached on both
+
+    const suspended = await cliExit(["apps", "suspend", app.clientId, "--reason", "Abuse report"]);
+    await onBothWithin(suspended.exitedAt, async (i) => {
+      await expectApi(i, "/global-chat/messages?limit=1", old, 401, "invalid_token");
+      await expectGrantRefused(i, app.clientId, app.clientSecret!);
+    });
+
+    const reinstated = await cliExit(["apps", "approve", app.clientId]);
+    await onBothWithin(reinstated.exitedAt, async (i) => {
+      const fresh = await appToken(i, app.clientId, app.clientSecret!);
+      await expectApi(i, "/global-chat/messages?limit=1", fresh, 200);
+      await expectApi(1 - i, "/global-chat/messages?limit=1", fresh, 200);
+      await expectApi(i, "/global-chat/messages?limit=1", old, 401, "invalid_token");
+    });
+  });
+
+  it("apps secrets roll: old tokens 401 and the old secret invalid_client on both", async () => {
+    const app = await createTestApp(databaseUrl, { type: "api", scopes: ["svc:chat.read"] });
+    const old = await appToken(1, app.clientId, app.clientSecret!);
+    await warm("/global-chat/messages?limit=1", old);
+    const { exitedAt, stdout } = await cliExit(["apps", "secrets", "roll", app.clientId]);
+    const rolled = JSON.parse(stdout) as { client_secret: string };
+    await onBothWithin(exitedAt, async (i) => {
+      await expectApi(i, "/global-chat/messages?limit=1", old, 401, "invalid_token");
+      await expectGrantRefused(i, app.clientId, app.clientSecret!);
+    });
+    for (const index of [0, 1]) {
+      await expectApi(index, "/global-chat/messages?limit=1", await appToken(index, app.clientId, rolled.client_secret), 200);
+    }
+  });
+
+  it("apps secrets retire: the retired secret invalid_client on both, tokens issued with it still 200", async () => {
+    const app = await createTestApp(databaseUrl, { type: "api", scopes: ["svc:chat.read"] });
+    const added = JSON.parse((await cliExit(["apps", "secrets", "add", app.clientId])).stdout) as { client_secret: string };
+    const listed = JSON.parse((await cliExit(["apps", "secrets", "list", app.clientId])).stdout) as { id: string; hint: string }[];
+    const original = listed.find((s) => s.hint === app.clientSecret!.slice(-4))!;
+    const withOriginal = await appToken(0, app.clientId, app.clientSecret!);
+    await warm("/global-chat/messages?limit=1", withOriginal);
+    const { exitedAt } = await cliExit(["apps", "secrets", "retire", app.clientId, original.id]);
+    await onBothWithin(exitedAt, async (i) => {
+      await expectGrantRefused(i, app.clientId, app.clientSecret!);
+      await expectApi(i, "/global-chat/messages?limit=1", withOriginal, 200);
+    });
+    for (const index of [0, 1]) await appToken(index, app.clientId, added.client_secret);
+  });
+
+  it("refresh-token reuse: the access tokens of that grant 401 on both", async () => {
+    const app = await loginApp(["svc:chat.read"]);
+    const tokens = await userTokens("ctl_rex", app.clientId);
+    await warm("/me", tokens.access_token);
+    const rotated = await refreshTokens(publicServer, app.clientId, tokens.refresh_token, { "x-backend": "0" });
+    expect(rotated.status).toBe(200);
+    const replay = await refreshTokens(publicServer, app.clientId, tokens.refresh_token, { "x-backend": "0" });
+    const at = Date.now();
+    expect(replay.body.error).toBe("invalid_grant");
+    await onBothWithin(at, async (i) => {
+      await expectApi(i, "/me", tokens.access_token, 401, "invalid_token");
+      await expectApi(i, "/me", rotated.body.access_token as string, 401, "invalid_token");
+    });
+  });
+
+  it("killing the LISTEN connection under load: both reconnect, no request fails, the next change is seen in 250 ms", async () => {
+    const app = await loginApp([]);
+    const steady = await userTokens("ctl_sam", app.clientId);
+    const target = await userTokens("ctl_tia", app.clientId);
+    await warm("/me", target.access_token);
+
+    let stop = false;
+    const failures: string[] = [];
+    let served = 0;
+    const worker = async (index: number) => {
+      while (!stop) {
+        const res = await api(index, "/me", { token: steady.access_token });
+        if (res.status === 200) served++;
+        else failures.push(`${index}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    };
+    const load = [0, 1, 0, 1, 0, 1].map(worker);
+
+    const listeners = `SELECT pid FROM pg_stat_activity WHERE application_name = 'platform-changes' AND datname = current_database()`;
+    const before = await query<{ pid: number }>(databaseUrl, listeners);
+    expect(before).toHaveLength(2);
+    await query(databaseUrl, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'platform-changes' AND datname = current_database()`);
+    // Both reconnect on their own (backoff from 100 ms).
+    const deadline = Date.now() + 10_000;
+    let after: { pid: number }[] = [];
+    while (Date.now() < deadline) {
+      after = await query<{ pid: number }>(databaseUrl, listeners);
+      if (after.length === 2 && after.every((a) => !before.some((b) => b.pid === a.pid))) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(after).toHaveLength(2);
+    expect(after.some((a) => before.some((b) => b.pid === a.pid))).toBe(false);
+
+    await warm("/me", target.access_token);
+    const { exitedAt } = await cliExit(["users", "disable", "ctl_tia"]);
+    await onBothWithin(exitedAt, (i) => expectApi(i, "/me", target.access_token, 403, "forbidden"));
+    stop = true;
+    await Promise.all(load);
+    expect(failures).toEqual([]);
+    expect(served).toBeGreaterThan(50);
+    expect(servers.every((s) => s.logs.some((l) => l.includes("change channel reconnected")))).toBe(true);
+  });
+});
+
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bin", "platform.ts"), ...args], {

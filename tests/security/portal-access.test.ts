@@ -42,13 +42,36 @@ function action(name: string): ServerAction {
   return found;
 }
 
+/** The app's row and its active secrets (id and hash), so a refused secret change shows as "nothing changed". */
 async function appRow(clientId: string) {
-  const rows = await query<{ name: string; status: string; secretHash: string | null; description: string }>(
+  const rows = await query<{ name: string; status: string; description: string; secrets: string | null }>(
     server.databaseUrl,
-    `SELECT name, status::text, "secretHash", description FROM "Application" WHERE "clientId" = $1`,
+    `SELECT a.name, a.status::text, a.description,
+            (SELECT string_agg(s.id || ':' || s.hash, ',' ORDER BY s.id) FROM "ClientSecret" s WHERE s."applicationId" = a.id) AS secrets
+     FROM "Application" a WHERE a."clientId" = $1`,
     [clientId],
   );
   return rows[0] ?? null;
+}
+
+async function secretIds(clientId: string): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    server.databaseUrl,
+    `SELECT s.id FROM "ClientSecret" s JOIN "Application" a ON a.id = s."applicationId" WHERE a."clientId" = $1 ORDER BY s.id`,
+    [clientId],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** The secret actions against one app, as a stranger or an admin would call them. */
+async function secretCalls(clientId: string) {
+  const [secretId] = await secretIds(clientId);
+  expect(secretId, "the app has a secret").toBeTruthy();
+  return [
+    ["addSecretAction", [clientId]],
+    ["retireSecretAction", [clientId, secretId]],
+    ["rollSecretAction", [clientId]],
+  ] as const;
 }
 
 async function userFlags(handle: string) {
@@ -108,12 +131,13 @@ describe("a developer and another developer's app", () => {
     expect(await denials("alice")).toEqual(expect.arrayContaining([{ action: "app.view", targetId: bobApproved.clientId }]));
   });
 
-  it("cannot edit, delete or regenerate it by calling the server actions", async () => {
+  it("cannot edit, delete or change its secrets by calling the server actions", async () => {
     const before = await appRow(bobApproved.clientId);
+    expect(before!.secrets).toBeTruthy();
     const calls = [
       ["updateAppAction", [bobApproved.clientId, { name: "Pwned", description: "taken over" }]],
       ["deleteAppAction", [bobApproved.clientId]],
-      ["regenerateSecretAction", [bobApproved.clientId]],
+      ...(await secretCalls(bobApproved.clientId)),
     ] as const;
     for (const [name, args] of calls) {
       const call = await callServerAction(server, alice.jar, action(name), [...args]);
@@ -124,14 +148,45 @@ describe("a developer and another developer's app", () => {
     }
     expect(await appRow(bobApproved.clientId)).toEqual(before);
     const denied = (await denials("alice")).filter((d) => d.targetId === bobApproved.clientId).map((d) => d.action);
-    expect(denied).toEqual(expect.arrayContaining(["app.update", "app.delete", "app.secret.regenerate"]));
+    expect(denied).toEqual(expect.arrayContaining(["app.update", "app.delete", "app.secret.add", "app.secret.retire", "app.secret.roll"]));
   });
 
-  it("an admin can manage it but never gets its secret", async () => {
-    const call = await callServerAction(server, admin.jar, action("regenerateSecretAction"), [bobApproved.clientId]);
-    expect(call.result?.ok).toBe(false);
-    expect(call.result?.error?.code).toBe("forbidden");
-    expect(await denials("admin")).toEqual(expect.arrayContaining([{ action: "app.secret.regenerate", targetId: bobApproved.clientId }]));
+  it("an admin can manage it but never gets, adds, retires or rolls its secrets", async () => {
+    const before = await appRow(bobApproved.clientId);
+    for (const [name, args] of await secretCalls(bobApproved.clientId)) {
+      const call = await callServerAction(server, admin.jar, action(name), [...args]);
+      expect(call.result?.ok, `${name}: ${call.text.slice(0, 300)}`).toBe(false);
+      expect(call.result?.error?.code, name).toBe("forbidden");
+      expect(call.text).not.toMatch(/clientSecret|client_secret/);
+    }
+    expect(await appRow(bobApproved.clientId)).toEqual(before);
+    expect(await denials("admin")).toEqual(
+      expect.arrayContaining(
+        ["app.secret.add", "app.secret.retire", "app.secret.roll"].map((a) => ({ action: a, targetId: bobApproved.clientId })),
+      ),
+    );
+    // The app page shows the admin the hints only, without a way to change them.
+    const html = await (await jarFetch(admin.jar, `${server.url}/apps/${bobApproved.clientId}`)).text();
+    expect(html).toContain("Only the owner can see or manage secrets.");
+    expect(html).toContain(`••••</span>${bobApproved.clientSecret!.slice(-4)}`);
+    for (const button of ["Add a second secret", "Roll secret", "Retire the secret"]) expect(html, button).not.toContain(button);
+  });
+
+  it("the positive control: the owner's own secret calls work, so the refusals above are real", async () => {
+    const bob = await portalSignIn(server, "bob", password("bob"));
+    const [original] = await secretIds(bobApproved.clientId);
+    const added = await callServerAction(server, bob.jar, action("addSecretAction"), [bobApproved.clientId]);
+    expect(added.result?.ok, added.text.slice(0, 300)).toBe(true);
+    const { secretId } = added.result!.data as { secretId: string };
+    const both = await secretIds(bobApproved.clientId);
+    expect(both).toHaveLength(2);
+    expect(both).toEqual(expect.arrayContaining([original, secretId]));
+    const retired = await callServerAction(server, bob.jar, action("retireSecretAction"), [bobApproved.clientId, secretId]);
+    expect(retired.result, retired.text.slice(0, 300)).toEqual({ ok: true, data: { secretId } });
+    expect(await secretIds(bobApproved.clientId)).toEqual([original]);
+    // A malformed secret id is refused at the edge, before any service runs.
+    const bad = await callServerAction(server, bob.jar, action("retireSecretAction"), [bobApproved.clientId, "'; DROP TABLE"]);
+    expect(bad.result?.error?.code).toBe("invalid_request");
   });
 });
 
@@ -176,6 +231,7 @@ describe("a non-admin and the admin area", () => {
     for (const [name, args] of [
       ["approveAppAction", [bobPending.clientId]],
       ["deleteAppAction", [bobApproved.clientId]],
+      ["rollSecretAction", [bobApproved.clientId]],
       ["createAppAction", [{ name: "Anon", description: "", type: "api", scopes: [], redirectUris: [], postLogoutRedirectUris: [] }]],
     ] as const) {
       const call = await callServerAction(server, stranger, action(name), [...args]);

@@ -9,7 +9,7 @@ import { callServerAction, portalSignIn, serverActions } from "./portal-client";
 /**
  * Issue 7, "Secrets": the whole journey through the real server at LOG_LEVEL=debug, capturing
  * every line it prints: a developer registers an API client and a login client in the portal, an
- * admin approves them, the developer sees the secret once and regenerates it, the app gets tokens,
+ * admin approves them, the developer sees the secret once and rotates it (add, retire, roll), the app gets tokens,
  * a user signs in through the login client (code, tokens, refresh, userinfo, logout), and a wrong
  * password is tried. No client secret, password, refresh token, authorization code, access token,
  * ID token or session cookie may appear in any log line, and the database holds only hashes of
@@ -64,19 +64,28 @@ describe("the full journey", () => {
       expect(call.result?.ok, call.text.slice(0, 300)).toBe(true);
     }
 
-    // Reveal once on the app page, then regenerate.
+    // Reveal once on the app page, then rotate: add a second secret, retire the first, roll.
     const page = await (await jarFetch(alice.jar, `${server.url}/apps/${apiId}`)).text();
-    remember("revealed client secret", /initialSecret\\?":\\?"([A-Za-z0-9_-]{40,})/.exec(page)?.[1]);
+    remember("revealed client secret", /clientSecret\\?":\\?"([A-Za-z0-9_-]{40,})/.exec(page)?.[1]);
+    const revealedId = /secretId\\?":\\?"(sec_[A-Za-z0-9]+)/.exec(page)?.[1];
+    expect(revealedId).toBeTruthy();
     const again = await (await jarFetch(alice.jar, `${server.url}/apps/${apiId}`)).text();
     expect(again).not.toContain(secrets.get("revealed client secret"));
-    const regenerated = await callServerAction(server, alice.jar, actions.regenerateSecretAction!, [apiId]);
-    expect(regenerated.result?.ok, regenerated.text.slice(0, 300)).toBe(true);
-    const secret = (regenerated.result!.data as { clientSecret: string }).clientSecret;
-    remember("regenerated client secret", secret);
+    const added = await callServerAction(server, alice.jar, actions.addSecretAction!, [apiId]);
+    expect(added.result?.ok, added.text.slice(0, 300)).toBe(true);
+    remember("added client secret", (added.result!.data as { clientSecret: string }).clientSecret);
+    const retired = await callServerAction(server, alice.jar, actions.retireSecretAction!, [apiId, revealedId]);
+    expect(retired.result?.ok, retired.text.slice(0, 300)).toBe(true);
+    const rolled = await callServerAction(server, alice.jar, actions.rollSecretAction!, [apiId]);
+    expect(rolled.result?.ok, rolled.text.slice(0, 300)).toBe(true);
+    const secret = (rolled.result!.data as { clientSecret: string }).clientSecret;
+    remember("rolled client secret", secret);
 
-    // The API client gets tokens (the old secret no longer works) and calls the API.
-    const old = await tokenRequest(server, { grant_type: "client_credentials", client_id: apiId, client_secret: secrets.get("revealed client secret") });
-    expect(old.body.error).toBe("invalid_client");
+    // The API client gets tokens (the old secrets no longer work) and calls the API.
+    for (const label of ["revealed client secret", "added client secret"]) {
+      const old = await tokenRequest(server, { grant_type: "client_credentials", client_id: apiId, client_secret: secrets.get(label) });
+      expect(old.body.error, label).toBe("invalid_client");
+    }
     const basic = await tokenRequest(server, { grant_type: "client_credentials" }, {
       authorization: `Basic ${Buffer.from(`${apiId}:${secret}`).toString("base64")}`,
     });
@@ -106,14 +115,15 @@ describe("the full journey", () => {
     expect(refreshed.status).toBe(200);
     remember("refreshed access token", refreshed.body.access_token as string);
     remember("rotated refresh token", refreshed.body.refresh_token as string);
+    const bearer = { authorization: `Bearer ${refreshed.body.access_token}` };
+    expect((await fetch(`${server.apiUrl}/me`, { headers: bearer })).status).toBe(200);
+    expect((await fetch(`${server.issuer}/protocol/openid-connect/userinfo`, { headers: bearer })).status).toBe(200);
+    // Reusing the old refresh token revokes the grant and voids its access tokens (issue 12): the
+    // refusals of the voided token are logged too, without the token.
     const reused = await refreshTokens(server, loginId, tokens.body.refresh_token as string);
     expect(reused.body.error).toBe("invalid_grant");
-    const me = await fetch(`${server.apiUrl}/me`, { headers: { authorization: `Bearer ${refreshed.body.access_token}` } });
-    expect(me.status).toBe(200);
-    const userinfo = await fetch(`${server.issuer}/protocol/openid-connect/userinfo`, {
-      headers: { authorization: `Bearer ${refreshed.body.access_token}` },
-    });
-    expect(userinfo.status).toBe(200);
+    expect((await fetch(`${server.apiUrl}/me`, { headers: bearer })).status).toBe(401);
+    expect((await fetch(`${server.issuer}/protocol/openid-connect/userinfo`, { headers: bearer })).status).toBe(401);
     const logout = new URL(`${server.issuer}/protocol/openid-connect/logout`);
     logout.searchParams.set("client_id", loginId);
     logout.searchParams.set("id_token_hint", secrets.get("ID token")!);
@@ -143,23 +153,27 @@ describe("the full journey", () => {
       `SELECT handle, "passwordHash" FROM "User" WHERE "passwordHash" IS NOT NULL`,
     );
     expect(users.length).toBeGreaterThanOrEqual(6);
-    for (const u of users) expect(u.passwordHash, u.handle).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    for (const u of users) expect(u.passwordHash, u.handle).toMatch(/^scrypt\$32768\$8\$3\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
 
-    const apps = await query<{ clientId: string; secretHash: string; secretHint: string }>(
+    // After the roll the app has exactly one secret: the rolled one, as a SHA-256 hash and a hint.
+    const stored = await query<{ id: string; hash: string; hint: string }>(
       server.databaseUrl,
-      `SELECT "clientId", "secretHash", "secretHint" FROM "Application" WHERE name = 'Secret journey bot'`,
+      `SELECT s.id, s.hash, s.hint FROM "ClientSecret" s JOIN "Application" a ON a.id = s."applicationId"
+       WHERE a.name = 'Secret journey bot'`,
     );
-    const secret = secrets.get("regenerated client secret")!;
-    expect(apps[0]!.secretHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(apps[0]!.secretHash).toBe(createHash("sha256").update(secret).digest("hex"));
-    expect(apps[0]!.secretHint).toBe(secret.slice(-4));
+    const secret = secrets.get("rolled client secret")!;
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.id).toMatch(/^sec_[A-Za-z0-9]+$/);
+    expect(stored[0]!.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored[0]!.hash).toBe(createHash("sha256").update(secret).digest("hex"));
+    expect(stored[0]!.hint).toBe(secret.slice(-4));
 
     // No table holds a password or a client secret in clear (OidcModel payloads and the audit log included).
     const tables = await query<{ table_name: string }>(
       server.databaseUrl,
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
     );
-    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(["OidcModel", "AuditLog", "Application", "User", "Setting"]));
+    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(["OidcModel", "AuditLog", "Application", "ClientSecret", "User", "Setting"]));
     const plain = [...secrets].filter(([label]) => /password|client secret/.test(label));
     for (const { table_name } of tables) {
       const rows = await query<{ row: string }>(server.databaseUrl, `SELECT row_to_json(t)::text AS row FROM "${table_name}" t`);

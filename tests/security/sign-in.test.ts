@@ -1,15 +1,21 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, scryptSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyPassword } from "../../lib/crypto/passwords";
+import { query } from "../helpers/db";
 import { CookieJar, createTestApp, createTestUser, jarFetch, signInAndGetTokens, type TestApp } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
+import { callServerAction, portalSignIn, serverActions } from "./portal-client";
 
 /**
- * Issue 7, "Hostile input and access: sign-in", against the hosted pages (Next) and the sign-in
- * service, behind a trusted proxy (TRUST_PROXY=1) so each test can come from its own client
- * address: failed logins throttled per account and per IP with a clear message, no account
- * enumeration by message or timing, no open redirect through redirect_uri or
- * post_logout_redirect_uri, CSRF refused on the interaction posts, and security headers on every
- * page the sign-in service and the portal serve.
+ * Issue 7, "Hostile input and access: sign-in", and issue 12, "Sign-in hardening", against the
+ * hosted pages (Next) and the sign-in service, behind a trusted proxy (TRUST_PROXY=1) so each test
+ * can come from its own client address (the right-most X-Forwarded-For entry): failed logins
+ * throttled per (account, address), per address and per account, with attempts reserved before
+ * they are evaluated (parallel guesses cannot pass the limit) and a clear message; no account
+ * enumeration by message or timing; no open redirect through redirect_uri,
+ * post_logout_redirect_uri or the portal's callbackUrl; one client-address rule for the audit log;
+ * old password hashes upgraded at sign-in; CSRF refused on the interaction posts; security headers
+ * on every page the sign-in service and the portal serve.
  */
 const REDIRECT = "http://localhost:9/callback";
 const LOGOUT_REDIRECT = "http://localhost:9/signed-out";
@@ -35,8 +41,11 @@ afterAll(async () => {
 });
 
 let ipCounter = 0;
-/** A fresh client address (documentation range), so tests do not share a per-IP budget. */
-const freshIp = () => `203.0.113.${++ipCounter}`;
+/** A fresh client address (documentation ranges), so tests do not share a per-IP budget. */
+const freshIp = () => {
+  const n = ++ipCounter;
+  return n < 255 ? `203.0.113.${n}` : `198.51.100.${n - 254}`;
+};
 
 function authorizeUrl(params: Record<string, string> = {}): string {
   const url = new URL(`${server.issuer}/protocol/openid-connect/auth`);
@@ -61,7 +70,10 @@ async function startLogin(ip: string): Promise<{ jar: CookieJar; page: string }>
   return { jar, page: new URL(res.headers.get("location")!, server.url).href };
 }
 
-/** Posts the login form; returns the error code of the redirect back to the page, or null on success. */
+/**
+ * Posts the login form; returns the error code of the redirect back to the page, or null on success.
+ * `ip` is sent as X-Forwarded-For as is (a list, to play a client that writes its own entries).
+ */
 async function login(jar: CookieJar, page: string, username: string, password: string, ip: string, origin = server.url) {
   const started = performance.now();
   const res = await jarFetch(jar, `${page}/login`, {
@@ -86,33 +98,104 @@ async function pageText(jar: CookieJar, url: string): Promise<string> {
 const THROTTLED = "Too many failed sign-in attempts";
 const INCORRECT = "Incorrect username or password.";
 
+/** Runs `tasks` with at most `limit` in flight (the server's scrypt pool is small; so is the test machine). */
+async function inBatches<T>(tasks: (() => Promise<T>)[], limit = 10): Promise<T[]> {
+  const results: T[] = [];
+  for (let i = 0; i < tasks.length; i += limit) results.push(...(await Promise.all(tasks.slice(i, i + limit).map((t) => t()))));
+  return results;
+}
+
+const count = (errors: (string | null)[], error: string | null) => errors.filter((e) => e === error).length;
+
 describe("failed logins are throttled", () => {
-  it("per account: after 5 failures, from any address, even the right password waits, with a clear message", async () => {
+  it("per (account, address): 5 attempts, the last three delayed 1, 2 and 4 s, then refused with a clear message", async () => {
     await createTestUser(server.databaseUrl, { handle: "si_victim", password: PASSWORD });
-    const { jar, page } = await startLogin(freshIp());
-    for (let i = 0; i < 5; i++) {
-      // A different address every time: an attacker spreading out does not escape the account limit.
-      expect((await login(jar, page, "si_victim", `guess-${i}`, freshIp())).error).toBe("invalid_credentials");
-    }
-    const blocked = await login(jar, page, "si_victim", PASSWORD, freshIp());
+    const ip = freshIp();
+    const { jar, page } = await startLogin(ip);
+    const attempts = [];
+    for (let i = 0; i < 5; i++) attempts.push(await login(jar, page, "si_victim", `guess-${i}`, ip));
+    expect(attempts.map((a) => a.error)).toEqual(Array(5).fill("invalid_credentials"));
+    // Growing delays, server-side: 0, 0, 1, 2, 4 s before the password is even looked at.
+    expect(attempts[2]!.elapsed).toBeGreaterThanOrEqual(950);
+    expect(attempts[3]!.elapsed).toBeGreaterThanOrEqual(1950);
+    expect(attempts[4]!.elapsed).toBeGreaterThanOrEqual(3950);
+    const blocked = await login(jar, page, "si_victim", PASSWORD, ip);
     expect(blocked.error).toBe("too_many_attempts");
     expect(await pageText(jar, blocked.location!.href)).toContain(THROTTLED);
-    // Other accounts are unaffected.
+    // Other accounts from the same address are unaffected.
     await createTestUser(server.databaseUrl, { handle: "si_bystander", password: PASSWORD });
-    expect((await login(jar, page, "si_bystander", PASSWORD, freshIp())).error).toBeNull();
+    expect((await login(jar, page, "si_bystander", PASSWORD, ip)).error).toBeNull();
   });
 
-  it("per IP: after 20 failures from one address, that address is refused for every account", async () => {
+  it("50 concurrent wrong passwords for one account from one address: at most 5 are evaluated; another address still signs in at once", async () => {
+    await createTestUser(server.databaseUrl, { handle: "si_parallel", password: PASSWORD });
+    const ip = freshIp();
+    const { jar, page } = await startLogin(ip);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => login(jar, page, "si_parallel", `parallel-${i}`, ip)));
+    const errors = results.map((r) => r.error);
+    // Every attempt is reserved before its password is checked: the 6th and later are refused unseen.
+    expect(count(errors, "invalid_credentials")).toBeLessThanOrEqual(5);
+    expect(count(errors, "invalid_credentials") + count(errors, "too_many_attempts")).toBe(50);
+    expect((await login(jar, page, "si_parallel", PASSWORD, ip)).error).toBe("too_many_attempts");
+    // The owner, elsewhere, is not locked out by a stranger's guesses, and waits for nothing.
+    const owner = await startLogin(freshIp());
+    const ok = await login(owner.jar, owner.page, "si_parallel", PASSWORD, freshIp());
+    expect(ok.error).toBeNull();
+    expect(ok.elapsed).toBeLessThan(950);
+  });
+
+  it("the client address is the right-most X-Forwarded-For entry: spoofed entries to its left change nothing", async () => {
+    await createTestUser(server.databaseUrl, { handle: "si_spoofed", password: PASSWORD });
+    const ip = freshIp();
+    const { jar, page } = await startLogin(ip);
+    // Ten guesses, each claiming a different client in front of the real one.
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => login(jar, page, "si_spoofed", `x${i}`, `198.18.0.${i + 1}, ${ip}`)));
+    expect(count(results.map((r) => r.error), "invalid_credentials")).toBeLessThanOrEqual(5);
+    expect((await login(jar, page, "si_spoofed", PASSWORD, `198.18.1.1, ${ip}`)).error).toBe("too_many_attempts");
+  });
+
+  it("per address: after 30 failures from one address, that address is refused for every account", async () => {
     const ip = freshIp();
     await createTestUser(server.databaseUrl, { handle: "si_fresh", password: PASSWORD });
     const { jar, page } = await startLogin(ip);
-    // 20 different accounts, 1 guess each: no account limit is reached, the address limit is.
-    for (let i = 0; i < 20; i++) expect((await login(jar, page, `si_spray${i}`, "password1", ip)).error).toBe("invalid_credentials");
+    // 30 different accounts, 1 guess each: no pair or account limit is reached, the address limit is.
+    const sprayed = await inBatches(Array.from({ length: 30 }, (_, i) => () => login(jar, page, `si_spray${i}`, "password1", ip)));
+    expect(sprayed.map((r) => r.error)).toEqual(Array(30).fill("invalid_credentials"));
     const blocked = await login(jar, page, "si_fresh", PASSWORD, ip);
     expect(blocked.error).toBe("too_many_attempts");
     expect(await pageText(jar, blocked.location!.href)).toContain(THROTTLED);
     // The same account from another address signs in.
     expect((await login(jar, page, "si_fresh", PASSWORD, freshIp())).error).toBeNull();
+  });
+
+  it("per account: over 50 failures from many addresses, a fresh address still signs in after 2 s; an address that failed is refused", async () => {
+    await createTestUser(server.databaseUrl, { handle: "si_besieged", password: PASSWORD });
+    const { jar, page } = await startLogin(freshIp());
+    // 25 addresses, 2 guesses each (no pair delay yet): 50 failures, the account's whole budget.
+    const attackers = Array.from({ length: 25 }, () => freshIp());
+    for (const round of [0, 1]) {
+      const results = await inBatches(attackers.map((ip, i) => () => login(jar, page, "si_besieged", `r${round}-${i}`, ip)), 25);
+      const seen = results.map((r) => `${r.status} ${r.location?.pathname ?? "-"}${r.location?.search ?? ""}`);
+      expect(results.map((r) => r.error), seen.join(", ") + "\n" + server.logs.slice(-20).join("\n")).toEqual(Array(25).fill("invalid_credentials"));
+    }
+    // The 51st: an address with no attempt of its own is still heard, after the lock's delay.
+    const lateGuesser = freshIp();
+    const late = await login(jar, page, "si_besieged", "one more guess", lateGuesser);
+    expect(late.error).toBe("invalid_credentials");
+    expect(late.elapsed).toBeGreaterThanOrEqual(1950);
+    const [row] = await query<{ count: number }>(server.databaseUrl, `SELECT count FROM "RateLimit" WHERE key = 'login:account:si_besieged'`);
+    expect(row!.count).toBeGreaterThan(50);
+    // The owner from a clean address: signed in, after the delay.
+    const owner = await login(jar, page, "si_besieged", PASSWORD, freshIp());
+    expect(owner.error).toBeNull();
+    expect(owner.elapsed).toBeGreaterThanOrEqual(1950);
+    // Addresses that failed are refused even with the right password (their own pair limit of 5 is not reached).
+    const { jar: jar2, page: page2 } = await startLogin(freshIp());
+    for (const ip of [attackers[0]!, lateGuesser]) {
+      const refused = await login(jar2, page2, "si_besieged", PASSWORD, ip);
+      expect(refused.error, ip).toBe("too_many_attempts");
+      expect(refused.elapsed, ip).toBeLessThan(1500);
+    }
   });
 });
 
@@ -157,13 +240,15 @@ describe("no account enumeration", () => {
     const ghost = `si_ghost_${randomBytes(3).toString("hex")}`;
     await createTestUser(server.databaseUrl, { handle: "si_real", password: PASSWORD });
     const { jar, page } = await startLogin(freshIp());
-    const answers = { real: [] as (string | null)[], ghost: [] as (string | null)[] };
-    for (let i = 0; i < 6; i++) {
-      answers.real.push((await login(jar, page, "si_real", `x${i}`, freshIp())).error);
-      answers.ghost.push((await login(jar, page, ghost, `x${i}`, freshIp())).error);
-    }
-    expect(answers.ghost).toEqual(answers.real);
-    expect(answers.real.at(-1)).toBe("too_many_attempts");
+    // Each from its own address, side by side (the pair delays are the same for both).
+    const guess = async (handle: string, ip: string) => {
+      const answers: (string | null)[] = [];
+      for (let i = 0; i < 6; i++) answers.push((await login(jar, page, handle, `x${i}`, ip)).error);
+      return answers;
+    };
+    const [real, unknown] = await Promise.all([guess("si_real", freshIp()), guess(ghost, freshIp())]);
+    expect(unknown).toEqual(real);
+    expect(real).toEqual([...Array(5).fill("invalid_credentials"), "too_many_attempts"]);
   });
 
   it("timing: a wrong password for a real account costs about what an unknown account costs", async () => {
@@ -230,6 +315,93 @@ describe("no open redirects", () => {
     const ok = await logout({ client_id: app.clientId, post_logout_redirect_uri: LOGOUT_REDIRECT, id_token_hint: tokens.id_token });
     expect(ok.status).toBe(303);
     expect(new URL(ok.headers.get("location")!, server.url).origin).toBe(new URL(server.url).origin);
+  });
+});
+
+describe("open redirects through the portal's callbackUrl", () => {
+  it("a signed-in person sent to /signin?callbackUrl=/%09/evil.example stays on our origin", async () => {
+    await createTestUser(server.databaseUrl, { handle: "si_portal", password: PASSWORD });
+    const session = await portalSignIn(server, "si_portal", PASSWORD);
+    const origin = new URL(server.url).origin;
+    // As typed into the address bar: %09 is a tab, %0A a newline, %5C a backslash; browsers drop
+    // tabs and newlines from a Location and read \ as /, so `/<TAB>/evil.example` is `//evil.example`.
+    for (const callback of ["/%09/evil.example", "/%0A/evil.example", "/%0D%0A/evil.example", "%09//evil.example", "/%5C%09evil.example", "/%09%5Cevil.example"]) {
+      const res = await jarFetch(session.jar, `${server.url}/signin?callbackUrl=${callback}`);
+      expect([303, 307, 308], callback).toContain(res.status);
+      const location = res.headers.get("location")!;
+      // Resolved the way a browser resolves a Location header (the WHATWG URL parser).
+      const target = new URL(location, server.url);
+      expect(target.origin, `${callback} → ${location}`).toBe(origin);
+      expect(target.pathname, `${callback} → ${location}`).toBe("/apps");
+    }
+    // An ordinary path of ours is kept, query and all.
+    const own = await jarFetch(session.jar, `${server.url}/signin?callbackUrl=${encodeURIComponent("/apps/new?from=home")}`);
+    expect(new URL(own.headers.get("location")!, server.url).href).toBe(`${origin}/apps/new?from=home`);
+    // The same values through next-auth's sign-in (its redirect callback) land on our origin too.
+    const again = await portalSignIn(server, "si_portal", PASSWORD, { callbackUrl: "/\t/evil.example" });
+    expect(again.landing.origin, again.trail.join(" → ")).toBe(origin);
+  });
+});
+
+describe("one client-address rule for the audit log", () => {
+  it("the portal's audit log records the right-most forwarded address; a client cannot set it itself", async () => {
+    await createTestUser(server.databaseUrl, { handle: "si_audited", password: PASSWORD });
+    const session = await portalSignIn(server, "si_audited", PASSWORD);
+    const actions = serverActions();
+    const call = await callServerAction(server, session.jar, actions.setUserMutedAction!, ["si_portal", true], {
+      headers: { "x-forwarded-for": "6.6.6.6, 198.51.100.77", "x-platform-client-ip": "1.1.1.1" },
+    });
+    expect(call.result, call.text.slice(0, 300)).toMatchObject({ ok: false, error: { code: "forbidden" } });
+    const rows = await query<{ ip: string | null }>(
+      server.databaseUrl,
+      `SELECT ip FROM "AuditLog" WHERE "actorHandle" = 'si_audited' AND action = 'user.mute' AND outcome = 'denied'`,
+    );
+    expect(rows).toEqual([{ ip: "198.51.100.77" }]);
+  });
+});
+
+describe("password hashes are upgraded at sign-in", () => {
+  /** A hash as the previous release stored it: scrypt N=2^15, r=8, p=1. */
+  function oldHash(password: string): string {
+    const salt = randomBytes(16);
+    const key = scryptSync(password.normalize("NFKC"), salt, 32, { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+    return `scrypt$32768$8$1$${salt.toString("base64url")}$${key.toString("base64url")}`;
+  }
+
+  async function storedHash(handle: string): Promise<string> {
+    const [row] = await query<{ passwordHash: string }>(server.databaseUrl, `SELECT "passwordHash" FROM "User" WHERE handle = $1`, [handle]);
+    return row!.passwordHash;
+  }
+
+  it("a user with an old p=1 hash signs in; the stored hash then has today's parameters and the password still works", async () => {
+    await createTestUser(server.databaseUrl, { handle: "si_oldhash", password: PASSWORD });
+    const old = oldHash(PASSWORD);
+    await query(server.databaseUrl, `UPDATE "User" SET "passwordHash" = $2 WHERE handle = $1`, ["si_oldhash", old]);
+    // A wrong password changes nothing.
+    let attempt = await startLogin(freshIp());
+    expect((await login(attempt.jar, attempt.page, "si_oldhash", "not it", freshIp())).error).toBe("invalid_credentials");
+    expect(await storedHash("si_oldhash")).toBe(old);
+    // The right one signs in and upgrades the hash.
+    attempt = await startLogin(freshIp());
+    expect((await login(attempt.jar, attempt.page, "si_oldhash", PASSWORD, freshIp())).error).toBeNull();
+    const upgraded = await storedHash("si_oldhash");
+    expect(upgraded).toMatch(/^scrypt\$32768\$8\$3\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(await verifyPassword(PASSWORD, upgraded)).toBe(true);
+    // And the password still works against the new hash.
+    attempt = await startLogin(freshIp());
+    expect((await login(attempt.jar, attempt.page, "si_oldhash", PASSWORD, freshIp())).error).toBeNull();
+    expect(await storedHash("si_oldhash")).toBe(upgraded);
+  });
+
+  it("two sign-ins at once with an old hash both succeed and leave one valid, upgraded hash", async () => {
+    await createTestUser(server.databaseUrl, { handle: "si_twice", password: PASSWORD });
+    await query(server.databaseUrl, `UPDATE "User" SET "passwordHash" = $2 WHERE handle = $1`, ["si_twice", oldHash(PASSWORD)]);
+    const [a, b] = await Promise.all([startLogin(freshIp()), startLogin(freshIp())]);
+    const results = await Promise.all([login(a.jar, a.page, "si_twice", PASSWORD, freshIp()), login(b.jar, b.page, "si_twice", PASSWORD, freshIp())]);
+    expect(results.map((r) => r.error)).toEqual([null, null]);
+    const stored = await storedHash("si_twice");
+    expect(stored).toMatch(/^scrypt\$32768\$8\$3\$/);
+    expect(await verifyPassword(PASSWORD, stored)).toBe(true);
   });
 });
 

@@ -5,10 +5,12 @@ import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
  * The application lifecycle through the services the portal, admin area and CLI share: review
- * transitions, the reveal-once secret, regeneration, permission checks and their audit trail.
+ * transitions, the reveal-once secret, rotation (add, retire, roll), permission checks and their
+ * audit trail.
  */
 let databaseUrl: string;
 let apps: typeof import("../../lib/services/apps");
+let secrets: typeof import("../../lib/services/app-secrets");
 let users: typeof import("../../lib/services/users");
 let audit: typeof import("../../lib/services/audit");
 let closeDb: () => Promise<void>;
@@ -32,9 +34,19 @@ const apiInput = {
   postLogoutRedirectUris: [],
 };
 
+/** The stored hashes of the app's active secrets, oldest first. */
+async function storedSecretHashes(clientId: string): Promise<string[]> {
+  const rows = await query<{ hash: string }>(
+    databaseUrl,
+    `SELECT s.hash FROM "ClientSecret" s JOIN "Application" a ON a.id = s."applicationId" WHERE a."clientId" = $1 ORDER BY s."createdAt", s.id`,
+    [clientId],
+  );
+  return rows.map((r) => r.hash);
+}
+
 async function storedSecretHash(clientId: string): Promise<string | null> {
-  const [row] = await query<{ secretHash: string | null }>(databaseUrl, `SELECT "secretHash" FROM "Application" WHERE "clientId" = $1`, [clientId]);
-  return row!.secretHash;
+  const hashes = await storedSecretHashes(clientId);
+  return hashes.length === 1 ? hashes[0]! : null;
 }
 
 async function auditRows(clientId: string) {
@@ -49,6 +61,7 @@ beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: true });
   closeDb = await pointAppAt(databaseUrl);
   apps = await import("../../lib/services/apps");
+  secrets = await import("../../lib/services/app-secrets");
   users = await import("../../lib/services/users");
   audit = await import("../../lib/services/audit");
   alice = await actorFor("alice");
@@ -144,25 +157,26 @@ describe("viewing", () => {
 describe("secrets", () => {
   it("reveals an approved API client's secret exactly once, storing only its hash", async () => {
     const app = await apps.createApp(apiInput, { id: alice.id }, alice);
-    expect(await apps.revealSecretOnce(app.clientId, alice)).toBeNull(); // pending: nothing to reveal
+    expect(await secrets.revealSecretOnce(app.clientId, alice)).toBeNull(); // pending: nothing to reveal
     await apps.approveApp(app.clientId, admin);
-    expect(await apps.revealSecretOnce(app.clientId, admin)).toBeNull(); // an admin's view does not consume it
-    const revealed = await apps.revealSecretOnce(app.clientId, alice);
+    expect(await secrets.revealSecretOnce(app.clientId, admin)).toBeNull(); // an admin's view does not consume it
+    const revealed = await secrets.revealSecretOnce(app.clientId, alice);
     expect(revealed?.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(revealed?.secretId).toMatch(/^sec_[A-Za-z0-9]{16}$/);
     const hash = await storedSecretHash(app.clientId);
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
     expect(hash).not.toContain(revealed!.clientSecret);
     expect(verifyClientSecret(revealed!.clientSecret, hash!)).toBe(true);
-    expect(await apps.revealSecretOnce(app.clientId, alice)).toBeNull(); // a reload never shows it again
+    expect(await secrets.revealSecretOnce(app.clientId, alice)).toBeNull(); // a reload never shows it again
     const view = await apps.getAppForViewer(app.clientId, alice);
-    expect(view).toMatchObject({ hasSecret: true, secretHint: revealed!.clientSecret.slice(-4) });
+    expect(view).toMatchObject({ hasSecret: true, secrets: [{ id: revealed!.secretId, hint: revealed!.clientSecret.slice(-4), lastUsedAt: null }] });
     expect(JSON.stringify(view)).not.toContain(revealed!.clientSecret);
   });
 
   it("gives one secret to two concurrent first views", async () => {
     const app = await apps.createApp(apiInput, { id: alice.id }, alice);
     await apps.approveApp(app.clientId, admin);
-    const results = await Promise.all([1, 2, 3, 4].map(() => apps.revealSecretOnce(app.clientId, alice)));
+    const results = await Promise.all([1, 2, 3, 4].map(() => secrets.revealSecretOnce(app.clientId, alice)));
     const shown = results.filter((r) => r !== null);
     expect(shown).toHaveLength(1);
     expect(verifyClientSecret(shown[0]!.clientSecret, (await storedSecretHash(app.clientId))!)).toBe(true);
@@ -175,28 +189,68 @@ describe("secrets", () => {
       alice,
     );
     await apps.approveApp(app.clientId, admin);
-    expect(await apps.revealSecretOnce(app.clientId, alice)).toBeNull();
-    await expect(apps.regenerateSecret(app.clientId, alice)).rejects.toMatchObject({ code: "invalid_request" });
+    expect(await secrets.revealSecretOnce(app.clientId, alice)).toBeNull();
+    await expect(secrets.rollSecret(app.clientId, alice)).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(secrets.addSecret(app.clientId, alice)).rejects.toMatchObject({ code: "invalid_request" });
   });
 
-  it("regenerates: the new secret works at once, the old one does not, grants are revoked", async () => {
+  it("adds a second secret (both work), refuses a third, retires one but never the last", async () => {
     const app = await apps.createApp(apiInput, { id: alice.id }, alice);
     await apps.approveApp(app.clientId, admin);
-    const first = (await apps.revealSecretOnce(app.clientId, alice))!;
+    const first = (await secrets.revealSecretOnce(app.clientId, alice))!;
+    await expect(secrets.addSecret(app.clientId, admin)).rejects.toMatchObject({ code: "forbidden" });
+    await expect(secrets.addSecret(app.clientId, bob)).rejects.toMatchObject({ code: "not_found" });
+    const second = await secrets.addSecret(app.clientId, alice);
+    expect(second.secretId).not.toBe(first.secretId);
+    const hashes = await storedSecretHashes(app.clientId);
+    expect(hashes).toHaveLength(2);
+    expect((await secrets.verifyClientCredentials(app.clientId, first.clientSecret)) !== null).toBe(true);
+    expect((await secrets.verifyClientCredentials(app.clientId, second.clientSecret)) !== null).toBe(true);
+    expect(await secrets.verifyClientCredentials(app.clientId, "not-the-secret")).toBeNull();
+
+    // Two at once is the limit; concurrent adds cannot get past it either.
+    const third = await Promise.allSettled([secrets.addSecret(app.clientId, alice), secrets.addSecret(app.clientId, alice)]);
+    expect(third.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    await expect(secrets.addSecret(app.clientId, alice)).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/Retire one/) });
+
+    const listed = await secrets.listSecrets(app.clientId, admin); // admins see hints, never values
+    expect(listed.map((s) => s.id)).toEqual([first.secretId, second.secretId]);
+    expect(JSON.stringify(listed)).not.toContain(first.clientSecret);
+
+    await expect(secrets.retireSecret(app.clientId, first.secretId, admin)).rejects.toMatchObject({ code: "forbidden" });
+    await secrets.retireSecret(app.clientId, first.secretId, alice);
+    expect(await secrets.verifyClientCredentials(app.clientId, first.clientSecret)).toBeNull();
+    expect(await secrets.verifyClientCredentials(app.clientId, second.clientSecret)).not.toBeNull();
+    await expect(secrets.retireSecret(app.clientId, second.secretId, alice)).rejects.toMatchObject({ code: "conflict" });
+    await expect(secrets.retireSecret(app.clientId, "sec_unknown", alice)).rejects.toMatchObject({ code: "not_found" });
+    // A plain retire voids no token.
+    const [row] = await query<{ tokensRevokedAt: Date | null }>(databaseUrl, `SELECT "tokensRevokedAt" FROM "Application" WHERE "clientId" = $1`, [app.clientId]);
+    expect(row!.tokensRevokedAt).toBeNull();
+    const actions = (await auditRows(app.clientId)).map((r) => `${r.action}:${r.outcome}`);
+    expect(actions).toEqual(expect.arrayContaining(["app.secret.add:ok", "app.secret.add:denied", "app.secret.retire:ok", "app.secret.retire:denied"]));
+  });
+
+  it("rolls: one new secret, every other retired, grants revoked and the app's tokens voided", async () => {
+    const app = await apps.createApp(apiInput, { id: alice.id }, alice);
+    await apps.approveApp(app.clientId, admin);
+    const first = (await secrets.revealSecretOnce(app.clientId, alice))!;
+    const extra = await secrets.addSecret(app.clientId, alice);
     await query(
       databaseUrl,
       `INSERT INTO "OidcModel" (kind, id, payload, "clientId") VALUES ('Grant', 'g-' || $1, '{}', $1)`,
       [app.clientId],
     );
-    await expect(apps.regenerateSecret(app.clientId, admin)).rejects.toMatchObject({ code: "forbidden" });
-    await expect(apps.regenerateSecret(app.clientId, bob)).rejects.toMatchObject({ code: "not_found" });
-    const second = await apps.regenerateSecret(app.clientId, alice);
-    expect(second.clientSecret).not.toBe(first.clientSecret);
+    await expect(secrets.rollSecret(app.clientId, admin)).rejects.toMatchObject({ code: "forbidden" });
+    await expect(secrets.rollSecret(app.clientId, bob)).rejects.toMatchObject({ code: "not_found" });
+    const rolled = await secrets.rollSecret(app.clientId, alice);
     const hash = (await storedSecretHash(app.clientId))!;
-    expect(verifyClientSecret(second.clientSecret, hash)).toBe(true);
-    expect(verifyClientSecret(first.clientSecret, hash)).toBe(false);
+    expect(verifyClientSecret(rolled.clientSecret, hash)).toBe(true);
+    expect(await secrets.verifyClientCredentials(app.clientId, first.clientSecret)).toBeNull();
+    expect(await secrets.verifyClientCredentials(app.clientId, extra.clientSecret)).toBeNull();
     expect(await query(databaseUrl, `SELECT 1 FROM "OidcModel" WHERE "clientId" = $1`, [app.clientId])).toHaveLength(0);
-    expect(await apps.revealSecretOnce(app.clientId, alice)).toBeNull();
+    const [row] = await query<{ tokensRevokedAt: Date | null }>(databaseUrl, `SELECT "tokensRevokedAt" FROM "Application" WHERE "clientId" = $1`, [app.clientId]);
+    expect(row!.tokensRevokedAt).not.toBeNull();
+    expect(await secrets.revealSecretOnce(app.clientId, alice)).toBeNull();
   });
 
   it("no audit entry or log line ever holds a secret", async () => {

@@ -3,7 +3,6 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { runAction, type ActionResult } from "@/lib/actions";
-import { clearClientCache } from "@/lib/oidc/clients";
 import { clientIdSchema, rejectAppSchema, suspendAppSchema, type AppView } from "@/lib/schemas/apps";
 import { handleSchema, type UserView } from "@/lib/schemas/users";
 import { requireAdminActor } from "@/lib/session";
@@ -15,9 +14,8 @@ import { setUserDisabled, setUserMuted } from "@/lib/services/users";
  * the UI showed: a server action is a public POST endpoint that anyone signed in can call.
  */
 
+/** Re-renders the pages that show the app; the service already told every process's caches. */
 function refreshApp(clientId: string): void {
-  // The sign-in service caches clients for a few seconds; in this process the change applies at once.
-  clearClientCache(clientId);
   revalidatePath("/admin", "layout");
   revalidatePath(`/apps/${clientId}`);
 }

@@ -57,13 +57,16 @@ export default function GettingStartedPage() {
       <p>
         An admin reviews every new application. Until it is approved, token requests fail with{" "}
         <code>invalid_client</code>. The app page shows the decision, and the reviewer&apos;s reason if it was rejected.
-        An approved app can later be suspended, which revokes all of its tokens at once.
+        An approved app can later be suspended: its token requests fail with <code>invalid_client</code> and every access
+        and refresh token of it is voided at once; reinstating it does not revive them.
       </p>
 
       <h2 id="api-client">4a. API key client: get a token and call the API</h2>
       <p>
         Open the app page after approval: the client secret is shown <strong>once</strong>. Copy it into your secret
-        store; the platform keeps only a hash. Lost it? Regenerate it — the old one stops working immediately.
+        store; the platform keeps only a hash. To rotate it without downtime, add a second secret, deploy it, then retire
+        the old one; if it leaked, roll it (every other secret and every access token of the app stop working at once).
+        See <Link href="/docs/authentication#revocation">Revocation and rotation</Link>.
       </p>
       <CodeBlock
         title="Client credentials"
@@ -76,7 +79,8 @@ ACCESS_TOKEN=$(curl -s -X POST "${ISSUER}/protocol/openid-connect/token" \\
 curl -s "${API_URL}/global-chat/messages?limit=5" -H "Authorization: Bearer $ACCESS_TOKEN"`}
       />
       <p>
-        Tokens last <code>expires_in</code> seconds. Reuse a token until it is close to expiry; there is no refresh
+        Tokens last <code>expires_in</code> seconds unless revoked earlier (a suspension or a rolled secret). Reuse a
+        token until it is close to expiry, and get a new one on <code>401 invalid_token</code>; there is no refresh
         token for this grant.
       </p>
 

@@ -4,6 +4,8 @@ import { redirect } from "next/navigation";
 import { SignInButton } from "@/components/auth/sign-in-button";
 import { Alert } from "@/components/ui/alert";
 import { Icon } from "@/components/ui/icon";
+import { env } from "@/lib/env";
+import { resolveReturnPath } from "@/lib/http/return-url";
 import { getCurrentUser } from "@/lib/session";
 
 export const metadata: Metadata = { title: "Sign in" };
@@ -17,15 +19,10 @@ const ERRORS: Record<string, string> = {
   SessionRequired: "Sign in to continue.",
 };
 
-/** Only a same-site path may be the destination after sign-in (no open redirect). */
-function safeCallback(value: string | string[] | undefined): string {
-  const v = Array.isArray(value) ? value[0] : value;
-  return v && v.startsWith("/") && !v.startsWith("//") && !v.startsWith("/\\") ? v : "/apps";
-}
-
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
-  const callbackUrl = safeCallback(params.callbackUrl);
+  // Only a path on our own origin may be the destination after sign-in (no open redirect).
+  const callbackUrl = resolveReturnPath(params.callbackUrl, env().APP_URL);
   if (await getCurrentUser()) redirect(callbackUrl);
   const errorCode = typeof params.error === "string" ? params.error : undefined;
   const error = errorCode ? (ERRORS[errorCode] ?? "Sign-in failed. Try again.") : undefined;

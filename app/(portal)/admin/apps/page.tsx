@@ -42,7 +42,7 @@ export default async function AdminAppsPage({ searchParams }: { searchParams: Pr
       <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">Applications</h1>
-          <p className="mt-1 text-sm text-slate-600">Every registered application, oldest first. Suspend an app to revoke all of its tokens at once.</p>
+          <p className="mt-1 text-sm text-slate-600">Every registered application, oldest first. Suspending an app voids all of its tokens at once; reinstating it does not revive them.</p>
         </div>
         <nav aria-label="Filter by status" className="flex flex-wrap gap-1 rounded-lg bg-slate-100 p-1">
           {FILTERS.map((f) => {

@@ -37,7 +37,7 @@ export default async function AdminUsersPage({ searchParams }: { searchParams: P
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">Users</h1>
           <p className="mt-1 text-sm text-slate-600">
-            A disabled account cannot sign in and its tokens stop working. A muted account cannot post to the global chat.
+            A disabled account cannot sign in, and every API call with its tokens answers 403 forbidden at once; enabling it makes its unexpired tokens work again. A muted account cannot post to the global chat.
           </p>
         </div>
         <form role="search" action="/admin/users" method="get" className="flex w-full gap-2 sm:w-auto">

@@ -2,14 +2,15 @@
 
 import { revalidatePath } from "next/cache";
 import { runAction, type ActionResult } from "@/lib/actions";
-import { clearClientCache } from "@/lib/oidc/clients";
-import { clientIdSchema, updateAppSchema, type RevealedSecret } from "@/lib/schemas/apps";
+import { clientIdSchema, secretIdSchema, updateAppSchema, type RevealedSecret } from "@/lib/schemas/apps";
 import { requireUserActor } from "@/lib/session";
-import { deleteApp, regenerateSecret, updateApp } from "@/lib/services/apps";
+import { addSecret, retireSecret, rollSecret } from "@/lib/services/app-secrets";
+import { deleteApp, updateApp } from "@/lib/services/apps";
 
 /**
  * Owner actions on one app. Who may do what is decided by the services (owner or admin; only the
- * owner sees a secret), after the session is checked here.
+ * owner sees or changes a secret), after the session is checked here. The services announce every
+ * change to every process (lib/database/changes.ts), so nothing here clears a cache.
  */
 
 export async function updateAppAction(clientId: unknown, input: unknown): Promise<ActionResult<{ clientId: string }>> {
@@ -17,7 +18,6 @@ export async function updateAppAction(clientId: unknown, input: unknown): Promis
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
     const app = await updateApp(id, updateAppSchema.parse(input), actor);
-    clearClientCache(id);
     revalidatePath(`/apps/${id}`);
     revalidatePath("/apps");
     return { clientId: app.clientId };
@@ -30,20 +30,44 @@ export async function deleteAppAction(clientId: unknown): Promise<ActionResult<n
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
     await deleteApp(id, actor);
-    clearClientCache(id);
     revalidatePath("/apps");
     return null;
   });
 }
 
-/** The new secret goes back to the owner's browser once, in this response only; it is never stored in clear. */
-export async function regenerateSecretAction(clientId: unknown): Promise<ActionResult<RevealedSecret>> {
-  return runAction("apps.secret.regenerate", async () => {
+/*
+ * Secret rotation (lib/services/app-secrets.ts). A new secret goes back to the owner's browser once,
+ * in this response only; it is never stored in clear.
+ */
+
+/** A second active secret, for zero-downtime rotation; no token is voided. */
+export async function addSecretAction(clientId: unknown): Promise<ActionResult<RevealedSecret>> {
+  return runAction("apps.secret.add", async () => {
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
-    const revealed = await regenerateSecret(id, actor);
-    // The old secret must fail at once, not after the sign-in service's client cache expires.
-    clearClientCache(id);
+    const revealed = await addSecret(id, actor);
+    revalidatePath(`/apps/${id}`);
+    return revealed;
+  });
+}
+
+/** Retires one secret: it fails at once; tokens already issued with it live until they expire. */
+export async function retireSecretAction(clientId: unknown, secretId: unknown): Promise<ActionResult<{ secretId: string }>> {
+  return runAction("apps.secret.retire", async () => {
+    const actor = await requireUserActor();
+    const id = clientIdSchema.parse(clientId);
+    const retired = await retireSecret(id, secretIdSchema.parse(secretId), actor);
+    revalidatePath(`/apps/${id}`);
+    return { secretId: retired.id };
+  });
+}
+
+/** Compromise: one new secret, every other one retired and every access token of the app voided. */
+export async function rollSecretAction(clientId: unknown): Promise<ActionResult<RevealedSecret>> {
+  return runAction("apps.secret.roll", async () => {
+    const actor = await requireUserActor();
+    const id = clientIdSchema.parse(clientId);
+    const revealed = await rollSecret(id, actor);
     revalidatePath(`/apps/${id}`);
     return revealed;
   });

@@ -5,7 +5,7 @@ import { AppReviewActions } from "@/components/admin/app-review-actions";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppStatusCallout } from "@/components/apps/app-status-callout";
 import { AppTypeBadge } from "@/components/apps/app-type-badge";
-import { ClientSecretPanel } from "@/components/apps/client-secret-panel";
+import { ClientSecretPanel, type SecretItem } from "@/components/apps/client-secret-panel";
 import { DeleteAppButton } from "@/components/apps/delete-app-button";
 import { Quickstart } from "@/components/apps/quickstart";
 import { ButtonLink } from "@/components/ui/button-link";
@@ -16,11 +16,11 @@ import { PageHeader } from "@/components/ui/page-header";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
-import { clearClientCache } from "@/lib/oidc/clients";
-import { clientIdSchema, type AppView } from "@/lib/schemas/apps";
+import { clientIdSchema, type AppView, type SecretView } from "@/lib/schemas/apps";
 import { describeScope } from "@/lib/scopes";
 import { isAdmin, requireUser, toActor } from "@/lib/session";
-import { getAppForViewer, revealSecretOnce } from "@/lib/services/apps";
+import { listSecrets, MAX_ACTIVE_SECRETS, revealSecretOnce } from "@/lib/services/app-secrets";
+import { getAppForViewer } from "@/lib/services/apps";
 
 export const metadata: Metadata = { title: "Application" };
 
@@ -34,6 +34,15 @@ async function loadApp(clientId: string, actor: Awaited<ReturnType<typeof toActo
   }
 }
 
+function toSecretItem(secret: SecretView): SecretItem {
+  return {
+    id: secret.id,
+    hint: secret.hint,
+    createdAt: secret.createdAt.toISOString(),
+    lastUsedAt: secret.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
 export default async function AppPage({ params }: { params: Promise<{ clientId: string }> }) {
   const user = await requireUser();
   const parsed = clientIdSchema.safeParse((await params).clientId);
@@ -42,10 +51,13 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
   const app = await loadApp(parsed.data, actor);
   const isOwner = app.owner.id === user.id;
   // SPEC: the secret is revealed once on the application page, to its owner, after approval. The
-  // service generates it only if none exists yet (a conditional update), so a reload gets null.
-  const revealed = isOwner ? await revealSecretOnce(app.clientId, actor) : null;
-  // The sign-in service may hold the client (without a secret) in its short cache: usable at once.
-  if (revealed) clearClientCache(app.clientId);
+  // service generates it only if none exists yet (under the app's row lock), so a reload gets null;
+  // it also announces the change, so the new secret works at once in every process.
+  const revealed =
+    isOwner && app.type === "api" && app.status === "approved" && !app.hasSecret
+      ? await revealSecretOnce(app.clientId, actor)
+      : null;
+  const secrets = revealed ? await listSecrets(app.clientId, actor) : app.secrets;
   const config = env();
   const discoveryUrl = `${config.ISSUER}/.well-known/openid-configuration`;
 
@@ -57,7 +69,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
             <Icon name="arrowLeft" /> {isOwner ? "My apps" : "All applications"}
           </Link>
         }
-        title={app.name}
+        title={<span className="wrap-anywhere">{app.name}</span>}
         description={
           <div className="flex flex-wrap items-center gap-2">
             <AppTypeBadge type={app.type} />
@@ -81,7 +93,13 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           {isAdmin(user) && !app.firstParty ? (
             <Card
               title="Review"
-              description="Admin actions. The owner sees the outcome and your reason on this page."
+              description={
+                app.status === "approved"
+                  ? "Admin actions. Suspending voids every access and refresh token of the app at once, for good: reinstating does not revive them. The owner sees your reason on this page."
+                  : app.status === "suspended"
+                    ? "Admin actions. Reinstating lets the app get new tokens; the tokens voided by the suspension stay void."
+                    : "Admin actions. The owner sees the outcome and your reason on this page."
+              }
               actions={<AppReviewActions clientId={app.clientId} name={app.name} status={app.status} size="md" />}
             />
           ) : null}
@@ -92,7 +110,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
               <CopyField
                 label="Discovery URL"
                 value={discoveryUrl}
-                hint="OpenID Connect discovery: every endpoint (authorization, token, logout, keys) is listed here."
+                hint="OpenID Connect discovery: every endpoint (authorization, token, logout, keys, userinfo, introspection, revocation) is listed here."
               />
               <CopyField label="Token endpoint" value={`${config.ISSUER}/protocol/openid-connect/token`} />
               <CopyField label="API base URL" value={config.API_URL} />
@@ -100,28 +118,31 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           </Card>
 
           {app.type === "api" ? (
-            <Card title="Client secret" description="Used with the client ID to get app-only tokens.">
-              {app.status === "approved" && isOwner ? (
+            <Card
+              title="Client secrets"
+              description={`Used with the client ID to get app-only tokens. Up to ${MAX_ACTIVE_SECRETS} can be active at once, so you can rotate without downtime.`}
+            >
+              {app.status === "approved" || secrets.length > 0 ? (
                 <ClientSecretPanel
                   clientId={app.clientId}
-                  initialSecret={revealed?.clientSecret ?? null}
-                  secretHint={revealed?.secretHint ?? app.secretHint}
-                  secretCreatedAt={(revealed ? new Date() : app.secretCreatedAt)?.toISOString() ?? null}
-                  canRegenerate
+                  secrets={secrets.map(toSecretItem)}
+                  maxActive={MAX_ACTIVE_SECRETS}
+                  initialSecret={revealed ? { secretId: revealed.secretId, clientSecret: revealed.clientSecret } : null}
+                  canManage={isOwner && app.status === "approved"}
+                  notice={
+                    app.status !== "approved" ? (
+                      <>
+                        While the application is {app.status}, token requests with these secrets fail with{" "}
+                        <code className="font-mono">invalid_client</code>.
+                      </>
+                    ) : isOwner ? undefined : (
+                      "Only the owner can see or manage secrets."
+                    )
+                  }
                 />
-              ) : app.status === "approved" ? (
-                <p className="text-sm text-slate-600">
-                  Only the owner can see or regenerate the secret.
-                  {app.secretHint ? (
-                    <>
-                      {" "}
-                      Current secret ends in <code className="font-mono">{app.secretHint}</code>.
-                    </>
-                  ) : null}
-                </p>
               ) : (
                 <p className="flex items-start gap-2 text-sm text-slate-600">
-                  <Icon name="lock" className="mt-0.5 shrink-0" />
+                  <Icon name="lock" className="mt-0.5 size-4 shrink-0" />
                   The secret is shown here once, right after the application is approved.
                 </p>
               )}
@@ -209,7 +230,8 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           {!app.firstParty ? (
             <Card title="Danger zone" className="border-red-200">
               <p className="text-sm text-slate-600">
-                Deleting revokes every token and grant of this app. People who signed in to it are signed out of it.
+                Deleting revokes every access token, refresh token and grant of this app at once: its API calls answer{" "}
+                <code className="font-mono">401 invalid_token</code>, and people who signed in to it are signed out of it.
               </p>
               <div className="mt-4">
                 <DeleteAppButton clientId={app.clientId} name={app.name} />

@@ -7,13 +7,28 @@ export const metadata: Metadata = { title: "Authentication" };
 
 export default function AuthenticationPage() {
   const { ISSUER, API_URL } = env();
-  const endpoints = [
-    ["Discovery document", `${ISSUER}/.well-known/openid-configuration`],
-    ["Authorization", `${ISSUER}/protocol/openid-connect/auth`],
-    ["Token", `${ISSUER}/protocol/openid-connect/token`],
-    ["End session (logout)", `${ISSUER}/protocol/openid-connect/logout`],
-    ["Keys (JWKS)", `${ISSUER}/protocol/openid-connect/certs`],
-    ["User info", `${ISSUER}/protocol/openid-connect/userinfo`],
+  // The paths of lib/oidc/config.ts ROUTES under the issuer, in the discovery document's names
+  // (not imported: config.ts pulls oidc-provider into this static page). The portal e2e test checks
+  // that every endpoint discovery lists appears here.
+  const endpoints: [name: string, discoveryField: string, url: string, what: string][] = [
+    ["Discovery document", "", `${ISSUER}/.well-known/openid-configuration`, "Lists every endpoint below."],
+    ["Authorization", "authorization_endpoint", `${ISSUER}/protocol/openid-connect/auth`, "Sign-in and consent (login clients)."],
+    ["Token", "token_endpoint", `${ISSUER}/protocol/openid-connect/token`, "Codes, refresh tokens and client credentials in, tokens out."],
+    ["End session (logout)", "end_session_endpoint", `${ISSUER}/protocol/openid-connect/logout`, "Ends the platform session and the app's grant."],
+    ["Keys (JWKS)", "jwks_uri", `${ISSUER}/protocol/openid-connect/certs`, "Public keys that sign ID and access tokens."],
+    ["User info", "userinfo_endpoint", `${ISSUER}/protocol/openid-connect/userinfo`, "The signed-in person's claims."],
+    [
+      "Token introspection",
+      "introspection_endpoint",
+      `${ISSUER}/protocol/openid-connect/token/introspect`,
+      "RFC 7662: is a token active, and what it carries.",
+    ],
+    [
+      "Token revocation",
+      "revocation_endpoint",
+      `${ISSUER}/protocol/openid-connect/revoke`,
+      "RFC 7009: revoke a refresh token and its grant.",
+    ],
   ];
   return (
     <DocsPage
@@ -25,29 +40,58 @@ export default function AuthenticationPage() {
         The issuer is <code>{ISSUER}</code>. Read the endpoints from the discovery document at run time rather than
         hard-coding them.
       </p>
-      <table>
-        <tbody>
-          {endpoints.map(([name, url]) => (
-            <tr key={name}>
-              <th scope="row">{name}</th>
-              <td>
-                <code className="break-all">{url}</code>
-              </td>
+      <div className="overflow-x-auto">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Endpoint</th>
+              <th scope="col">URL</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {endpoints.map(([name, field, url, what]) => (
+              <tr key={name}>
+                <th scope="row" className="w-[38%] align-top">
+                  {name}
+                  {field ? (
+                    <>
+                      <br />
+                      <code className="text-xs font-normal">{field}</code>
+                    </>
+                  ) : null}
+                </th>
+                <td>
+                  <code className="break-all" data-testid="endpoint-url">
+                    {url}
+                  </code>
+                  <br />
+                  <span className="text-sm">{what}</span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p>
+        Introspection and revocation take the same client authentication as the token endpoint (a login client sends
+        only its <code>client_id</code>). Revocation only accepts tokens issued to the calling client, and a login
+        client can only introspect its own tokens. Introspection answers for refresh tokens; access tokens are
+        self-contained JWTs that the API checks itself (signature, expiry and the revocations below), so introspecting
+        one answers <code>unsupported_token_type</code>, and revoking one at the revocation endpoint does not end it:
+        revoke the refresh token instead.
+      </p>
 
       <h2 id="client-credentials">Client credentials (API key clients)</h2>
       <p>
         POST a form-encoded body to the token endpoint with <code>grant_type=client_credentials</code>, your{" "}
         <code>client_id</code> and <code>client_secret</code> (or send them with HTTP Basic authentication). The
         response has <code>access_token</code>, <code>expires_in</code> and <code>scope</code>; no refresh token.{" "}
-        <code>invalid_client</code> means the app is not approved, is suspended, or the ID and secret do not match.
+        <code>invalid_client</code> means the app is not approved, is suspended, or the secret is not one of its active
+        secrets (wrong, retired or rolled).
       </p>
       <p>
-        Never log, commit or paste the secret into a shell command line. Rotate it from the app page if it leaks: the
-        old secret stops working at once and its tokens are revoked.
+        Never log, commit or paste the secret into a shell command line. Rotate it from the app page: see{" "}
+        <a href="#revocation">Revocation and rotation</a>.
       </p>
 
       <h2 id="pkce">Authorization code with PKCE (login clients)</h2>
@@ -87,7 +131,8 @@ export default function AuthenticationPage() {
         </li>
         <li>
           Refresh with <code>grant_type=refresh_token</code>. Refresh tokens rotate: use the new one each time. Reusing
-          an old one revokes the whole grant, and the person has to sign in again.
+          an old one revokes the whole grant and voids the person&apos;s access tokens for your app at once; the person
+          has to sign in again.
         </li>
         <li>
           Single-page apps can call the token endpoint from the browser: it answers CORS requests from your registered
@@ -99,15 +144,141 @@ export default function AuthenticationPage() {
       <p>
         Clearing your own session only signs the person out of your app. To end their platform session too, redirect to
         the end-session endpoint with <code>client_id</code>, a registered <code>post_logout_redirect_uri</code> and{" "}
-        <code>id_token_hint</code>.
+        <code>id_token_hint</code>. That also ends the person&apos;s grant of your app: its refresh token and every
+        access token the person holds for your app stop working at once.
       </p>
 
       <h2 id="calling">Calling the API</h2>
       <CodeBlock title="Bearer token" code={`curl -s "${API_URL}/me" -H "Authorization: Bearer $ACCESS_TOKEN"`} />
       <p>
         Access tokens are signed JWTs (<code>typ: at+jwt</code>). The API checks every token it is given — even on public
-        endpoints — and answers <code>401 invalid_token</code> for one that is expired, malformed or forged. An app-only
+        endpoints — and answers <code>401 invalid_token</code> for one that is expired, malformed, forged or{" "}
+        <a href="#revocation">revoked</a>. An app-only
         token on an endpoint that acts for a person gets <code>403 requires_user</code>.
+      </p>
+
+      <h2 id="revocation">Revocation and rotation</h2>
+      <p>
+        An access token is valid until <code>expires_in</code> seconds after it was issued, unless one of the events below
+        voids it first. Voiding takes effect at once, on every server: the next API call with the token answers{" "}
+        <code>401 invalid_token</code>, exactly like an expired token, and so does the user info endpoint. Get a new token
+        (client credentials) or send the person through sign-in again.
+      </p>
+
+      <h3 id="secret-rotation" className="scroll-mt-24">Rotating a client secret</h3>
+      <p>
+        An API client can have two active secrets at a time, and the token endpoint accepts either. The app page shows
+        each secret&apos;s last four characters, its id, when it was created and when it last got a token — never the
+        value, which is shown once, when it is created.
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Action</th>
+            <th scope="col">Effect</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <th scope="row" className="align-top">Add a second secret</th>
+            <td>
+              A new secret, shown once; the existing one keeps working. Not possible while two are active. No access token
+              changes.
+            </td>
+          </tr>
+          <tr>
+            <th scope="row" className="align-top">Retire a secret</th>
+            <td>
+              Token requests with it fail with <code>invalid_client</code> at once. Access tokens already issued with it
+              keep working until they expire. The only active secret cannot be retired.
+            </td>
+          </tr>
+          <tr>
+            <th scope="row" className="align-top">Roll (compromise)</th>
+            <td>
+              One new secret, shown once; every other secret stops working immediately (<code>invalid_client</code>), and
+              every access token of the app is void at once (<code>401 invalid_token</code>).
+            </td>
+          </tr>
+        </tbody>
+      </table>
+      <p>To rotate without downtime:</p>
+      <ol>
+        <li>Add a second secret on the app page and copy it.</li>
+        <li>Deploy it everywhere the app runs. Both secrets work meanwhile.</li>
+        <li>Once the old secret&apos;s &ldquo;last used&rdquo; time stops changing, retire it.</li>
+      </ol>
+      <p>
+        Roll only when a secret has leaked: anything still using an old secret fails with <code>invalid_client</code> until
+        you deploy the new one.
+      </p>
+
+      <h3 id="token-revocation" className="scroll-mt-24">What else voids access tokens</h3>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Effect</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <th scope="row" className="align-top">An admin suspends the app</th>
+            <td>
+              Token requests fail with <code>invalid_client</code>; every access and refresh token of the app is void at
+              once (<code>401 invalid_token</code>). Reinstating does not revive them: people and API clients must get new
+              tokens.
+            </td>
+          </tr>
+          <tr>
+            <th scope="row" className="align-top">The app is deleted</th>
+            <td>
+              Every access token, refresh token and grant of the app is revoked at once (<code>401 invalid_token</code>).
+            </td>
+          </tr>
+          <tr>
+            <th scope="row" className="align-top">An admin disables the person&apos;s account</th>
+            <td>
+              The person cannot sign in or refresh tokens, and every API call with their access tokens answers{" "}
+              <code>403 forbidden</code> at once (user info: <code>401 invalid_token</code>). Their tokens are not deleted:
+              enabling the account makes the unexpired ones work again.
+            </td>
+          </tr>
+          <tr>
+            <th scope="row" className="align-top">The person revokes your app&apos;s access</th>
+            <td>
+              From their account page: their consent, grant and refresh tokens for your app are deleted, and their access
+              tokens for your app are void at once (<code>401 invalid_token</code>). The next sign-in asks for consent
+              again.
+            </td>
+          </tr>
+          <tr>
+            <th scope="row" className="align-top">A refresh token is used twice</th>
+            <td>
+              The second use fails with <code>invalid_grant</code>, the grant is revoked, and the person&apos;s access tokens
+              for your app are void at once (<code>401 invalid_token</code>).
+            </td>
+          </tr>
+          <tr>
+            <th scope="row" className="align-top">The person signs out through the end-session endpoint</th>
+            <td>
+              Their grant of your app ends (and, when they end the platform session, the grants of every app they signed
+              in to in it): its refresh token fails with <code>invalid_grant</code>, and their access tokens for that app
+              are void at once (<code>401 invalid_token</code>).
+            </td>
+          </tr>
+          <tr>
+            <th scope="row" className="align-top">A refresh token is revoked at the revocation endpoint</th>
+            <td>
+              Its grant is revoked with it, and the person&apos;s access tokens for your app are void at once{" "}
+              (<code>401 invalid_token</code>).
+            </td>
+          </tr>
+        </tbody>
+      </table>
+      <p>
+        Nothing else ends an access token early: otherwise it is valid until <code>expires_in</code>. Handle{" "}
+        <code>401 invalid_token</code> on any call by getting a new token, not by retrying the same one.
       </p>
     </DocsPage>
   );

@@ -8,10 +8,18 @@ const ERRORS: [number, string, string][] = [
   [400, "invalid_request", "A malformed query parameter or body (the message names the field), or a body over 64 KiB (413)."],
   [400, "invalid_reply", "reply_to_id does not reference a real message."],
   [401, "unauthorized", "No token on an endpoint that needs one."],
-  [401, "invalid_token", "The token is expired, malformed or forged — also on public endpoints. Get a new token."],
+  [
+    401,
+    "invalid_token",
+    "The token is expired, malformed or forged, or was revoked (app suspended or deleted, secret rolled, access revoked, refresh token reused, signed out) — also on public endpoints. Get a new token.",
+  ],
   [403, "insufficient_scope", "The token lacks the endpoint's scope. Register the scope and get a new token."],
   [403, "requires_user", "An app-only token on an endpoint that acts for a person. Use a login client."],
-  [403, "forbidden", "The account is disabled, or the action is not allowed (a muted account posting to chat)."],
+  [
+    403,
+    "forbidden",
+    "The account is disabled (every call with its tokens, until an admin enables it), or the action is not allowed (a muted account posting to chat).",
+  ],
   [404, "not_found", "No such endpoint under /api/v1, or no such user profile."],
   [404, "user_not_found", "The target user of an action does not exist."],
   [405, "method_not_allowed", "Wrong HTTP method; the Allow header lists the right ones."],
@@ -71,7 +79,8 @@ Retry-After: 2
       </p>
       <ul>
         <li>
-          <code>invalid_client</code>: the app is not approved or suspended, or the ID and secret do not match.
+          <code>invalid_client</code>: the app is not approved or suspended, or the secret is not one of its active
+          secrets (wrong, retired or rolled).
         </li>
         <li>
           <code>invalid_grant</code>: a code that was used or expired, a different <code>redirect_uri</code>, a wrong

@@ -73,7 +73,8 @@ export default function ScopesPage() {
         <li>An API key client&apos;s token carries the scopes registered for it.</li>
         <li>
           A login client requests <code>openid</code>; its registered <code>svc:</code> scopes are attached automatically
-          and shown on the consent screen. Consent is remembered until the person or an admin revokes it.
+          and shown on the consent screen. Consent is remembered until the person or an admin revokes it; revoking it
+          also voids the person&apos;s access and refresh tokens for the app at once.
         </li>
         <li>
           A token without the scope an endpoint needs gets <code>403 insufficient_scope</code>. Edit the app to add a

@@ -1,0 +1,144 @@
+import { onChange } from "../database/changes";
+import { AppError } from "../errors";
+import { getAccessStatus, type AccessStatus } from "../services/access";
+import { verifyAccessToken, type AccessTokenClaims } from "./verify";
+
+/**
+ * Whether an access token is still good, for every place that accepts one (the API's bearer check
+ * and the sign-in service's userinfo): signature, issuer, audience and expiry (verify.ts, local),
+ * then the database's word on it (lib/services/access.ts): the app still approved, the user still
+ * there, and the token not voided by a revocation watermark (issue 12: suspension, secret roll,
+ * consent revoked, refresh-token reuse, logout). A voided token is `invalid_token`, like an expired
+ * one.
+ *
+ * Both answers are cached per process. A verified token's claims for VERIFIED_CACHE_TTL_MS (never
+ * past its `exp`, re-checked on every use): the ES256 check is the most expensive part of a cheap
+ * request. The database's answer for ACCESS_CACHE_TTL_MS, dropped at once when the change channel
+ * (lib/database/changes.ts) says the app, the user or the grant changed; the TTL only bounds how
+ * stale an answer can be while the channel is down.
+ */
+
+/** How long a verified token's claims are reused (bounded by the token's own `exp`). */
+export const VERIFIED_CACHE_TTL_MS = 60_000;
+/** Verified tokens remembered at most (a token is at most 8 KiB: verify.ts refuses longer ones). */
+export const VERIFIED_CACHE_MAX_ENTRIES = 5_000;
+/** How long an app-status/user-status answer is reused when no change is announced. */
+export const ACCESS_CACHE_TTL_MS = 2_000;
+/** Entries kept at most; the oldest are dropped first (memory stays bounded under many tokens). */
+export const ACCESS_CACHE_MAX_ENTRIES = 10_000;
+
+const statuses = new Map<string, { expiresAt: number; status: Promise<AccessStatus> }>();
+const verified = new Map<string, { expiresAt: number; claims: AccessTokenClaims }>();
+
+const statusKey = (clientId: string, userId: number | undefined) => `${userId ?? ""}:${clientId}`;
+
+onChange((event) => {
+  switch (event.kind) {
+    case "all":
+      statuses.clear();
+      return;
+    case "app":
+      for (const key of statuses.keys()) if (key.endsWith(`:${event.clientId}`)) statuses.delete(key);
+      return;
+    case "user":
+      for (const key of statuses.keys()) if (key.startsWith(`${event.userId}:`)) statuses.delete(key);
+      return;
+    case "grant":
+      statuses.delete(statusKey(event.clientId, event.userId));
+      return;
+    case "keys":
+      return;
+  }
+});
+
+/** Map iterates in insertion order: drop the oldest tenth in one go when full. */
+function makeRoom(map: Map<string, unknown>, max: number): void {
+  if (map.size < max) return;
+  let drop = Math.ceil(max / 10);
+  for (const k of map.keys()) {
+    map.delete(k);
+    if (--drop === 0) break;
+  }
+}
+
+async function verifyCached(token: string): Promise<AccessTokenClaims> {
+  const now = Date.now();
+  const hit = verified.get(token);
+  if (hit) {
+    if (hit.expiresAt > now) {
+      if (hit.claims.exp * 1000 > now) return hit.claims;
+      verified.delete(token);
+      throw new AppError("invalid_token", "The access token has expired.");
+    }
+    verified.delete(token);
+  }
+  const claims = await verifyAccessToken(token);
+  makeRoom(verified, VERIFIED_CACHE_MAX_ENTRIES);
+  verified.set(token, { expiresAt: Math.min(now + VERIFIED_CACHE_TTL_MS, claims.exp * 1000), claims });
+  return claims;
+}
+
+/** The database's answer for (app, user), cached; concurrent requests share one query. */
+export function findAccessStatus(clientId: string, userId: number | undefined): Promise<AccessStatus> {
+  const key = statusKey(clientId, userId);
+  const now = Date.now();
+  const hit = statuses.get(key);
+  if (hit && hit.expiresAt > now) return hit.status;
+  if (hit) statuses.delete(key);
+  makeRoom(statuses, ACCESS_CACHE_MAX_ENTRIES);
+  const status = getAccessStatus(clientId, userId);
+  statuses.set(key, { expiresAt: now + ACCESS_CACHE_TTL_MS, status });
+  status.catch(() => statuses.delete(key));
+  return status;
+}
+
+/** The latest revocation watermark that applies to a token of this app (and user), or null. */
+export function revokedThrough(status: AccessStatus): number | null {
+  const { appTokensRevokedAt: app, userTokensRevokedAt: user } = status;
+  if (app === null) return user;
+  if (user === null) return app;
+  return Math.max(app, user);
+}
+
+export interface CheckedAccessToken {
+  claims: AccessTokenClaims;
+  /** The token's user (user-delegated tokens); undefined for app-only tokens. */
+  userId: number | undefined;
+  /** The user's disabled flag (undefined for app-only tokens): callers decide how to answer it. */
+  userDisabled: boolean | undefined;
+}
+
+/**
+ * Verifies the token and checks it against the database. Throws AppError("invalid_token") when the
+ * token is malformed, forged, expired, of an app that is no longer approved, of a user who no
+ * longer exists, or voided by a revocation (its `iat` at or before a watermark).
+ */
+export async function checkAccessToken(token: string): Promise<CheckedAccessToken> {
+  const claims = await verifyCached(token);
+  const userId = claims.sub === undefined ? undefined : Number(claims.sub);
+  if (userId !== undefined && !Number.isSafeInteger(userId)) throw new AppError("invalid_token", "The access token is invalid.");
+  const status = await findAccessStatus(claims.clientId, userId);
+  if (!status.appApproved) throw new AppError("invalid_token", "The application behind this token is not approved.");
+  if (status.userDisabled === null) throw new AppError("invalid_token", "The access token is invalid.");
+  const revoked = revokedThrough(status);
+  if (revoked !== null && claims.iat <= revoked) throw new AppError("invalid_token", "The access token has been revoked.");
+  return { claims, userId, userDisabled: status.userDisabled ?? undefined };
+}
+
+/**
+ * Watermarks have one-second precision (they are compared with `iat`, which is in seconds): a token
+ * minted in the same second as a revocation would be void at birth. Issuers call this first, so a
+ * token issued after a revocation always carries a later `iat` (at most one second's wait, only
+ * right after a revocation of this app or grant).
+ */
+export async function waitPastRevocation(revokedAtSeconds: number | null): Promise<void> {
+  if (revokedAtSeconds === null) return;
+  const wait = (revokedAtSeconds + 1) * 1000 - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
+/** Tests: forget cached statuses and verified tokens. */
+export function clearAccessTokenCaches(): void {
+  statuses.clear();
+  verified.clear();
+}

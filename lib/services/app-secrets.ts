@@ -1,0 +1,250 @@
+import { generateClientSecret, hashClientSecret, matchClientSecret, secretHint } from "../crypto/secrets";
+import { turnBatched } from "../database/batch";
+import { transactionWithChanges } from "../database/changes";
+import { pool, type Tx } from "../db";
+import { AppError } from "../errors";
+import { logger } from "../logger";
+import type { RevealedSecret, SecretView } from "../schemas/apps";
+import { isOwner, loadManageable, notFound, randomBase62, revokeClientGrants, voidAppTokens } from "./apps";
+import type { Actor } from "./actor";
+import { recordAudit } from "./audit";
+
+/**
+ * The client secrets of API clients (issue 12: rotation without downtime). An approved API client
+ * holds one or two active secrets, and the token endpoint accepts either:
+ *
+ *   reveal  the first secret, shown once on the app page after approval (SPEC States)
+ *   add     a second secret, shown once: deploy it, then retire the old one; no token is voided
+ *   retire  removes one secret (never the last): it stops working at once; tokens already issued
+ *           with it keep working until they expire
+ *   roll    the compromise button: one new secret, shown once; every other secret stops working
+ *           and every access token of the app is voided at once (the app's watermark)
+ *
+ * Only a SHA-256 hash and the last four characters are stored. Only the owner (or the operator's
+ * CLI) may create a secret; admins see hints, never values. Every change is audited and announced.
+ */
+export const MAX_ACTIVE_SECRETS = 2;
+
+type SecretAction = "reveal" | "add" | "retire" | "roll";
+
+function toSecretView(row: { id: string; hint: string; createdAt: Date; lastUsedAt: Date | null }): SecretView {
+  return { id: row.id, hint: row.hint, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt };
+}
+
+function newSecretId(): string {
+  return `sec_${randomBase62(16)}`;
+}
+
+/** Owner or operator only; admins manage apps but never see (or mint) another developer's secret. */
+async function loadForSecretChange(clientId: string, actor: Actor, action: SecretAction) {
+  const audit = `app.secret.${action}`;
+  const app = await loadManageable(clientId, actor, audit);
+  if (!isOwner(app, actor) && actor.kind !== "system") {
+    await recordAudit({ actor, action: audit, targetType: "app", targetId: clientId, outcome: "denied" });
+    throw new AppError("forbidden", "Only the owner can manage an application's secrets.");
+  }
+  if (app.type !== "api") throw new AppError("invalid_request", "A login client has no secret.");
+  return app;
+}
+
+/** Serializes secret changes of one app (the two-secret limit, the first reveal) on its row. */
+async function lockApp(tx: Tx, clientId: string): Promise<{ id: number; status: string } | null> {
+  const rows = await tx.$queryRaw<{ id: number; status: string }[]>`
+    SELECT id, status::text AS status FROM "Application" WHERE "clientId" = ${clientId} FOR UPDATE`;
+  return rows[0] ?? null;
+}
+
+async function insertSecret(tx: Tx, applicationId: number, clientId: string): Promise<RevealedSecret> {
+  const secret = generateClientSecret();
+  const id = newSecretId();
+  await tx.clientSecret.create({ data: { id, applicationId, hash: hashClientSecret(secret), hint: secretHint(secret) } });
+  return { clientId, secretId: id, clientSecret: secret, secretHint: secretHint(secret) };
+}
+
+/** The active secrets (hint, created, last used), oldest first; owner, admins and the operator. */
+export async function listSecrets(clientId: string, actor: Actor): Promise<SecretView[]> {
+  const app = await loadManageable(clientId, actor, "app.secret.list");
+  if (app.type !== "api") throw new AppError("invalid_request", "A login client has no secret.");
+  return app.secrets.map(toSecretView);
+}
+
+/**
+ * SPEC: "the client secret is revealed once on the application page" after approval. For an
+ * approved API client that has no secret yet, generate one, store only its hash, and return it;
+ * otherwise null. Under the app's row lock, so two concurrent page loads cannot both reveal. Only
+ * the owner (or the operator) triggers it: an admin looking at the app must not consume the
+ * owner's one reveal.
+ */
+export async function revealSecretOnce(clientId: string, actor: Actor): Promise<RevealedSecret | null> {
+  const app = await loadManageable(clientId, actor, "app.secret.reveal");
+  if (!isOwner(app, actor) && actor.kind !== "system") return null;
+  if (app.type !== "api" || app.status !== "approved" || app.secrets.length > 0) return null;
+  return transactionWithChanges(async (tx, announce) => {
+    const locked = await lockApp(tx, clientId);
+    if (!locked || locked.status !== "approved") return null;
+    if ((await tx.clientSecret.count({ where: { applicationId: locked.id } })) > 0) return null;
+    const revealed = await insertSecret(tx, locked.id, clientId);
+    await recordAudit(
+      { actor, action: "app.secret.reveal", targetType: "app", targetId: clientId, detail: { id: revealed.secretId } },
+      tx,
+    );
+    await announce({ kind: "app", clientId });
+    return revealed;
+  });
+}
+
+function requireApproved(status: string): void {
+  if (status !== "approved") {
+    throw new AppError("conflict", `The application is ${status}; only an approved API client gets new secrets.`);
+  }
+}
+
+/**
+ * A second secret for zero-downtime rotation, shown once. Refused while two are active (retire
+ * one first). Nothing else changes: the existing secret and every token keep working.
+ */
+export async function addSecret(clientId: string, actor: Actor): Promise<RevealedSecret> {
+  await loadForSecretChange(clientId, actor, "add");
+  return transactionWithChanges(async (tx, announce) => {
+    const locked = await lockApp(tx, clientId);
+    if (!locked) throw notFound(clientId);
+    requireApproved(locked.status);
+    const active = await tx.clientSecret.count({ where: { applicationId: locked.id } });
+    if (active >= MAX_ACTIVE_SECRETS) {
+      throw new AppError(
+        "conflict",
+        `The application already has ${MAX_ACTIVE_SECRETS} active secrets. Retire one before adding another.`,
+      );
+    }
+    const revealed = await insertSecret(tx, locked.id, clientId);
+    await recordAudit(
+      { actor, action: "app.secret.add", targetType: "app", targetId: clientId, detail: { id: revealed.secretId } },
+      tx,
+    );
+    await announce({ kind: "app", clientId });
+    return revealed;
+  });
+}
+
+/**
+ * Retires one secret: token requests with it fail with invalid_client at once, in every process.
+ * Access tokens already issued with it keep working until they expire (roll voids them). The last
+ * active secret cannot be retired (the app would have no way in; roll replaces it instead).
+ */
+export async function retireSecret(clientId: string, secretId: string, actor: Actor): Promise<SecretView> {
+  await loadForSecretChange(clientId, actor, "retire");
+  return transactionWithChanges(async (tx, announce) => {
+    const locked = await lockApp(tx, clientId);
+    if (!locked) throw notFound(clientId);
+    const secrets = await tx.clientSecret.findMany({ where: { applicationId: locked.id } });
+    const target = secrets.find((s) => s.id === secretId);
+    if (!target) throw new AppError("not_found", `No active secret "${secretId}" on ${clientId}.`);
+    if (secrets.length <= 1) {
+      throw new AppError(
+        "conflict",
+        "This is the application's only active secret and cannot be retired. Add a new secret first, or roll the secret.",
+      );
+    }
+    await tx.clientSecret.delete({ where: { id: secretId } });
+    await recordAudit(
+      { actor, action: "app.secret.retire", targetType: "app", targetId: clientId, detail: { id: secretId, hint: target.hint } },
+      tx,
+    );
+    await announce({ kind: "app", clientId });
+    return toSecretView(target);
+  });
+}
+
+/**
+ * The compromise button: one new secret (shown once), every other secret retired, and every access
+ * token of the app voided, all at once and in every process.
+ */
+export async function rollSecret(clientId: string, actor: Actor): Promise<RevealedSecret> {
+  await loadForSecretChange(clientId, actor, "roll");
+  return transactionWithChanges(async (tx, announce) => {
+    const locked = await lockApp(tx, clientId);
+    if (!locked) throw notFound(clientId);
+    requireApproved(locked.status);
+    const { count: retired } = await tx.clientSecret.deleteMany({ where: { applicationId: locked.id } });
+    const revealed = await insertSecret(tx, locked.id, clientId);
+    const revoked = await revokeClientGrants(tx, clientId, false);
+    await recordAudit(
+      {
+        actor,
+        action: "app.secret.roll",
+        targetType: "app",
+        targetId: clientId,
+        detail: { id: revealed.secretId, retired, ...(revoked ? { revoked } : {}) },
+      },
+      tx,
+    );
+    await voidAppTokens(tx, clientId);
+    await announce({ kind: "app", clientId });
+    return revealed;
+  });
+}
+
+export interface ActiveSecrets {
+  secrets: { id: string; hash: string }[];
+  /** Unix seconds of the app's token watermark, or null (lib/oidc/access-tokens.ts). */
+  tokensRevokedAt: number | null;
+}
+
+/**
+ * The active secret hashes of an approved API client, read fresh (no cache): a retired or rolled
+ * secret fails at once, in every process, whatever the channel does. Read on every
+ * client-credentials grant, so the grants of one event-loop turn share the query (issue 6).
+ * Null when the client is unknown, not an API client or not approved.
+ */
+export function findActiveSecrets(clientId: string): Promise<ActiveSecrets | null> {
+  return loadActiveSecrets(clientId);
+}
+
+const loadActiveSecrets = turnBatched<string, ActiveSecrets | null>(async (clientIds) => {
+  const { rows } = await pool.query<{ clientId: string; revoked: number | null; id: string | null; hash: string | null }>({
+    name: "apps_active_secrets",
+    text: `SELECT a."clientId", floor(extract(epoch FROM a."tokensRevokedAt"))::int AS revoked, s.id, s.hash
+           FROM "Application" a LEFT JOIN "ClientSecret" s ON s."applicationId" = a.id
+           WHERE a."clientId" = ANY($1::text[]) AND a.status = 'approved' AND a.type = 'api'`,
+    values: [[...new Set(clientIds)]],
+  });
+  const byClient = new Map<string, ActiveSecrets>();
+  for (const row of rows) {
+    let entry = byClient.get(row.clientId);
+    if (!entry) byClient.set(row.clientId, (entry = { secrets: [], tokensRevokedAt: row.revoked }));
+    if (row.id && row.hash) entry.secrets.push({ id: row.id, hash: row.hash });
+  }
+  return clientIds.map((id) => byClient.get(id) ?? null);
+});
+
+/**
+ * Checks a presented secret against the client's active ones. Returns the app's token watermark on
+ * success (issuers wait past it: lib/oidc/access-tokens.ts waitPastRevocation), or null.
+ */
+export async function verifyClientCredentials(
+  clientId: string,
+  secret: string,
+): Promise<{ tokensRevokedAt: number | null } | null> {
+  const active = await findActiveSecrets(clientId);
+  if (!active) return null;
+  const match = matchClientSecret(secret, active.secrets);
+  if (!match) return null;
+  noteSecretUsed(match.id);
+  return { tokensRevokedAt: active.tokensRevokedAt };
+}
+
+/** How often one process writes a secret's "last used" time (the token endpoint is hot). */
+export const LAST_USED_GRANULARITY_MS = 60_000;
+const lastWritten = new Map<string, number>();
+
+/** Records a successful use, at most once a minute per secret and process; never delays the grant. */
+function noteSecretUsed(secretId: string): void {
+  const now = Date.now();
+  const previous = lastWritten.get(secretId);
+  if (previous !== undefined && now - previous < LAST_USED_GRANULARITY_MS) return;
+  if (lastWritten.size > 10_000) lastWritten.clear();
+  lastWritten.set(secretId, now);
+  pool
+    .query(`UPDATE "ClientSecret" SET "lastUsedAt" = now() AT TIME ZONE 'UTC' WHERE id = $1`, [secretId])
+    .catch((error: Error) => logger.warn("secret last-used update failed", { error: error.message }));
+}

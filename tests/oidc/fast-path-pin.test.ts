@@ -1,0 +1,114 @@
+import { createRequire } from "node:module";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newDatabase, pointAppAt } from "../helpers/server";
+
+/**
+ * Issue 12: the client-credentials fast path (lib/oidc/client-credentials.ts) answers the plain
+ * grant with the token oidc-provider would issue, by mirroring a handful of provider settings. This
+ * test pins every one of them, so a change to the provider's configuration that the fast path
+ * would silently ignore (DPoP or mTLS-bound tokens, extra token claims, per-client lifetimes, token
+ * formats, the signing algorithm, the audience, the provider's version) fails here first. When it
+ * fails: change the fast path to match (or stop using it for the affected requests), then this list.
+ */
+let config: import("oidc-provider").Configuration;
+let env: typeof import("../../lib/env");
+let closeDb: () => Promise<void>;
+
+beforeAll(async () => {
+  // The scope hook reads the (unknown) client from a database.
+  closeDb = await pointAppAt(await newDatabase({ seed: false }), { ACCESS_TOKEN_TTL: "1234", LOG_LEVEL: "silent" });
+  env = await import("../../lib/env");
+  const { buildConfiguration } = await import("../../lib/oidc/config");
+  config = buildConfiguration({
+    jwks: { keys: [] },
+    cookieKeys: ["k".repeat(32)],
+    logoutSource: async () => {},
+    postLogoutSuccessSource: async () => {},
+  });
+});
+
+afterAll(async () => {
+  await closeDb?.();
+});
+
+describe("settings the client-credentials fast path mirrors", () => {
+  it("oidc-provider is the version the fast path (and the compareClientSecret hook) was written against", () => {
+    const version = createRequire(import.meta.url)("oidc-provider/package.json").version as string;
+    expect(version).toMatch(/^9\.13\./);
+  });
+
+  it("the configuration has exactly the keys the fast path was checked against", () => {
+    expect(Object.keys(config).sort()).toEqual(
+      [
+        "adapter",
+        "allowOmittingSingleRegisteredRedirectUri",
+        "claims",
+        "clientAuthMethods",
+        "clientBasedCORS",
+        "clientDefaults",
+        "cookies",
+        "discovery",
+        "extraClientMetadata",
+        "features",
+        "findAccount",
+        "formats",
+        "interactions",
+        "issueRefreshToken",
+        "jwks",
+        "loadExistingGrant",
+        "pkce",
+        "renderError",
+        "responseTypes",
+        "rotateRefreshToken",
+        "routes",
+        "scopes",
+        "ttl",
+      ].sort(),
+    );
+    // No extra claims in tokens (the fast path writes a fixed claim set).
+    expect(config).not.toHaveProperty("extraTokenClaims");
+    // No per-client metadata that could change lifetimes or formats.
+    expect(config.extraClientMetadata).toEqual({ properties: [] });
+  });
+
+  it("no sender-constrained tokens: DPoP and mTLS off, so no `cnf` claim and no token_type DPoP", () => {
+    const features = config.features!;
+    expect(features.dPoP?.enabled).toBe(false);
+    expect(features.mTLS?.enabled ?? false).toBe(false);
+    expect(Object.keys(features).sort()).toEqual(
+      [
+        "clientCredentials",
+        "devInteractions",
+        "introspection",
+        "pushedAuthorizationRequests",
+        "resourceIndicators",
+        "revocation",
+        "rpInitiatedLogout",
+        "userinfo",
+        "dPoP",
+      ].sort(),
+    );
+  });
+
+  it("client-credentials tokens: JWT (RFC 9068) for the API, ES256, ACCESS_TOKEN_TTL, no per-client lifetime", async () => {
+    const { ACCESS_TOKEN_TTL, API_URL } = env.env();
+    expect(ACCESS_TOKEN_TTL).toBe(1234);
+    expect(config.ttl?.ClientCredentials).toBe(ACCESS_TOKEN_TTL);
+    const indicators = config.features!.resourceIndicators!;
+    const ctx = { oidc: {} } as never;
+    expect(await indicators.defaultResource!(ctx, undefined as never, undefined)).toBe(API_URL);
+    const info = await indicators.getResourceServerInfo!(ctx, API_URL, { clientId: "api_unknown_client" } as never);
+    expect(info).toEqual({ scope: "", audience: API_URL, accessTokenTTL: ACCESS_TOKEN_TTL, accessTokenFormat: "jwt", jwt: { sign: { alg: "ES256" } } });
+  });
+
+  it("the JWT customizer only drops `sub` from app-only tokens (the fast path never writes one)", async () => {
+    const customizers = config.formats!.customizers!;
+    expect(Object.keys(customizers)).toEqual(["jwt"]);
+    const payload = { jti: "j", sub: "api_x", iat: 1, exp: 2, scope: "svc:chat.read", client_id: "api_x", iss: "i", aud: "a" };
+    const jwt = { header: undefined, payload: { ...payload } };
+    // No clientId on the token: the revocation stamp (config.ts) has nothing to look up.
+    await customizers.jwt!(undefined as never, { kind: "ClientCredentials" } as never, jwt as never);
+    const { sub: _dropped, ...rest } = payload;
+    expect(jwt).toEqual({ header: undefined, payload: rest });
+  });
+});
