@@ -192,6 +192,9 @@ async function startServer(ctx: Context, withNext: boolean, port: number): Promi
     DATABASE_URL: ctx.databaseUrl,
     SEED_DEMO: "0",
     NEXT_TELEMETRY_DISABLED: "1",
+    // The seed's hashes are cheap on purpose (bench/seed-large.ts): keep them, do not upgrade them
+    // to the production cost at each user's first sign-in.
+    PASSWORD_REHASH: "0",
     ...(ctx.config.logLevel ? { LOG_LEVEL: ctx.config.logLevel } : {}),
   };
   const nodeArgs = [

@@ -53,6 +53,12 @@ const rawSchema = z.object({
   TRUST_PROXY: trustProxy.default({ mode: "none" }),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /**
+   * Replace a password hash made with older scrypt parameters at the owner's next successful
+   * sign-in (issue 12). On by default; the benchmark turns it off, because it seeds deliberately
+   * cheap hashes so that signing thousands of users in is not spent hashing.
+   */
+  PASSWORD_REHASH: booleanFlag.default(true),
+  /**
    * V8's old-generation growth between major GCs, in percent over the live heap (issue 6: peak
    * RSS). 0 leaves V8's own policy (up to 4x the live heap).
    */

@@ -1,6 +1,6 @@
-import { randomBytes, scryptSync } from "node:crypto";
+import { randomBytes, scryptSync, webcrypto } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { hashPassword, needsRehash, runtimePadding, SCRYPT_PARAMETERS, verifyPassword } from "./passwords";
+import { hashPassword, MAX_CONCURRENT_SCRYPT, needsRehash, runtimePadding, SCRYPT_PARAMETERS, verifyPassword } from "./passwords";
 
 /** A hash as an older release (or the bench seed) stored it. */
 function legacyHash(password: string, N: number, r: number, p: number): string {
@@ -54,5 +54,18 @@ describe("password hashing", () => {
     // The bench's N=2^4 hash costs next to nothing: pay nearly all of it.
     expect(runtimePadding({ N: 1 << 4, r: 8, p: 1 })).toEqual({ N: 1 << 15, r: 8, p: 3 });
     expect(runtimePadding({ N: 1 << 14, r: 8, p: 1 })).toEqual({ N: 1 << 15, r: 8, p: 3 });
+  });
+
+  it("a burst of hashing leaves libuv's thread pool free for pg's SCRAM handshake (WebCrypto PBKDF2)", async () => {
+    expect(MAX_CONCURRENT_SCRYPT).toBeLessThan(4);
+    // 20 hashes at once: unlimited, they would fill the pool's 4 threads for 5 rounds of ~150 ms.
+    const burst = Array.from({ length: 20 }, (_, i) => hashPassword(`burst ${i}`));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const started = performance.now();
+    const key = await webcrypto.subtle.importKey("raw", new TextEncoder().encode("db password"), "PBKDF2", false, ["deriveBits"]);
+    await webcrypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: randomBytes(16), iterations: 4096 }, key, 256);
+    const waited = performance.now() - started;
+    await Promise.all(burst);
+    expect(waited, `PBKDF2 waited ${waited.toFixed(0)} ms behind the hashes`).toBeLessThan(300);
   });
 });

@@ -20,11 +20,38 @@ interface ParsedHash extends ScryptParameters {
   key: Buffer;
 }
 
+/**
+ * At most this many scrypt computations run at once in a process; the others wait their turn (no
+ * CPU). Each one occupies a thread of libuv's pool (4 by default) for ~150 ms, and that pool also
+ * runs pg's SCRAM handshake (WebCrypto PBKDF2), file reads and DNS lookups: a burst of sign-ins must
+ * not hold every thread, or new database connections time out (seen: "Connection terminated due to
+ * connection timeout" on 25 parallel logins on a loaded machine).
+ */
+export const MAX_CONCURRENT_SCRYPT = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function withScryptSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT_SCRYPT) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running++;
+  try {
+    return await work();
+  } finally {
+    // Hand the slot straight to the next waiter, or free it.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 function scrypt(password: string, salt: Buffer, { N, r, p }: ScryptParameters): Promise<Buffer> {
   // Node's scrypt needs 128·N·r bytes (plus 128·r·p); p costs time, not memory.
   const options: ScryptOptions = { N, r, p, maxmem: 128 * N * r * 2 + 128 * r * p };
-  return new Promise((resolve, reject) =>
-    scryptCallback(password.normalize("NFKC"), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
+  return withScryptSlot(
+    () =>
+      new Promise((resolve, reject) =>
+        scryptCallback(password.normalize("NFKC"), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
+      ),
   );
 }
 

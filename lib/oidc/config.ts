@@ -5,7 +5,8 @@ import { env } from "../env";
 import { OIDC_SCOPES, SVC_SCOPE_NAMES } from "../scopes";
 import { findConsentScopes } from "../services/consents";
 import { findAccount } from "./account";
-import { findAccessStatus, revokedThrough, waitPastRevocation } from "./access-tokens";
+import { getAccessStatus } from "../services/access";
+import { revokedThrough, waitPastRevocation } from "./access-tokens";
 import { PrismaAdapter } from "./adapter";
 import { apiResource, findSignInClient } from "./clients";
 import { renderErrorPage } from "./html";
@@ -119,7 +120,8 @@ async function loadExistingGrant(ctx: KoaContextWithOIDC) {
 /**
  * A token minted in the same second as a revocation of its app or grant would be void at birth
  * (watermarks compare whole seconds with `iat`): wait for the next second and stamp the token then.
- * Costs nothing unless this app (or this person's grant of it) was revoked within the last second.
+ * Read fresh (batched per turn), not from the API's status cache: issuing a token must not fill
+ * that cache with an answer the token's first API call would then trust.
  */
 async function stampAfterRevocation(
   token: { clientId?: string; accountId?: string },
@@ -127,7 +129,7 @@ async function stampAfterRevocation(
 ): Promise<void> {
   if (!token.clientId || typeof payload.iat !== "number" || typeof payload.exp !== "number") return;
   const userId = token.accountId ? Number(token.accountId) : undefined;
-  const through = revokedThrough(await findAccessStatus(token.clientId, userId));
+  const through = revokedThrough(await getAccessStatus(token.clientId, userId));
   if (through === null || payload.iat > through) return;
   await waitPastRevocation(through);
   const iat = Math.floor(Date.now() / 1000);

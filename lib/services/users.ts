@@ -1,6 +1,7 @@
 import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from "../crypto/passwords";
 import { transactionWithChanges } from "../database/changes";
 import { db, Prisma } from "../db";
+import { env } from "../env";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { HANDLE_PATTERN, type CreateUserInput, type UserPage, type UserView } from "../schemas/users";
@@ -125,7 +126,7 @@ export async function verifyUserCredentials(handle: string, password: string): P
     return { ok: false, reason: "invalid_credentials" };
   }
   if (!(await verifyPassword(password, row.passwordHash))) return { ok: false, reason: "invalid_credentials" };
-  if (needsRehash(row.passwordHash)) await rehashPassword(row.id, row.passwordHash, password);
+  if (env().PASSWORD_REHASH && needsRehash(row.passwordHash)) await rehashPassword(row.id, row.passwordHash, password);
   const { passwordHash: _omitted, ...user } = row;
   if (user.disabled) return { ok: false, reason: "disabled" };
   return { ok: true, user: toUserView(user) };
