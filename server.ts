@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   if (config.HEAP_GROWING_PERCENT > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.HEAP_GROWING_PERCENT}`);
   const say = (line: string) => process.stdout.write(`${line}\n`);
 
-  const { prepareDatabase } = await import("./lib/server/database");
+  const { prepareDatabase } = await import("./lib/database/prepare");
   let prepared;
   try {
     prepared = await prepareDatabase(config, say);
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   if (prepared.migrationsApplied.length) say(`Applied migrations: ${prepared.migrationsApplied.join(", ")}`);
 
   const { logger } = await import("./lib/logger");
-  const { closeDb } = await import("./lib/db");
+  const { closeDb } = await import("./lib/database/client");
   const { startPlatform } = await import("./lib/server/platform");
 
   let embeddedStopped = false;

@@ -7,7 +7,7 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 export default defineConfig({
   resolve: { alias: { "@": root } },
   test: {
-    include: ["tests/**/*.test.ts", "lib/**/*.test.ts", "prisma/**/*.test.ts", "bin/**/*.test.ts"],
+    include: ["tests/**/*.test.ts", "lib/**/*.test.ts", "bin/**/*.test.ts"],
     // tests/reliability (multi-process, faults, soak) runs on its own: `npm run test:reliability`.
     exclude: ["node_modules", "e2e", ".next", ".data", ".test-data", "tests/reliability/**"],
     globalSetup: ["tests/global-setup.ts"],

@@ -1,5 +1,5 @@
 /**
- * The benchmark's large data set, separate from the demo world (prisma/seed.ts): N users with
+ * The benchmark's large data set, separate from the demo world (lib/seed/index.ts): N users with
  * directory links, friendships and statistics, M global chat messages and K notifications. Rows are
  * generated inside PostgreSQL (INSERT … SELECT FROM generate_series), which writes 100,000 users in
  * a second or two; no row crosses the wire.

@@ -446,7 +446,7 @@ async function connectToRunningEmbedded(config: Env): Promise<string | null> {
 
 async function openDatabase(config: Env): Promise<{ close(): Promise<void> }> {
   const { migrate } = await import("../lib/database/migrate");
-  const { describeConnectionError, prepareDatabase } = await import("../lib/server/database");
+  const { describeConnectionError, prepareDatabase } = await import("../lib/database/prepare");
   let url = config.DATABASE_URL;
   let stopEmbedded: (() => Promise<void>) | undefined;
   if (!url) url = (await connectToRunningEmbedded(config)) ?? undefined;
@@ -465,7 +465,7 @@ async function openDatabase(config: Env): Promise<{ close(): Promise<void> }> {
   }
   process.env.DATABASE_URL = url;
   resetEnv();
-  const { closeDb } = await import("../lib/db");
+  const { closeDb } = await import("../lib/database/client");
   return {
     async close() {
       await closeDb();

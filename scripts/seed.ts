@@ -1,7 +1,7 @@
 // Seeds the demo world into DATABASE_URL (idempotent). `npm run seed`; also used by the tests.
 import { EnvError, env } from "../lib/env";
-import { closeDb } from "../lib/db";
-import { seedDemoWorld } from "../prisma/seed";
+import { closeDb } from "../lib/database/client";
+import { seedDemoWorld } from "../lib/seed";
 
 try {
   env();

@@ -1,9 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../lib/database/embedded";
-import { prepareTemplates } from "./helpers/templates";
+import { startTestPostgres, type TestPostgres } from "./helpers/postgres";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -11,21 +7,14 @@ declare module "vitest" {
   }
 }
 
-let embedded: EmbeddedDatabase | undefined;
-let dir: string | undefined;
+let postgres: TestPostgres | undefined;
 
-/**
- * ONE embedded PostgreSQL for the whole run. Two template databases are built once (migrated, and
- * migrated + demo world); each test file clones the one it needs (CREATE DATABASE … TEMPLATE).
- */
+/** ONE embedded PostgreSQL for the whole run; each test file clones a template database from it. */
 export async function setup(project: TestProject): Promise<void> {
-  dir = await mkdtemp(path.join(os.tmpdir(), "platform-test-pg-"));
-  embedded = await startEmbeddedPostgres({ dir, port: await findFreePort() });
-  await prepareTemplates(embedded.serverUrl);
-  project.provide("pgServerUrl", embedded.serverUrl);
+  postgres = await startTestPostgres();
+  project.provide("pgServerUrl", postgres.serverUrl);
 }
 
 export async function teardown(): Promise<void> {
-  await embedded?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await postgres?.stop();
 }

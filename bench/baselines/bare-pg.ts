@@ -1,6 +1,6 @@
 /**
  * Baseline B: the ceiling for a DB-backed read: node:http + a raw pg pool (same size as the app's,
- * lib/db.ts) doing one indexed read of a user by handle per request.
+ * lib/database/client.ts) doing one indexed read of a user by handle per request.
  * `node bench/baselines/bare-pg.ts <port> <databaseUrl>`; GET /users/<handle>.
  */
 import http from "node:http";

@@ -8,12 +8,12 @@ import {
   reinstateAppAction,
   rejectAppAction,
   suspendAppAction,
-} from "@/app/(portal)/admin/actions";
+} from "@/lib/actions/admin";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { FieldError, inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
-import type { ActionResult } from "@/lib/actions";
+import type { ActionResult } from "@/lib/actions/result";
 import { rejectAppSchema, type AppView } from "@/lib/schemas/apps";
 
 type ReasonKind = "reject" | "suspend";

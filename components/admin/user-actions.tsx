@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { toast } from "sonner";
-import { setUserDisabledAction, setUserMutedAction } from "@/app/(portal)/admin/actions";
+import { setUserDisabledAction, setUserMutedAction } from "@/lib/actions/admin";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 

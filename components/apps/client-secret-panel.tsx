@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useId, useState, useTransition, type ReactNode } from "react";
 import { toast } from "sonner";
-import { addSecretAction, retireSecretAction, rollSecretAction } from "@/app/(portal)/apps/[clientId]/actions";
+import { addSecretAction, retireSecretAction, rollSecretAction } from "@/lib/actions/apps";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";

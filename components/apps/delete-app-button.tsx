@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useId, useState, useTransition } from "react";
 import { toast } from "sonner";
-import { deleteAppAction } from "@/app/(portal)/apps/[clientId]/actions";
+import { deleteAppAction } from "@/lib/actions/apps";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { inputClasses } from "@/components/ui/field";

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { signOutAction } from "@/app/(portal)/actions";
+import { signOutAction } from "@/lib/actions/session";
 import { Icon } from "@/components/ui/icon";
 import { Avatar } from "./avatar";
 import { DisclosureMenu } from "./disclosure-menu";

@@ -22,12 +22,12 @@ import type { ApiRequest } from "./http";
 
 export type AuthRequirement = "optional" | "user" | "any";
 
-export type Actor =
+export type ApiCaller =
   | { kind: "anonymous" }
   | { kind: "app"; clientId: string; scopes: readonly string[] }
   | { kind: "user"; userId: number; clientId: string; scopes: readonly string[] };
 
-export type UserActor = Extract<Actor, { kind: "user" }>;
+export type UserCaller = Extract<ApiCaller, { kind: "user" }>;
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
@@ -39,7 +39,7 @@ export async function authenticate(
   request: ApiRequest,
   requirement: AuthRequirement,
   scope: SvcScope | undefined,
-): Promise<Actor> {
+): Promise<ApiCaller> {
   const header = request.headers.get("authorization");
   if (header === null) {
     if (requirement === "optional") return { kind: "anonymous" };

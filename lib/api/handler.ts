@@ -1,7 +1,7 @@
 import { z, ZodError, type ZodType } from "zod";
 import type { ApiErrorCode } from "../schemas/api";
 import type { SvcScope } from "../scopes";
-import { authenticate, type Actor, type AuthRequirement, type UserActor } from "./auth";
+import { authenticate, type ApiCaller, type AuthRequirement, type UserCaller } from "./auth";
 import { assertDeclaredLength, readJsonBody } from "./body";
 import { InputError } from "./errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "./http";
@@ -10,14 +10,14 @@ import { jsonReply, type ApiReply, type ApiRequest } from "./http";
  * `defineRoute` (STYLE: Request path): one declaration per endpoint holds everything the wrapper
  * enforces and the OpenAPI document shows: auth requirement, scope, path/query/body schemas, the
  * success schema and the error codes. Handlers are Web-standard and Next-free; they get parsed
- * input and the actor and return the payload, which the wrapper wraps in `{ data }` unless the
+ * input and the caller and return the payload, which the wrapper wraps in `{ data }` unless the
  * endpoint is one of the two bare profile reads. Handlers never catch: the router maps errors.
  * (No `server-only` import here: server.ts loads this table in plain Node, where it throws.)
  */
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 type Out<S> = S extends ZodType ? z.output<S> : undefined;
 
-type ActorFor<A extends AuthRequirement> = A extends "user" ? UserActor : Actor;
+type CallerFor<A extends AuthRequirement> = A extends "user" ? UserCaller : ApiCaller;
 
 export interface RouteConfig<
   A extends AuthRequirement,
@@ -45,7 +45,7 @@ export interface RouteConfig<
     params: Out<P>;
     query: Out<Q>;
     body: Out<B>;
-    actor: ActorFor<A>;
+    caller: CallerFor<A>;
     request: ApiRequest;
   }): Promise<z.input<R>>;
 }
@@ -75,12 +75,12 @@ export function defineRoute<
     async run(request, rawParams, rawQuery, requestId) {
       // Oversized bodies are refused before anything else is done for them.
       assertDeclaredLength(request);
-      const actor = (await authenticate(request, auth, scope)) as ActorFor<A>;
+      const caller = (await authenticate(request, auth, scope)) as CallerFor<A>;
       const input = {
         params: parse(params, rawParams, "path parameter"),
         query: parse(query, rawQuery, "query parameter"),
         body: body ? parse(body, await readJsonBody(request), "request body") : (undefined as Out<B>),
-        actor,
+        caller,
         request,
       };
       const payload = await handler(input as Parameters<typeof handler>[0]);

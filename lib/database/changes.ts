@@ -1,6 +1,6 @@
 import pg from "pg";
 import { z } from "zod";
-import { db, type Tx } from "../db";
+import { db, type Tx } from "./client";
 import { env } from "../env";
 import { logger } from "../logger";
 

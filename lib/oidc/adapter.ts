@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { errors } from "oidc-provider";
 import { applyChange, publishChangeWith, type Change } from "../database/changes";
-import { pool } from "../db";
+import { pool } from "../database/client";
 import { logger } from "../logger";
 import { VOID_GRANT_TOKENS_SQL } from "../services/consents";
 import { findClientMetadata } from "./clients";
@@ -55,7 +55,7 @@ const SECRET_ID_KINDS = new Set([
   "BackchannelAuthenticationRequest",
 ]);
 
-export class PrismaAdapter implements Adapter {
+export class PgAdapter implements Adapter {
   private readonly hashesIds: boolean;
 
   constructor(private readonly kind: string) {
@@ -218,5 +218,5 @@ export function startExpiredModelCleanup(intervalMs = 10 * 60_000): () => void {
 /** Read-only lookup of an interaction for the hosted pages (app/interaction). */
 export async function findInteractionPayload(uid: string): Promise<AdapterPayload | undefined> {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(uid)) return undefined;
-  return new PrismaAdapter("Interaction").find(uid);
+  return new PgAdapter("Interaction").find(uid);
 }

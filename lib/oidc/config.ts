@@ -7,7 +7,7 @@ import { findConsentScopes } from "../services/consents";
 import { findAccount } from "./account";
 import { getAccessStatus } from "../services/access";
 import { revokedThrough, waitPastRevocation } from "./access-tokens";
-import { PrismaAdapter } from "./adapter";
+import { PgAdapter } from "./adapter";
 import { apiResource, findSignInClient } from "./clients";
 import { renderErrorPage } from "./html";
 import { ACCESS_TOKEN_ALG, ID_TOKEN_TTL } from "./keys";
@@ -150,7 +150,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
   const cookieOptions = { httpOnly: true, sameSite: "lax" as const, secure: isHttps() };
 
   return {
-    adapter: PrismaAdapter,
+    adapter: PgAdapter,
     findAccount,
     jwks: input.jwks as Configuration["jwks"],
     cookies: { keys: input.cookieKeys, long: cookieOptions, short: cookieOptions },

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { DEMO_ACCOUNTS as demoAccounts } from "../../prisma/demo-accounts";
+import { DEMO_ACCOUNTS as demoAccounts } from "../seed/demo-accounts";
 import type { Env } from "../env";
 import { CLIENT_IP_HEADER, clientIp, isTrustedPeer } from "../http/client-ip";
 import { logger } from "../logger";
@@ -98,7 +98,7 @@ export async function startPlatform(options: {
   await Promise.race([changes.ready, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
 
   if (config.SEED_DEMO) {
-    const { seedDemoWorld } = await import("../../prisma/seed");
+    const { seedDemoWorld } = await import("../seed");
     await seedDemoWorld({ log });
   }
 

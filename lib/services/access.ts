@@ -1,5 +1,5 @@
 import { turnBatched } from "../database/batch";
-import { pool } from "../db";
+import { pool } from "../database/client";
 
 /**
  * What the bearer check (lib/oidc/access-tokens.ts: the API and userinfo) needs from the database

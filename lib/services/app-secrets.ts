@@ -1,7 +1,7 @@
 import { generateClientSecret, hashClientSecret, matchClientSecret, secretHint } from "../crypto/secrets";
 import { turnBatched } from "../database/batch";
 import { transactionWithChanges } from "../database/changes";
-import { pool, type Tx } from "../db";
+import { pool, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import type { RevealedSecret, SecretView } from "../schemas/apps";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { transactionWithChanges } from "../database/changes";
-import { db, Prisma, type Tx } from "../db";
+import { db, Prisma, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import {
   checkRedirectsForType,

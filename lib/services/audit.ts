@@ -1,5 +1,5 @@
 import { AppError } from "../errors";
-import { db, type Tx } from "../db";
+import { db, type Tx } from "../database/client";
 import { actorLabel, type Actor } from "./actor";
 
 export type { Actor } from "./actor";

@@ -1,4 +1,4 @@
-import { db } from "../db";
+import { db } from "../database/client";
 
 /** GET /me/beetle: the raw state row (JSON columns are shaped by the serializer); null if never played. */
 export async function findBeetleState(userId: number) {

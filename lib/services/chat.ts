@@ -1,4 +1,4 @@
-import { pool } from "../db";
+import { pool } from "../database/client";
 import { AppError } from "../errors";
 import { CHAT_POST_INTERVAL_SECONDS } from "../schemas/chat";
 

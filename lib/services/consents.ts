@@ -1,5 +1,5 @@
 import { transactionWithChanges, type Change } from "../database/changes";
-import { db, type Tx } from "../db";
+import { db, type Tx } from "../database/client";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
 

@@ -1,4 +1,4 @@
-import { pool } from "../db";
+import { pool } from "../database/client";
 import type { Identifier, IdentifierType } from "../schemas/directory";
 
 /**

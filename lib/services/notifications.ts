@@ -1,4 +1,4 @@
-import { pool } from "../db";
+import { pool } from "../database/client";
 
 export interface NotificationRecord {
   type: string;

@@ -1,4 +1,4 @@
-import { pool } from "../db";
+import { pool } from "../database/client";
 import { AppError } from "../errors";
 import { POKE_COOLDOWN_SECONDS } from "../schemas/pokes";
 import { normalizeHandle } from "./profiles";

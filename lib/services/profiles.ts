@@ -1,5 +1,5 @@
 import { turnBatched } from "../database/batch";
-import { pool } from "../db";
+import { pool } from "../database/client";
 
 /**
  * Profile reads (GET /users/{username}, GET /me). Raw SQL through `pool` with named statements: the

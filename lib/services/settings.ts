@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { db } from "../db";
+import { db } from "../database/client";
 import { env } from "../env";
 
 /**

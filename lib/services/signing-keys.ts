@@ -1,7 +1,7 @@
 import type { JWK } from "jose";
 import type { PoolClient } from "pg";
 import { applyChange, publishChangeWith } from "../database/changes";
-import { db, pool } from "../db";
+import { db, pool } from "../database/client";
 
 /**
  * Storage of the token signing keys (the SigningKey table), for lib/oidc/keys.ts, which decides

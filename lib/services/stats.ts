@@ -1,4 +1,4 @@
-import { pool } from "../db";
+import { pool } from "../database/client";
 import { statsFromRow, type StatsColumns } from "./profiles";
 
 export interface AccountStatsRecord {

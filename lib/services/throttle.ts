@@ -1,4 +1,4 @@
-import { pool } from "../db";
+import { pool } from "../database/client";
 
 /**
  * The login throttle: fixed-window counters in the RateLimit table, shared by every process

@@ -1,6 +1,6 @@
 import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from "../crypto/passwords";
 import { transactionWithChanges } from "../database/changes";
-import { db, Prisma } from "../db";
+import { db, Prisma } from "../database/client";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { logger } from "../logger";
@@ -117,7 +117,7 @@ export async function verifyUserCredentials(handle: string, password: string): P
   const row = HANDLE_PATTERN.test(normalized)
     ? await db.user.findUnique({
         where: { handle: normalized },
-        // An explicit select overrides the client-level omit of passwordHash (lib/db.ts).
+        // An explicit select overrides the client-level omit of passwordHash (lib/database/client.ts).
         select: { ...userViewSelect, passwordHash: true },
       })
     : null;

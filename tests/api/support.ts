@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { importJWK, SignJWT, type JWK } from "jose";
 import { hashPassword } from "../../lib/crypto/passwords";
-import { DEMO_ACCOUNTS } from "../../prisma/demo-accounts";
+import { DEMO_ACCOUNTS } from "../../lib/seed/demo-accounts";
 import { query } from "../helpers/db";
 import { clientCredentialsToken, createTestApp, signInAndGetTokens } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";

@@ -5,7 +5,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_ACCOUNTS } from "../../prisma/demo-accounts";
+import { DEMO_ACCOUNTS } from "../../lib/seed/demo-accounts";
 import { query } from "../helpers/db";
 import { startServer, type TestServer } from "../helpers/server";
 

@@ -114,5 +114,5 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
 export async function pointAppAt(databaseUrl: string, env: Record<string, string> = {}): Promise<() => Promise<void>> {
   Object.assign(process.env, { DATABASE_URL: databaseUrl, ...env });
   (await import("../../lib/env")).resetEnv();
-  return (await import("../../lib/db")).closeDb;
+  return (await import("../../lib/database/client")).closeDb;
 }

@@ -24,9 +24,9 @@ afterAll(async () => {
 /** Codes and refresh tokens are stored under the SHA-256 of their value (lib/oidc/adapter.ts). */
 const stored = (id: string) => `sha256:${createHash("sha256").update(id).digest("base64url")}`;
 
-describe("PrismaAdapter", () => {
+describe("PgAdapter", () => {
   it("upsert/find round-trips the payload and fills grantId, uid and clientId", async () => {
-    const codes = new adapter.PrismaAdapter("AuthorizationCode");
+    const codes = new adapter.PgAdapter("AuthorizationCode");
     await codes.upsert("c1", { jti: "c1", kind: "AuthorizationCode", grantId: "g1", clientId: "app_x", exp: 1 }, 60);
     expect(await codes.find("c1")).toMatchObject({ jti: "c1", grantId: "g1", clientId: "app_x" });
     expect(await codes.find("c1")).not.toHaveProperty("consumed");
@@ -36,15 +36,15 @@ describe("PrismaAdapter", () => {
     const [raw] = await query<{ row: string }>(databaseUrl, `SELECT row_to_json(t)::text AS row FROM "OidcModel" t WHERE kind = 'AuthorizationCode'`);
     expect(raw!.row).not.toContain('"c1"');
 
-    const sessions = new adapter.PrismaAdapter("Session");
+    const sessions = new adapter.PgAdapter("Session");
     await sessions.upsert("s1", { jti: "s1", uid: "u1", kind: "Session" }, 60);
     expect(await sessions.findByUid("u1")).toMatchObject({ jti: "s1" });
     // Kinds are separate namespaces.
-    expect(await new adapter.PrismaAdapter("RefreshToken").find("c1")).toBeUndefined();
+    expect(await new adapter.PgAdapter("RefreshToken").find("c1")).toBeUndefined();
   });
 
   it("expired rows are not found, and the clean-up deletes them", async () => {
-    const tokens = new adapter.PrismaAdapter("RefreshToken");
+    const tokens = new adapter.PgAdapter("RefreshToken");
     await tokens.upsert("old", { jti: "old", kind: "RefreshToken" }, 1);
     await query(databaseUrl, `UPDATE "OidcModel" SET "expiresAt" = now() - interval '1 hour' WHERE id = $1`, [stored("old")]);
     expect(await tokens.find("old")).toBeUndefined();
@@ -53,8 +53,8 @@ describe("PrismaAdapter", () => {
   });
 
   it("consume is atomic: of many concurrent consumes exactly one wins; the others revoke the grant", async () => {
-    const tokens = new adapter.PrismaAdapter("RefreshToken");
-    const grants = new adapter.PrismaAdapter("Grant");
+    const tokens = new adapter.PgAdapter("RefreshToken");
+    const grants = new adapter.PgAdapter("Grant");
     await grants.upsert("g2", { jti: "g2", kind: "Grant" }, 60);
     await tokens.upsert("r2", { jti: "r2", kind: "RefreshToken", grantId: "g2" }, 60);
     await tokens.upsert("r3", { jti: "r3", kind: "RefreshToken", grantId: "g2" }, 60);
@@ -69,15 +69,15 @@ describe("PrismaAdapter", () => {
   });
 
   it("a consumed row is returned with consumed: true (oidc-provider's replay check)", async () => {
-    const codes = new adapter.PrismaAdapter("AuthorizationCode");
+    const codes = new adapter.PgAdapter("AuthorizationCode");
     await codes.upsert("c4", { jti: "c4", kind: "AuthorizationCode" }, 60);
     await codes.consume("c4");
     expect(await codes.find("c4")).toMatchObject({ consumed: true });
   });
 
   it("revokeByGrantId and destroy delete only what they name", async () => {
-    const at = new adapter.PrismaAdapter("AccessToken");
-    const rt = new adapter.PrismaAdapter("RefreshToken");
+    const at = new adapter.PgAdapter("AccessToken");
+    const rt = new adapter.PgAdapter("RefreshToken");
     await at.upsert("a5", { jti: "a5", grantId: "g5" }, 60);
     await rt.upsert("r5", { jti: "r5", grantId: "g5" }, 60);
     await at.revokeByGrantId("g5");

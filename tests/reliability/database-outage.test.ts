@@ -29,7 +29,7 @@ let setup: TrafficSetup;
 const PROMPT_MS = 7_000;
 /**
  * In a partition (connections that go silent) a query already sent waits for the pool's
- * query_timeout (15 s, lib/db.ts); everything else still fails within PROMPT_MS.
+ * query_timeout (15 s, lib/database/client.ts); everything else still fails within PROMPT_MS.
  */
 const QUERY_TIMEOUT_MS = 15_000;
 /** How soon after the database returns every request must succeed again. */

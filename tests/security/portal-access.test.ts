@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_ACCOUNTS } from "../../prisma/demo-accounts";
+import { DEMO_ACCOUNTS } from "../../lib/seed/demo-accounts";
 import { query } from "../helpers/db";
 import { CookieJar, createTestApp, jarFetch, type TestApp } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_ACCOUNTS } from "../../prisma/demo-accounts";
+import { DEMO_ACCOUNTS } from "../../lib/seed/demo-accounts";
 import { query } from "../helpers/db";
 import { authorize, clientCredentialsToken, exchangeCode, jarFetch, refreshTokens, tokenRequest } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";

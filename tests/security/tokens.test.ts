@@ -50,7 +50,7 @@ beforeAll(async () => {
     apps: await import("../../lib/services/apps"),
     users: await import("../../lib/services/users"),
     CLI_ACTOR: (await import("../../lib/services/actor")).CLI_ACTOR,
-    closeDb: (await import("../../lib/db")).closeDb,
+    closeDb: (await import("../../lib/database/client")).closeDb,
   };
 });
 

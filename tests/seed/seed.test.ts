@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_ACCOUNTS } from "../../prisma/demo-accounts";
-import { DEMO_LINKS, generateWorld } from "../../prisma/seed/world";
+import { DEMO_ACCOUNTS } from "../../lib/seed/demo-accounts";
+import { DEMO_LINKS, generateWorld } from "../../lib/seed/world";
 import { query } from "../helpers/db";
 import { newDatabase, pointAppAt } from "../helpers/server";
 
@@ -30,7 +30,7 @@ let afterFirst: Record<string, number>;
 beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: false });
   closeDb = await pointAppAt(databaseUrl);
-  const { seedDemoWorld } = await import("../../prisma/seed");
+  const { seedDemoWorld } = await import("../../lib/seed");
   first = await seedDemoWorld({ log: (l) => lines.push(l) });
   afterFirst = await counts();
   second = await seedDemoWorld({ log: (l) => lines.push(l) });

@@ -11,7 +11,7 @@ import { newDatabase, pointAppAt } from "../helpers/server";
 let databaseUrl: string;
 let closeDb: () => Promise<void>;
 let changes: typeof import("../../lib/database/changes");
-let db: typeof import("../../lib/db");
+let db: typeof import("../../lib/database/client");
 let listener: { ready: Promise<void>; stop(): Promise<void> };
 const heard: string[] = [];
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: false });
   closeDb = await pointAppAt(databaseUrl, { LOG_LEVEL: "silent" });
   changes = await import("../../lib/database/changes");
-  db = await import("../../lib/db");
+  db = await import("../../lib/database/client");
   changes.onChange((event) => heard.push(JSON.stringify(event)));
   listener = changes.startChangeListener();
   await listener.ready;

@@ -1,11 +1,11 @@
 import type { OwnProfileRecord, ProfileRecord } from "../../services/profiles";
 import type { ProfileView } from "../../schemas/profiles";
-import type { Actor } from "../auth";
+import type { ApiCaller } from "../auth";
 import { asObject, publicUrl } from "./json";
 import { serializeAggregateScores, serializeStatsMembers } from "./stats";
 
 /** The profile object (bare). `own` adds the owner-only fields, which only GET /me populates. */
-export function serializeProfile(record: ProfileRecord, viewer: Actor, own?: OwnProfileRecord): ProfileView {
+export function serializeProfile(record: ProfileRecord, viewer: ApiCaller, own?: OwnProfileRecord): ProfileView {
   const isUser = viewer.kind === "user";
   return {
     user: {

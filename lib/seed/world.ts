@@ -1,11 +1,11 @@
-import { DEMO_ACCOUNTS } from "../demo-accounts";
+import { DEMO_ACCOUNTS } from "./demo-accounts";
 import { createRng, type Rng } from "./random";
 import * as W from "./words";
 
 /**
  * The demo world as plain data, generated from a fixed seed: the same handles, friendships, chat and
  * stats on every machine (only timestamps follow the clock, so the chat is always "recent"). Users
- * are referred to by index; prisma/seed.ts maps indexes to database ids when inserting.
+ * are referred to by index; lib/seed/index.ts maps indexes to database ids when inserting.
  */
 
 export const WORLD_SEED = "social-dev-platform demo world v1";

@@ -1,7 +1,7 @@
-import { hashPassword } from "../lib/crypto/passwords";
-import { db, Prisma, type Tx } from "../lib/db";
-import { avatarPaths } from "../lib/services/users";
-import { generateWorld } from "./seed/world";
+import { hashPassword } from "../crypto/passwords";
+import { db, Prisma, type Tx } from "../database/client";
+import { avatarPaths } from "../services/users";
+import { generateWorld } from "./world";
 
 /**
  * Seeds the demo world of PRODUCT.md once. Idempotent: a Setting row "demo_seeded" is inserted in

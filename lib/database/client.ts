@@ -1,8 +1,8 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { env } from "./env";
-import { PrismaClient } from "./generated/prisma/client";
-import { logger } from "./logger";
+import { env } from "../env";
+import { PrismaClient } from "../generated/prisma/client";
+import { logger } from "../logger";
 
 /**
  * One pg pool and one PrismaClient per process, cached on globalThis: server.ts and Next's bundled
@@ -67,4 +67,4 @@ export async function closeDb(): Promise<void> {
   await __platformPool?.end().catch(() => {});
 }
 
-export { Prisma } from "./generated/prisma/client";
+export { Prisma } from "../generated/prisma/client";

@@ -1,6 +1,6 @@
 import { ZodError } from "zod";
-import { isAppError, type ErrorCode } from "./errors";
-import { logger } from "./logger";
+import { isAppError, type ErrorCode } from "../errors";
+import { logger } from "../logger";
 
 /**
  * The one result shape of every portal server action (STYLE: Errors). Expected failures carry the

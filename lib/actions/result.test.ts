@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { runAction, toActionError } from "./actions";
-import { AppError } from "./errors";
+import { runAction, toActionError } from "./result";
+import { AppError } from "../errors";
 
 describe("server action results", () => {
   it("passes an AppError's code, client-safe message and field errors through", async () => {

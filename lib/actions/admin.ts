@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { runAction, type ActionResult } from "@/lib/actions";
+import { runAction, type ActionResult } from "@/lib/actions/result";
 import { clientIdSchema, rejectAppSchema, suspendAppSchema, type AppView } from "@/lib/schemas/apps";
 import { handleSchema, type UserView } from "@/lib/schemas/users";
 import { requireAdminActor } from "@/lib/session";

@@ -1,11 +1,23 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { runAction, type ActionResult } from "@/lib/actions";
-import { clientIdSchema, secretIdSchema, updateAppSchema, type RevealedSecret } from "@/lib/schemas/apps";
+import { runAction, type ActionResult } from "@/lib/actions/result";
+import { clientIdSchema, createAppSchema, secretIdSchema, updateAppSchema, type RevealedSecret } from "@/lib/schemas/apps";
 import { requireUserActor } from "@/lib/session";
 import { addSecret, retireSecret, rollSecret } from "@/lib/services/app-secrets";
-import { deleteApp, updateApp } from "@/lib/services/apps";
+import { createApp, deleteApp, updateApp } from "@/lib/services/apps";
+
+/** Registers an app for the signed-in developer; the form's schema is re-parsed here (STYLE: Validation). */
+export async function createAppAction(input: unknown): Promise<ActionResult<{ clientId: string }>> {
+  return runAction("apps.create", async () => {
+    const actor = await requireUserActor();
+    const parsed = createAppSchema.parse(input);
+    if (actor.kind !== "user") throw new Error("unreachable: portal actors are users");
+    const app = await createApp(parsed, { id: actor.id }, actor);
+    revalidatePath("/apps");
+    return { clientId: app.clientId };
+  });
+}
 
 /**
  * Owner actions on one app. Who may do what is decided by the services (owner or admin; only the

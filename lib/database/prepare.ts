@@ -1,6 +1,6 @@
 import pg from "pg";
-import { ensureDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from "../database/embedded";
-import { migrate } from "../database/migrate";
+import { ensureDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from "./embedded";
+import { migrate } from "./migrate";
 import type { Env } from "../env";
 
 export interface PreparedDatabase {

@@ -1,0 +1,39 @@
+import { defineConfig } from "@playwright/test";
+
+/**
+ * The browser journeys (`e2e/*.spec.ts`) in Debian's Chromium against the real server (Next, the
+ * sign-in service, the API) on an embedded PostgreSQL with the demo world; `e2e/global-setup.ts`
+ * starts both once for the run and removes them afterwards. The journeys share that server and
+ * its data, so they run one file at a time.
+ */
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: "*.spec.ts",
+  globalSetup: "./e2e/global-setup.ts",
+  outputDir: "test-results/e2e",
+  reporter: [["list"], ["html", { open: "never", outputFolder: "test-results/e2e-report" }]],
+  workers: 1,
+  fullyParallel: false,
+  // No retries: a flaky journey is a defect to fix, not to hide (STYLE, Tests and config).
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  timeout: 120_000,
+  use: {
+    browserName: "chromium",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+    viewport: { width: 1280, height: 900 },
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+});
