@@ -4,7 +4,7 @@ import { SiteHeader } from "@/components/layout/site-header";
 import { ButtonLink } from "@/components/ui/button-link";
 import { Icon, type IconName } from "@/components/ui/icon";
 import { env } from "@/lib/env";
-import { getCurrentUser } from "@/lib/session";
+import { getCurrentUser } from "@/lib/portal/session";
 
 const STEPS: { title: string; text: string; icon: IconName }[] = [
   { title: "Register", text: "Describe your app, pick its type and the scopes it needs.", icon: "pencil" },

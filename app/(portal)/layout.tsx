@@ -1,6 +1,6 @@
 import { SiteFooter } from "@/components/layout/site-footer";
 import { SiteHeader } from "@/components/layout/site-header";
-import { getCurrentUser } from "@/lib/session";
+import { getCurrentUser } from "@/lib/portal/session";
 
 /**
  * The portal's shell. Sign-in is required by the apps/ and admin/ layouts and pages (each checks on

@@ -3,7 +3,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
-import { Controller, useForm, type FieldError as RhfFieldError } from "react-hook-form";
+import { Controller, useForm, useWatch, type FieldError as RhfFieldError } from "react-hook-form";
 import { toast } from "sonner";
 import type { z } from "zod";
 import { createAppAction, updateAppAction } from "@/lib/actions/apps";
@@ -62,12 +62,12 @@ export function AppForm({ app }: { app?: AppView }) {
     control,
     handleSubmit,
     setError,
-    watch,
     setValue,
     formState: { errors },
   } = form;
-  const type = watch("type");
-  const scopes = watch("scopes") ?? [];
+  // useWatch, not watch(): a subscription React's compiler can memoize around.
+  const type = useWatch({ control, name: "type" });
+  const scopes = useWatch({ control, name: "scopes" }) ?? [];
 
   function applyResult(result: ActionResult<{ clientId: string }>, success: string) {
     if (result.ok) {

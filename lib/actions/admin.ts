@@ -5,7 +5,7 @@ import { z } from "zod";
 import { runAction, type ActionResult } from "@/lib/actions/result";
 import { clientIdSchema, rejectAppSchema, suspendAppSchema, type AppView } from "@/lib/schemas/apps";
 import { handleSchema, type UserView } from "@/lib/schemas/users";
-import { requireAdminActor } from "@/lib/session";
+import { requireAdminActor } from "@/lib/portal/session";
 import { approveApp, reinstateApp, rejectApp, suspendApp } from "@/lib/services/apps";
 import { setUserDisabled, setUserMuted } from "@/lib/services/users";
 

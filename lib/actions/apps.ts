@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { runAction, type ActionResult } from "@/lib/actions/result";
 import { clientIdSchema, createAppSchema, secretIdSchema, updateAppSchema, type RevealedSecret } from "@/lib/schemas/apps";
-import { requireUserActor } from "@/lib/session";
+import { requireUserActor } from "@/lib/portal/session";
 import { addSecret, retireSecret, rollSecret } from "@/lib/services/app-secrets";
 import { createApp, deleteApp, updateApp } from "@/lib/services/apps";
 

@@ -3,7 +3,7 @@
 import { decode } from "next-auth/jwt";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
-import { getAuthOptions, getEndSessionEndpoint, PORTAL_CLIENT_ID, sessionCookieNames } from "@/lib/auth";
+import { getAuthOptions, getEndSessionEndpoint, PORTAL_CLIENT_ID, sessionCookieNames } from "@/lib/portal/auth";
 import { env } from "@/lib/env";
 
 /**

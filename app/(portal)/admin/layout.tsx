@@ -1,6 +1,6 @@
 import { NavLink } from "@/components/layout/nav-link";
 import { Icon } from "@/components/ui/icon";
-import { requireAdmin } from "@/lib/session";
+import { requireAdmin } from "@/lib/portal/session";
 
 /** Admin area shell. The role is checked here and again in every page and every action. */
 export default async function AdminLayout({ children }: { children: React.ReactNode }) {

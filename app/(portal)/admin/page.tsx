@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AppTable } from "@/components/admin/app-table";
 import { EmptyState } from "@/components/ui/empty-state";
-import { requireAdmin } from "@/lib/session";
+import { requireAdmin } from "@/lib/portal/session";
 import { listApps } from "@/lib/services/apps";
 
 export const metadata: Metadata = { title: "Review queue" };

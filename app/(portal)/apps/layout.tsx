@@ -1,4 +1,4 @@
-import { requireUser } from "@/lib/session";
+import { requireUser } from "@/lib/portal/session";
 
 /** Every page under /apps needs a signed-in developer (each page checks again before reading data). */
 export default async function AppsLayout({ children }: { children: React.ReactNode }) {

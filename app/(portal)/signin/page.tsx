@@ -6,7 +6,7 @@ import { Alert } from "@/components/ui/alert";
 import { Icon } from "@/components/ui/icon";
 import { env } from "@/lib/env";
 import { resolveReturnPath } from "@/lib/http/return-url";
-import { getCurrentUser } from "@/lib/session";
+import { getCurrentUser } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Sign in" };
 

@@ -1,4 +1,3 @@
-import { AppError } from "../../errors";
 import { accountStatsSchema } from "../../schemas/stats";
 import { findAccountStats } from "../../services/stats";
 import { defineRoute } from "../handler";

@@ -6,7 +6,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Pagination } from "@/components/ui/pagination";
 import { isAppError } from "@/lib/errors";
 import { appStatusSchema } from "@/lib/schemas/apps";
-import { requireAdmin } from "@/lib/session";
+import { requireAdmin } from "@/lib/portal/session";
 import { listApps } from "@/lib/services/apps";
 
 export const metadata: Metadata = { title: "Applications" };

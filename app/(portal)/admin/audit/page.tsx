@@ -5,7 +5,7 @@ import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Pagination } from "@/components/ui/pagination";
 import { isAppError } from "@/lib/errors";
-import { requireAdmin } from "@/lib/session";
+import { requireAdmin } from "@/lib/portal/session";
 import { listAuditLog } from "@/lib/services/audit";
 
 export const metadata: Metadata = { title: "Audit log" };

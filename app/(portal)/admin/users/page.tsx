@@ -10,7 +10,7 @@ import { Icon } from "@/components/ui/icon";
 import { Pagination } from "@/components/ui/pagination";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { isAppError } from "@/lib/errors";
-import { requireAdmin } from "@/lib/session";
+import { requireAdmin } from "@/lib/portal/session";
 import { listUsers } from "@/lib/services/users";
 
 export const metadata: Metadata = { title: "Users" };

@@ -7,7 +7,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { requireUser } from "@/lib/session";
+import { requireUser } from "@/lib/portal/session";
 import { listAppsForOwner } from "@/lib/services/apps";
 
 export const metadata: Metadata = { title: "My apps" };

@@ -18,7 +18,7 @@ import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
 import { clientIdSchema, type AppView, type SecretView } from "@/lib/schemas/apps";
 import { describeScope } from "@/lib/scopes";
-import { isAdmin, requireUser, toActor } from "@/lib/session";
+import { isAdmin, requireUser, toActor } from "@/lib/portal/session";
 import { listSecrets, MAX_ACTIVE_SECRETS, revealSecretOnce } from "@/lib/services/app-secrets";
 import { getAppForViewer } from "@/lib/services/apps";
 

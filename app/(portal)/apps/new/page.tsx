@@ -3,7 +3,7 @@ import Link from "next/link";
 import { AppForm } from "@/components/apps/app-form";
 import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
-import { requireUser } from "@/lib/session";
+import { requireUser } from "@/lib/portal/session";
 
 export const metadata: Metadata = { title: "Register an application" };
 

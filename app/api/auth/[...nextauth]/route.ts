@@ -1,5 +1,5 @@
 import NextAuth from "next-auth";
-import { getAuthOptions } from "@/lib/auth";
+import { getAuthOptions } from "@/lib/portal/auth";
 
 /** next-auth's endpoints (sign-in redirect, callback, session, csrf) for the portal. */
 async function handler(request: Request, context: { params: Promise<{ nextauth: string[] }> }): Promise<Response> {

@@ -6,7 +6,7 @@ import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
 import { isAppError } from "@/lib/errors";
 import { clientIdSchema } from "@/lib/schemas/apps";
-import { requireUser, toActor } from "@/lib/session";
+import { requireUser, toActor } from "@/lib/portal/session";
 import { getAppForViewer } from "@/lib/services/apps";
 
 export const metadata: Metadata = { title: "Edit application" };

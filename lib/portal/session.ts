@@ -3,12 +3,12 @@ import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
 import { getAuthOptions } from "./auth";
-import { AppError } from "./errors";
-import { CLIENT_IP_HEADER } from "./http/client-ip";
-import type { UserView } from "./schemas/users";
-import type { Actor } from "./services/actor";
-import { recordAudit } from "./services/audit";
-import { findUserById } from "./services/users";
+import { AppError } from "../errors";
+import { CLIENT_IP_HEADER } from "../http/client-ip";
+import type { UserView } from "../schemas/users";
+import type { Actor } from "../services/actor";
+import { recordAudit } from "../services/audit";
+import { findUserById } from "../services/users";
 
 /**
  * Who is signed in to the portal, checked on the server (STYLE: lib/session.ts). The next-auth

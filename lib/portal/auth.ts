@@ -1,8 +1,8 @@
 import type { NextAuthOptions } from "next-auth";
-import { env } from "./env";
-import { resolveReturnUrl } from "./http/return-url";
-import { PORTAL_CLIENT_ID } from "./services/apps";
-import { getNextAuthSecret } from "./services/settings";
+import { env } from "../env";
+import { resolveReturnUrl } from "../http/return-url";
+import { PORTAL_CLIENT_ID } from "../services/apps";
+import { getNextAuthSecret } from "../services/settings";
 
 /**
  * next-auth for the developer portal: the portal is a first-party, public login client of the
@@ -103,8 +103,8 @@ async function buildAuthOptions(): Promise<NextAuthOptions> {
     },
     // next-auth logs its own errors with request details; route them to our JSON logger, without tokens.
     logger: {
-      error: (code) => void import("./logger").then(({ logger }) => logger.error("next-auth error", { code })),
-      warn: (code) => void import("./logger").then(({ logger }) => logger.warn("next-auth warning", { code })),
+      error: (code) => void import("../logger").then(({ logger }) => logger.error("next-auth error", { code })),
+      warn: (code) => void import("../logger").then(({ logger }) => logger.warn("next-auth warning", { code })),
       debug: () => {},
     },
   };
