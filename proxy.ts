@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "./lib/env";
+import { securityHeaders } from "./lib/http/security-headers";
 
 /**
  * Security headers on every page, and a cheap redirect to sign-in for portal pages without a session
@@ -49,15 +50,9 @@ export function proxy(request: NextRequest): NextResponse {
   return withSecurityHeaders(NextResponse.next({ request: { headers: requestHeaders } }), csp, https);
 }
 
-/** The same headers on pages and on the redirects this proxy answers itself. */
+/** The same headers on pages and on the redirects this proxy answers itself (lib/http/security-headers.ts). */
 function withSecurityHeaders(response: NextResponse, csp: string, https: boolean): NextResponse {
-  response.headers.set("content-security-policy", csp);
-  response.headers.set("x-content-type-options", "nosniff");
-  response.headers.set("referrer-policy", "strict-origin-when-cross-origin");
-  response.headers.set("x-frame-options", "DENY");
-  response.headers.set("permissions-policy", "camera=(), microphone=(), geolocation=(), payment=()");
-  response.headers.set("cross-origin-opener-policy", "same-origin");
-  if (https) response.headers.set("strict-transport-security", "max-age=63072000; includeSubDomains");
+  for (const [name, value] of Object.entries(securityHeaders({ https, csp }))) response.headers.set(name, value);
   return response;
 }
 

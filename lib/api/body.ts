@@ -1,11 +1,11 @@
 import { AppError } from "../errors";
+import { BodyError, isDeclaredTooLarge, mediaType } from "../http/body";
 import type { ApiRequest } from "./http";
 
 /**
- * Request bodies (PRODUCT.md: over 64 KiB ⇒ 413; SPEC Errors: 413 keeps `invalid_request`). The
- * declared Content-Length is checked before reading anything; a body without one (chunked) is
- * counted while it streams and abandoned the moment it passes the cap, so at most one chunk past
- * 64 KiB is ever held. The 413 closes the connection so the client stops sending.
+ * JSON request bodies of the API (PRODUCT.md: over 64 KiB ⇒ 413; SPEC Errors: 413 keeps
+ * `invalid_request`), read through lib/http/body.ts. The 413 closes the connection so the client
+ * stops sending.
  */
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -16,54 +16,25 @@ function tooLarge(): AppError {
   });
 }
 
-/** Throws 413 when the declared length is over the cap (cheap; done before authentication). */
+/** Throws 413 when the declared length is over the cap (cheap; done once, before authentication). */
 export function assertDeclaredLength(request: ApiRequest): void {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-}
-
-function isJsonContentType(value: string | null): boolean {
-  if (!value) return false;
-  const mediaType = value.split(";", 1)[0]!.trim().toLowerCase();
-  return mediaType === "application/json";
-}
-
-async function readCapped(request: ApiRequest): Promise<Uint8Array> {
-  if (request.readBody) return request.readBody(MAX_BODY_BYTES, tooLarge);
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      // Stop pulling; the response closes the connection (cancelling would reset the socket
-      // before the 413 could be written).
-      reader.releaseLock();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
+  if (isDeclaredTooLarge(request.headers, MAX_BODY_BYTES)) throw tooLarge();
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** The parsed JSON body; 400 invalid_request for a wrong content type, invalid UTF-8 or malformed JSON. */
 export async function readJsonBody(request: ApiRequest): Promise<unknown> {
-  assertDeclaredLength(request);
-  if (!isJsonContentType(request.headers.get("content-type"))) {
+  if (mediaType(request.headers) !== "application/json") {
     throw new AppError("invalid_request", "The request body must be JSON with Content-Type: application/json.");
   }
-  const bytes = await readCapped(request);
+  let bytes: Buffer;
+  try {
+    bytes = await request.readBody(MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof BodyError) throw error.status === 413 ? tooLarge() : new AppError("invalid_request", error.message);
+    throw error;
+  }
   if (bytes.byteLength === 0) throw new AppError("invalid_request", "The request body is empty; JSON is required.");
   let text: string;
   try {

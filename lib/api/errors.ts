@@ -1,3 +1,4 @@
+import { INTERNAL_ERROR_MESSAGE } from "../http/reply";
 import { ZodError } from "zod";
 import { AppError, isAppError } from "../errors";
 import { logger } from "../logger";
@@ -14,7 +15,7 @@ export interface RequestInfo {
   path: string;
 }
 
-const INTERNAL_MESSAGE = "Something went wrong on our side. Retry with backoff.";
+const INTERNAL_MESSAGE = INTERNAL_ERROR_MESSAGE;
 
 export function errorReply(
   status: number,

@@ -1,6 +1,6 @@
 /**
- * The API's transport-neutral request and reply. Handlers stay Web-standard (a real `Request`
- * satisfies `ApiRequest`), but the wrapper builds a plain `ApiReply` rather than a `Response`:
+ * The API's transport-neutral request and reply (lib/api/router.ts adapts a Web `Request`,
+ * lib/api/node.ts Node's request). The wrapper builds a plain `ApiReply` rather than a `Response`:
  * lib/api/router.ts turns it into a `Response` for Next and other Web callers, lib/api/node.ts
  * writes it straight to Node's response (undici's Response/Request objects cost more CPU than the
  * whole profile read; issue 6 measures it).
@@ -10,13 +10,11 @@ export interface ApiRequest {
   /** Absolute URL. */
   readonly url: string;
   readonly headers: { get(name: string): string | null };
-  readonly body: ReadableStream<Uint8Array> | null;
   /**
-   * Optional (the Node fast path, lib/api/node.ts): the whole body read straight from Node's
-   * stream, rejecting with `tooLarge()` once more than `max` bytes arrived. Without it, `body` is
-   * read; a web stream costs ~10% of a chat post's CPU (issue 6).
+   * The whole body, at most `limit` bytes (lib/http/body.ts readBody: BodyError over it). The Node
+   * path reads Node's stream directly; a web stream costs ~10% of a chat post's CPU (issue 6).
    */
-  readonly readBody?: (max: number, tooLarge: () => Error) => Promise<Uint8Array>;
+  readBody(limit: number): Promise<Buffer>;
 }
 
 export interface ApiReply {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../errors";
+import { readBody } from "../http/body";
 import type { Route } from "./handler";
 import { toErrorReply } from "./errors";
 import { jsonReply, PREFLIGHT_HEADERS, type ApiReply, type ApiRequest } from "./http";
@@ -132,6 +133,11 @@ export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply>
 
 /** The Web-standard entry point: Request in, Response out. */
 export async function handleApiRequest(request: Request): Promise<Response> {
-  const reply = await dispatchApiRequest(request);
+  const reply = await dispatchApiRequest({
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    readBody: (limit) => readBody(request.body, { limit, headers: request.headers }),
+  });
   return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }

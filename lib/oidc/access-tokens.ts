@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { onChange } from "../database/changes";
 import { AppError } from "../errors";
 import { getAccessStatus, type AccessStatus } from "../services/access";
@@ -27,8 +28,10 @@ export const ACCESS_CACHE_TTL_MS = 2_000;
 /** Entries kept at most; the oldest are dropped first (memory stays bounded under many tokens). */
 export const ACCESS_CACHE_MAX_ENTRIES = 10_000;
 
-const statuses = new Map<string, { expiresAt: number; status: Promise<AccessStatus> }>();
-const verified = new Map<string, { expiresAt: number; claims: AccessTokenClaims }>();
+// Bounded LRU caches with per-entry lifetimes (lru-cache): the least recently used entries go first
+// when full, so memory stays bounded under many tokens.
+const statuses = new LRUCache<string, Promise<AccessStatus>>({ max: ACCESS_CACHE_MAX_ENTRIES, ttl: ACCESS_CACHE_TTL_MS });
+const verified = new LRUCache<string, AccessTokenClaims>({ max: VERIFIED_CACHE_MAX_ENTRIES, ttl: VERIFIED_CACHE_TTL_MS });
 
 const statusKey = (clientId: string, userId: number | undefined) => `${userId ?? ""}:${clientId}`;
 
@@ -38,10 +41,10 @@ onChange((event) => {
       statuses.clear();
       return;
     case "app":
-      for (const key of statuses.keys()) if (key.endsWith(`:${event.clientId}`)) statuses.delete(key);
+      for (const key of [...statuses.keys()]) if (key.endsWith(`:${event.clientId}`)) statuses.delete(key);
       return;
     case "user":
-      for (const key of statuses.keys()) if (key.startsWith(`${event.userId}:`)) statuses.delete(key);
+      for (const key of [...statuses.keys()]) if (key.startsWith(`${event.userId}:`)) statuses.delete(key);
       return;
     case "grant":
       statuses.delete(statusKey(event.clientId, event.userId));
@@ -51,44 +54,30 @@ onChange((event) => {
   }
 });
 
-/** Map iterates in insertion order: drop the oldest tenth in one go when full. */
-function makeRoom(map: Map<string, unknown>, max: number): void {
-  if (map.size < max) return;
-  let drop = Math.ceil(max / 10);
-  for (const k of map.keys()) {
-    map.delete(k);
-    if (--drop === 0) break;
-  }
-}
-
 async function verifyCached(token: string): Promise<AccessTokenClaims> {
-  const now = Date.now();
   const hit = verified.get(token);
   if (hit) {
-    if (hit.expiresAt > now) {
-      if (hit.claims.exp * 1000 > now) return hit.claims;
-      verified.delete(token);
-      throw new AppError("invalid_token", "The access token has expired.");
-    }
+    if (hit.exp * 1000 > Date.now()) return hit;
     verified.delete(token);
+    throw new AppError("invalid_token", "The access token has expired.");
   }
   const claims = await verifyAccessToken(token);
-  makeRoom(verified, VERIFIED_CACHE_MAX_ENTRIES);
-  verified.set(token, { expiresAt: Math.min(now + VERIFIED_CACHE_TTL_MS, claims.exp * 1000), claims });
+  // Never remembered past the token's own expiry.
+  verified.set(token, claims, { ttl: Math.max(1, Math.min(VERIFIED_CACHE_TTL_MS, claims.exp * 1000 - Date.now())) });
   return claims;
 }
 
 /** The database's answer for (app, user), cached; concurrent requests share one query. */
 export function findAccessStatus(clientId: string, userId: number | undefined): Promise<AccessStatus> {
   const key = statusKey(clientId, userId);
-  const now = Date.now();
   const hit = statuses.get(key);
-  if (hit && hit.expiresAt > now) return hit.status;
-  if (hit) statuses.delete(key);
-  makeRoom(statuses, ACCESS_CACHE_MAX_ENTRIES);
+  if (hit) return hit;
+  // The promise is cached, so concurrent requests with one token share a single query.
   const status = getAccessStatus(clientId, userId);
-  statuses.set(key, { expiresAt: now + ACCESS_CACHE_TTL_MS, status });
-  status.catch(() => statuses.delete(key));
+  statuses.set(key, status);
+  status.catch(() => {
+    if (statuses.get(key) === status) statuses.delete(key);
+  });
   return status;
 }
 

@@ -2,6 +2,8 @@ import { createPrivateKey, randomBytes, sign, type KeyObject } from "node:crypto
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JWK } from "jose";
 import { env } from "../env";
+import { readBody } from "../http/body";
+import { sendJson } from "../http/reply";
 import { verifyClientCredentials } from "../services/app-secrets";
 import { waitPastRevocation } from "./access-tokens";
 import { findSignInClient } from "./clients";
@@ -59,17 +61,9 @@ export function isClientCredentialsCandidate(req: IncomingMessage, path: string,
   return Number.isInteger(length) && length > 0 && length <= MAX_FAST_BODY_BYTES && h["transfer-encoding"] === undefined;
 }
 
-/** The body (at most Content-Length bytes, which the candidate check bounded); events, not an async iterator, which costs more per request. */
-export function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.once("error", reject);
-    req.once("close", () => {
-      if (!req.complete) reject(new Error("request aborted"));
-    });
-  });
+/** The body (the candidate check bounded its declared length). */
+export function readCandidateBody(req: IncomingMessage): Promise<Buffer> {
+  return readBody(req, { limit: MAX_FAST_BODY_BYTES, headers: req.headers });
 }
 
 /** The three fields, each exactly once and non-empty, and nothing else; otherwise null. */
@@ -126,14 +120,10 @@ export async function tryClientCredentialsGrant(
     token_type: "Bearer",
   });
   // The headers oidc-provider's token endpoint sends for a request without Origin.
-  res.writeHead(200, {
-    Vary: "Origin",
-    "Access-Control-Allow-Origin": "*",
-    "Access-Control-Expose-Headers": "WWW-Authenticate",
-    "cache-control": "no-store",
-    "Content-Type": "application/json; charset=utf-8",
-    "Content-Length": Buffer.byteLength(json),
+  sendJson(res, 200, json, {
+    vary: "Origin",
+    "access-control-allow-origin": "*",
+    "access-control-expose-headers": "WWW-Authenticate",
   });
-  res.end(json);
   return true;
 }

@@ -1,4 +1,5 @@
 import type { AdapterPayload } from "oidc-provider";
+import { LRUCache } from "lru-cache";
 import { onChange } from "../database/changes";
 import { env } from "../env";
 import { OIDC_SCOPES, USER_ONLY_SCOPES, isSvcScope, type SvcScope } from "../scopes";
@@ -27,8 +28,10 @@ export interface SignInClient {
 const CACHE_TTL_MS = 5_000;
 // On globalThis: server.ts (oidc-provider) and Next's bundled server code are two module graphs in
 // one process; one cache, whichever graph hears of a change.
-const store = globalThis as unknown as { __signInClientCache?: Map<string, { value: SignInClient | null; at: number }> };
-const cache = (store.__signInClientCache ??= new Map());
+// Misses (null) are cached too, briefly: an unknown client_id must not cost a query per request.
+// lru-cache stores no null, so a miss is kept as `false`.
+const store = globalThis as unknown as { __signInClientCache?: LRUCache<string, SignInClient | false> };
+const cache = (store.__signInClientCache ??= new LRUCache<string, SignInClient | false>({ max: 10_000, ttl: CACHE_TTL_MS }));
 
 onChange((event) => {
   if (event.kind === "all") cache.clear();
@@ -46,7 +49,7 @@ export async function findSignInClient(clientId: string): Promise<SignInClient |
   // PostgreSQL refuses in a text parameter, is unknown rather than a server error.
   if (typeof clientId !== "string" || !/^[\x21-\x7e]{1,128}$/.test(clientId)) return null;
   const hit = cache.get(clientId);
-  if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.value;
+  if (hit !== undefined) return hit || null;
   const row = await findClientForSignIn(clientId);
   let value: SignInClient | null = null;
   if (row && row.status === "approved") {
@@ -62,9 +65,7 @@ export async function findSignInClient(clientId: string): Promise<SignInClient |
       postLogoutRedirectUris: row.postLogoutRedirectUris,
     };
   }
-  // Misses are cached too (briefly): an unknown client_id must not cost a query per request.
-  cache.set(clientId, { value, at: Date.now() });
-  if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
+  cache.set(clientId, value ?? false);
   return value;
 }
 
@@ -102,7 +103,10 @@ export function toClientMetadata(client: SignInClient): AdapterPayload {
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
     redirect_uris: client.redirectUris,
-    post_logout_redirect_uris: client.postLogoutRedirectUris,
+    // SPEC Authentication step 7: `post_logout_redirect_uri` "must match a registered redirect URI
+    // verbatim", so every redirect URI is accepted after logout, as well as the optional extra
+    // post-logout URIs registered for it.
+    post_logout_redirect_uris: [...new Set([...client.postLogoutRedirectUris, ...client.redirectUris])],
     scope: loginClientScopes(client).join(" "),
   };
 }

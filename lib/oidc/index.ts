@@ -3,7 +3,7 @@ import { onChange } from "../database/changes";
 import { env } from "../env";
 import { logger } from "../logger";
 import { startExpiredModelCleanup } from "./adapter";
-import { accessTokenSigner, isClientCredentialsCandidate, readBody, tryClientCredentialsGrant } from "./client-credentials";
+import { accessTokenSigner, isClientCredentialsCandidate, readCandidateBody, tryClientCredentialsGrant } from "./client-credentials";
 import { ROUTES } from "./config";
 import { handleInteraction, type InteractionAction } from "./interactions";
 import { listPublishedKeys, keySetFingerprint } from "./keys";
@@ -68,7 +68,7 @@ export async function createOidc(): Promise<OidcService> {
       req.url = original.slice(issuerPath.length) || "/";
       if (!req.url.startsWith("/")) req.url = `/${req.url}`;
       if (isClientCredentialsCandidate(req, req.url, ROUTES.token)) {
-        const body = await readBody(req);
+        const body = await readCandidateBody(req);
         // Any failure in the fast path (a database error…) goes to oidc-provider, which answers it
         // in OAuth form as it always has.
         if (await tryClientCredentialsGrant(res, body, signer).catch(() => false)) return;

@@ -3,7 +3,9 @@ import type Provider from "oidc-provider";
 import { errors } from "oidc-provider";
 import { z } from "zod";
 import { env } from "../env";
+import { BodyError, mediaType, readBody } from "../http/body";
 import { clientIp } from "../http/client-ip";
+import { sendHtml, sendRedirect } from "../http/reply";
 import { logger } from "../logger";
 import { rememberConsent } from "../services/consents";
 import { signInWithPassword } from "./account";
@@ -32,20 +34,16 @@ class FormError extends Error {
 }
 
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") {
+  if (mediaType(req.headers) !== "application/x-www-form-urlencoded") {
     throw new FormError(415, "invalid_request", "The form must be sent as application/x-www-form-urlencoded.");
   }
-  const declared = Number(req.headers["content-length"] ?? NaN);
-  if (declared > MAX_BODY_BYTES) throw new FormError(413, "invalid_request", "The form is too large.");
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new FormError(413, "invalid_request", "The form is too large.");
-    chunks.push(chunk);
+  try {
+    const body = await readBody(req, { limit: MAX_BODY_BYTES, headers: req.headers });
+    return new URLSearchParams(body.toString("utf8"));
+  } catch (error) {
+    if (error instanceof BodyError) throw new FormError(error.status, "invalid_request", error.status === 413 ? "The form is too large." : error.message);
+    throw error;
   }
-  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
 }
 
 function allowedOrigins(): Set<string> {
@@ -73,32 +71,14 @@ function isSameOrigin(req: IncomingMessage): boolean {
   return false;
 }
 
-function redirect(res: ServerResponse, location: string): void {
-  res.statusCode = 303;
-  res.setHeader("location", location);
-  res.setHeader("cache-control", "no-store");
-  res.setHeader("content-length", "0");
-  res.end();
-}
-
 function sendErrorPage(res: ServerResponse, status: number, error: string, description?: string): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  const body = renderErrorPage({ error, errorDescription: description, homeUrl: `${env().APP_URL}/` });
-  res.writeHead(status, {
-    "content-type": "text/html; charset=utf-8",
-    "cache-control": "no-store",
-    "content-length": Buffer.byteLength(body),
-  });
-  res.end(body);
+  sendHtml(res, status, renderErrorPage({ error, errorDescription: description, homeUrl: `${env().APP_URL}/` }));
 }
 
 function backToPage(res: ServerResponse, uid: string, error?: string): void {
   const url = new URL(`${interactionBase()}/${encodeURIComponent(uid)}`);
   if (error) url.searchParams.set("error", error);
-  redirect(res, url.href);
+  sendRedirect(res, url.href);
 }
 
 export async function handleInteraction(

@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { DEMO_ACCOUNTS as demoAccounts } from "../seed/demo-accounts";
 import type { Env } from "../env";
 import { CLIENT_IP_HEADER, clientIp, isTrustedPeer } from "../http/client-ip";
+import { applySecurityHeaders } from "../http/security-headers";
+import { sendInternalError, sendJson } from "../http/reply";
 import { logger } from "../logger";
 
 export interface Platform {
@@ -11,39 +13,6 @@ export interface Platform {
 }
 
 const INTERACTION_POST = /^\/interaction\/([A-Za-z0-9_-]{1,64})\/(login|consent|abort)$/;
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
-  res.end(JSON.stringify(body));
-}
-
-/**
- * Security headers for every answer Next does not serve (proxy.ts sets Next's own, with a nonce
- * CSP): the sign-in service's pages (its error page, the form_post page), the interaction posts'
- * answers, the API and /healthz. None of these pages loads a script of ours; oidc-provider adds its
- * form_post script's hash to script-src itself (lib/helpers/script_src_sha.js), and no form-action
- * so that a hosted form may still lead to a client's registered redirect URI.
- */
-const SERVER_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'unsafe-inline'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-function setSecurityHeaders(res: ServerResponse, https: boolean): void {
-  res.setHeader("content-security-policy", SERVER_CSP);
-  res.setHeader("x-content-type-options", "nosniff");
-  res.setHeader("referrer-policy", "strict-origin-when-cross-origin");
-  res.setHeader("x-frame-options", "DENY");
-  if (https) res.setHeader("strict-transport-security", "max-age=63072000; includeSubDomains");
-}
 
 /**
  * With a list of trusted proxies, a request from any other peer may not describe the public URL:
@@ -142,7 +111,7 @@ export async function startPlatform(options: {
     const isIssuer = path === issuerPath || path.startsWith(`${issuerPath}/`);
     const isApi = path === "/api/v1" || path.startsWith("/api/v1/");
     if (!nextHandler || isIssuer || isApi || path === "/healthz" || (req.method === "POST" && INTERACTION_POST.test(path))) {
-      setSecurityHeaders(res, https);
+      applySecurityHeaders(res, https);
     }
     if (isIssuer) {
       await oidc.handle(req, res, issuerPath);
@@ -173,7 +142,7 @@ export async function startPlatform(options: {
     handle(req, res) {
       route(req, res).catch((error: unknown) => {
         logger.error("unhandled request error", { path: req.url?.split("?")[0], error: (error as Error)?.message });
-        sendJson(res, 500, { error: { code: "internal_error", message: "Something went wrong on our side. Retry with backoff." } });
+        sendInternalError(res);
       });
     },
     banner(port) {

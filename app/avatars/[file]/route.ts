@@ -10,9 +10,9 @@ export async function GET(request: Request, { params }: { params: Promise<{ file
     headers: {
       "Content-Type": "image/svg+xml; charset=utf-8",
       "Cache-Control": "public, max-age=86400",
-      // An SVG opened directly must not run anything.
+      // The image's own CSP (an SVG opened directly must not run anything); the site-wide security
+      // headers come from proxy.ts (lib/http/security-headers.ts).
       "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
-      "X-Content-Type-Options": "nosniff",
     },
   });
 }

@@ -28,8 +28,9 @@ export async function GET(_request: Request, { params }: { params: Promise<{ pat
     headers: {
       "Content-Type": "image/svg+xml; charset=utf-8",
       "Cache-Control": "public, max-age=86400",
+      // The image's own CSP (an SVG opened directly must not run anything); the site-wide security
+      // headers come from proxy.ts (lib/http/security-headers.ts).
       "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
-      "X-Content-Type-Options": "nosniff",
     },
   });
 }

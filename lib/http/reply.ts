@@ -1,0 +1,50 @@
+import type { ServerResponse } from "node:http";
+
+/**
+ * Replies written on Node's response, for everything server.ts answers itself (the API, the hosted
+ * pages' form posts, the client-credentials fast path, /healthz and the last-resort 500). Next
+ * answers its own pages.
+ */
+
+/** The one text of every 500 a client sees; the detail goes to the log, under the request id. */
+export const INTERNAL_ERROR_MESSAGE = "Something went wrong on our side. Retry with backoff.";
+
+function send(res: ServerResponse, status: number, headers: Record<string, string | number>, body: string | null): void {
+  if (res.headersSent) {
+    // Too late for a status: end what was started.
+    res.end();
+    return;
+  }
+  // A known length fixes the framing at once (no chunked encoding).
+  res.writeHead(status, body === null ? headers : { ...headers, "content-length": Buffer.byteLength(body) });
+  res.end(body ?? undefined);
+}
+
+/** JSON: `body` is serialized unless it already is a string (a pre-serialized document). */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number> = {}): void {
+  send(
+    res,
+    status,
+    { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+    typeof body === "string" ? body : JSON.stringify(body),
+  );
+}
+
+/** Headers and an optional body exactly as given (the API's prepared replies). */
+export function sendRaw(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null): void {
+  send(res, status, headers, body);
+}
+
+export function sendHtml(res: ServerResponse, status: number, html: string): void {
+  send(res, status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, html);
+}
+
+/** A redirect without a body; 303 so a POST becomes a GET. */
+export function sendRedirect(res: ServerResponse, location: string, status: 302 | 303 = 303): void {
+  send(res, status, { location, "cache-control": "no-store", "content-length": 0 }, null);
+}
+
+/** The platform's JSON 500 (error envelope of SPEC.md), for a failure nothing else answered. */
+export function sendInternalError(res: ServerResponse): void {
+  sendJson(res, 500, { error: { code: "internal_error", message: INTERNAL_ERROR_MESSAGE } });
+}

@@ -1,0 +1,38 @@
+import type { ServerResponse } from "node:http";
+
+/**
+ * The security headers of every answer: Next's pages (proxy.ts, with a per-request nonce CSP) and
+ * everything server.ts answers itself (the sign-in service's pages, the form posts' answers, the
+ * API, /healthz), from this one table.
+ *
+ * The server's own CSP: none of those pages loads a script of ours; oidc-provider adds its
+ * form_post script's hash to script-src itself (lib/helpers/script_src_sha.js), and there is no
+ * form-action, so that a hosted form may still lead to a client's registered redirect URI.
+ */
+export const SERVER_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'unsafe-inline'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+export function securityHeaders(options: { https: boolean; csp: string }): Record<string, string> {
+  return {
+    "content-security-policy": options.csp,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "strict-origin-when-cross-origin",
+    "x-frame-options": "DENY",
+    "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
+    "cross-origin-opener-policy": "same-origin",
+    ...(options.https ? { "strict-transport-security": "max-age=63072000; includeSubDomains" } : {}),
+  };
+}
+
+const serverHeaders = { http: securityHeaders({ https: false, csp: SERVER_CSP }), https: securityHeaders({ https: true, csp: SERVER_CSP }) };
+
+/** On Node's response, before anything is written. */
+export function applySecurityHeaders(res: ServerResponse, https: boolean): void {
+  for (const [name, value] of Object.entries(https ? serverHeaders.https : serverHeaders.http)) res.setHeader(name, value);
+}
