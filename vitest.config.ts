@@ -9,7 +9,7 @@ export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts", "lib/**/*.test.ts", "bin/**/*.test.ts"],
     // tests/reliability (multi-process, faults, soak) runs on its own: `npm run test:reliability`.
-    exclude: ["node_modules", "e2e", ".next", ".data", ".test-data", "tests/reliability/**"],
+    exclude: ["node_modules", "e2e/**", ".next", ".data", ".test-data", "tests/reliability/**"],
     globalSetup: ["tests/global-setup.ts"],
     pool: "forks",
     maxWorkers: 2,

@@ -93,7 +93,10 @@ export async function startPlatform(options: {
       await ensureNextBuild(process.cwd(), log, { once: true });
     }
     const { default: next } = await import("next");
-    const app = next({ dev, dir: process.cwd(), quiet: !dev });
+    // Next fetches its own pages (e.g. after a server action redirects): tell it where it listens,
+    // or it asks 127.0.0.1:3000, whoever that is.
+    const hostname = config.HOST === "0.0.0.0" || config.HOST === "::" ? "127.0.0.1" : config.HOST;
+    const app = next({ dev, dir: process.cwd(), quiet: !dev, hostname, port: config.PORT });
     await app.prepare();
     const handler = app.getRequestHandler();
     nextHandler = (req, res) => handler(req, res);

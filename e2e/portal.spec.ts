@@ -1,137 +1,31 @@
-import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_ACCOUNTS } from "../../lib/seed/demo-accounts";
-import { query } from "../helpers/db";
-import { startServer, type TestServer } from "../helpers/server";
+import {
+  CALLBACK,
+  appStatus,
+  clientCredentials,
+  expectAccessible,
+  expectInvalidToken,
+  expectNoHorizontalOverflow,
+  expectOAuthError,
+  newContext,
+  query,
+  readChat,
+  registerApp,
+  screenshot,
+  secretId,
+  server,
+  signIn,
+} from "./support";
 
 /**
- * The developer portal in real Chromium against the real server (Next, sign-in service, API) on a
- * seeded database: the journeys of issue 5, an axe check of the main pages, and screenshots of each
- * main page at desktop and phone widths under test-results/screenshots/.
- *
- * The steps share one server and build on each other (alice's app is approved by the admin, then
- * used), so they run in order; each `it` is one journey step.
+ * The developer portal's main journey in Chromium, against the real server on the demo world: a
+ * developer registers an app, an admin reviews it, the developer uses and rotates its secrets, an
+ * admin suspends and reinstates it, a login client signs a user in with PKCE, and a non-admin
+ * cannot reach the admin pages or replay their actions. Each test is one step; they build on each
+ * other (alice's app is approved by the admin, then used), so they run in order, in two browser
+ * contexts kept for the whole journey (alice's and the admin's).
  */
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const SHOTS = path.resolve(import.meta.dirname, "..", "..", "test-results", "screenshots");
-const STEP = 120_000;
-const password = (handle: string) => DEMO_ACCOUNTS.find((a) => a.handle === handle)!.password;
-
-let server: TestServer;
-let browser: Browser;
-/** Requests the browser tried to make to anything but our server (and the login client's fake callback). */
-const foreignRequests: string[] = [];
-/** The fake login client's redirect URI: nothing listens there; the browser's request is intercepted. */
-const CALLBACK = "http://127.0.0.1:9/callback";
-
-async function newContext(): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith(server.url) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
-    if (url.startsWith(CALLBACK)) return route.fulfill({ status: 200, contentType: "text/plain", body: "callback" });
-    foreignRequests.push(url);
-    return route.abort();
-  });
-  return context;
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  await mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(150);
-  await page.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
-/** axe on the current page: no serious or critical violations (WCAG 2 A/AA rules). */
-async function expectAccessible(page: Page, label: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  const bad = results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${label}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
-  expect(bad).toEqual([]);
-}
-
-/** Signs in through the portal's sign-in page and the platform's hosted login page. */
-async function signIn(page: Page, handle: string, target = "/apps"): Promise<void> {
-  await page.goto(`${server.url}${target}`);
-  await page.waitForURL(/\/signin\?/);
-  await page.getByRole("button", { name: "Continue with your platform account" }).click();
-  await page.waitForURL(/\/interaction\//);
-  await page.getByLabel("Username").fill(handle);
-  await page.getByLabel("Password").fill(password(handle));
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(`${server.url}${target}`);
-}
-
-async function registerApp(
-  page: Page,
-  app: { name: string; type: "api" | "login"; scopes: string[]; redirectUri?: string },
-): Promise<string> {
-  await page.goto(`${server.url}/apps/new`);
-  await page.getByLabel("Application name").fill(app.name);
-  await page.getByLabel("Description").fill(`${app.name}: an end-to-end test application.`);
-  if (app.type === "login") await page.getByText("Login client", { exact: true }).click();
-  for (const scope of app.scopes) await page.getByRole("checkbox", { name: new RegExp(`^${scope.replace(".", "\\.")}`) }).check();
-  if (app.redirectUri) await page.getByLabel("Redirect URIs 1", { exact: true }).fill(app.redirectUri);
-  await page.getByRole("button", { name: "Register application" }).click();
-  await page.waitForURL(/\/apps\/(api|app)_[A-Za-z0-9]+$/);
-  return page.url().split("/").pop()!;
-}
-
-async function clientCredentials(clientId: string, clientSecret: string): Promise<Response> {
-  return fetch(`${server.issuer}/protocol/openid-connect/token`, {
-    method: "POST",
-    body: new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret }),
-  });
-}
-
-function readChat(accessToken: string): Promise<Response> {
-  return fetch(`${server.apiUrl}/global-chat/messages?limit=2`, { headers: { authorization: `Bearer ${accessToken}` } });
-}
-
-async function expectOAuthError(response: Promise<Response>, error: string): Promise<void> {
-  const res = await response;
-  expect(res.status).toBe(401);
-  expect(((await res.json()) as { error: string }).error).toBe(error);
-}
-
-/** A voided (or expired) access token: 401 invalid_token at the API. */
-async function expectInvalidToken(accessToken: string): Promise<void> {
-  const res = await readChat(accessToken);
-  expect(res.status).toBe(401);
-  expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
-}
-
-/** The id of the stored secret with this value (the database holds only its hash). */
-async function secretId(secret: string): Promise<string> {
-  const hash = createHash("sha256").update(secret).digest("hex");
-  const rows = await query<{ id: string }>(server.databaseUrl, `SELECT id FROM "ClientSecret" WHERE hash = $1`, [hash]);
-  return rows[0]!.id;
-}
-
-/** Nothing wider than the viewport (a long name, a secret id or a URL pushing the page sideways). */
-async function expectNoHorizontalOverflow(page: Page): Promise<void> {
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(100);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow, `horizontal overflow at ${width} px`).toBeLessThanOrEqual(0);
-  }
-}
-
-async function appStatus(clientId: string): Promise<string> {
-  const rows = await query<{ status: string }>(server.databaseUrl, `SELECT status FROM "Application" WHERE "clientId" = $1`, [clientId]);
-  return rows[0]!.status;
-}
 
 interface CapturedAction {
   url: string;
@@ -139,7 +33,9 @@ interface CapturedAction {
   body: string;
 }
 
-describe("developer portal in Chromium", () => {
+test.describe("developer portal in Chromium", () => {
+  test.describe.configure({ mode: "serial" });
+
   let alice: Page;
   let admin: Page;
   let apiClientId: string;
@@ -148,84 +44,26 @@ describe("developer portal in Chromium", () => {
   // Long on purpose: the app page must not overflow at phone width.
   const apiName = `Chat Reader ${randomBytes(2).toString("hex")} for the Global Chat Moderation Team Digest`;
   const capturedActions: CapturedAction[] = [];
+  /** Requests the browser tried to make to anything but our server (and the login client's fake callback). */
+  const foreignRequests: string[] = [];
 
-  beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
-    }
-    server = await startServer({ seed: true, next: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
-    alice = await (await newContext()).newPage();
-    admin = await (await newContext()).newPage();
+  test.beforeAll(async ({ browser }) => {
+    alice = await (await newContext(browser, foreignRequests)).newPage();
+    admin = await (await newContext(browser, foreignRequests)).newPage();
     admin.on("request", (request) => {
       const headers = request.headers();
       if (request.method() === "POST" && headers["next-action"]) {
         capturedActions.push({ url: request.url(), headers, body: request.postData() ?? "" });
       }
     });
-  }, 900_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
   });
 
-  it("serves the public pages with security headers, offline-only assets and no serious a11y issues", { timeout: STEP }, async () => {
-    const res = await fetch(`${server.url}/`);
-    expect(res.status).toBe(200);
-    const csp = res.headers.get("content-security-policy") ?? "";
-    expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).toMatch(/script-src 'self' 'nonce-[^']+' 'strict-dynamic'/);
-    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
-    expect(res.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
-
-    const page = await (await newContext()).newPage();
-    const errors: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text());
-    });
-    await page.goto(`${server.url}/`);
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Build on the platform");
-    await expectAccessible(page, "landing");
-    await screenshot(page, "landing");
-
-    await page.goto(`${server.url}/docs`);
-    await page.getByRole("heading", { name: "Getting started", level: 1 }).waitFor();
-    await expectAccessible(page, "docs");
-    await screenshot(page, "docs");
-
-    // The authentication page lists every endpoint the discovery document does, at the same URL.
-    const discovery = (await (await fetch(`${server.issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
-    const advertised = Object.entries(discovery).filter(([key, value]) => typeof value === "string" && (key.endsWith("_endpoint") || key === "jwks_uri"));
-    expect(advertised.map(([key]) => key)).toEqual(
-      expect.arrayContaining(["authorization_endpoint", "token_endpoint", "end_session_endpoint", "jwks_uri", "userinfo_endpoint", "introspection_endpoint", "revocation_endpoint"]),
-    );
-    await page.goto(`${server.url}/docs/authentication`);
-    const listed = await page.getByTestId("endpoint-url").allTextContents();
-    for (const [key, url] of advertised) expect(listed, key).toContain(url);
-    await page.getByRole("heading", { name: "Revocation and rotation" }).waitFor();
-    await expectAccessible(page, "docs authentication");
-    await screenshot(page, "docs-authentication");
-
-    // The reference is rendered in the browser (Scalar) from the project's own OpenAPI document.
-    const openapi = (await (await fetch(`${server.apiUrl}/openapi.json`)).json()) as { info: { title: string } };
-    await page.goto(`${server.url}/docs/api-reference`);
-    await page.getByRole("heading", { name: openapi.info.title }).first().waitFor({ timeout: 30_000 });
-    await screenshot(page, "api-reference");
-
-    await page.goto(`${server.url}/signin`);
-    await page.getByRole("heading", { name: "Sign in to the developer portal" }).waitFor();
-    await expectAccessible(page, "signin");
-    await screenshot(page, "signin");
-
-    expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
-    await page.context().close();
+  test.afterAll(async () => {
+    await alice?.context().close();
+    await admin?.context().close();
   });
 
-  it("a developer signs in through the hosted login page and registers an API key client, which is pending", { timeout: STEP }, async () => {
+  test("a developer signs in through the hosted login page and registers an API key client, which is pending", async () => {
     await signIn(alice, "alice");
     await alice.getByRole("heading", { name: "My apps", level: 1 }).waitFor();
 
@@ -247,7 +85,7 @@ describe("developer portal in Chromium", () => {
     await screenshot(alice, "apps-list");
   });
 
-  it("an admin approves it from the review queue", { timeout: STEP }, async () => {
+  test("an admin approves it from the review queue", async () => {
     await signIn(admin, "admin", "/admin");
     const row = admin.locator(`tr[data-client-id="${apiClientId}"]`);
     await row.waitFor();
@@ -258,7 +96,7 @@ describe("developer portal in Chromium", () => {
     expect(await appStatus(apiClientId)).toBe("approved");
   });
 
-  it("the developer sees the secret exactly once, uses it, and rotates it: add, retire, roll", { timeout: STEP }, async () => {
+  test("the developer sees the secret exactly once, uses it, and rotates it: add, retire, roll", async () => {
     await alice.goto(`${server.url}/apps/${apiClientId}`);
     const panel = alice.getByTestId("secret-reveal");
     const revealed = alice.getByTestId("client-secret");
@@ -351,7 +189,7 @@ describe("developer portal in Chromium", () => {
     expect(await rows.count()).toBe(1);
   });
 
-  it("a rejected app shows the admin's reason to its owner", { timeout: STEP }, async () => {
+  test("a rejected app shows the admin's reason to its owner", async () => {
     const name = `Vague App ${randomBytes(2).toString("hex")}`;
     const clientId = await registerApp(alice, { name, type: "api", scopes: [] });
     const reason = "Say what the app does with the chat before we can approve it.";
@@ -384,7 +222,7 @@ describe("developer portal in Chromium", () => {
     expect(left).toHaveLength(0);
   });
 
-  it("an admin suspends an approved app (the owner sees why, tokens stop) and reinstates it", { timeout: STEP }, async () => {
+  test("an admin suspends an approved app (the owner sees why, tokens stop) and reinstates it", async () => {
     const reason = "Polling the chat far too often; back off and we will reinstate it.";
     const before = await clientCredentials(apiClientId, currentSecret);
     expect(before.status).toBe(200);
@@ -428,7 +266,7 @@ describe("developer portal in Chromium", () => {
     expect((await readChat(((await fresh.json()) as { access_token: string }).access_token)).status).toBe(200);
   });
 
-  it("a developer registers a login client, signs in through it with PKCE and calls GET /me", { timeout: STEP }, async () => {
+  test("a developer registers a login client, signs in through it with PKCE and calls GET /me", async () => {
     const name = `Sign-in Demo ${randomBytes(2).toString("hex")}`;
     const clientId = await registerApp(alice, { name, type: "login", scopes: ["svc:chat.read"], redirectUri: CALLBACK });
     expect(clientId).toMatch(/^app_/);
@@ -479,7 +317,7 @@ describe("developer portal in Chromium", () => {
     expect(profile.isOwnProfile).toBe(true);
   });
 
-  it("admin pages render for an admin (users, audit log) and record who did what", { timeout: STEP }, async () => {
+  test("admin pages render for an admin (users, audit log) and record who did what", async () => {
     await admin.goto(`${server.url}/admin/users?q=mallory`);
     const row = admin.locator('tr[data-handle="mallory"]');
     await row.waitFor();
@@ -508,7 +346,7 @@ describe("developer portal in Chromium", () => {
     await screenshot(admin, "admin-apps");
   });
 
-  it("a non-admin gets no admin page and no admin action, even when calling them directly", { timeout: STEP }, async () => {
+  test("a non-admin gets no admin page and no admin action, even when calling them directly", async () => {
     for (const pathname of ["/admin", "/admin/apps", "/admin/users", "/admin/audit"]) {
       const response = await alice.goto(`${server.url}${pathname}`);
       expect(response?.status(), pathname).toBe(403);
@@ -546,38 +384,7 @@ describe("developer portal in Chromium", () => {
     expect(Number(denied[0]!.n)).toBeGreaterThanOrEqual(2);
   });
 
-  it("an unknown app, or someone else's, is a 404 page with status 404 (not a streamed 200)", { timeout: STEP }, async () => {
-    const [others] = await query<{ clientId: string }>(
-      server.databaseUrl,
-      `SELECT a."clientId" FROM "Application" a JOIN "User" u ON u.id = a."ownerId" WHERE u.handle <> 'alice' LIMIT 1`,
-    );
-    expect(others, "the demo data has an app alice does not own").toBeTruthy();
-    for (const pathname of ["/apps/api_unknown0000000000", "/apps/not%20an%20id", `/apps/${others!.clientId}`, `/apps/${others!.clientId}/edit`]) {
-      const response = await alice.goto(`${server.url}${pathname}`);
-      expect(response?.status(), pathname).toBe(404);
-      await alice.getByRole("heading", { name: "Page not found" }).waitFor();
-    }
-    await screenshot(alice, "app-not-found");
-  });
-
-  it("sign-out ends the platform session too", { timeout: STEP }, async () => {
-    await alice.goto(`${server.url}/apps`);
-    await alice.locator("summary[aria-label^='Account menu']").click();
-    await alice.getByRole("button", { name: "Sign out" }).click();
-    // The sign-in service asks to confirm ending the platform session.
-    await alice.waitForURL(/\/interaction\/logout/);
-    await alice.getByRole("button", { name: "Sign out", exact: true }).click();
-    await alice.waitForURL(`${server.url}/`);
-
-    // The portal session is gone, and so is the platform one: signing in asks for the password again.
-    await alice.goto(`${server.url}/apps`);
-    await alice.waitForURL(/\/signin\?/);
-    await alice.getByRole("button", { name: "Continue with your platform account" }).click();
-    await alice.waitForURL(/\/interaction\//);
-    await alice.getByLabel("Password").waitFor();
-  });
-
-  it("the browser never reached for a remote host (fonts, scripts, telemetry)", () => {
+  test("the browser never reached for a remote host (fonts, scripts, telemetry)", () => {
     expect(foreignRequests).toEqual([]);
   });
 });
