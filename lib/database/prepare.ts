@@ -56,7 +56,7 @@ export async function prepareDatabase(config: Env, log: (line: string) => void):
   let embedded: EmbeddedDatabase | undefined;
   if (!url) {
     log(`Starting the embedded PostgreSQL (data in ${config.DATA_DIR}/pg, port ${config.EMBEDDED_PG_PORT})…`);
-    embedded = await startEmbeddedPostgres({ dir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT });
+    embedded = await startEmbeddedPostgres({ dir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT, onNotice: log });
     try {
       await ensureDatabase(embedded.serverUrl, "platform");
     } catch (error) {
