@@ -1,13 +1,13 @@
 import { LRUCache } from "lru-cache";
 import { onChange } from "../database/changes";
 import { AppError } from "../errors";
-import { getAccessStatus, type AccessStatus } from "../services/access";
+import { getAccessStatus, type AccessStatus } from "../queries/access";
 import { verifyAccessToken, type AccessTokenClaims } from "./verify";
 
 /**
  * Whether an access token is still good, for every place that accepts one (the API's bearer check
  * and the sign-in service's userinfo): signature, issuer, audience and expiry (verify.ts, local),
- * then the database's word on it (lib/services/access.ts): the app still approved, the user still
+ * then the database's word on it (lib/queries/access.ts): the app still approved, the user still
  * there, and the token not voided by a revocation watermark (issue 12: suspension, secret roll,
  * consent revoked, refresh-token reuse, logout). A voided token is `invalid_token`, like an expired
  * one.

@@ -5,7 +5,7 @@ import { env } from "../env";
 import { OIDC_SCOPES, SVC_SCOPE_NAMES } from "../scopes";
 import { findConsentScopes } from "../services/consents";
 import { findAccount } from "./account";
-import { getAccessStatus } from "../services/access";
+import { getAccessStatus } from "../queries/access";
 import { revokedThrough, waitPastRevocation } from "./access-tokens";
 import { PgAdapter } from "./adapter";
 import { apiResource, findSignInClient } from "./clients";

@@ -1,9 +1,9 @@
 import { generateClientSecret, hashClientSecret, matchClientSecret, secretHint } from "../crypto/secrets";
-import { turnBatched } from "../database/batch";
 import { transactionWithChanges } from "../database/changes";
-import { pool, type Tx } from "../database/client";
+import type { Tx } from "../database/client";
 import { AppError } from "../errors";
 import { logger } from "../logger";
+import { findActiveSecrets, updateSecretLastUsedAt } from "../queries/app-secrets";
 import type { RevealedSecret, SecretView } from "../schemas/apps";
 import { isOwner, loadManageable, notFound, randomBase62, revokeClientGrants, voidAppTokens } from "./apps";
 import type { Actor } from "./actor";
@@ -184,39 +184,6 @@ export async function rollSecret(clientId: string, actor: Actor): Promise<Reveal
   });
 }
 
-export interface ActiveSecrets {
-  secrets: { id: string; hash: string }[];
-  /** Unix seconds of the app's token watermark, or null (lib/oidc/access-tokens.ts). */
-  tokensRevokedAt: number | null;
-}
-
-/**
- * The active secret hashes of an approved API client, read fresh (no cache): a retired or rolled
- * secret fails at once, in every process, whatever the channel does. Read on every
- * client-credentials grant, so the grants of one event-loop turn share the query (issue 6).
- * Null when the client is unknown, not an API client or not approved.
- */
-export function findActiveSecrets(clientId: string): Promise<ActiveSecrets | null> {
-  return loadActiveSecrets(clientId);
-}
-
-const loadActiveSecrets = turnBatched<string, ActiveSecrets | null>(async (clientIds) => {
-  const { rows } = await pool.query<{ clientId: string; revoked: number | null; id: string | null; hash: string | null }>({
-    name: "apps_active_secrets",
-    text: `SELECT a."clientId", floor(extract(epoch FROM a."tokensRevokedAt"))::int AS revoked, s.id, s.hash
-           FROM "Application" a LEFT JOIN "ClientSecret" s ON s."applicationId" = a.id
-           WHERE a."clientId" = ANY($1::text[]) AND a.status = 'approved' AND a.type = 'api'`,
-    values: [[...new Set(clientIds)]],
-  });
-  const byClient = new Map<string, ActiveSecrets>();
-  for (const row of rows) {
-    let entry = byClient.get(row.clientId);
-    if (!entry) byClient.set(row.clientId, (entry = { secrets: [], tokensRevokedAt: row.revoked }));
-    if (row.id && row.hash) entry.secrets.push({ id: row.id, hash: row.hash });
-  }
-  return clientIds.map((id) => byClient.get(id) ?? null);
-});
-
 /**
  * Checks a presented secret against the client's active ones. Returns the app's token watermark on
  * success (issuers wait past it: lib/oidc/access-tokens.ts waitPastRevocation), or null.
@@ -225,6 +192,8 @@ export async function verifyClientCredentials(
   clientId: string,
   secret: string,
 ): Promise<{ tokensRevokedAt: number | null } | null> {
+  // Read fresh (no cache): a retired or rolled secret fails at once, in every process, whatever the
+  // change channel does.
   const active = await findActiveSecrets(clientId);
   if (!active) return null;
   const match = matchClientSecret(secret, active.secrets);
@@ -244,7 +213,5 @@ function noteSecretUsed(secretId: string): void {
   if (previous !== undefined && now - previous < LAST_USED_GRANULARITY_MS) return;
   if (lastWritten.size > 10_000) lastWritten.clear();
   lastWritten.set(secretId, now);
-  pool
-    .query(`UPDATE "ClientSecret" SET "lastUsedAt" = now() AT TIME ZONE 'UTC' WHERE id = $1`, [secretId])
-    .catch((error: Error) => logger.warn("secret last-used update failed", { error: error.message }));
+  updateSecretLastUsedAt(secretId).catch((error: Error) => logger.warn("secret last-used update failed", { error: error.message }));
 }

@@ -1,59 +1,22 @@
-import { pool } from "../database/client";
+import { findDirectoryIdentities, listDirectoryUsersAfter, type DirectoryIdentityRecord } from "../queries/directory";
 import type { Identifier, IdentifierType } from "../schemas/directory";
 
+export type { DirectoryIdentityRecord } from "../queries/directory";
+
 /**
- * The user directory: only users with `directoryVisible` and an enabled account are listed or
- * resolved. Links are stored normalized (lower-case, no leading @), so lookups are exact matches
- * on the (type, value) unique index.
+ * The user directory (SQL: lib/queries/directory.ts): only users with `directoryVisible` and an
+ * enabled account are listed or resolved. Links are stored normalized (lower-case, no leading @),
+ * so lookups are exact matches on the (type, value) unique index.
  */
-export interface DirectoryIdentityRecord {
-  handle: string;
-  displayName: string;
-  avatarUrl: string;
-  avatarUrlSmall: string;
-}
-
-interface IdentityRow {
-  handle: string;
-  display_name: string;
-  avatar_url: string;
-  avatar_url_small: string;
-}
-
-const IDENTITY_COLUMNS = `u.handle, u."displayName" AS display_name, u."avatarUrl" AS avatar_url, u."avatarUrlSmall" AS avatar_url_small`;
-
-function toRecord(r: IdentityRow): DirectoryIdentityRecord {
-  return { handle: r.handle, displayName: r.display_name, avatarUrl: r.avatar_url, avatarUrlSmall: r.avatar_url_small };
-}
 
 /** The stored form of an identifier value. */
 export function normalizeIdentifier(_type: IdentifierType, value: string): string {
   return value.trim().replace(/^@/, "").toLowerCase();
 }
 
-/**
- * Resolves identifiers in ONE query (unnest WITH ORDINALITY + a lateral lookup per item); the
- * result has one entry per identifier, in request order, null for a miss.
- */
-export async function resolveIdentifiers(identifiers: Identifier[]): Promise<(DirectoryIdentityRecord | null)[]> {
-  const kinds = identifiers.map((i) => (i.type === "handle" ? null : i.type));
-  const values = identifiers.map((i) => normalizeIdentifier(i.type, i.value));
-  const { rows } = await pool.query<IdentityRow & { ord: string }>({
-    name: "api_directory_resolve",
-    text: `
-      SELECT q.ord, ${IDENTITY_COLUMNS}
-      FROM unnest($1::"LinkType"[], $2::text[]) WITH ORDINALITY AS q(link_type, value, ord)
-      JOIN LATERAL (
-        SELECT coalesce(
-          (SELECT id FROM "User" WHERE q.link_type IS NULL AND handle = q.value),
-          (SELECT "userId" FROM "DirectoryLink" WHERE q.link_type IS NOT NULL AND type = q.link_type AND value = q.value)
-        ) AS user_id
-      ) hit ON true
-      JOIN "User" u ON u.id = hit.user_id AND u."directoryVisible" AND NOT u.disabled`,
-    values: [kinds, values],
-  });
-  const found = new Map(rows.map((r) => [Number(r.ord), toRecord(r)]));
-  return identifiers.map((_, i) => found.get(i + 1) ?? null);
+/** Resolves identifiers in ONE query: one entry per identifier, in request order, null for a miss. */
+export function resolveIdentifiers(identifiers: Identifier[]): Promise<(DirectoryIdentityRecord | null)[]> {
+  return findDirectoryIdentities(identifiers.map((i) => ({ type: i.type, value: normalizeIdentifier(i.type, i.value) })));
 }
 
 /** A page of the directory in id order (keyset: `afterId` is the last id of the previous page). */
@@ -61,15 +24,7 @@ export async function listDirectoryUsers(options: {
   afterId: number;
   limit: number;
 }): Promise<{ users: (DirectoryIdentityRecord & { id: number })[]; hasMore: boolean }> {
-  const { rows } = await pool.query<IdentityRow & { id: number }>({
-    name: "api_directory_list",
-    text: `SELECT u.id, ${IDENTITY_COLUMNS} FROM "User" u
-           WHERE u."directoryVisible" AND NOT u.disabled AND u.id > $1
-           ORDER BY u.id LIMIT $2`,
-    values: [options.afterId, options.limit + 1],
-  });
-  return {
-    users: rows.slice(0, options.limit).map((r) => ({ id: r.id, ...toRecord(r) })),
-    hasMore: rows.length > options.limit,
-  };
+  // One extra row tells whether a next page exists.
+  const rows = await listDirectoryUsersAfter(options.afterId, options.limit + 1);
+  return { users: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
 }

@@ -1,57 +1,16 @@
-import { pool } from "../database/client";
+import { listUserNotifications, type NotificationRecord } from "../queries/notifications";
 
-export interface NotificationRecord {
-  type: string;
-  read: boolean;
-  count: number | null;
-  guildName: string | null;
-  message: string | null;
-  createdAt: number;
-  from: { handle: string; displayName: string; avatarUrl: string } | null;
-}
+export type { NotificationRecord } from "../queries/notifications";
 
 /**
- * GET /me/notifications: newest first, page-numbered (SPEC fixes `page`), on the
- * (userId, createdAt DESC, id DESC) index. One extra row is fetched so `hasMore` is exact.
+ * GET /me/notifications: newest first, page-numbered (SPEC fixes `page`), one query
+ * (lib/queries/notifications.ts). One extra row is fetched so `hasMore` is exact.
  */
 export async function listNotifications(
   userId: number,
   options: { limit: number; page: number },
 ): Promise<{ notifications: NotificationRecord[]; hasMore: boolean }> {
   const { limit, page } = options;
-  const { rows } = await pool.query<{
-    type: string;
-    read: boolean;
-    count: number | null;
-    guild_name: string | null;
-    message: string | null;
-    created_at: string;
-    from_handle: string | null;
-    from_display_name: string | null;
-    from_avatar_url: string | null;
-  }>({
-    name: "api_list_notifications",
-    text: `
-      SELECT n.type, n.read, n.count, n."guildName" AS guild_name, n.message,
-             floor(extract(epoch FROM n."createdAt"))::int8 AS created_at,
-             f.handle AS from_handle, f."displayName" AS from_display_name, f."avatarUrl" AS from_avatar_url
-      FROM "Notification" n LEFT JOIN "User" f ON f.id = n."fromUserId"
-      WHERE n."userId" = $1
-      ORDER BY n."createdAt" DESC, n.id DESC
-      LIMIT $2 OFFSET $3`,
-    values: [userId, limit + 1, (page - 1) * limit],
-  });
-  const notifications = rows.slice(0, limit).map((r) => ({
-    type: r.type,
-    read: r.read,
-    count: r.count,
-    guildName: r.guild_name,
-    message: r.message,
-    createdAt: Number(r.created_at),
-    from:
-      r.from_handle === null
-        ? null
-        : { handle: r.from_handle, displayName: r.from_display_name ?? "", avatarUrl: r.from_avatar_url ?? "" },
-  }));
-  return { notifications, hasMore: rows.length > limit };
+  const rows = await listUserNotifications(userId, limit + 1, (page - 1) * limit);
+  return { notifications: rows.slice(0, limit), hasMore: rows.length > limit };
 }

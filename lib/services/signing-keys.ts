@@ -2,11 +2,14 @@ import type { JWK } from "jose";
 import type { PoolClient } from "pg";
 import { applyChange, publishChangeWith } from "../database/changes";
 import { db, pool } from "../database/client";
+import { insertSigningKey, listActiveSigningKeyAlgs, lockSigningKeys, retireActiveSigningKeys } from "../queries/signing-keys";
 
 /**
  * Storage of the token signing keys (the SigningKey table), for lib/oidc/keys.ts, which decides
  * which keys exist, generates them and rotates them. Every process of a deployment reads the same
  * rows, so all of them sign and verify with the same keys (PRODUCT.md: keys live in PostgreSQL).
+ * The key change's transaction (connection, lock, NOTIFY, commit) is here; its statements are in
+ * lib/queries/signing-keys.ts.
  */
 export interface StoredSigningKey {
   kid: string;
@@ -29,36 +32,11 @@ export interface SigningKeyWriter {
   retireActive(now: Date, expiresAt: Date): Promise<string[]>;
 }
 
-// Any fixed 64-bit number works; it only has to be the same in every process.
-const KEYGEN_LOCK = 0x5167_6e4b;
-
-/**
- * Prisma stores UTC wall-clock values in `timestamp(3)` columns; an ISO string with `Z` is read by
- * PostgreSQL the same way whatever the session time zone, so raw SQL writes stay consistent.
- */
-function utc(date: Date): string {
-  return date.toISOString();
-}
-
 function writer(client: PoolClient): SigningKeyWriter {
   return {
-    async activeAlgs() {
-      const { rows } = await client.query<{ alg: string }>(`SELECT alg FROM "SigningKey" WHERE "retiredAt" IS NULL`);
-      return rows.map((r) => r.alg);
-    },
-    async insert(key) {
-      await client.query(
-        `INSERT INTO "SigningKey" (kid, alg, "privateJwk", "publicJwk", "createdAt") VALUES ($1, $2, $3, $4, $5)`,
-        [key.kid, key.alg, JSON.stringify(key.privateJwk), JSON.stringify(key.publicJwk), utc(new Date())],
-      );
-    },
-    async retireActive(now, expiresAt) {
-      const { rows } = await client.query<{ kid: string }>(
-        `UPDATE "SigningKey" SET "retiredAt" = $1, "expiresAt" = $2 WHERE "retiredAt" IS NULL RETURNING kid`,
-        [utc(now), utc(expiresAt)],
-      );
-      return rows.map((r) => r.kid);
-    },
+    activeAlgs: () => listActiveSigningKeyAlgs(client),
+    insert: (key) => insertSigningKey(client, key, new Date()),
+    retireActive: (now, expiresAt) => retireActiveSigningKeys(client, now, expiresAt),
   };
 }
 
@@ -71,7 +49,7 @@ export async function withSigningKeyLock<T>(fn: (keys: SigningKeyWriter) => Prom
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    await client.query("SELECT pg_advisory_xact_lock($1)", [KEYGEN_LOCK]);
+    await lockSigningKeys(client);
     const result = await fn(writer(client));
     await publishChangeWith(client, { kind: "keys" });
     await client.query("COMMIT");

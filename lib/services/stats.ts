@@ -1,41 +1,8 @@
-import { pool } from "../database/client";
-import { statsFromRow, type StatsColumns } from "./profiles";
+import { findAccountStatsById, type AccountStatsRecord } from "../queries/stats";
 
-export interface AccountStatsRecord {
-  handle: string;
-  displayName: string;
-  /** null when the user has no statistics yet (a new account). */
-  stats: StatsColumns | null;
-}
+export type { AccountStatsRecord } from "../queries/stats";
 
-/** GET /me/stats: the user and their statistics row in ONE query (Prisma's include would be two). */
-export async function findAccountStats(userId: number): Promise<AccountStatsRecord | null> {
-  const { rows } = await pool.query<{
-    handle: string;
-    display_name: string;
-    has_stats: boolean;
-    xchan: unknown;
-    microblog: unknown;
-    profiles: unknown;
-    beetle_game: unknown;
-    xcraft: unknown;
-    ethereum: unknown;
-    merch: unknown;
-    aggregate_scores: unknown;
-  }>({
-    name: "api_account_stats",
-    text: `SELECT u.handle, u."displayName" AS display_name, s."userId" IS NOT NULL AS has_stats,
-                  s.xchan, s.microblog, s.profiles, s."beetleGame" AS beetle_game, s.xcraft, s.ethereum, s.merch,
-                  s."aggregateScores" AS aggregate_scores
-           FROM "User" u LEFT JOIN "AccountStats" s ON s."userId" = u.id
-           WHERE u.id = $1`,
-    values: [userId],
-  });
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    handle: row.handle,
-    displayName: row.display_name,
-    stats: statsFromRow(row),
-  };
+/** GET /me/stats: the user and their statistics row in ONE query (lib/queries/stats.ts); null if the account vanished. */
+export function findAccountStats(userId: number): Promise<AccountStatsRecord | null> {
+  return findAccountStatsById(userId);
 }

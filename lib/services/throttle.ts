@@ -1,4 +1,4 @@
-import { pool } from "../database/client";
+import { decrementRateLimits, deleteRateLimit, incrementRateLimits, type RateLimitCounter } from "../queries/throttle";
 
 /**
  * The login throttle: fixed-window counters in the RateLimit table, shared by every process
@@ -50,12 +50,8 @@ export function loginKeys(handle: string, ip: string): LoginKeys {
   return { pair: `login:pair:${address}|${account}`, ip: `login:ip:${address}`, account: `login:account:${account}` };
 }
 
-interface Counter {
-  count: number;
-  /** When this key's window began, as the database wrote it (the give-back matches on it). */
-  windowStart: string;
-  windowEnd: Date;
-}
+/** `windowStart` is the key's window as the database wrote it: the give-back matches on it. */
+type Counter = Omit<RateLimitCounter, "key">;
 
 /** An admitted attempt: evaluate the password after `delayMs`, then settle it. */
 export interface LoginReservation {
@@ -69,28 +65,19 @@ export type LoginAdmission = { ok: true; reservation: LoginReservation } | { ok:
 const KEY_ORDER = ["pair", "ip", "account"] as const;
 
 /**
- * Counts one attempt on all three keys in one statement (each row's upsert is atomic; the rows are
- * always locked in the order pair, ip, account, so concurrent statements cannot deadlock). A window
- * that has ended restarts at 1. Times come from the database clock, shared by every process.
+ * Counts one attempt on all three keys in one statement (lib/queries/throttle.ts), always in the
+ * order pair, ip, account, so concurrent statements cannot deadlock. A window that has ended
+ * restarts at 1.
  */
 async function reserve(keys: LoginKeys): Promise<Record<keyof LoginKeys, Counter>> {
-  const ordered = KEY_ORDER.map((name) => keys[name]);
-  const { rows } = await pool.query<{ key: string; count: number; windowStart: string; windowEnd: string }>(
-    `WITH clock AS (SELECT date_trunc('milliseconds', now() AT TIME ZONE 'UTC') AS t)
-     INSERT INTO "RateLimit" AS r (key, count, "windowStart")
-     SELECT k.key, 1, clock.t FROM unnest($1::text[]) WITH ORDINALITY AS k(key, n), clock ORDER BY k.n
-     ON CONFLICT (key) DO UPDATE SET
-       count = CASE WHEN r."windowStart" <= EXCLUDED."windowStart" - make_interval(secs => $2) THEN 1 ELSE r.count + 1 END,
-       "windowStart" = CASE WHEN r."windowStart" <= EXCLUDED."windowStart" - make_interval(secs => $2)
-                       THEN EXCLUDED."windowStart" ELSE r."windowStart" END
-     RETURNING key, count, r."windowStart"::text AS "windowStart",
-       to_char(r."windowStart" + make_interval(secs => $2), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "windowEnd"`,
-    [ordered, LOGIN_WINDOW_SECONDS],
+  const rows = await incrementRateLimits(
+    KEY_ORDER.map((name) => keys[name]),
+    LOGIN_WINDOW_SECONDS,
   );
   const counter = (key: string): Counter => {
     const row = rows.find((r) => r.key === key);
     if (!row) throw new Error(`login throttle: no counter returned for ${key}`);
-    return { count: row.count, windowStart: row.windowStart, windowEnd: new Date(row.windowEnd) };
+    return { count: row.count, windowStart: row.windowStart, windowEnd: row.windowEnd };
   };
   return { pair: counter(keys.pair), ip: counter(keys.ip), account: counter(keys.account) };
 }
@@ -98,12 +85,7 @@ async function reserve(keys: LoginKeys): Promise<Record<keyof LoginKeys, Counter
 /** Takes one attempt back from each key, only within the window it was counted in, never below 0. */
 async function giveBack(entries: { key: string; windowStart: string }[]): Promise<void> {
   if (entries.length === 0) return;
-  await pool.query(
-    `UPDATE "RateLimit" AS r SET count = GREATEST(r.count - 1, 0)
-     FROM unnest($1::text[], $2::timestamp(3)[]) AS g(key, "windowStart")
-     WHERE r.key = g.key AND r."windowStart" = g."windowStart"`,
-    [entries.map((e) => e.key), entries.map((e) => e.windowStart)],
-  );
+  await decrementRateLimits(entries);
 }
 
 /**
@@ -135,7 +117,7 @@ export async function reserveLoginAttempt(handle: string, ip: string): Promise<L
 export async function settleLoginAttempt(reservation: LoginReservation, outcome: "success" | "failure"): Promise<void> {
   if (outcome === "failure") return;
   const { keys, counters } = reservation;
-  await pool.query(`DELETE FROM "RateLimit" WHERE key = $1`, [keys.pair]);
+  await deleteRateLimit(keys.pair);
   await giveBack([
     { key: keys.ip, windowStart: counters.ip.windowStart },
     { key: keys.account, windowStart: counters.account.windowStart },

@@ -1,3 +1,4 @@
+// Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; rules live in the callers (lib/oidc/access-tokens.ts).
 import { turnBatched } from "../database/batch";
 import { pool } from "../database/client";
 

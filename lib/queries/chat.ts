@@ -1,0 +1,144 @@
+// Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; the rules stay in lib/services/chat.ts.
+import { pool } from "../database/client";
+import { CHAT_POST_INTERVAL_SECONDS } from "../schemas/chat";
+
+/**
+ * The global chat. Ids are 64-bit and grow with time, so paging is a keyset on the primary key
+ * (a deep page costs what the first does). Reads are one indexed query each.
+ */
+export interface ChatMessageRecord {
+  id: string;
+  text: string;
+  replyToId: string | null;
+  media: unknown;
+  reactions: unknown;
+  editedAt: number | null;
+  createdAt: number;
+  author: { handle: string; displayName: string; avatarUrl: string };
+}
+
+interface ChatRow {
+  id: string;
+  text: string;
+  reply_to_id: string | null;
+  media: unknown;
+  reactions: unknown;
+  edited_at: string | null;
+  created_at: string;
+  handle: string;
+  display_name: string;
+  avatar_url: string;
+}
+
+const MESSAGE_COLUMNS = `
+  m.id::text AS id, m.text, m."replyToId"::text AS reply_to_id, m.media, m.reactions,
+  floor(extract(epoch FROM m."editedAt"))::int8 AS edited_at,
+  floor(extract(epoch FROM m."createdAt"))::int8 AS created_at,
+  u.handle, u."displayName" AS display_name, u."avatarUrl" AS avatar_url`;
+
+function toRecord(r: ChatRow): ChatMessageRecord {
+  return {
+    id: r.id,
+    text: r.text,
+    replyToId: r.reply_to_id,
+    media: r.media,
+    reactions: r.reactions,
+    editedAt: r.edited_at === null ? null : Number(r.edited_at),
+    createdAt: Number(r.created_at),
+    author: { handle: r.handle, displayName: r.display_name, avatarUrl: r.avatar_url },
+  };
+}
+
+/*
+ * Two paging statements rather than `$1 IS NULL OR id < $1`, which a cached generic plan could not
+ * use as an index bound. Both return at most `count` messages, newest first.
+ */
+
+/** The newest `count` messages, newest first. */
+export async function listNewestChatMessages(count: number): Promise<ChatMessageRecord[]> {
+  const { rows } = await pool.query<ChatRow>({
+    name: "api_chat_newest",
+    text: `SELECT ${MESSAGE_COLUMNS} FROM "ChatMessage" m JOIN "User" u ON u.id = m."authorId"
+                 ORDER BY m.id DESC LIMIT $1`,
+    values: [count],
+  });
+  return rows.map(toRecord);
+}
+
+/** At most `count` messages older than `before`, newest first. */
+export async function listChatMessagesBefore(before: bigint, count: number): Promise<ChatMessageRecord[]> {
+  const { rows } = await pool.query<ChatRow>({
+    name: "api_chat_before",
+    text: `SELECT ${MESSAGE_COLUMNS} FROM "ChatMessage" m JOIN "User" u ON u.id = m."authorId"
+                 WHERE m.id < $2::int8 ORDER BY m.id DESC LIMIT $1`,
+    values: [count, before.toString()],
+  });
+  return rows.map(toRecord);
+}
+
+/**
+ * ONE statement claims the user's posting slot with a conditional UPDATE of User.lastChatPostAt
+ * (row lock: concurrent posts by one user serialize, and all but one find the slot taken, in every
+ * process) and inserts the message only if the claim succeeded. A muted or disabled user, a slot
+ * still taken, or a reply to a missing message claims nothing.
+ */
+const POST_SQL = `
+  WITH author AS (
+    UPDATE "User" SET "lastChatPostAt" = timezone('UTC', now())::timestamp(3)
+    WHERE id = $1 AND NOT muted AND NOT disabled
+      AND ("lastChatPostAt" IS NULL
+           OR "lastChatPostAt" <= timezone('UTC', now()) - interval '${CHAT_POST_INTERVAL_SECONDS} seconds')
+      AND ($3::int8 IS NULL OR EXISTS (SELECT 1 FROM "ChatMessage" WHERE id = $3::int8))
+    RETURNING id, handle, "displayName", "avatarUrl", "lastChatPostAt"
+  ), m AS (
+    INSERT INTO "ChatMessage" ("authorId", text, "replyToId", "createdAt")
+    SELECT id, $2, $3::int8, "lastChatPostAt" FROM author
+    RETURNING id, text, "replyToId", media, reactions, "editedAt", "createdAt"
+  )
+  SELECT ${MESSAGE_COLUMNS} FROM m, author u`;
+
+/**
+ * `posted`: the message; `unclaimed`: nothing written (findChatPostState says why);
+ * `reply_vanished`: the replied-to message was deleted between the check and the insert (foreign key).
+ */
+export type ChatInsertResult =
+  | { outcome: "posted"; message: ChatMessageRecord }
+  | { outcome: "unclaimed" }
+  | { outcome: "reply_vanished" };
+
+export async function insertChatMessage(userId: number, text: string, replyTo: bigint | null): Promise<ChatInsertResult> {
+  let rows: ChatRow[];
+  try {
+    ({ rows } = await pool.query<ChatRow>({
+      name: "api_chat_post",
+      text: POST_SQL,
+      values: [userId, text, replyTo === null ? null : replyTo.toString()],
+    }));
+  } catch (error) {
+    if ((error as { code?: string }).code === "23503") return { outcome: "reply_vanished" };
+    throw error;
+  }
+  return rows[0] ? { outcome: "posted", message: toRecord(rows[0]) } : { outcome: "unclaimed" };
+}
+
+export interface ChatPostState {
+  muted: boolean;
+  disabled: boolean;
+  /** No reply, or the replied-to message exists. */
+  replyOk: boolean;
+  /** Milliseconds until the user's posting slot opens (negative or null: open). */
+  waitMs: number | null;
+}
+
+/** Why a post claimed nothing, read in a fresh statement; null when the user does not exist. */
+export async function findChatPostState(userId: number, replyTo: bigint | null): Promise<ChatPostState | null> {
+  const { rows: [why] } = await pool.query<{ muted: boolean; disabled: boolean; reply_ok: boolean; wait_ms: string | null }>(
+    `SELECT muted, disabled,
+            ($2::int8 IS NULL OR EXISTS (SELECT 1 FROM "ChatMessage" WHERE id = $2::int8)) AS reply_ok,
+            floor(extract(epoch FROM ("lastChatPostAt" + interval '${CHAT_POST_INTERVAL_SECONDS} seconds' - timezone('UTC', now()))) * 1000)::int8 AS wait_ms
+     FROM "User" WHERE id = $1`,
+    [userId, replyTo === null ? null : replyTo.toString()],
+  );
+  if (!why) return null;
+  return { muted: why.muted, disabled: why.disabled, replyOk: why.reply_ok, waitMs: why.wait_ms === null ? null : Number(why.wait_ms) };
+}
