@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { signOutAction } from "@/lib/actions/session";
 import { Icon } from "@/components/ui/icon";
 import { Avatar } from "./avatar";
 import { DisclosureMenu } from "./disclosure-menu";
@@ -45,7 +44,7 @@ export function UserMenu({ user }: { user: HeaderUser }) {
             <Icon name="book" /> Documentation
           </Link>
         </nav>
-        <form action={signOutAction} className="border-t border-slate-100 p-1.5">
+        <form action="/signout" method="post" className="border-t border-slate-100 p-1.5">
           <button
             type="submit"
             className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm text-red-700 hover:bg-red-50"

@@ -93,10 +93,10 @@ export async function startPlatform(options: {
       await ensureNextBuild(process.cwd(), log, { once: true });
     }
     const { default: next } = await import("next");
-    // Next fetches its own pages (e.g. after a server action redirects): tell it where it listens,
-    // or it asks 127.0.0.1:3000, whoever that is.
-    const hostname = config.HOST === "0.0.0.0" || config.HOST === "::" ? "127.0.0.1" : config.HOST;
-    const app = next({ dev, dir: process.cwd(), quiet: !dev, hostname, port: config.PORT });
+    // Next follows a server action's same-origin redirect itself (it fetches the target from its
+    // own hostname:port, default 127.0.0.1:3000): a redirect into the sign-in service must therefore
+    // never come from a server action (the portal's sign-out is a route handler, app/signout).
+    const app = next({ dev, dir: process.cwd(), quiet: !dev });
     await app.prepare();
     const handler = app.getRequestHandler();
     nextHandler = (req, res) => handler(req, res);

@@ -57,7 +57,7 @@ describe("authorization code + PKCE with openid-client", () => {
       code_challenge_method: "S256",
     });
 
-    // Drive the hosted pages by posting their forms (the pages themselves are Next; see hosted-pages.test.ts).
+    // Drive the hosted pages by posting their forms (the pages themselves are Next; see e2e/hosted-pages.spec.ts).
     const jar = new CookieJar();
     let res = await jarFetch(jar, url.href);
     expect(res.status).toBe(303);

@@ -1,17 +1,15 @@
-"use server";
-
 import { decode } from "next-auth/jwt";
 import { cookies } from "next/headers";
-import { redirect } from "next/navigation";
-import { getAuthOptions, getEndSessionEndpoint, PORTAL_CLIENT_ID, sessionCookieNames } from "@/lib/portal/auth";
-import { env } from "@/lib/env";
+import { env } from "../env";
+import { getAuthOptions, getEndSessionEndpoint, PORTAL_CLIENT_ID, sessionCookieNames } from "./auth";
 
 /**
  * Sign-out ends both sessions (PRODUCT: sign-out through end_session_endpoint): the portal's cookie
- * is cleared here, then the browser goes to the sign-in service's logout endpoint with the ID token
- * as `id_token_hint`, which ends the platform session and returns to the portal's home page.
+ * is cleared here, and the caller sends the browser to the sign-in service's logout endpoint, with
+ * the ID token as `id_token_hint`, which ends the platform session and returns to the portal's
+ * home page. Returns that URL.
  */
-export async function signOutAction(): Promise<never> {
+export async function endPortalSession(): Promise<string> {
   const jar = await cookies();
   const { secret } = await getAuthOptions();
   let idToken: string | undefined;
@@ -26,5 +24,5 @@ export async function signOutAction(): Promise<never> {
   url.searchParams.set("client_id", PORTAL_CLIENT_ID);
   url.searchParams.set("post_logout_redirect_uri", `${env().APP_URL}/`);
   if (idToken) url.searchParams.set("id_token_hint", idToken);
-  redirect(url.toString());
+  return url.toString();
 }
