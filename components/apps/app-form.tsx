@@ -265,7 +265,7 @@ export function AppForm({ app }: { app?: AppView }) {
             render={({ field }) => (
               <UriListInput
                 label="Post-logout redirect URIs"
-                hint="Where people may land after signing out through the sign-in service. Optional."
+                hint="Optional. After signing out through the sign-in service, people may land on any redirect URI above or on one listed here. Matched exactly."
                 placeholder="https://app.example.com/"
                 addLabel="Add post-logout redirect URI"
                 value={field.value ?? []}

@@ -11,7 +11,7 @@ import { findClientForSignIn } from "../services/apps";
  * cached for a few seconds so the token endpoint does not query per request; the change channel
  * (lib/database/changes.ts) drops an app's entry in every process as soon as the app changes, so
  * the TTL only bounds staleness while the channel is down. Secrets are not cached at all: every
- * grant reads the app's active secret hashes fresh (lib/services/apps.ts findActiveSecrets).
+ * grant reads the app's active secret hashes fresh (lib/queries/app-secrets.ts findActiveSecrets).
  */
 export interface SignInClient {
   clientId: string;

@@ -1,6 +1,6 @@
 import { generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ALL_SCOPES, startApi, type Api } from "./support";
+import { ALL_SCOPES, APP_SCOPES, startApi, type Api } from "./support";
 
 /** SPEC.md "Calling the API" and the Errors table: 401/403 rules, in the documented check order. */
 let api: Api;
@@ -172,6 +172,18 @@ describe("app-only tokens", () => {
       const token = await api.token({ scopes: [e.scope!] });
       const res = await api.call(e.path, { method: e.method, body: e.body, token });
       expect(res.status).toBe(200);
+    });
+  }
+
+  for (const e of ENDPOINTS.filter((x) => x.token === "any")) {
+    it(`${e.method} ${e.path} with an app-only token lacking ${e.scope} is 403 insufficient_scope`, async () => {
+      // A working app token (the other app-level scope, or none at all), just not this endpoint's scope.
+      for (const scopes of [APP_SCOPES.filter((s) => s !== e.scope), []]) {
+        const token = await api.token({ scopes });
+        const res = await api.call(e.path, { method: e.method, body: e.body, token });
+        expect(res.status, scopes.join(" ")).toBe(403);
+        expect(res.body).toEqual({ error: { code: "insufficient_scope", message: expect.any(String) } });
+      }
     });
   }
 

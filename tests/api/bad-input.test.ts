@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SPEC_ERROR_CODES, startApi, type Api } from "./support";
+import { SPEC_ERROR_CODES, SPEC_ERROR_STATUS, startApi, type Api } from "./support";
 
 /**
  * Bad-input sweep (issue 4): random JSON of wrong types, nulls, huge numbers, long and odd unicode
@@ -149,6 +149,7 @@ function expectWellFormed(res: { status: number; text: string; contentType: stri
   expect(Object.keys(body), label).toEqual(["error"]);
   const { code, message, ...rest } = body.error;
   expect(SPEC_ERROR_CODES.has(code), `${label}: code ${code}`).toBe(true);
+  expect(SPEC_ERROR_STATUS[code], `${label}: ${code} with HTTP ${res.status}`).toContain(res.status);
   expect(typeof message).toBe("string");
   expect(message.length).toBeGreaterThan(0);
   if (code === "poke_cooldown") expect(Object.keys(rest)).toEqual(["next_allowed_at"]);

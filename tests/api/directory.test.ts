@@ -129,16 +129,35 @@ describe("GET /users", () => {
   });
 
   it("has next_cursor null on the final page, also when it is exactly full", async () => {
-    const [{ n }] = (await api.sql<{ n: number }>(`SELECT count(*)::int AS n FROM "User" WHERE "directoryVisible" AND NOT disabled`)) as [{ n: number }];
-    const first = await list(`?limit=${Math.min(n - 1, 100)}`);
-    // Walk with pages of exactly the remaining size so the last page is full.
-    let cursor = first.body.data.next_cursor;
-    let last;
-    while (cursor) {
-      last = await list(`?limit=100&cursor=${cursor}`);
-      cursor = last.body.data.next_cursor;
+    const visible = await api.sql<{ handle: string }>(`SELECT handle FROM "User" WHERE "directoryVisible" AND NOT disabled ORDER BY id`);
+    expect(visible.length).toBeGreaterThan(100);
+    // Walk until exactly `remaining` users are left, then ask for a page of exactly that many.
+    const remaining = 37;
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    while (visible.length - seen.length > remaining) {
+      const limit = Math.min(100, visible.length - seen.length - remaining);
+      const page = await list(`?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      expect(page.body.data.users).toHaveLength(limit);
+      expect(page.body.data.next_cursor).toEqual(expect.any(String));
+      seen.push(...page.body.data.users.map((u: { handle: string }) => u.handle));
+      cursor = page.body.data.next_cursor;
     }
-    expect(last!.body.data.next_cursor).toBeNull();
+    const last = await list(`?limit=${remaining}&cursor=${encodeURIComponent(cursor!)}`);
+    expect(last.status).toBe(200);
+    // The last page is exactly full, and it says so: no cursor to an empty page.
+    expect(last.body.data.users).toHaveLength(remaining);
+    expect(last.body.data.next_cursor).toBeNull();
+    seen.push(...last.body.data.users.map((u: { handle: string }) => u.handle));
+    expect(seen).toEqual(visible.map((r) => r.handle));
+
+    // One page holding every remaining user and one to spare is the same final page.
+    const roomy = await list(`?limit=${remaining + 1}&cursor=${encodeURIComponent(cursor!)}`);
+    expect(roomy.body.data.users).toHaveLength(remaining);
+    expect(roomy.body.data.next_cursor).toBeNull();
+    // One fewer than remain is not the final page.
+    const short = await list(`?limit=${remaining - 1}&cursor=${encodeURIComponent(cursor!)}`);
+    expect(short.body.data.next_cursor).toEqual(expect.any(String));
   });
 
   it("caps limit at 100", async () => {
@@ -166,11 +185,30 @@ describe("GET /users", () => {
     }
   });
 
-  it("keeps cursors stable when users join: no user is skipped or repeated", async () => {
+  it("keeps cursors stable while the directory changes: no user is skipped or repeated", async () => {
+    const handles = (res: { body: { data: { users: { handle: string }[] } } }) => res.body.data.users.map((u) => u.handle);
+    const setVisible = (handle: string, visible: boolean) =>
+      api.sql(`UPDATE "User" SET "directoryVisible" = $2 WHERE handle = $1`, [handle, visible]);
+    // The directory as it stands: the first 21 visible users, in order.
+    const snapshot = handles(await list("?limit=21"));
+    expect(snapshot).toHaveLength(21);
+    const gone = snapshot[0]!;
+
+    // Skipped: a user on the page already read leaves the directory (and someone joins, at the
+    // end). A position-based cursor would now skip the first user of the next page.
     const first = await list("?limit=10");
+    expect(handles(first)).toEqual(snapshot.slice(0, 10));
+    await setVisible(gone, false);
     await api.createUser();
-    const second = await list(`?limit=10&cursor=${first.body.data.next_cursor}`);
-    const firstHandles = first.body.data.users.map((u: { handle: string }) => u.handle);
-    for (const u of second.body.data.users) expect(firstHandles).not.toContain(u.handle);
+    const second = await list(`?limit=10&cursor=${encodeURIComponent(first.body.data.next_cursor)}`);
+    expect(handles(second)).toEqual(snapshot.slice(10, 20));
+
+    // Repeated: while the next page is read, a user before the cursor (re)appears. A
+    // position-based cursor would now repeat the last user of the page already read.
+    const before = await list("?limit=10");
+    expect(handles(before)).toEqual(snapshot.slice(1, 11));
+    await setVisible(gone, true);
+    const after = await list(`?limit=10&cursor=${encodeURIComponent(before.body.data.next_cursor)}`);
+    expect(handles(after)).toEqual(snapshot.slice(11, 21));
   });
 });

@@ -239,19 +239,26 @@ export async function startApi(options: { env?: Record<string, string> } = {}): 
   };
 }
 
+/**
+ * SPEC.md "Errors", copied here by hand (never imported from lib/errors.ts or the schemas, so a
+ * change to the implementation's table cannot silently change what the tests accept): each API
+ * error code with the HTTP statuses the table gives it. 413 keeps `invalid_request`.
+ */
+export const SPEC_ERROR_STATUS: Readonly<Record<string, readonly number[]>> = {
+  invalid_request: [400, 413],
+  invalid_reply: [400],
+  unauthorized: [401],
+  invalid_token: [401],
+  insufficient_scope: [403],
+  requires_user: [403],
+  forbidden: [403],
+  not_found: [404],
+  user_not_found: [404],
+  method_not_allowed: [405],
+  rate_limited: [429],
+  poke_cooldown: [429],
+  internal_error: [500],
+};
+
 /** Every error body must be exactly the envelope with a SPEC code. */
-export const SPEC_ERROR_CODES = new Set([
-  "invalid_request",
-  "invalid_reply",
-  "unauthorized",
-  "invalid_token",
-  "insufficient_scope",
-  "requires_user",
-  "forbidden",
-  "not_found",
-  "user_not_found",
-  "method_not_allowed",
-  "rate_limited",
-  "poke_cooldown",
-  "internal_error",
-]);
+export const SPEC_ERROR_CODES: ReadonlySet<string> = new Set(Object.keys(SPEC_ERROR_STATUS));

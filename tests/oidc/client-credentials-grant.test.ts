@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { query } from "../helpers/db";
 import { pointAppAt, startServer, type TestServer } from "../helpers/server";
-import { authorizationEndpoint, createTestApp, setAppStatus, tokenRequest } from "../helpers/oidc";
+import { authorizationEndpoint, createTestApp, createTestUser, setAppStatus, tokenRequest } from "../helpers/oidc";
 
 /**
  * SPEC Authentication "API client: client credentials", States (not approved → invalid_client) and
@@ -161,18 +163,41 @@ describe("client credentials", () => {
     expect(cc.body).not.toHaveProperty("access_token");
   });
 
-  it("the stored secret is only a hash, and the secret never appears in the logs", async () => {
-    const app = await createTestApp(server.databaseUrl, { type: "api", scopes: SCOPES });
-    await tokenRequest(server, { grant_type: "client_credentials", client_id: app.clientId, client_secret: `${app.clientSecret}-wrong` });
-    const { query } = await import("../helpers/db");
-    const rows = await query<{ hash: string }>(
+  it("a secret the product generated is stored only as its SHA-256 hex, and never appears in the logs", async () => {
+    // The app and its secret come from the services the portal and the CLI use (not from a test
+    // helper that writes the row itself), so this checks what the product stores.
+    const [{ createApp, approveApp }, { revealSecretOnce }, { CLI_ACTOR }] = await Promise.all([
+      import("../../lib/services/apps"),
+      import("../../lib/services/app-secrets"),
+      import("../../lib/services/actor"),
+    ]);
+    const owner = await createTestUser(server.databaseUrl, { handle: "cc_owner", password: "cc owner password 1" });
+    const created = await createApp(
+      { name: "Hashed", description: "", type: "api", scopes: ["svc:chat.read"], redirectUris: [], postLogoutRedirectUris: [] },
+      { id: owner.id },
+      CLI_ACTOR,
+    );
+    await approveApp(created.clientId, CLI_ACTOR);
+    const revealed = await revealSecretOnce(created.clientId, CLI_ACTOR);
+    expect(revealed).not.toBeNull();
+    const secret = revealed!.clientSecret;
+
+    // The secret works, and a wrong one is refused: both go through the server's log.
+    const ok = await tokenRequest(server, { grant_type: "client_credentials", client_id: created.clientId, client_secret: secret });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const wrong = await tokenRequest(server, { grant_type: "client_credentials", client_id: created.clientId, client_secret: `${secret}-wrong` });
+    expect(wrong.body.error).toBe("invalid_client");
+
+    const rows = await query<{ id: string; hash: string; hint: string; row: string }>(
       server.databaseUrl,
-      `SELECT s.hash FROM "ClientSecret" s JOIN "Application" a ON a.id = s."applicationId" WHERE a."clientId" = $1`,
-      [app.clientId],
+      `SELECT s.id, s.hash, s.hint, s::text AS row FROM "ClientSecret" s JOIN "Application" a ON a.id = s."applicationId" WHERE a."clientId" = $1`,
+      [created.clientId],
     );
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(rows[0]!.hash).not.toContain(app.clientSecret!);
-    expect(server.logs.join("\n")).not.toContain(app.clientSecret!);
+    expect(rows[0]!.id).toBe(revealed!.secretId);
+    expect(rows[0]!.hash).toBe(createHash("sha256").update(secret, "utf8").digest("hex"));
+    expect(rows[0]!.hint).toBe(secret.slice(-4));
+    expect(rows[0]!.row).not.toContain(secret);
+    expect(server.logs.join("\n")).not.toContain(secret);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { query } from "../helpers/db";
 import { startServer, type TestServer } from "../helpers/server";
@@ -98,6 +99,38 @@ describe("code exchange", () => {
         expect(r.body.error).toBe("invalid_grant");
       }
     }
+  });
+
+  it("an expired code is invalid_grant (codes live 60 s)", async () => {
+    const flow = await getCode();
+    // Codes are stored under the SHA-256 of the code (lib/oidc/adapter.ts), never in plain text.
+    const key = `sha256:${createHash("sha256").update(flow.code!).digest("base64url")}`;
+    const [row] = await query<{ lifetime: number }>(
+      server.databaseUrl,
+      `SELECT extract(epoch FROM "expiresAt" - timezone('UTC', now()))::float8 AS lifetime
+       FROM "OidcModel" WHERE kind = 'AuthorizationCode' AND id = $1`,
+      [key],
+    );
+    expect(row, "the code's row").toBeDefined();
+    expect(row!.lifetime).toBeGreaterThan(0);
+    expect(row!.lifetime).toBeLessThanOrEqual(60);
+    // Its 60 seconds pass.
+    const moved = await query(
+      server.databaseUrl,
+      `UPDATE "OidcModel" SET "expiresAt" = timezone('UTC', now()) - interval '1 second'
+       WHERE kind = 'AuthorizationCode' AND id = $1 RETURNING id`,
+      [key],
+    );
+    expect(moved).toHaveLength(1);
+    const res = await exchangeCode(server, { clientId, code: flow.code!, redirectUri: REDIRECT, verifier: flow.verifier });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("invalid_grant");
+    expect(res.body).not.toHaveProperty("access_token");
+
+    // The positive control: an unexpired code of the same flow works.
+    const fresh = await getCode();
+    const ok = await exchangeCode(server, { clientId, code: fresh.code!, redirectUri: REDIRECT, verifier: fresh.verifier });
+    expect(ok.status).toBe(200);
   });
 
   it("an unknown or garbage code is invalid_grant", async () => {

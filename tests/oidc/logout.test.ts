@@ -4,7 +4,9 @@ import { authorize, createTestApp, createTestUser, jarFetch, refreshTokens, sign
 
 /**
  * SPEC Authentication step 7 (end_session_endpoint with client_id, post_logout_redirect_uri and
- * id_token_hint ends the platform session), PRODUCT: logout returns to a registered URI.
+ * id_token_hint ends the platform session; the URI "must match a registered redirect URI
+ * verbatim"), PRODUCT: logout returns to a registered URI: a redirect URI, or one of the optional
+ * post-logout redirect URIs.
  */
 let server: TestServer;
 const REDIRECT = "http://localhost:9/callback";
@@ -86,9 +88,33 @@ describe("end session", () => {
     expect(new URL(done.headers.get("location")!).href).toBe(AFTER_LOGOUT);
   });
 
+  it("a registered redirect URI that is not in the post-logout list is accepted (SPEC step 7)", async () => {
+    const tokens = await signInAndGetTokens(server, { handle: "liam", password: PASSWORD, clientId, redirectUri: REDIRECT });
+    const done = await logout(tokens.jar, { client_id: clientId, post_logout_redirect_uri: REDIRECT, id_token_hint: tokens.id_token, state: "s1" });
+    expect(done.status).toBe(303);
+    const landing = new URL(done.headers.get("location")!);
+    expect(landing.origin + landing.pathname).toBe(REDIRECT);
+    expect(landing.searchParams.get("state")).toBe("s1");
+
+    // A client with no post-logout list at all: its redirect URIs are where logout may return.
+    const bare = await createTestApp(server.databaseUrl, {
+      type: "login",
+      redirectUris: [REDIRECT, "http://localhost:9/second"],
+      postLogoutRedirectUris: [],
+      firstParty: true,
+    });
+    const bareTokens = await signInAndGetTokens(server, { handle: "liam", password: PASSWORD, clientId: bare.clientId, redirectUri: REDIRECT });
+    const second = await logout(bareTokens.jar, { client_id: bare.clientId, post_logout_redirect_uri: "http://localhost:9/second" });
+    expect(second.status).toBe(303);
+    expect(second.headers.get("location")).toBe("http://localhost:9/second");
+  });
+
   it("an unregistered post_logout_redirect_uri is refused with an error page", async () => {
     const tokens = await signInAndGetTokens(server, { handle: "liam", password: PASSWORD, clientId, redirectUri: REDIRECT });
-    for (const uri of ["https://evil.example/", `${AFTER_LOGOUT}/`, REDIRECT]) {
+    // Verbatim: neither list's near misses, nor another client's redirect URI.
+    const other = "http://localhost:9/other-client";
+    await createTestApp(server.databaseUrl, { type: "login", redirectUris: [other], firstParty: true });
+    for (const uri of ["https://evil.example/", `${AFTER_LOGOUT}/`, `${REDIRECT}/`, `${REDIRECT}?x=1`, "http://localhost:9/", other]) {
       // A browser (Accept: text/html) gets the platform's error page; other callers get OAuth JSON.
       const res = await jarFetch(
         tokens.jar,

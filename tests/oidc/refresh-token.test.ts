@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import * as client from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { query } from "../helpers/db";
 import { pointAppAt, startServer, type TestServer } from "../helpers/server";
 import { createTestApp, createTestUser, refreshTokens, signInAndGetTokens, tokenRequest } from "../helpers/oidc";
 
@@ -85,7 +87,6 @@ describe("refresh tokens", () => {
   });
 
   it("a user disabled after signing in can no longer refresh", async () => {
-    const { query } = await import("../helpers/db");
     await createTestUser(server.databaseUrl, { handle: "gone", password: PASSWORD });
     const tokens = await signInAndGetTokens(server, { handle: "gone", password: PASSWORD, clientId, redirectUri: REDIRECT });
     await query(server.databaseUrl, `UPDATE "User" SET disabled = true WHERE handle = 'gone'`);
@@ -202,5 +203,55 @@ describe("CORS for single-page apps", () => {
     });
     expect(revoke.status).toBe(200);
     expect(revoke.headers.get("access-control-allow-origin")).toBe(SPA_ORIGIN);
+  });
+});
+
+describe("refresh token lifetime", () => {
+  // SPEC States "Refresh token": valid → invalid on expiry (or revocation); Errors: a refresh with
+  // an expired refresh token is HTTP 400 invalid_grant. A server whose sign-ins last REFRESH_TOKEN_TTL
+  // seconds: the token below expires with time alone, never revoked.
+  const TTL = 8;
+  let short: TestServer;
+  let shortClientId: string;
+
+  beforeAll(async () => {
+    short = await startServer({ seed: false, env: { REFRESH_TOKEN_TTL: String(TTL) } });
+    await createTestUser(short.databaseUrl, { handle: "rhea", password: PASSWORD });
+    ({ clientId: shortClientId } = await createTestApp(short.databaseUrl, {
+      type: "login",
+      scopes: ["svc:chat.read"],
+      redirectUris: [REDIRECT],
+      firstParty: true,
+    }));
+  });
+
+  afterAll(async () => {
+    await short?.stop();
+  });
+
+  it("an expired (not revoked) refresh token is HTTP 400 invalid_grant", async () => {
+    const started = Date.now();
+    const tokens = await signInAndGetTokens(short, { handle: "rhea", password: PASSWORD, clientId: shortClientId, redirectUri: REDIRECT });
+    // Valid while it lives: a refresh works and rotates it (the new one keeps the sign-in's expiry).
+    const rotated = await refreshTokens(short, shortClientId, tokens.refresh_token);
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    const refreshToken = String(rotated.body.refresh_token);
+
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + TTL * 1000 + 1_500 - Date.now())));
+    // Its row as the refresh finds it (read first: a refresh changes it).
+    const key = `sha256:${createHash("sha256").update(refreshToken).digest("base64url")}`;
+    const rows = await query<{ consumed: boolean; expired: boolean }>(
+      short.databaseUrl,
+      `SELECT "consumedAt" IS NOT NULL AS consumed, "expiresAt" < timezone('UTC', now()) AS expired
+       FROM "OidcModel" WHERE kind = 'RefreshToken' AND id = $1`,
+      [key],
+    );
+
+    const res = await refreshTokens(short, shortClientId, refreshToken);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error).toBe("invalid_grant");
+    expect(res.body).not.toHaveProperty("access_token");
+    // Not revoked: the row was still there, unused; only its time had run out.
+    expect(rows).toEqual([{ consumed: false, expired: true }]);
   });
 });

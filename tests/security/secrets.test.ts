@@ -139,11 +139,16 @@ describe("the full journey", () => {
     // The log did see the sensitive moments: the refused password and the replayed code.
     expect(server.logs.some((l) => l.includes("sign-in refused"))).toBe(true);
     const all = server.logs.join("\n");
-    for (const [label, value] of secrets) {
-      expect(all.includes(value), `${label} appears in the server's log`).toBe(false);
-      // Tokens are also checked by their signature part: a truncated token is still a leak.
-      const signature = value.split(".")[2];
-      if (signature && signature.length > 20) expect(all.includes(signature), `${label}'s signature appears in the log`).toBe(false);
+    const jwts = [...secrets].filter(([label]) => /access token|ID token/.test(label));
+    expect(jwts.map(([label]) => label).sort()).toEqual(
+      ["ID token", "app access token", "app access token (basic auth)", "refreshed access token", "user access token"].sort(),
+    );
+    for (const [label, value] of secrets) expect(all.includes(value), `${label} appears in the server's log`).toBe(false);
+    // JWTs are also checked by their signature part: a truncated token is still a leak.
+    for (const [label, value] of jwts) {
+      const signature = value.split(".")[2]!;
+      expect(signature.length, label).toBeGreaterThan(20);
+      expect(all.includes(signature), `${label}'s signature appears in the log`).toBe(false);
     }
   });
 

@@ -297,7 +297,7 @@ describe("no open redirects", () => {
     }
   });
 
-  it("an unregistered post_logout_redirect_uri is refused; the registered one leads to our own confirmation page", async () => {
+  it("an unregistered post_logout_redirect_uri is refused; a registered one leads to our own confirmation page", async () => {
     const tokens = await (async () => {
       await createTestUser(server.databaseUrl, { handle: "si_logout", password: PASSWORD });
       return signInAndGetTokens(server, { handle: "si_logout", password: PASSWORD, clientId: app.clientId, redirectUri: REDIRECT });
@@ -307,17 +307,27 @@ describe("no open redirects", () => {
       url.search = new URLSearchParams(params).toString();
       return jarFetch(tokens.jar, url.href);
     };
-    for (const target of ["https://evil.example/", "http://localhost:9/signed-out/../evil", "http://localhost:9/signed-out?x=1", REDIRECT]) {
+    const unregistered = [
+      "https://evil.example/",
+      "http://localhost:9/signed-out/../evil",
+      "http://localhost:9/signed-out?x=1",
+      `${REDIRECT}/`,
+      `${REDIRECT}?next=https://evil.example/`,
+    ];
+    for (const target of unregistered) {
       for (const hint of [{}, { id_token_hint: tokens.id_token }] as Record<string, string>[]) {
         const res = await logout({ client_id: app.clientId, post_logout_redirect_uri: target, ...hint });
         expect(res.status, target).toBe(400);
-        const location = res.headers.get("location");
-        if (location) expect(new URL(location, server.url).origin).toBe(new URL(server.url).origin);
+        // An error page: no redirect at all, so nowhere to be sent.
+        expect(res.headers.get("location"), target).toBeNull();
       }
     }
-    const ok = await logout({ client_id: app.clientId, post_logout_redirect_uri: LOGOUT_REDIRECT, id_token_hint: tokens.id_token });
-    expect(ok.status).toBe(303);
-    expect(new URL(ok.headers.get("location")!, server.url).origin).toBe(new URL(server.url).origin);
+    // SPEC Authentication step 7: the registered post-logout URI and any registered redirect URI.
+    for (const target of [LOGOUT_REDIRECT, REDIRECT]) {
+      const ok = await logout({ client_id: app.clientId, post_logout_redirect_uri: target, id_token_hint: tokens.id_token });
+      expect(ok.status, target).toBe(303);
+      expect(new URL(ok.headers.get("location")!, server.url).origin).toBe(new URL(server.url).origin);
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { verifyClientSecret } from "../../lib/crypto/secrets";
 import { query } from "../helpers/db";
 import { newDatabase, pointAppAt } from "../helpers/server";
@@ -254,8 +254,58 @@ describe("secrets", () => {
   });
 
   it("no audit entry or log line ever holds a secret", async () => {
-    const rows = await query<{ detail: unknown }>(databaseUrl, `SELECT detail FROM "AuditLog"`);
-    for (const row of rows) expect(JSON.stringify(row.detail)).not.toMatch(/secret/i);
+    // Everything the process writes (lib/logger.ts writes JSON lines to stdout and stderr) while
+    // secrets are minted, used, refused, retired and rolled, at the most talkative level.
+    const { logger } = await import("../../lib/logger");
+    const captured: string[] = [];
+    const spies = [process.stdout, process.stderr].map((stream) =>
+      vi.spyOn(stream, "write").mockImplementation((chunk: string | Uint8Array) => {
+        captured.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+        return true;
+      }),
+    );
+    const shown: string[] = [];
+    let clientId = "";
+    const level = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = "debug";
+    (await import("../../lib/env")).resetEnv();
+    try {
+      logger.debug("capture check"); // the capture itself works
+      const app = await apps.createApp({ ...apiInput, name: "Leak check" }, { id: alice.id }, alice);
+      clientId = app.clientId;
+      await apps.approveApp(clientId, admin);
+      const first = (await secrets.revealSecretOnce(clientId, alice))!;
+      const second = await secrets.addSecret(clientId, alice);
+      shown.push(first.clientSecret, second.clientSecret);
+      expect(await secrets.verifyClientCredentials(clientId, first.clientSecret)).not.toBeNull();
+      expect(await secrets.verifyClientCredentials(clientId, `${second.clientSecret}x`)).toBeNull();
+      await expect(secrets.addSecret(clientId, alice)).rejects.toMatchObject({ code: "conflict" });
+      await expect(secrets.rollSecret(clientId, admin)).rejects.toMatchObject({ code: "forbidden" });
+      await secrets.retireSecret(clientId, first.secretId, alice);
+      const rolled = await secrets.rollSecret(clientId, alice);
+      shown.push(rolled.clientSecret);
+      await apps.suspendApp(clientId, "Leak check done", admin);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      if (level === undefined) delete process.env.LOG_LEVEL;
+      else process.env.LOG_LEVEL = level;
+      (await import("../../lib/env")).resetEnv();
+    }
+    expect(captured.join("")).toContain("capture check");
+    expect(shown).toHaveLength(3);
+    const output = captured.join("");
+    for (const secret of shown) {
+      expect(output.includes(secret), "a client secret in the process's log output").toBe(false);
+      // Nor a tell-tale part of one (anything past the four-character hint the views show).
+      expect(output.includes(secret.slice(0, 16)), "part of a client secret in the log output").toBe(false);
+    }
+
+    // The audit trail of those operations, whole rows as text, holds no secret either.
+    const rows = await query<{ action: string; row: string }>(databaseUrl, `SELECT action, l::text AS row FROM "AuditLog" l WHERE "targetId" = $1`, [clientId]);
+    expect(rows.map((r) => r.action)).toEqual(
+      expect.arrayContaining(["app.secret.reveal", "app.secret.add", "app.secret.retire", "app.secret.roll", "app.suspend"]),
+    );
+    for (const row of rows) for (const secret of shown) expect(row.row, row.action).not.toContain(secret);
   });
 });
 

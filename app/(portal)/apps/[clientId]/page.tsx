@@ -207,7 +207,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                           </code>
                         ))
                       ) : (
-                        <span className="text-slate-600">None</span>
+                        <span className="text-slate-600">None (any redirect URI works after logout)</span>
                       )}
                     </dd>
                   </div>

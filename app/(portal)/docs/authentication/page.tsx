@@ -143,8 +143,10 @@ export default function AuthenticationPage() {
       <h2 id="logout">Sign-out</h2>
       <p>
         Clearing your own session only signs the person out of your app. To end their platform session too, redirect to
-        the end-session endpoint with <code>client_id</code>, a registered <code>post_logout_redirect_uri</code> and{" "}
-        <code>id_token_hint</code>. That also ends the person&apos;s grant of your app: its refresh token and every
+        the end-session endpoint with <code>client_id</code>, a <code>post_logout_redirect_uri</code> and{" "}
+        <code>id_token_hint</code>. The <code>post_logout_redirect_uri</code> must match, verbatim, one of your
+        registered redirect URIs or one of the optional post-logout redirect URIs. That also ends the person&apos;s
+        grant of your app: its refresh token and every
         access token the person holds for your app stop working at once.
       </p>
 
