@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
 import { env } from "@/lib/env";
+import { isSameOriginRequest } from "@/lib/http/same-origin";
 import { endPortalSession } from "@/lib/portal/sign-out";
 
 /**
@@ -9,9 +10,8 @@ import { endPortalSession } from "@/lib/portal/sign-out";
  * never receives the logout page's cookie. A 303 from here goes to the browser as it is.
  */
 export async function POST(request: Request): Promise<Response> {
-  // A cross-site form must not sign people out: browsers send Origin on every form POST.
-  const origin = request.headers.get("origin");
-  if (origin !== null && origin !== new URL(env().APP_URL).origin) {
+  // A cross-site form must not sign people out (the same rule as the hosted pages' form posts).
+  if (!isSameOriginRequest(request.headers, new Set([new URL(env().APP_URL).origin]))) {
     return NextResponse.json({ error: { code: "forbidden", message: "Cross-site sign-out refused." } }, { status: 403 });
   }
   return NextResponse.redirect(await endPortalSession(), 303);

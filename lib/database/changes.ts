@@ -1,6 +1,6 @@
 import pg from "pg";
 import { z } from "zod";
-import { db, type Tx } from "./client";
+import { db, pool, type Tx } from "./client";
 import { env } from "../env";
 import { logger } from "../logger";
 
@@ -58,8 +58,8 @@ export async function publishChange(tx: Tx, change: Change): Promise<void> {
   await tx.$executeRaw`SELECT pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify(change)})`;
 }
 
-/** NOTIFY on a raw pg client (inside its transaction) or the pool (a statement of its own). */
-export async function publishChangeWith(client: Pick<pg.ClientBase, "query">, change: Change): Promise<void> {
+/** NOTIFY on a raw pg client, inside its transaction. */
+async function publishChangeWith(client: Pick<pg.ClientBase, "query">, change: Change): Promise<void> {
   await client.query("SELECT pg_notify($1, $2)", [CHANGES_CHANNEL, JSON.stringify(change)]);
 }
 
@@ -78,6 +78,34 @@ export async function transactionWithChanges<T>(
       await publishChange(tx, change);
     }),
   );
+  for (const change of changes) applyChange(change);
+  return result;
+}
+
+/**
+ * The same on one raw pg connection of the pool (for the paths that stay on `pg`: the sign-in
+ * service's storage, the signing keys): BEGIN, `work`, COMMIT (ROLLBACK on any error), then the
+ * announced changes are applied in this process.
+ */
+export async function pgTransactionWithChanges<T>(
+  work: (client: pg.PoolClient, announce: (change: Change) => Promise<void>) => Promise<T>,
+): Promise<T> {
+  const changes: Change[] = [];
+  const client = await pool.connect();
+  let result: T;
+  try {
+    await client.query("BEGIN");
+    result = await work(client, async (change) => {
+      changes.push(change);
+      await publishChangeWith(client, change);
+    });
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
   for (const change of changes) applyChange(change);
   return result;
 }

@@ -1,7 +1,7 @@
-import type { IncomingHttpHeaders } from "node:http";
 import { Readable } from "node:stream";
 import * as contentType from "content-type";
 import getRawBody from "raw-body";
+import { header, type HeaderSource } from "./headers";
 
 /**
  * Request bodies, for every reader in the app (the API, the client-credentials fast path, the
@@ -18,14 +18,6 @@ export class BodyError extends Error {
   ) {
     super(message);
   }
-}
-
-type HeaderSource = IncomingHttpHeaders | { get(name: string): string | null };
-
-function header(headers: HeaderSource, name: string): string | undefined {
-  if (typeof (headers as { get?: unknown }).get === "function") return (headers as { get(n: string): string | null }).get(name) ?? undefined;
-  const value = (headers as IncomingHttpHeaders)[name];
-  return Array.isArray(value) ? value.join(", ") : value;
 }
 
 /** The media type of Content-Type, lower-cased, without parameters; null when absent or malformed. */

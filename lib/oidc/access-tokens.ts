@@ -68,7 +68,7 @@ async function verifyCached(token: string): Promise<AccessTokenClaims> {
 }
 
 /** The database's answer for (app, user), cached; concurrent requests share one query. */
-export function findAccessStatus(clientId: string, userId: number | undefined): Promise<AccessStatus> {
+function findAccessStatus(clientId: string, userId: number | undefined): Promise<AccessStatus> {
   const key = statusKey(clientId, userId);
   const hit = statuses.get(key);
   if (hit) return hit;
@@ -124,10 +124,4 @@ export async function waitPastRevocation(revokedAtSeconds: number | null): Promi
   if (revokedAtSeconds === null) return;
   const wait = (revokedAtSeconds + 1) * 1000 - Date.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-}
-
-/** Tests: forget cached statuses and verified tokens. */
-export function clearAccessTokenCaches(): void {
-  statuses.clear();
-  verified.clear();
 }

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { errors } from "oidc-provider";
-import { applyChange, publishChangeWith, type Change } from "../database/changes";
+import { pgTransactionWithChanges } from "../database/changes";
 import { pool } from "../database/client";
 import { logger } from "../logger";
-import { VOID_GRANT_TOKENS_SQL } from "../services/consents";
+import { voidGrantTokensWith } from "../queries/token-revocations";
 import { findClientMetadata } from "./clients";
 
 /**
@@ -165,10 +165,7 @@ export async function revokeGrantEverywhere(grantId: string): Promise<void> {
  * they would live on until they expire (issue 12). One transaction, with its change announced.
  */
 async function deleteGrantVoidingTokens(grantId: string, withIssued: boolean): Promise<void> {
-  const client = await pool.connect();
-  let change: Change | undefined;
-  try {
-    await client.query("BEGIN");
+  await pgTransactionWithChanges(async (client, announce) => {
     const { rows } = await client.query<{ accountId: string | null; clientId: string | null }>(
       `DELETE FROM ${TABLE} WHERE (kind = 'Grant' AND id = $1)${withIssued ? ` OR "grantId" = $1` : ""}
        RETURNING payload->>'accountId' AS "accountId", payload->>'clientId' AS "clientId"`,
@@ -177,18 +174,10 @@ async function deleteGrantVoidingTokens(grantId: string, withIssued: boolean): P
     const owner = rows.find((r) => r.accountId && r.clientId);
     const userId = Number(owner?.accountId);
     if (owner?.clientId && Number.isSafeInteger(userId) && userId > 0) {
-      await client.query(VOID_GRANT_TOKENS_SQL, [userId, owner.clientId]);
-      change = { kind: "grant", userId, clientId: owner.clientId };
-      await publishChangeWith(client, change);
+      await voidGrantTokensWith(client, userId, owner.clientId);
+      await announce({ kind: "grant", userId, clientId: owner.clientId });
     }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-  if (change) applyChange(change);
+  });
 }
 
 /** Deletes rows past their expiry; returns how many. */

@@ -6,6 +6,7 @@ import { env } from "../env";
 import { BodyError, mediaType, readBody } from "../http/body";
 import { clientIp } from "../http/client-ip";
 import { sendHtml, sendRedirect } from "../http/reply";
+import { isSameOriginRequest } from "../http/same-origin";
 import { logger } from "../logger";
 import { rememberConsent } from "../services/consents";
 import { signInWithPassword } from "./account";
@@ -51,26 +52,6 @@ function allowedOrigins(): Set<string> {
   return new Set([new URL(APP_URL).origin, new URL(ISSUER).origin]);
 }
 
-/**
- * CSRF, second layer: the interaction cookie is SameSite=Lax, so a cross-site POST does not carry
- * it; on top, the form must come from our own origin. Browsers send Origin on every POST; Referer
- * is the fallback for the rare client that strips it.
- */
-function isSameOrigin(req: IncomingMessage): boolean {
-  const allowed = allowedOrigins();
-  const origin = req.headers.origin;
-  if (typeof origin === "string" && origin !== "null") return allowed.has(origin);
-  const referer = req.headers.referer;
-  if (typeof referer === "string") {
-    try {
-      return allowed.has(new URL(referer).origin);
-    } catch {
-      return false;
-    }
-  }
-  return false;
-}
-
 function sendErrorPage(res: ServerResponse, status: number, error: string, description?: string): void {
   sendHtml(res, status, renderErrorPage({ error, errorDescription: description, homeUrl: `${env().APP_URL}/` }));
 }
@@ -89,7 +70,9 @@ export async function handleInteraction(
   action: InteractionAction,
 ): Promise<void> {
   try {
-    if (!isSameOrigin(req)) throw new FormError(403, "forbidden", "cross-origin form submission refused");
+    // CSRF, second layer: the interaction cookie is SameSite=Lax, so a cross-site POST does not
+    // carry it; on top, the form must come from our own origin.
+    if (!isSameOriginRequest(req.headers, allowedOrigins())) throw new FormError(403, "forbidden", "cross-origin form submission refused");
     const form = await readForm(req);
     const details = await provider.interactionDetails(req, res);
     // The cookie names the interaction; the URL must name the same one.

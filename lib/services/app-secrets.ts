@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { generateClientSecret, hashClientSecret, matchClientSecret, secretHint } from "../crypto/secrets";
 import { transactionWithChanges } from "../database/changes";
 import type { Tx } from "../database/client";
@@ -204,14 +205,12 @@ export async function verifyClientCredentials(
 
 /** How often one process writes a secret's "last used" time (the token endpoint is hot). */
 export const LAST_USED_GRANULARITY_MS = 60_000;
-const lastWritten = new Map<string, number>();
+/** Secrets whose use this process wrote within the last LAST_USED_GRANULARITY_MS. */
+const recentlyWritten = new LRUCache<string, true>({ max: 10_000, ttl: LAST_USED_GRANULARITY_MS });
 
 /** Records a successful use, at most once a minute per secret and process; never delays the grant. */
 function noteSecretUsed(secretId: string): void {
-  const now = Date.now();
-  const previous = lastWritten.get(secretId);
-  if (previous !== undefined && now - previous < LAST_USED_GRANULARITY_MS) return;
-  if (lastWritten.size > 10_000) lastWritten.clear();
-  lastWritten.set(secretId, now);
+  if (recentlyWritten.has(secretId)) return;
+  recentlyWritten.set(secretId, true);
   updateSecretLastUsedAt(secretId).catch((error: Error) => logger.warn("secret last-used update failed", { error: error.message }));
 }

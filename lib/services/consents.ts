@@ -1,5 +1,6 @@
 import { transactionWithChanges, type Change } from "../database/changes";
 import { db, type Tx } from "../database/client";
+import { VOID_GRANT_TOKENS_SQL } from "../queries/token-revocations";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
 
@@ -27,18 +28,8 @@ export async function rememberConsent(userId: number, clientId: string, scopes: 
       "updatedAt" = EXCLUDED."updatedAt"`;
 }
 
-/**
- * SQL that voids this person's access tokens for the app issued up to now (issue 12: the per
- * (user, app) watermark the API and userinfo compare with `iat`). The database's clock
- * (clock_timestamp), so every process agrees; never moved backwards.
- */
-export const VOID_GRANT_TOKENS_SQL = `
-  INSERT INTO "TokenRevocation" ("userId", "clientId", "revokedAt")
-  VALUES ($1, $2, clock_timestamp() AT TIME ZONE 'UTC')
-  ON CONFLICT ("userId", "clientId") DO UPDATE SET "revokedAt" = GREATEST("TokenRevocation"."revokedAt", EXCLUDED."revokedAt")`;
-
 /** Voids this person's access tokens for the app (in the caller's transaction) and names the change. */
-export async function voidGrantTokens(tx: Tx, userId: number, clientId: string): Promise<Change> {
+async function voidGrantTokens(tx: Tx, userId: number, clientId: string): Promise<Change> {
   await tx.$executeRawUnsafe(VOID_GRANT_TOKENS_SQL, userId, clientId);
   return { kind: "grant", userId, clientId };
 }

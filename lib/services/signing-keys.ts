@@ -1,7 +1,7 @@
 import type { JWK } from "jose";
 import type { PoolClient } from "pg";
-import { applyChange, publishChangeWith } from "../database/changes";
-import { db, pool } from "../database/client";
+import { pgTransactionWithChanges } from "../database/changes";
+import { db } from "../database/client";
 import { insertSigningKey, listActiveSigningKeyAlgs, lockSigningKeys, retireActiveSigningKeys } from "../queries/signing-keys";
 
 /**
@@ -46,21 +46,12 @@ function writer(client: PoolClient): SigningKeyWriter {
  * process signs with the new keys at once (SIGNING_KEY_POLL_SECONDS only bounds a missed message).
  */
 export async function withSigningKeyLock<T>(fn: (keys: SigningKeyWriter) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return pgTransactionWithChanges(async (client, announce) => {
     await lockSigningKeys(client);
     const result = await fn(writer(client));
-    await publishChangeWith(client, { kind: "keys" });
-    await client.query("COMMIT");
-    applyChange({ kind: "keys" });
+    await announce({ kind: "keys" });
     return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Algorithms of the active keys, without the lock (the common case: nothing to generate). */
