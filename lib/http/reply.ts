@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { serverSecurityHeaders } from "./security-headers";
 
 /**
  * Replies written on Node's response, for everything server.ts answers itself (the API, the hosted
@@ -9,25 +10,30 @@ import type { ServerResponse } from "node:http";
 /** The one text of every 500 a client sees; the detail goes to the log, under the request id. */
 export const INTERNAL_ERROR_MESSAGE = "Something went wrong on our side. Retry with backoff.";
 
-function send(res: ServerResponse, status: number, headers: Record<string, string | number>, body: string | null): void {
+type Headers = Record<string, string | number>;
+
+/**
+ * Every reply's one writeHead: the security headers, the reply's own, then the caller's, in one
+ * object (Node's fast path when nothing was set with setHeader before).
+ */
+function send(res: ServerResponse, status: number, headers: Headers, body: string | null, extra?: Headers): void {
   if (res.headersSent) {
     // Too late for a status: end what was started.
     res.end();
     return;
   }
+  const all: Headers = { ...serverSecurityHeaders(), ...headers, ...extra };
   // A known length fixes the framing at once (no chunked encoding).
-  res.writeHead(status, body === null ? headers : { ...headers, "content-length": Buffer.byteLength(body) });
+  if (body !== null) all["content-length"] = Buffer.byteLength(body);
+  res.writeHead(status, all);
   res.end(body ?? undefined);
 }
 
 /** JSON: `body` is serialized unless it already is a string (a pre-serialized document). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number> = {}): void {
-  send(
-    res,
-    status,
-    { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
-    typeof body === "string" ? body : JSON.stringify(body),
-  );
+const JSON_HEADERS: Headers = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Headers): void {
+  send(res, status, JSON_HEADERS, typeof body === "string" ? body : JSON.stringify(body), headers);
 }
 
 /** Headers and an optional body exactly as given (the API's prepared replies). */

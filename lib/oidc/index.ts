@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { onChange } from "../database/changes";
 import { env } from "../env";
+import { applySecurityHeaders } from "../http/security-headers";
 import { logger } from "../logger";
 import { startExpiredModelCleanup } from "./adapter";
 import { accessTokenSigner, isClientCredentialsCandidate, readCandidateBody, tryClientCredentialsGrant } from "./client-credentials";
@@ -75,6 +76,7 @@ export async function createOidc(): Promise<OidcService> {
         // oidc-provider's body parser uses req.body once the stream has been read.
         (req as IncomingMessage & { body?: Buffer }).body = body;
       }
+      applySecurityHeaders(res);
       await new Promise<void>((resolve) => {
         res.once("close", resolve);
         res.once("finish", resolve);

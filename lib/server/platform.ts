@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { DEMO_ACCOUNTS as demoAccounts } from "../seed/demo-accounts";
 import type { Env } from "../env";
 import { CLIENT_IP_HEADER, clientIp, isTrustedPeer } from "../http/client-ip";
-import { applySecurityHeaders } from "../http/security-headers";
+import { setSecurityHeadersHttps } from "../http/security-headers";
 import { sendInternalError, sendJson } from "../http/reply";
 import { logger } from "../logger";
 
@@ -105,7 +105,10 @@ export async function startPlatform(options: {
 
   const apiOrigin = new URL(config.APP_URL).origin;
 
-  const https = config.APP_URL.startsWith("https:");
+  // Everything answered here (not by Next, whose proxy.ts adds its own) carries the security
+  // headers: lib/http/reply.ts writes them with each reply, oidc-provider's answers get them in
+  // lib/oidc before its Koa app runs.
+  setSecurityHeadersHttps(config.APP_URL.startsWith("https:"));
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     forgetUntrustedForwarding(req, config);
@@ -113,9 +116,6 @@ export async function startPlatform(options: {
     const path = url.split("?")[0]!;
     const isIssuer = path === issuerPath || path.startsWith(`${issuerPath}/`);
     const isApi = path === "/api/v1" || path.startsWith("/api/v1/");
-    if (!nextHandler || isIssuer || isApi || path === "/healthz" || (req.method === "POST" && INTERACTION_POST.test(path))) {
-      applySecurityHeaders(res, https);
-    }
     if (isIssuer) {
       await oidc.handle(req, res, issuerPath);
       return;

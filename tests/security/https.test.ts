@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findFreePort } from "../../lib/database/embedded";
+import { createTestApp } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
 
 /**
@@ -44,6 +45,42 @@ describe("HSTS when APP_URL is https", () => {
       expect(hsts, url).toContain("includeSubDomains");
       expect(res.headers.get("x-content-type-options"), url).toBe("nosniff");
       expect(res.headers.get("content-security-policy"), url).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it("on answers the server writes itself: the token endpoint's fast path, the hosted form posts, API errors", async () => {
+    const app = await createTestApp(server.databaseUrl, { type: "api", scopes: ["svc:chat.read"] });
+    const token = (path: string, body: Record<string, string>) =>
+      fetch(`${server.url}/realms/platform${path}`, { method: "POST", body: new URLSearchParams(body) });
+    const answers = {
+      "client-credentials grant (fast path)": await token("/protocol/openid-connect/token", {
+        grant_type: "client_credentials",
+        client_id: app.clientId,
+        client_secret: app.clientSecret!,
+      }),
+      "wrong secret (oidc-provider)": await token("/protocol/openid-connect/token", {
+        grant_type: "client_credentials",
+        client_id: app.clientId,
+        client_secret: "wrong",
+      }),
+      "hosted form post, unknown interaction": await fetch(`${server.url}/interaction/nosuchuid/login`, {
+        method: "POST",
+        body: new URLSearchParams({ username: "x", password: "y" }),
+        redirect: "manual",
+      }),
+      "API without a token": await fetch(`${server.url}/api/v1/global-chat/messages`),
+      "API body too large": await fetch(`${server.url}/api/v1/global-chat/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer x" },
+        body: JSON.stringify({ text: "x".repeat(2_000_000) }),
+      }),
+    };
+    expect(answers["client-credentials grant (fast path)"].status).toBe(200);
+    for (const [what, res] of Object.entries(answers)) {
+      expect(res.headers.get("strict-transport-security") ?? "", what).toMatch(/max-age=\d{8,}/);
+      expect(res.headers.get("x-content-type-options"), what).toBe("nosniff");
+      expect(res.headers.get("content-security-policy"), what).toContain("frame-ancestors 'none'");
+      expect(res.headers.get("cross-origin-opener-policy"), what).toBe("same-origin");
     }
   });
 
