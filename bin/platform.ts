@@ -50,15 +50,16 @@ const JSON_OPTION: Options = { json: { type: "boolean" }, help: { type: "boolean
 const unix = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
 
 async function services() {
-  const [apps, secrets, users, actor, schemas, userSchemas] = await Promise.all([
+  const [apps, secrets, users, connectedApps, actor, schemas, userSchemas] = await Promise.all([
     import("../lib/services/apps"),
     import("../lib/services/app-secrets"),
     import("../lib/services/users"),
+    import("../lib/services/connected-apps"),
     import("../lib/services/actor"),
     import("../lib/schemas/apps"),
     import("../lib/schemas/users"),
   ]);
-  return { apps, secrets, users, actor: actor.CLI_ACTOR, schemas, userSchemas };
+  return { apps, secrets, users, connectedApps, actor: actor.CLI_ACTOR, schemas, userSchemas };
 }
 
 /** First zod issue as one line, naming the flag rather than the internal field. */
@@ -169,6 +170,53 @@ function userFlag(verb: "disable" | "enable" | "mute" | "unmute"): Command {
     },
   };
 }
+
+const connectedAppsCommand: Command = {
+  usage: "users apps HANDLE [--json]",
+  summary: "List the login clients a person has authorized (their Connected apps), most recently used first",
+  options: {},
+  positionals: ["HANDLE"],
+  async run({ args }) {
+    const { connectedApps, userSchemas, actor } = await services();
+    const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
+    const connected = await connectedApps.listConnectedApps(handle, actor);
+    return {
+      json: connected.map((app) => ({
+        client_id: app.clientId,
+        name: app.name,
+        scopes: app.scopes,
+        authorized_at: unix(app.authorizedAt),
+        last_used_at: unix(app.lastUsedAt),
+      })),
+      text:
+        connected.length === 0
+          ? `${handle} has not authorized any app.`
+          : connected
+              .map((app) => `${app.clientId}  ${app.name}  ${app.scopes.join(" ")}  last used ${app.lastUsedAt?.toISOString() ?? "never"}`)
+              .join("\n"),
+    };
+  },
+};
+
+const revokeAppCommand: Command = {
+  usage: "users revoke-app HANDLE CLIENT_ID [--json]",
+  summary:
+    "Take back a person's authorization of an app: consent, grants and refresh tokens are removed and their access tokens for it stop working at once; the next sign-in asks for consent again",
+  options: {},
+  positionals: ["HANDLE", "CLIENT_ID"],
+  async run({ args }) {
+    const { connectedApps, schemas, userSchemas, actor } = await services();
+    const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
+    const clientId = parseWith(schemas.clientIdSchema, args[1], { "": "CLIENT_ID" });
+    const result = await connectedApps.revokeConnectedApp(handle, clientId, actor);
+    return {
+      json: { handle, client_id: result.clientId, was_connected: result.wasConnected, revoked_grants: result.revokedGrants },
+      text: result.wasConnected
+        ? `Revoked ${handle}'s access to ${clientId} (${result.revokedGrants} grant and token records removed; access tokens void).`
+        : `${handle} had not authorized ${clientId}; any tokens of theirs for it are void now.`,
+    };
+  },
+};
 
 function secretJson(secret: { id: string; hint: string; createdAt: Date; lastUsedAt: Date | null }) {
   return { id: secret.id, hint: secret.hint, created_at: unix(secret.createdAt), last_used_at: unix(secret.lastUsedAt) };
@@ -371,6 +419,8 @@ const COMMANDS: Record<string, Command> = {
   "users enable": userFlag("enable"),
   "users mute": userFlag("mute"),
   "users unmute": userFlag("unmute"),
+  "users apps": connectedAppsCommand,
+  "users revoke-app": revokeAppCommand,
   "keys rotate": {
     usage: "keys rotate [--json]",
     summary:

@@ -5,6 +5,7 @@ import { isAppError } from "../errors";
 import { logger } from "../logger";
 import { getCookieKeys } from "../services/settings";
 import { verifyClientCredentials } from "../services/app-secrets";
+import { markConnectedAppUsed } from "../services/connected-apps";
 import { checkAccessToken } from "./access-tokens";
 import { findAccount } from "./account";
 import { clientOrigins, findSignInClient } from "./clients";
@@ -148,6 +149,15 @@ export async function buildProvider(): Promise<BuiltProvider> {
       else logger.debug("sign-in request refused", { event, error: error.message, description: error.error_description });
     });
   }
+  // "Last used" on the person's Connected apps page (authorization code and refresh grants).
+  provider.on("grant.success", (ctx: KoaContextWithOIDC) => {
+    const accountId = ctx.oidc.entities.Grant?.accountId;
+    const clientId = ctx.oidc.client?.clientId;
+    if (!accountId || !clientId || !/^[0-9]{1,10}$/.test(accountId)) return;
+    markConnectedAppUsed(Number(accountId), clientId).catch((error: Error) => {
+      logger.warn("could not record an app's last use", { error: error.message });
+    });
+  });
   provider.on("authorization.error", (_ctx: unknown, error: Error & { error_description?: string }) => {
     logger.debug("authorization refused", { error: error.message, description: error.error_description });
   });

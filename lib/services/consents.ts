@@ -53,8 +53,3 @@ export async function revokeConsent(userId: number, clientId: string, actor: Act
     return { revoked };
   });
 }
-
-/** Forgets a user's consent for a client (the next authorization shows the consent page again). */
-export async function forgetConsent(userId: number, clientId: string): Promise<void> {
-  await db.consent.deleteMany({ where: { userId, clientId } });
-}

@@ -42,8 +42,8 @@ describe("rememberConsent", () => {
     expect(await consents.findConsentScopes(aliceId, "login_race")).toEqual(["openid", "profile", "svc:chat.read", "svc:notifications.read"]);
   });
 
-  it("forgets a consent", async () => {
-    await consents.forgetConsent(aliceId, "login_merge");
+  it("revoking forgets the consent (the next authorization asks again)", async () => {
+    await consents.revokeConsent(aliceId, "login_merge", { kind: "system", name: "test" });
     expect(await consents.findConsentScopes(aliceId, "login_merge")).toBeNull();
   });
 });

@@ -1,0 +1,96 @@
+import { LRUCache } from "lru-cache";
+import { db } from "../database/client";
+import { AppError } from "../errors";
+import { isAdminActor, type Actor } from "./actor";
+import { recordAudit } from "./audit";
+import { revokeConsent } from "./consents";
+import { getUserByHandle } from "./users";
+
+/**
+ * "Connected apps" (issue 15): the third-party login clients a person has authorized, as Google's
+ * and GitHub's account pages list them, and the way to take an authorization back. The person
+ * themselves and admins (portal, CLI) may see and revoke; everyone else gets not_found, as for any
+ * account they cannot see.
+ */
+export interface ConnectedApp {
+  clientId: string;
+  name: string;
+  description: string;
+  ownerHandle: string;
+  ownerDisplayName: string;
+  /** The scopes the person granted, sorted. */
+  scopes: string[];
+  authorizedAt: Date;
+  lastUsedAt: Date | null;
+}
+
+function assertMayManage(userId: number, actor: Actor, action: string): void {
+  if (isAdminActor(actor) || (actor.kind === "user" && actor.id === userId)) return;
+  void recordAudit({ actor, action, targetType: "user", targetId: String(userId), outcome: "denied" }).catch(() => {});
+  throw new AppError("not_found", "No such user.");
+}
+
+async function userIdFor(handle: string, actor: Actor, action: string): Promise<number> {
+  const user = await getUserByHandle(handle);
+  assertMayManage(user.id, actor, action);
+  return user.id;
+}
+
+/** Most recently used first, then most recently authorized. First-party clients (the portal) are not listed. */
+export async function listConnectedApps(handle: string, actor: Actor): Promise<ConnectedApp[]> {
+  const userId = await userIdFor(handle, actor, "consent.list");
+  const rows = await db.$queryRaw<
+    Array<{
+      clientId: string;
+      name: string;
+      description: string;
+      ownerHandle: string;
+      ownerDisplayName: string;
+      scopes: string[];
+      authorizedAt: Date;
+      lastUsedAt: Date | null;
+    }>
+  >`
+    SELECT a."clientId", a.name, a.description, o.handle AS "ownerHandle", o."displayName" AS "ownerDisplayName",
+           c.scopes, c."createdAt" AS "authorizedAt", c."lastUsedAt"
+      FROM "Consent" c
+      JOIN "Application" a ON a."clientId" = c."clientId"
+      JOIN "User" o ON o.id = a."ownerId"
+     WHERE c."userId" = ${userId} AND NOT a."firstParty"
+     ORDER BY c."lastUsedAt" DESC NULLS LAST, c."createdAt" DESC, a."clientId"`;
+  return rows.map((row) => ({ ...row, scopes: [...row.scopes].sort() }));
+}
+
+/**
+ * Takes an authorization back: consent, grants and refresh tokens go, and the person's access
+ * tokens for the app stop working at once in every process (revokeConsent). Revoking an app that
+ * is not connected is not an error (the outcome the caller wanted holds) but says so.
+ */
+export async function revokeConnectedApp(
+  handle: string,
+  clientId: string,
+  actor: Actor,
+): Promise<{ clientId: string; wasConnected: boolean; revokedGrants: number }> {
+  const userId = await userIdFor(handle, actor, "consent.revoke");
+  const app = await db.application.findUnique({ where: { clientId }, select: { id: true } });
+  if (!app) throw new AppError("not_found", `No application ${clientId}.`);
+  const consent = await db.consent.findUnique({ where: { userId_clientId: { userId, clientId } }, select: { userId: true } });
+  const { revoked } = await revokeConsent(userId, clientId, actor);
+  return { clientId, wasConnected: consent !== null, revokedGrants: revoked };
+}
+
+/** (user, client) pairs whose last use this process wrote within the last minute. */
+const recentlyMarked = new LRUCache<string, true>({ max: 50_000, ttl: 60_000 });
+
+/**
+ * Called by the sign-in service after a successful authorization-code or refresh-token grant.
+ * At most one write per person and app per minute per process; never fails the grant.
+ */
+export async function markConnectedAppUsed(userId: number, clientId: string): Promise<void> {
+  const key = `${userId} ${clientId}`;
+  if (recentlyMarked.has(key)) return;
+  recentlyMarked.set(key, true);
+  await db.$executeRaw`
+    UPDATE "Consent" SET "lastUsedAt" = now() AT TIME ZONE 'UTC'
+     WHERE "userId" = ${userId} AND "clientId" = ${clientId}`;
+}

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Consent" ADD COLUMN     "lastUsedAt" TIMESTAMP(3);
+
