@@ -11,7 +11,7 @@ import { securityHeaders } from "./lib/http/security-headers";
  * reference renderer). No form-action: the hosted login form legitimately redirects to a client's
  * registered redirect URI on another origin, which form-action would block in Chromium.
  */
-const PROTECTED = /^\/(apps|admin)(\/|$)/;
+const PROTECTED = /^\/(apps|admin|account)(\/|$)/;
 const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
 
 function contentSecurityPolicy(nonce: string, https: boolean, dev: boolean): string {

@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { db } from "../database/client";
 import { AppError } from "../errors";
+import type { ConnectedApp } from "../schemas/connected-apps";
 import { isAdminActor, type Actor } from "./actor";
 import { recordAudit } from "./audit";
 import { revokeConsent } from "./consents";
@@ -12,17 +13,6 @@ import { getUserByHandle } from "./users";
  * themselves and admins (portal, CLI) may see and revoke; everyone else gets not_found, as for any
  * account they cannot see.
  */
-export interface ConnectedApp {
-  clientId: string;
-  name: string;
-  description: string;
-  ownerHandle: string;
-  ownerDisplayName: string;
-  /** The scopes the person granted, sorted. */
-  scopes: string[];
-  authorizedAt: Date;
-  lastUsedAt: Date | null;
-}
 
 function assertMayManage(userId: number, actor: Actor, action: string): void {
   if (isAdminActor(actor) || (actor.kind === "user" && actor.id === userId)) return;

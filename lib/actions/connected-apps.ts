@@ -1,0 +1,27 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { runAction, type ActionResult } from "@/lib/actions/result";
+import { clientIdSchema } from "@/lib/schemas/apps";
+import { handleSchema } from "@/lib/schemas/users";
+import { requireUserActor } from "@/lib/portal/session";
+import { revokeConnectedApp } from "@/lib/services/connected-apps";
+
+/**
+ * "Revoke access" on Connected apps: the person's own page, or an admin's view of someone's. The
+ * service decides who may (the person or an admin; anyone else gets not_found) and audit-logs it.
+ */
+export async function revokeConnectedAppAction(
+  handle: unknown,
+  clientId: unknown,
+): Promise<ActionResult<{ clientId: string; wasConnected: boolean }>> {
+  return runAction("account.apps.revoke", async () => {
+    const actor = await requireUserActor();
+    const target = handleSchema.parse(handle);
+    const id = clientIdSchema.parse(clientId);
+    const result = await revokeConnectedApp(target, id, actor);
+    revalidatePath("/account/apps");
+    revalidatePath(`/admin/users/${target}`);
+    return { clientId: result.clientId, wasConnected: result.wasConnected };
+  });
+}

@@ -1,0 +1,12 @@
+/** A login client a person authorized, as Connected apps, the admin's user page and the CLI show it (issue 15). */
+export interface ConnectedApp {
+  clientId: string;
+  name: string;
+  description: string;
+  ownerHandle: string;
+  ownerDisplayName: string;
+  /** The scopes the person granted, sorted. */
+  scopes: string[];
+  authorizedAt: Date;
+  lastUsedAt: Date | null;
+}
