@@ -50,16 +50,17 @@ const JSON_OPTION: Options = { json: { type: "boolean" }, help: { type: "boolean
 const unix = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
 
 async function services() {
-  const [apps, secrets, users, connectedApps, actor, schemas, userSchemas] = await Promise.all([
+  const [apps, secrets, users, connectedApps, members, actor, schemas, userSchemas] = await Promise.all([
     import("../lib/services/apps"),
     import("../lib/services/app-secrets"),
     import("../lib/services/users"),
     import("../lib/services/connected-apps"),
+    import("../lib/services/app-members"),
     import("../lib/services/actor"),
     import("../lib/schemas/apps"),
     import("../lib/schemas/users"),
   ]);
-  return { apps, secrets, users, connectedApps, actor: actor.CLI_ACTOR, schemas, userSchemas };
+  return { apps, secrets, users, connectedApps, members, actor: actor.CLI_ACTOR, schemas, userSchemas };
 }
 
 /** First zod issue as one line, naming the flag rather than the internal field. */
@@ -235,6 +236,68 @@ function revealedOutput(revealed: { secretId: string; clientSecret: string; secr
 }
 
 const SECRET_COMMANDS: Record<string, Command> = {
+  "apps members list": {
+    usage: "apps members list CLIENT_ID [--json]",
+    summary: "List an app's team: the owner, team admins (manage all but delete/transfer) and viewers (read-only)",
+    options: {},
+    positionals: ["CLIENT_ID"],
+    async run({ args }) {
+      const { members, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const team = await members.listMembers(clientId, actor);
+      const rows = [
+        { handle: team.owner.handle, role: "owner", added_at: null as number | null },
+        ...team.members.map((m) => ({ handle: m.handle, role: m.role as string, added_at: unix(m.addedAt) })),
+      ];
+      return { json: rows, text: rows.map((r) => `${r.handle}  ${r.role}`).join("\n") };
+    },
+  },
+  "apps members add": {
+    usage: "apps members add CLIENT_ID HANDLE [--role admin|viewer] [--json]",
+    summary: "Add a person to an app's team (default role viewer); for someone on the team already, change their role",
+    options: { role: { type: "string" } },
+    positionals: ["CLIENT_ID", "HANDLE"],
+    async run({ values, args }) {
+      const { members, schemas, userSchemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const handle = parseWith(userSchemas.handleSchema, args[1], { "": "HANDLE" });
+      const role = parseWith(schemas.memberRoleSchema, values.role ?? "viewer", { "": "--role" });
+      const { member, added } = await members.setMember(clientId, handle, role, actor);
+      return {
+        json: { client_id: clientId, handle: member.handle, role: member.role, added },
+        text: `${added ? "Added" : "Changed"}: @${member.handle} is ${member.role === "admin" ? "a team admin" : "a viewer"} of ${clientId}`,
+      };
+    },
+  },
+  "apps members remove": {
+    usage: "apps members remove CLIENT_ID HANDLE [--json]",
+    summary: "Remove a person from an app's team",
+    options: {},
+    positionals: ["CLIENT_ID", "HANDLE"],
+    async run({ args }) {
+      const { members, schemas, userSchemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const handle = parseWith(userSchemas.handleSchema, args[1], { "": "HANDLE" });
+      const { removed } = await members.removeMember(clientId, handle, actor);
+      return {
+        json: { client_id: clientId, handle, removed },
+        text: removed ? `Removed @${handle} from ${clientId}` : `@${handle} was not on ${clientId}'s team`,
+      };
+    },
+  },
+  "apps transfer": {
+    usage: "apps transfer CLIENT_ID HANDLE [--json]",
+    summary: "Make another person the app's owner; the previous owner stays on the team as an admin",
+    options: {},
+    positionals: ["CLIENT_ID", "HANDLE"],
+    async run({ args }) {
+      const { members, schemas, userSchemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const handle = parseWith(userSchemas.handleSchema, args[1], { "": "HANDLE" });
+      const app = await members.transferOwnership(clientId, handle, actor);
+      return { json: appJson(app), text: `${clientId} now belongs to @${app.owner.handle}` };
+    },
+  },
   "apps secrets list": {
     usage: "apps secrets list CLIENT_ID [--json]",
     summary: "List an API client's active secrets (id, last four characters, created, last used; never the value)",

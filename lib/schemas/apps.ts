@@ -142,6 +142,21 @@ export const secretViewSchema = z.object({
 export type SecretView = z.infer<typeof secretViewSchema>;
 
 /** An application as the portal, admin area and CLI see it. Never carries a secret or its hash. */
+/** A role on an app's team; "owner" is the one owner, the others are member rows (issue 15). */
+export const appRoleSchema = z.enum(["owner", "admin", "viewer"]);
+export type AppRole = z.infer<typeof appRoleSchema>;
+export const memberRoleSchema = z.enum(["admin", "viewer"]);
+export type MemberRole = z.infer<typeof memberRoleSchema>;
+
+export const appMemberSchema = z.object({
+  id: z.number().int(),
+  handle: z.string(),
+  displayName: z.string(),
+  role: memberRoleSchema,
+  addedAt: z.date(),
+});
+export type AppMember = z.infer<typeof appMemberSchema>;
+
 export const appViewSchema = z.object({
   clientId: z.string(),
   name: z.string(),
@@ -155,6 +170,8 @@ export const appViewSchema = z.object({
   postLogoutRedirectUris: z.array(z.string()),
   firstParty: z.boolean(),
   owner: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }),
+  /** The team besides the owner (issue 15), longest-standing first. */
+  members: z.array(appMemberSchema),
   /** True once a secret was revealed (API clients only). */
   hasSecret: z.boolean(),
   /** The API client's active secrets (at most two), oldest first; never a value or a hash. */

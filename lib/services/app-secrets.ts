@@ -6,7 +6,7 @@ import { AppError } from "../errors";
 import { logger } from "../logger";
 import { findActiveSecrets, updateSecretLastUsedAt } from "../queries/app-secrets";
 import type { RevealedSecret, SecretView } from "../schemas/apps";
-import { isOwner, loadManageable, notFound, randomBase62, revokeClientGrants, voidAppTokens } from "./apps";
+import { loadManageable, teamRole, notFound, randomBase62, revokeClientGrants, voidAppTokens } from "./apps";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
 
@@ -36,13 +36,21 @@ function newSecretId(): string {
   return `sec_${randomBase62(16)}`;
 }
 
-/** Owner or operator only; admins manage apps but never see (or mint) another developer's secret. */
+/**
+ * The app's team (owner and team admins) or the operator: platform admins manage apps but never
+ * see (or mint) another team's secret, and viewers read only.
+ */
+function handlesSecrets(app: Parameters<typeof teamRole>[0], actor: Actor): boolean {
+  const role = teamRole(app, actor);
+  return actor.kind === "system" || role === "owner" || role === "admin";
+}
+
 async function loadForSecretChange(clientId: string, actor: Actor, action: SecretAction) {
   const audit = `app.secret.${action}`;
   const app = await loadManageable(clientId, actor, audit);
-  if (!isOwner(app, actor) && actor.kind !== "system") {
+  if (!handlesSecrets(app, actor)) {
     await recordAudit({ actor, action: audit, targetType: "app", targetId: clientId, outcome: "denied" });
-    throw new AppError("forbidden", "Only the owner can manage an application's secrets.");
+    throw new AppError("forbidden", "Only the app's owner and team admins can manage its secrets.");
   }
   if (app.type !== "api") throw new AppError("invalid_request", "A login client has no secret.");
   return app;
@@ -62,9 +70,9 @@ async function insertSecret(tx: Tx, applicationId: number, clientId: string): Pr
   return { clientId, secretId: id, clientSecret: secret, secretHint: secretHint(secret) };
 }
 
-/** The active secrets (hint, created, last used), oldest first; owner, admins and the operator. */
+/** The active secrets (hint, created, last used), oldest first; the team, platform admins and the operator. */
 export async function listSecrets(clientId: string, actor: Actor): Promise<SecretView[]> {
-  const app = await loadManageable(clientId, actor, "app.secret.list");
+  const app = await loadManageable(clientId, actor, "app.secret.list", "viewer");
   if (app.type !== "api") throw new AppError("invalid_request", "A login client has no secret.");
   return app.secrets.map(toSecretView);
 }
@@ -73,12 +81,12 @@ export async function listSecrets(clientId: string, actor: Actor): Promise<Secre
  * SPEC: "the client secret is revealed once on the application page" after approval. For an
  * approved API client that has no secret yet, generate one, store only its hash, and return it;
  * otherwise null. Under the app's row lock, so two concurrent page loads cannot both reveal. Only
- * the owner (or the operator) triggers it: an admin looking at the app must not consume the
- * owner's one reveal.
+ * the owner, a team admin (or the operator) triggers it: a platform admin or a viewer looking at the
+ * app must not consume the team's one reveal.
  */
 export async function revealSecretOnce(clientId: string, actor: Actor): Promise<RevealedSecret | null> {
-  const app = await loadManageable(clientId, actor, "app.secret.reveal");
-  if (!isOwner(app, actor) && actor.kind !== "system") return null;
+  const app = await loadManageable(clientId, actor, "app.secret.reveal", "viewer");
+  if (!handlesSecrets(app, actor)) return null;
   if (app.type !== "api" || app.status !== "approved" || app.secrets.length > 0) return null;
   return transactionWithChanges(async (tx, announce) => {
     const locked = await lockApp(tx, clientId);

@@ -5,6 +5,7 @@ import { AppError } from "../errors";
 import {
   checkRedirectsForType,
   type AppPage,
+  type AppRole,
   type AppView,
   type CreateAppInput,
   type UpdateAppInput,
@@ -29,6 +30,10 @@ type AppType = AppView["type"];
 
 const appInclude = {
   owner: { select: { id: true, handle: true, displayName: true } },
+  members: {
+    select: { role: true, addedAt: true, user: { select: { id: true, handle: true, displayName: true } } },
+    orderBy: [{ addedAt: "asc" }, { userId: "asc" }],
+  },
   secrets: { select: { id: true, hint: true, createdAt: true, lastUsedAt: true }, orderBy: { createdAt: "asc" } },
 } satisfies Prisma.ApplicationInclude;
 type AppRow = Prisma.ApplicationGetPayload<{ include: typeof appInclude }>;
@@ -46,6 +51,7 @@ function toAppView(row: AppRow): AppView {
     postLogoutRedirectUris: row.postLogoutRedirectUris,
     firstParty: row.firstParty,
     owner: row.owner,
+    members: row.members.map((m) => ({ ...m.user, role: m.role, addedAt: m.addedAt })),
     hasSecret: row.secrets.length > 0,
     secrets: row.secrets,
     reviewedAt: row.reviewedAt,
@@ -81,20 +87,39 @@ export function isOwner(app: { ownerId: number }, actor: Actor): boolean {
   return actor.kind === "user" && actor.id === app.ownerId;
 }
 
+/** The actor's place on the app's team (issue 15): owner, a member's role, or none. */
+export function teamRole(app: Pick<AppRow, "ownerId" | "members">, actor: Actor): AppRole | null {
+  if (actor.kind !== "user") return null;
+  if (actor.id === app.ownerId) return "owner";
+  return app.members.find((m) => m.user.id === actor.id)?.role ?? null;
+}
+
+const ROLE_RANK: Record<AppRole, number> = { viewer: 1, admin: 2, owner: 3 };
+
+/** Does this role (or the platform admin / operator) allow what `need` asks for? */
+export function mayAct(app: Pick<AppRow, "ownerId" | "members">, actor: Actor, need: AppRole): boolean {
+  if (isAdminActor(actor)) return true;
+  const role = teamRole(app, actor);
+  return role !== null && ROLE_RANK[role] >= ROLE_RANK[need];
+}
+
 export function notFound(clientId: string): AppError {
   return new AppError("not_found", `No application with the client id "${clientId}".`);
 }
 
 /**
- * Loads an app the actor may manage (owner, admin or the operator). Anyone else gets not_found,
- * so an app's existence is not revealed, and the attempt is audited.
+ * Loads an app for an action that needs `need` on its team (issue 15): viewers read, team admins
+ * manage, only the owner deletes and transfers; platform admins and the operator may do all. Anyone
+ * outside the team gets not_found, so an app's existence is not revealed; a member whose role falls
+ * short gets forbidden. Both are audited.
  */
-export async function loadManageable(clientId: string, actor: Actor, action: string): Promise<AppRow> {
+export async function loadManageable(clientId: string, actor: Actor, action: string, need: AppRole = "admin"): Promise<AppRow> {
   const app = await loadApp(clientId);
   if (!app) throw notFound(clientId);
-  if (!isOwner(app, actor) && !isAdminActor(actor)) {
+  if (!mayAct(app, actor, need)) {
     await recordAudit({ actor, action, targetType: "app", targetId: clientId, outcome: "denied" });
-    throw notFound(clientId);
+    if (teamRole(app, actor) === null) throw notFound(clientId);
+    throw new AppError("forbidden", need === "owner" ? "Only the app's owner can do this." : "Viewers of an app cannot change it.");
   }
   return app;
 }
@@ -169,10 +194,10 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
   });
 }
 
-/** The owner's apps, newest first (the portal's "My apps"). */
+/** The apps a person owns or is a member of, newest first (the portal's "My apps"). */
 export async function listAppsForOwner(ownerId: number): Promise<AppView[]> {
   const rows = await db.application.findMany({
-    where: { ownerId },
+    where: { OR: [{ ownerId }, { members: { some: { userId: ownerId } } }] },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     include: appInclude,
   });
@@ -223,7 +248,7 @@ export async function listApps(
 
 /** One app for its owner, an admin or the operator; anyone else gets not_found (audited). */
 export async function getAppForViewer(clientId: string, actor: Actor): Promise<AppView> {
-  return toAppView(await loadManageable(clientId, actor, "app.view"));
+  return toAppView(await loadManageable(clientId, actor, "app.view", "viewer"));
 }
 
 export async function updateApp(clientId: string, input: UpdateAppInput, actor: Actor): Promise<AppView> {
@@ -251,7 +276,7 @@ export async function updateApp(clientId: string, input: UpdateAppInput, actor: 
 
 /** Deletes the app and revokes everything issued to it (grants, tokens, remembered consents). */
 export async function deleteApp(clientId: string, actor: Actor): Promise<void> {
-  const app = await loadManageable(clientId, actor, "app.delete");
+  const app = await loadManageable(clientId, actor, "app.delete", "owner");
   refuseFirstParty(app, "deleted");
   await transactionWithChanges(async (tx, announce) => {
     const revoked = await revokeClientGrants(tx, clientId, true);
