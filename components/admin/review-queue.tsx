@@ -104,31 +104,31 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
       ) : null}
 
       <div className="rounded-xl border border-slate-200 bg-white shadow-xs">
-        <table className="w-full table-fixed text-left text-sm">
+        <table className="block w-full text-left text-sm lg:table lg:table-fixed">
           <caption className="sr-only">Applications</caption>
-          <thead className="hidden bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase md:table-header-group">
+          <thead className="hidden bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase lg:table-header-group">
             <tr>
               <th scope="col" className="w-12 rounded-tl-xl py-3 pl-5">
                 <span className="sr-only">Select</span>
               </th>
               <th scope="col" className="py-3 pr-4">Application</th>
-              <th scope="col" className="w-40 py-3 pr-4">Owner</th>
-              <th scope="col" className="w-32 py-3 pr-4">Submitted</th>
-              <th scope="col" className="w-64 rounded-tr-xl py-3 pr-5">
+              <th scope="col" className="w-36 py-3 pr-4">Owner</th>
+              <th scope="col" className="w-28 py-3 pr-4">Submitted</th>
+              <th scope="col" className="w-56 rounded-tr-xl py-3 pr-5">
                 <span className="sr-only">Actions</span>
               </th>
             </tr>
           </thead>
-          <tbody className="divide-y divide-slate-100">
+          <tbody className="block divide-y divide-slate-100 lg:table-row-group">
             {apps.map((app) => {
               const hosts = redirectHosts(app);
               return (
                 <tr
                   key={app.clientId}
                   data-client-id={app.clientId}
-                  className="grid grid-cols-[1.5rem_minmax(0,1fr)] gap-x-3 gap-y-2 p-4 align-top md:table-row md:p-0"
+                  className="grid grid-cols-[1.5rem_minmax(0,1fr)] gap-x-3 gap-y-2 p-4 align-top lg:table-row lg:p-0"
                 >
-                  <td className="row-span-4 pt-0.5 md:py-4 md:pl-5">
+                  <td className="row-span-4 pt-0.5 lg:py-4 lg:pl-5">
                     {canApprove(app) ? (
                       <input
                         type="checkbox"
@@ -139,11 +139,11 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                       />
                     ) : null}
                   </td>
-                  <td className="min-w-0 md:py-4 md:pr-4">
+                  <td className="min-w-0 lg:py-4 lg:pr-4">
                     <Link
                       href={`/apps/${app.clientId}`}
                       prefetch={false}
-                      className="font-semibold break-words text-slate-900 hover:text-brand-700 hover:underline"
+                      className="font-semibold wrap-anywhere text-slate-900 hover:text-brand-700 hover:underline"
                     >
                       {app.name}
                     </Link>
@@ -158,17 +158,17 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                       ) : null}
                     </div>
 
-                    <p className="mt-2 line-clamp-2 text-sm break-words text-slate-700">
+                    <p className="mt-2 line-clamp-2 text-sm wrap-anywhere text-slate-700">
                       {app.description || <span className="text-slate-600 italic">No description.</span>}
                     </p>
 
                     {app.resubmittedAt && app.previousRejectionReason ? (
-                      <p className="mt-2 rounded-lg bg-sky-50 px-3 py-2 text-sm break-words text-sky-900" data-testid="previous-rejection">
+                      <p className="mt-2 rounded-lg bg-sky-50 px-3 py-2 text-sm wrap-anywhere text-sky-900" data-testid="previous-rejection">
                         <span className="font-medium">Rejected before because:</span> {app.previousRejectionReason}
                       </p>
                     ) : null}
                     {app.statusReason ? (
-                      <p className="mt-2 text-sm break-words text-slate-700">
+                      <p className="mt-2 text-sm wrap-anywhere text-slate-700">
                         <span className="font-medium">Reason:</span> {app.statusReason}
                       </p>
                     ) : null}
@@ -199,9 +199,9 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                       </summary>
                       <dl className="mt-2 grid gap-x-4 gap-y-2 rounded-lg bg-slate-50 p-3 text-sm sm:grid-cols-[9rem_minmax(0,1fr)]">
                         <dt className="font-medium text-slate-900">Description</dt>
-                        <dd className="break-words whitespace-pre-line text-slate-700">{app.description || "—"}</dd>
+                        <dd className="wrap-anywhere whitespace-pre-line text-slate-700">{app.description || "—"}</dd>
                         <dt className="font-medium text-slate-900">Scopes</dt>
-                        <dd className="break-words text-slate-700">{app.scopes.join(", ") || "—"}</dd>
+                        <dd className="wrap-anywhere text-slate-700">{app.scopes.join(", ") || "—"}</dd>
                         {app.type === "login" ? (
                           <>
                             <dt className="font-medium text-slate-900">Redirect URIs</dt>
@@ -225,7 +225,7 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                           </>
                         ) : null}
                         <dt className="font-medium text-slate-900">Owner</dt>
-                        <dd className="break-words text-slate-700">
+                        <dd className="wrap-anywhere text-slate-700">
                           {app.owner.displayName} (@{app.owner.handle})
                         </dd>
                         <dt className="font-medium text-slate-900">Registered</dt>
@@ -233,15 +233,15 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                       </dl>
                     </details>
                   </td>
-                  <td className="min-w-0 text-slate-700 md:py-4 md:pr-4">
-                    <span className="md:hidden">Owner: </span>
-                    <span className="font-medium break-words text-slate-900">@{app.owner.handle}</span>
+                  <td className="min-w-0 text-slate-700 lg:py-4 lg:pr-4">
+                    <span className="lg:hidden">Owner: </span>
+                    <span className="font-medium wrap-anywhere text-slate-900">@{app.owner.handle}</span>
                   </td>
-                  <td className="text-slate-700 md:py-4 md:pr-4">
-                    <span className="md:hidden">Submitted </span>
+                  <td className="text-slate-700 lg:py-4 lg:pr-4">
+                    <span className="lg:hidden">Submitted </span>
                     <TimeAgo date={app.createdAt} />
                   </td>
-                  <td className="md:py-4 md:pr-5">
+                  <td className="lg:py-4 lg:pr-5">
                     {app.firstParty ? (
                       <span className="text-xs text-slate-600">Platform app</span>
                     ) : (
