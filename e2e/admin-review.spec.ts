@@ -109,6 +109,8 @@ test.describe("admin review in Chromium", () => {
     await expect(admin.getByText("25 applications pending match the filters")).toBeVisible();
 
     // Bulk approve the page: one confirmation for 25 apps.
+    // Reduced motion: sonner then shows a toast without its fade-in, so axe measures its real colours.
+    await admin.emulateMedia({ reducedMotion: "reduce" });
     await admin.getByLabel("Select all on this page").check();
     await admin.getByRole("button", { name: "Approve selected" }).click();
     const confirm = admin.getByRole("dialog", { name: "Approve 25 applications?" });
@@ -206,8 +208,10 @@ test.describe("admin review in Chromium", () => {
     expect(await admin.locator("tbody tr:not([data-audit-action='user.disable'])").count()).toBe(0);
 
     // App names, not client ids, name the targets (the long name included).
-    await admin.goto(`${server.url}/admin/audit?action=app.approve`);
+    await admin.goto(`${server.url}/admin/audit?action=app.approve&target=api_${TAG}${"0".padStart(14, "0")}`);
     await expect(admin.getByRole("link", { name: LONG_NAME })).toBeVisible();
+    await admin.goto(`${server.url}/admin/audit`);
+    await expect(admin.getByRole("link", { name: `${TAG} Vague app` }).first()).toBeVisible();
     await checkPage(admin, "audit log", "admin-review-audit");
   });
 });
