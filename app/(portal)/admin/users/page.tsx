@@ -65,7 +65,7 @@ export default async function AdminUsersPage({ searchParams }: { searchParams: P
       ) : (
         <div className="overflow-hidden rounded-xl border border-slate-200 bg-white shadow-xs">
           {/* Fixed layout at md+: a long name truncates inside its column instead of widening the page. */}
-          <table className="w-full text-left text-sm md:table-fixed">
+          <table className="block w-full text-left text-sm md:table md:table-fixed">
             <caption className="sr-only">Users</caption>
             <thead className="hidden bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase md:table-header-group">
               <tr>
@@ -77,7 +77,7 @@ export default async function AdminUsersPage({ searchParams }: { searchParams: P
                 </th>
               </tr>
             </thead>
-            <tbody className="divide-y divide-slate-100">
+            <tbody className="block divide-y divide-slate-100 md:table-row-group">
               {page.users.map((u) => (
                 <tr key={u.id} className="flex flex-col gap-3 p-4 md:table-row md:p-0" data-handle={u.handle}>
                   <td className="min-w-0 md:px-5 md:py-3">
