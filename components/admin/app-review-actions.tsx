@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useId, useState, useTransition } from "react";
+import { useState, useTransition } from "react";
 import { toast } from "sonner";
 import {
   approveAppAction,
@@ -11,10 +11,25 @@ import {
 } from "@/lib/actions/admin";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
-import { FieldError, inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 import type { ActionResult } from "@/lib/actions/result";
 import { rejectAppSchema, type AppView } from "@/lib/schemas/apps";
+import { toastApproved } from "./approval-toast";
+import { ReasonPicker } from "./reason-picker";
+
+/** What reviewers say most; the developer reads it on the app page, so each says what to change. */
+export const REJECT_PRESETS = [
+  "The description does not say what the app does. Describe it and what it needs each scope for.",
+  "It asks for more scopes than it needs. Keep only the scopes the app uses.",
+  "A redirect URI points to a host you do not seem to control. Use your own domain.",
+  "It looks like a test or duplicate registration. Delete it, or describe the real app.",
+] as const;
+
+const SUSPEND_PRESETS = [
+  "Spam or abuse reported by several people.",
+  "Its tokens were used to scrape profiles in bulk.",
+  "Its secret was published; roll the secret before asking for reinstatement.",
+] as const;
 
 type ReasonKind = "reject" | "suspend";
 
@@ -38,9 +53,8 @@ export function AppReviewActions({
   const [asking, setAsking] = useState<ReasonKind | null>(null);
   const [reason, setReason] = useState("");
   const [reasonError, setReasonError] = useState<string>();
-  const reasonId = useId();
 
-  function run(action: () => Promise<ActionResult<{ status: string }>>, success: string) {
+  function run(action: () => Promise<ActionResult<{ status: string }>>, success: string, offerUndo = false) {
     startTransition(async () => {
       const result = await action();
       if (!result.ok) {
@@ -50,7 +64,11 @@ export function AppReviewActions({
       }
       setAsking(null);
       setReason("");
-      toast.success(success);
+      if (offerUndo) {
+        toastApproved(success, [clientId], () => router.refresh());
+      } else {
+        toast.success(success);
+      }
       router.refresh();
     });
   }
@@ -69,7 +87,7 @@ export function AppReviewActions({
   return (
     <div className="flex flex-wrap gap-2">
       {status === "pending" || status === "rejected" ? (
-        <Button size={size} onClick={() => run(() => approveAppAction(clientId), `Approved ${name}`)} loading={pending && !asking} aria-label={`Approve ${name}`}>
+        <Button size={size} onClick={() => run(() => approveAppAction(clientId), `Approved ${name}`, true)} loading={pending && !asking} aria-label={`Approve ${name}`}>
           <Icon name="check" /> Approve
         </Button>
       ) : null}
@@ -121,20 +139,16 @@ export function AppReviewActions({
           </>
         }
       >
-        <label htmlFor={reasonId} className="block text-sm font-medium text-slate-900">
-          Reason
-        </label>
-        <textarea
-          id={reasonId}
-          rows={3}
+        <ReasonPicker
+          presets={asking === "suspend" ? SUSPEND_PRESETS : REJECT_PRESETS}
           value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          className={`${inputClasses} mt-2`}
-          aria-invalid={reasonError ? true : undefined}
-          aria-describedby={reasonError ? `${reasonId}-error` : undefined}
-          placeholder={asking === "reject" ? "The description does not say what the app does." : "Spam posted to the global chat."}
+          onChange={(value) => {
+            setReason(value);
+            setReasonError(undefined);
+          }}
+          error={reasonError}
+          placeholder={asking === "reject" ? "Or write what the developer should change." : "Or write what happened."}
         />
-        <FieldError id={`${reasonId}-error`} message={reasonError} />
       </Dialog>
     </div>
   );

@@ -6,7 +6,7 @@ import { useTransition } from "react";
 import { Controller, useForm, useWatch, type FieldError as RhfFieldError } from "react-hook-form";
 import { toast } from "sonner";
 import type { z } from "zod";
-import { createAppAction, updateAppAction } from "@/lib/actions/apps";
+import { createAppAction, resubmitAppAction, updateAppAction } from "@/lib/actions/apps";
 import { Button } from "@/components/ui/button";
 import { ButtonLink } from "@/components/ui/button-link";
 import { describedBy, Field, FieldError, inputClasses } from "@/components/ui/field";
@@ -82,17 +82,25 @@ export function AppForm({ app }: { app?: AppView }) {
     toast.error(result.error.message);
   }
 
-  const onSubmit = handleSubmit((values) => {
-    const data = values;
-    startTransition(async () => {
-      if (app) {
-        const { type: _fixed, ...update } = data;
-        applyResult(await updateAppAction(app.clientId, update), "Changes saved");
-      } else {
-        applyResult(await createAppAction(data), "Application registered. It is now waiting for review.");
-      }
+  // A rejected app's edit can go back to the review queue with it ("Save and resubmit", issue 14).
+  const canResubmit = app?.status === "rejected";
+  const submit = (resubmit: boolean) =>
+    handleSubmit((values) => {
+      const data = values;
+      startTransition(async () => {
+        if (app) {
+          const { type: _fixed, ...update } = data;
+          if (resubmit) {
+            applyResult(await resubmitAppAction(app.clientId, update), "Saved and resubmitted: the app is back in the review queue.");
+          } else {
+            applyResult(await updateAppAction(app.clientId, update), "Changes saved");
+          }
+        } else {
+          applyResult(await createAppAction(data), "Application registered. It is now waiting for review.");
+        }
+      });
     });
-  });
+  const onSubmit = submit(false);
 
   const listErrors = (error: unknown): { items: (string | undefined)[]; list?: string } => {
     if (!error) return { items: [] };
@@ -283,9 +291,20 @@ export function AppForm({ app }: { app?: AppView }) {
         <ButtonLink href={app ? `/apps/${app.clientId}` : "/apps"} variant="secondary" prefetch={false}>
           Cancel
         </ButtonLink>
-        <Button type="submit" loading={pending}>
-          {app ? "Save changes" : "Register application"}
-        </Button>
+        {canResubmit ? (
+          <>
+            <Button type="submit" variant="secondary" loading={pending}>
+              Save changes
+            </Button>
+            <Button type="button" loading={pending} onClick={() => void submit(true)()}>
+              Save and resubmit
+            </Button>
+          </>
+        ) : (
+          <Button type="submit" loading={pending}>
+            {app ? "Save changes" : "Register application"}
+          </Button>
+        )}
       </div>
     </form>
   );

@@ -34,7 +34,10 @@ export function AppStatusCallout({ app }: { app: AppView }) {
             <span className="font-medium">Reason from the reviewer:</span>{" "}
             <span data-testid="status-reason">{app.statusReason ?? "No reason given."}</span>
           </p>
-          <p className="mt-1">Edit the application to address this; an admin can then approve it.{reviewed}</p>
+          <p className="mt-1">
+            Edit the application to address this, then choose <span className="font-medium">Save and resubmit</span>: it goes
+            back to the review queue, and the reviewer sees this reason next to your changes.{reviewed}
+          </p>
         </Alert>
       );
     case "suspended":

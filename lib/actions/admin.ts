@@ -3,10 +3,11 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { runAction, type ActionResult } from "@/lib/actions/result";
+import { isAppError } from "@/lib/errors";
 import { clientIdSchema, rejectAppSchema, suspendAppSchema, type AppView } from "@/lib/schemas/apps";
-import { handleSchema, type UserView } from "@/lib/schemas/users";
+import { disableUserSchema, enableUserSchema, handleSchema, type UserView } from "@/lib/schemas/users";
 import { requireAdminActor } from "@/lib/portal/session";
-import { approveApp, reinstateApp, rejectApp, suspendApp } from "@/lib/services/apps";
+import { approveApp, approveApps, MAX_BULK_APPROVE, reinstateApp, rejectApp, suspendApp, undoApproval } from "@/lib/services/apps";
 import { setUserDisabled, setUserMuted } from "@/lib/services/users";
 
 /**
@@ -27,6 +28,50 @@ export async function approveAppAction(clientId: unknown): Promise<ActionResult<
     const app = await approveApp(id, actor);
     refreshApp(id);
     return { clientId: app.clientId, status: app.status };
+  });
+}
+
+const clientIdListSchema = z
+  .array(clientIdSchema)
+  .min(1, "Select at least one application")
+  .max(MAX_BULK_APPROVE, `Approve at most ${MAX_BULK_APPROVE} applications at once`);
+
+/** Bulk approve (the queue's "Approve selected", one confirmation): each app on its own, failures listed. */
+export async function approveAppsAction(
+  clientIds: unknown,
+): Promise<ActionResult<{ approved: string[]; failed: { clientId: string; message: string }[] }>> {
+  return runAction("admin.apps.approve-bulk", async () => {
+    const ids = clientIdListSchema.parse(clientIds);
+    const actor = await requireAdminActor("app.approve", { type: "app", id: ids.join(" ") });
+    const result = await approveApps(ids, actor);
+    for (const app of result.approved) refreshApp(app.clientId);
+    return { approved: result.approved.map((a) => a.clientId), failed: result.failed };
+  });
+}
+
+/**
+ * The undo toast after an approval (single or bulk): each app goes back to the status it had, and
+ * what the approval let it get (secrets, grants, tokens) is taken back (lib/services/apps.ts).
+ */
+export async function undoApprovalsAction(
+  clientIds: unknown,
+): Promise<ActionResult<{ undone: string[]; failed: { clientId: string; message: string }[] }>> {
+  return runAction("admin.apps.approve-undo", async () => {
+    const ids = clientIdListSchema.parse(clientIds);
+    const actor = await requireAdminActor("app.approve.undo", { type: "app", id: ids.join(" ") });
+    const undone: string[] = [];
+    const failed: { clientId: string; message: string }[] = [];
+    for (const id of ids) {
+      try {
+        await undoApproval(id, actor);
+        undone.push(id);
+        refreshApp(id);
+      } catch (error) {
+        if (!isAppError(error) || error.code === "forbidden") throw error;
+        failed.push({ clientId: id, message: error.message });
+      }
+    }
+    return { undone, failed };
   });
 }
 
@@ -70,15 +115,18 @@ export async function reinstateAppAction(clientId: unknown): Promise<ActionResul
 
 const flagSchema = z.boolean();
 
+/** Disabling needs a reason (kept in the audit log); enabling takes an optional note. */
 export async function setUserDisabledAction(
   handle: unknown,
   disabled: unknown,
+  input?: unknown,
 ): Promise<ActionResult<Pick<UserView, "handle" | "disabled" | "muted">>> {
   return runAction("admin.users.disable", async () => {
     const target = handleSchema.parse(handle);
     const value = flagSchema.parse(disabled);
     const actor = await requireAdminActor(value ? "user.disable" : "user.enable", { type: "user", id: target });
-    const user = await setUserDisabled(target, value, actor);
+    const { reason } = (value ? disableUserSchema : enableUserSchema).parse(input ?? {});
+    const user = await setUserDisabled(target, value, actor, reason);
     revalidatePath("/admin/users");
     return { handle: user.handle, disabled: user.disabled, muted: user.muted };
   });

@@ -5,7 +5,7 @@ import { runAction, type ActionResult } from "@/lib/actions/result";
 import { clientIdSchema, createAppSchema, secretIdSchema, updateAppSchema, type RevealedSecret } from "@/lib/schemas/apps";
 import { requireUserActor } from "@/lib/portal/session";
 import { addSecret, retireSecret, rollSecret } from "@/lib/services/app-secrets";
-import { createApp, deleteApp, updateApp } from "@/lib/services/apps";
+import { createApp, deleteApp, resubmitApp, updateApp } from "@/lib/services/apps";
 
 /** Registers an app for the signed-in developer; the form's schema is re-parsed here (STYLE: Validation). */
 export async function createAppAction(input: unknown): Promise<ActionResult<{ clientId: string }>> {
@@ -32,6 +32,19 @@ export async function updateAppAction(clientId: unknown, input: unknown): Promis
     const app = await updateApp(id, updateAppSchema.parse(input), actor);
     revalidatePath(`/apps/${id}`);
     revalidatePath("/apps");
+    return { clientId: app.clientId };
+  });
+}
+
+/** "Save and resubmit" of a rejected app: saves the edit and puts the app back in the review queue. */
+export async function resubmitAppAction(clientId: unknown, input: unknown): Promise<ActionResult<{ clientId: string }>> {
+  return runAction("apps.resubmit", async () => {
+    const actor = await requireUserActor();
+    const id = clientIdSchema.parse(clientId);
+    const app = await resubmitApp(id, updateAppSchema.parse(input), actor);
+    revalidatePath(`/apps/${id}`);
+    revalidatePath("/apps");
+    revalidatePath("/admin", "layout");
     return { clientId: app.clientId };
   });
 }

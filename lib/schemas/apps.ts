@@ -122,6 +122,16 @@ export type RejectAppInput = z.infer<typeof rejectAppSchema>;
 export const suspendAppSchema = z.object({ reason: reasonSchema });
 export type SuspendAppInput = z.infer<typeof suspendAppSchema>;
 
+/** The admin queue's URL (issue 14): every filter survives a reload and a shared link; junk is ignored. */
+export const appQueueQuerySchema = z.object({
+  q: z.string().trim().max(100).optional().catch(undefined),
+  status: z.union([appStatusSchema, z.literal("all")]).optional().catch(undefined),
+  type: appTypeSchema.optional().catch(undefined),
+  resubmitted: z.literal("1").optional().catch(undefined),
+  cursor: z.string().max(200).optional().catch(undefined),
+});
+export type AppQueueQuery = z.infer<typeof appQueueQuerySchema>;
+
 export const clientIdSchema = z
   .string()
   .trim()
@@ -177,6 +187,10 @@ export const appViewSchema = z.object({
   /** The API client's active secrets (at most two), oldest first; never a value or a hash. */
   secrets: z.array(secretViewSchema),
   reviewedAt: z.date().nullable(),
+  /** When the owner sent it back to review after a rejection; null once reviewed again. */
+  resubmittedAt: z.date().nullable(),
+  /** The rejection reason a resubmission answers (shown to the admin in the queue). */
+  previousRejectionReason: z.string().nullable(),
   createdAt: z.date(),
   updatedAt: z.date(),
 });

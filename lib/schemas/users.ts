@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isStorableText } from "./api";
 
 /** User inputs and views shared by the admin area, the CLI and the sign-in service. */
 
@@ -49,3 +50,17 @@ export const listUsersSchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
 export type ListUsersInput = z.input<typeof listUsersSchema>;
+
+/** Why an admin disables (or enables) an account: kept in the audit log (issue 14). */
+export const userStatusReasonSchema = z
+  .string()
+  .trim()
+  .min(3, "Give a reason (at least 3 characters)")
+  .max(500, "At most 500 characters")
+  .refine(isStorableText, "Contains characters that are not allowed");
+
+export const disableUserSchema = z.object({ reason: userStatusReasonSchema });
+export type DisableUserInput = z.infer<typeof disableUserSchema>;
+
+/** Enabling confirms too; a note is optional. */
+export const enableUserSchema = z.object({ reason: userStatusReasonSchema.optional().or(z.literal("").transform(() => undefined)) });

@@ -11,7 +11,7 @@ import {
   type UpdateAppInput,
 } from "../schemas/apps";
 import { isAdminActor, type Actor } from "./actor";
-import { recordAudit } from "./audit";
+import { findLatestAudit, recordAudit } from "./audit";
 import { ensureSystemUser } from "./users";
 
 /**
@@ -55,6 +55,8 @@ function toAppView(row: AppRow): AppView {
     hasSecret: row.secrets.length > 0,
     secrets: row.secrets,
     reviewedAt: row.reviewedAt,
+    resubmittedAt: row.resubmittedAt,
+    previousRejectionReason: row.previousRejectionReason,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -214,26 +216,58 @@ function decodeAppCursor(cursor: string): { createdAt: Date; id: number } {
   return { createdAt: new Date(Number(match[1])), id: Number(match[2]) };
 }
 
+/** The admin queue's filters (issue 14); every one is optional and they combine with AND. */
+export interface AppFilters {
+  status?: AppStatus;
+  type?: AppType;
+  /** Only apps sent back to review after a rejection (and not reviewed since). */
+  resubmitted?: boolean;
+  /** Matches the name, client id, description (case-insensitive) or the owner's handle. */
+  search?: string;
+}
+
+function appWhere(filters: AppFilters): Prisma.ApplicationWhereInput {
+  const search = filters.search?.trim();
+  const handle = search?.replace(/^@/, "").toLowerCase();
+  return {
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.type ? { type: filters.type } : {}),
+    ...(filters.resubmitted ? { resubmittedAt: { not: null } } : {}),
+    ...(search
+      ? {
+          OR: [
+            { name: { contains: search, mode: "insensitive" as const } },
+            { clientId: { contains: search } },
+            { description: { contains: search, mode: "insensitive" as const } },
+            { owner: { handle: { contains: handle } } },
+          ],
+        }
+      : {}),
+  };
+}
+
 /**
  * All apps for the admin area, oldest first (so the pending queue is served in arrival order), with
- * a keyset cursor on (createdAt, id).
+ * a keyset cursor on (createdAt, id), so a deep page costs what the first one does.
  */
 export async function listApps(
-  options: { status?: AppStatus; cursor?: string; limit?: number } = {},
+  options: AppFilters & { cursor?: string; limit?: number } = {},
 ): Promise<AppPage> {
   const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 1), 200);
   const after = options.cursor !== undefined ? decodeAppCursor(options.cursor) : undefined;
   const rows = await db.application.findMany({
     where: {
-      ...(options.status ? { status: options.status } : {}),
-      ...(after
-        ? {
-            OR: [
-              { createdAt: { gt: after.createdAt } },
-              { createdAt: after.createdAt, id: { gt: after.id } },
-            ],
-          }
-        : {}),
+      AND: [
+        appWhere(options),
+        after
+          ? {
+              OR: [
+                { createdAt: { gt: after.createdAt } },
+                { createdAt: after.createdAt, id: { gt: after.id } },
+              ],
+            }
+          : {},
+      ],
     },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     take: limit + 1,
@@ -246,23 +280,45 @@ export async function listApps(
   };
 }
 
+/** How many apps match the filters, and how many of each status match the rest of them (the queue's counts). */
+export async function countApps(
+  filters: AppFilters,
+): Promise<{ total: number; byStatus: Record<AppStatus, number>; resubmitted: number }> {
+  const { status: _all, ...rest } = filters;
+  const [groups, resubmitted] = await Promise.all([
+    db.application.groupBy({ by: ["status"], where: appWhere({ ...rest, resubmitted: filters.resubmitted }), _count: { _all: true } }),
+    db.application.count({ where: appWhere({ ...rest, status: filters.status, resubmitted: true }) }),
+  ]);
+  const byStatus: Record<AppStatus, number> = { pending: 0, approved: 0, rejected: 0, suspended: 0 };
+  for (const group of groups) byStatus[group.status] = group._count._all;
+  const total = filters.status ? byStatus[filters.status] : Object.values(byStatus).reduce((a, b) => a + b, 0);
+  return { total, byStatus, resubmitted };
+}
+
 /** One app for its owner, an admin or the operator; anyone else gets not_found (audited). */
 export async function getAppForViewer(clientId: string, actor: Actor): Promise<AppView> {
   return toAppView(await loadManageable(clientId, actor, "app.view", "viewer"));
 }
 
-export async function updateApp(clientId: string, input: UpdateAppInput, actor: Actor): Promise<AppView> {
-  const app = await loadManageable(clientId, actor, "app.update");
-  refuseFirstParty(app, "edited");
+/** The fields an update changes, after the type-dependent redirect rules are checked against the stored app. */
+function checkedChanges(app: AppRow, input: UpdateAppInput): UpdateAppInput {
   const redirectUris = input.redirectUris ?? app.redirectUris;
   const postLogoutRedirectUris = input.postLogoutRedirectUris ?? app.postLogoutRedirectUris;
   const problems = checkRedirectsForType(app.type, redirectUris, postLogoutRedirectUris);
   if (Object.keys(problems).length) {
     throw new AppError("invalid_request", Object.values(problems)[0]!, { fields: problems });
   }
-  const changed = Object.fromEntries(
-    Object.entries(input).filter(([, value]) => value !== undefined),
-  ) as UpdateAppInput;
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as UpdateAppInput;
+}
+
+/**
+ * Edits an app. A rejected app stays rejected (the admin's decision stands until the owner asks
+ * for another look with resubmitApp); an approved app stays approved.
+ */
+export async function updateApp(clientId: string, input: UpdateAppInput, actor: Actor): Promise<AppView> {
+  const app = await loadManageable(clientId, actor, "app.update");
+  refuseFirstParty(app, "edited");
+  const changed = checkedChanges(app, input);
   return transactionWithChanges(async (tx, announce) => {
     const row = await tx.application.update({ where: { clientId }, data: changed, include: appInclude });
     await recordAudit(
@@ -271,6 +327,51 @@ export async function updateApp(clientId: string, input: UpdateAppInput, actor: 
     );
     await announce({ kind: "app", clientId });
     return toAppView(row);
+  });
+}
+
+/**
+ * "Save and resubmit" (issue 14): the owner's edit of a rejected app, saved and sent back to the
+ * review queue in one step. The app becomes pending, marked resubmitted, and keeps the rejection
+ * reason it answers so the admin can check the change against it. Only the owner (or the
+ * operator) asks for another review; an admin who wants the app approves it instead.
+ */
+export async function resubmitApp(clientId: string, input: UpdateAppInput, actor: Actor): Promise<AppView> {
+  const app = await loadManageable(clientId, actor, "app.resubmit");
+  if (!isOwner(app, actor) && actor.kind !== "system") {
+    await recordAudit({ actor, action: "app.resubmit", targetType: "app", targetId: clientId, outcome: "denied" });
+    throw new AppError("forbidden", "Only the owner can resubmit an application for review.");
+  }
+  refuseFirstParty(app, "resubmitted");
+  const changed = checkedChanges(app, input);
+  return transactionWithChanges(async (tx, announce) => {
+    // Conditional on the status, so a resubmission cannot undo an approval that happened meanwhile.
+    const { count } = await tx.application.updateMany({
+      where: { clientId, status: "rejected" },
+      data: {
+        ...changed,
+        status: "pending",
+        statusReason: null,
+        resubmittedAt: new Date(),
+        previousRejectionReason: app.statusReason,
+      },
+    });
+    if (count === 0) {
+      const current = (await loadApp(clientId, tx))?.status ?? app.status;
+      throw new AppError("conflict", `Only a rejected application can be resubmitted; ${clientId} is ${current}.`);
+    }
+    await recordAudit(
+      {
+        actor,
+        action: "app.resubmit",
+        targetType: "app",
+        targetId: clientId,
+        detail: { fields: Object.keys(changed), ...(app.statusReason ? { rejectionReason: app.statusReason } : {}) },
+      },
+      tx,
+    );
+    await announce({ kind: "app", clientId });
+    return toAppView((await loadApp(clientId, tx))!);
   });
 }
 
@@ -324,8 +425,14 @@ async function transition(clientId: string, kind: Transition, actor: Actor, reas
         status: rule.to,
         // A rejection or suspension carries its reason; approval clears any old one.
         statusReason: rule.to === "approved" ? null : (reason ?? null),
+        // A review answers a resubmission: the mark and the old reason it carried go.
         ...(kind === "approve" || kind === "reject"
-          ? { reviewedAt: new Date(), reviewedById: actor.kind === "user" ? actor.id : null }
+          ? {
+              reviewedAt: new Date(),
+              reviewedById: actor.kind === "user" ? actor.id : null,
+              resubmittedAt: null,
+              previousRejectionReason: null,
+            }
           : {}),
       },
     });
@@ -343,7 +450,13 @@ async function transition(clientId: string, kind: Transition, actor: Actor, reas
         action: rule.audit,
         targetType: "app",
         targetId: clientId,
-        detail: { from: app.status, ...(reason ? { reason } : {}), ...(revoked ? { revoked } : {}) },
+        detail: {
+          from: app.status,
+          ...(reason ? { reason } : {}),
+          ...(revoked ? { revoked } : {}),
+          // What an undo of this approval puts back (undoApproval).
+          ...(kind === "approve" ? approvalRestore(app) : {}),
+        },
       },
       tx,
     );
@@ -356,6 +469,108 @@ async function transition(clientId: string, kind: Transition, actor: Actor, reas
 
 export function approveApp(clientId: string, actor: Actor): Promise<AppView> {
   return transition(clientId, "approve", actor);
+}
+
+/** At most this many apps in one bulk approval (one page of the queue). */
+export const MAX_BULK_APPROVE = 100;
+
+/**
+ * Approves several apps, each on its own (its own transaction, audit entry and announcement), so
+ * one that changed meanwhile does not block the others: the result says which failed and why.
+ */
+export async function approveApps(
+  clientIds: readonly string[],
+  actor: Actor,
+): Promise<{ approved: AppView[]; failed: { clientId: string; message: string }[] }> {
+  if (clientIds.length > MAX_BULK_APPROVE) {
+    throw new AppError("invalid_request", `Approve at most ${MAX_BULK_APPROVE} applications at once.`);
+  }
+  const approved: AppView[] = [];
+  const failed: { clientId: string; message: string }[] = [];
+  for (const clientId of new Set(clientIds)) {
+    try {
+      approved.push(await approveApp(clientId, actor));
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      if (error.code === "forbidden") throw error;
+      failed.push({ clientId, message: error.message });
+    }
+  }
+  return { approved, failed };
+}
+
+/** An approval can be undone for this long (the toast offers it for seconds; a slow network gets slack). */
+export const APPROVAL_UNDO_WINDOW_MS = 10 * 60_000;
+
+/** The state an approval replaced, kept in its audit entry so undoApproval can put it back. */
+function approvalRestore(app: AppRow): Record<string, unknown> {
+  return {
+    ...(app.statusReason ? { fromReason: app.statusReason } : {}),
+    ...(app.resubmittedAt ? { fromResubmittedAt: app.resubmittedAt.toISOString() } : {}),
+    ...(app.previousRejectionReason ? { fromPreviousRejectionReason: app.previousRejectionReason } : {}),
+  };
+}
+
+const STATUS_ACTIONS = ["app.approve", "app.approve.undo", "app.reject", "app.suspend", "app.reinstate", "app.resubmit"];
+
+/**
+ * Takes back an approval made moments ago (the queue's undo toast): the app returns to the status
+ * it had, with its reasons and resubmission mark. Whatever the approval let the app get is taken
+ * back with it, as if it had never been approved: secrets created since (an API client's owner
+ * may have revealed its secret already) are deleted, grants and refresh tokens revoked, consents
+ * given since forgotten, and every access token voided through the app's watermark. Only the
+ * latest status change of the app, only while it is approved, and only within the undo window.
+ */
+export async function undoApproval(clientId: string, actor: Actor): Promise<AppView> {
+  await requireAdmin(actor, "app.approve.undo", clientId);
+  const app = await loadApp(clientId);
+  if (!app) throw notFound(clientId);
+  return transactionWithChanges(async (tx, announce) => {
+    // The app's row lock serializes the undo with a secret reveal and with another admin's action.
+    const locked = await tx.$queryRaw<{ id: number; status: string }[]>`
+      SELECT id, status::text AS status FROM "Application" WHERE "clientId" = ${clientId} FOR UPDATE`;
+    if (!locked[0]) throw notFound(clientId);
+    const cannot = (why: string) => new AppError("conflict", `Cannot undo the approval of ${clientId}: ${why}.`);
+    if (locked[0].status !== "approved") throw cannot(`it is ${locked[0].status}`);
+    const last = await findLatestAudit({ targetType: "app", targetId: clientId, actions: STATUS_ACTIONS }, tx);
+    if (!last || last.action !== "app.approve") throw cannot("its last change was not an approval");
+    if (Date.now() - last.createdAt.getTime() > APPROVAL_UNDO_WINDOW_MS) throw cannot("the approval is more than 10 minutes old");
+    const detail = last.detail;
+    const from = typeof detail.from === "string" && detail.from !== "approved" ? (detail.from as AppStatus) : "pending";
+    const text = (value: unknown) => (typeof value === "string" ? value : null);
+    await tx.application.update({
+      where: { clientId },
+      data: {
+        status: from,
+        statusReason: text(detail.fromReason),
+        resubmittedAt: text(detail.fromResubmittedAt) ? new Date(text(detail.fromResubmittedAt)!) : null,
+        previousRejectionReason: text(detail.fromPreviousRejectionReason),
+      },
+    });
+    const since = { gte: last.createdAt };
+    const { count: secretsRemoved } = await tx.clientSecret.deleteMany({ where: { applicationId: locked[0].id, createdAt: since } });
+    const revoked = await revokeClientGrants(tx, clientId, false);
+    const { count: consentsRemoved } = await tx.consent.deleteMany({ where: { clientId, createdAt: since } });
+    await recordAudit(
+      {
+        actor,
+        action: "app.approve.undo",
+        targetType: "app",
+        targetId: clientId,
+        detail: {
+          to: from,
+          ...(secretsRemoved ? { secretsRemoved } : {}),
+          ...(revoked ? { revoked } : {}),
+          ...(consentsRemoved ? { consentsRemoved } : {}),
+        },
+      },
+      tx,
+    );
+    const view = toAppView((await loadApp(clientId, tx))!);
+    await voidAppTokens(tx, clientId);
+    await announce({ kind: "app", clientId });
+    return view;
+  });
 }
 
 export function rejectApp(clientId: string, reason: string, actor: Actor): Promise<AppView> {

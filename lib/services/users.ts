@@ -152,6 +152,7 @@ async function setFlag(
   flag: "disabled" | "muted",
   value: boolean,
   actor: Actor,
+  reason?: string,
 ): Promise<UserView> {
   const action = `user.${flag === "disabled" ? (value ? "disable" : "enable") : value ? "mute" : "unmute"}`;
   const target = handle.toLowerCase();
@@ -169,7 +170,7 @@ async function setFlag(
   // Announced in the transaction: every process's cached status of this user is dropped at once.
   const row = await transactionWithChanges(async (tx, announce) => {
     const updated = await tx.user.update({ where: { id: user.id }, data: { [flag]: value }, select: userViewSelect });
-    await recordAudit({ actor, action, targetType: "user", targetId: target, detail: { previous: user[flag] } }, tx);
+    await recordAudit({ actor, action, targetType: "user", targetId: target, detail: { previous: user[flag], ...(reason ? { reason } : {}) } }, tx);
     await announce({ kind: "user", userId: user.id });
     return updated;
   });
@@ -181,8 +182,9 @@ async function setFlag(
  * userinfo 401) from that moment, in every process; enabling it again makes its unexpired tokens
  * work again (they were not voided).
  */
-export function setUserDisabled(handle: string, disabled: boolean, actor: Actor): Promise<UserView> {
-  return setFlag(handle, "disabled", disabled, actor);
+export function setUserDisabled(handle: string, disabled: boolean, actor: Actor, reason?: string): Promise<UserView> {
+  // The reason (the admin area asks for one) goes to the audit entry, where admins read it.
+  return setFlag(handle, "disabled", disabled, actor, reason);
 }
 
 /** A muted account cannot post to the global chat (403 forbidden there). */

@@ -1,4 +1,4 @@
-import { NavLink } from "@/components/layout/nav-link";
+import { AdminTab } from "@/components/admin/admin-tab";
 import { Icon } from "@/components/ui/icon";
 import { requireAdmin } from "@/lib/portal/session";
 
@@ -17,18 +17,15 @@ export default async function AdminLayout({ children }: { children: React.ReactN
         </div>
       </div>
       <nav aria-label="Admin sections" className="mt-6 -mb-px flex gap-6 overflow-x-auto border-b border-slate-200">
-        <NavLink href="/admin" exact variant="tab">
+        <AdminTab href="/admin/apps" also={["/admin"]}>
           <Icon name="clock" /> Review queue
-        </NavLink>
-        <NavLink href="/admin/apps" variant="tab">
-          <Icon name="grid" /> Applications
-        </NavLink>
-        <NavLink href="/admin/users" variant="tab">
+        </AdminTab>
+        <AdminTab href="/admin/users">
           <Icon name="users" /> Users
-        </NavLink>
-        <NavLink href="/admin/audit" variant="tab">
+        </AdminTab>
+        <AdminTab href="/admin/audit">
           <Icon name="list" /> Audit log
-        </NavLink>
+        </AdminTab>
       </nav>
       <div className="pt-8">{children}</div>
     </main>

@@ -2,44 +2,142 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { z } from "zod";
 import { Badge } from "@/components/ui/badge";
+import { buttonClasses } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
+import { inputClasses } from "@/components/ui/field";
 import { Pagination } from "@/components/ui/pagination";
 import { isAppError } from "@/lib/errors";
 import { requireAdmin } from "@/lib/portal/session";
-import { listAuditLog } from "@/lib/services/audit";
+import { listAuditActions, listAuditLog, type AuditFilters } from "@/lib/services/audit";
 
 export const metadata: Metadata = { title: "Audit log" };
 
-const querySchema = z.object({ cursor: z.string().max(20).optional().catch(undefined) });
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)));
+
+/** The log's filters live in the URL (a reload or a shared link keeps them); junk is ignored, never a 500. */
+const querySchema = z.object({
+  actor: z.string().trim().max(60).optional().catch(undefined),
+  action: z.string().trim().max(60).regex(/^[a-z_.*]+$/).optional().catch(undefined),
+  target: z.string().trim().max(100).regex(/^@?[A-Za-z0-9_:-]+$/).optional().catch(undefined),
+  from: day.optional().catch(undefined),
+  to: day.optional().catch(undefined),
+  cursor: z.string().max(60).optional().catch(undefined),
+});
+type Query = z.infer<typeof querySchema>;
+
+function auditHref(query: Query, change: Partial<Query>): string {
+  const next: Query = { ...query, cursor: undefined, ...change };
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(next)) if (value) params.set(key, value);
+  const s = params.toString();
+  return `/admin/audit${s ? `?${s}` : ""}`;
+}
 
 function formatDetail(detail: Record<string, unknown>): string {
-  const entries = Object.entries(detail);
-  if (!entries.length) return "";
-  return entries.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(" · ");
+  return Object.entries(detail)
+    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(" · ");
 }
+
+const FILTER_LINK = "rounded hover:underline focus-visible:outline-2 focus-visible:outline-brand-600";
 
 export default async function AuditLogPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requireAdmin();
   const query = querySchema.parse(await searchParams);
-  const page = await listAuditLog({ cursor: query.cursor, limit: 50 }).catch((error: unknown) => {
-    if (isAppError(error) && error.code === "invalid_request") return listAuditLog({ limit: 50 });
-    throw error;
-  });
+  const filters: AuditFilters = {
+    actor: query.actor || undefined,
+    action: query.action || undefined,
+    target: query.target || undefined,
+    from: query.from ? new Date(`${query.from}T00:00:00Z`) : undefined,
+    // "To" is inclusive: the whole of that day (UTC).
+    to: query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000) : undefined,
+  };
+  const [page, actions] = await Promise.all([
+    listAuditLog({ ...filters, cursor: query.cursor, limit: 50 }).catch((error: unknown) => {
+      if (isAppError(error) && error.code === "invalid_request") return listAuditLog({ ...filters, limit: 50 });
+      throw error;
+    }),
+    listAuditActions(),
+  ]);
+  const filtered = Boolean(query.actor || query.action || query.target || query.from || query.to);
+
   return (
     <div className="space-y-6">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Audit log</h1>
-        <p className="mt-1 text-sm text-slate-600">Every admin and security-relevant action, newest first. Refused attempts are marked “denied”.</p>
+        <p className="mt-1 text-sm text-slate-600">
+          Every admin and security-relevant action, newest first. Refused attempts are marked “denied”. Times are UTC.
+        </p>
       </div>
+
+      <form
+        role="search"
+        aria-label="Filter the audit log"
+        action="/admin/audit"
+        method="get"
+        className="grid gap-3 rounded-xl border border-slate-200 bg-white p-4 shadow-xs sm:grid-cols-2 lg:grid-cols-[repeat(5,minmax(0,1fr))_auto] lg:items-end"
+      >
+        <div>
+          <label htmlFor="audit-actor" className="block text-sm font-medium text-slate-900">
+            Actor
+          </label>
+          <input id="audit-actor" name="actor" defaultValue={query.actor ?? ""} placeholder="@handle or system:cli" className={`${inputClasses} mt-1`} />
+        </div>
+        <div>
+          <label htmlFor="audit-action" className="block text-sm font-medium text-slate-900">
+            Action
+          </label>
+          <select id="audit-action" name="action" defaultValue={query.action ?? ""} className={`${inputClasses} mt-1`}>
+            <option value="">All actions</option>
+            {[...new Set(["app.*", "user.*", ...actions, ...(query.action ? [query.action] : [])])].map((a) => (
+              <option key={a} value={a}>
+                {a.endsWith(".*") ? `${a.slice(0, -2)}.… (all)` : a}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="audit-target" className="block text-sm font-medium text-slate-900">
+            Target
+          </label>
+          <input id="audit-target" name="target" defaultValue={query.target ?? ""} placeholder="Client ID or @handle" className={`${inputClasses} mt-1`} />
+        </div>
+        <div>
+          <label htmlFor="audit-from" className="block text-sm font-medium text-slate-900">
+            From
+          </label>
+          <input id="audit-from" name="from" type="date" defaultValue={query.from ?? ""} className={`${inputClasses} mt-1`} />
+        </div>
+        <div>
+          <label htmlFor="audit-to" className="block text-sm font-medium text-slate-900">
+            To
+          </label>
+          <input id="audit-to" name="to" type="date" defaultValue={query.to ?? ""} className={`${inputClasses} mt-1`} />
+        </div>
+        <div className="flex gap-2">
+          <button type="submit" className={buttonClasses("secondary")}>
+            Filter
+          </button>
+          {filtered ? (
+            <Link href="/admin/audit" className={buttonClasses("ghost")}>
+              Clear
+            </Link>
+          ) : null}
+        </div>
+      </form>
+
       {page.entries.length === 0 ? (
-        <EmptyState icon="list" title="Nothing logged yet" />
+        <EmptyState icon="list" title={filtered ? "No entries match" : "Nothing logged yet"} />
       ) : (
         <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-xs">
-          <table className="w-full min-w-[720px] text-left text-sm">
+          <table className="w-full min-w-[760px] text-left text-sm">
             <caption className="sr-only">Audit log entries</caption>
             <thead className="bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase">
               <tr>
-                <th scope="col" className="px-4 py-3">When (UTC)</th>
+                <th scope="col" className="px-4 py-3">When</th>
                 <th scope="col" className="px-4 py-3">Who</th>
                 <th scope="col" className="px-4 py-3">Action</th>
                 <th scope="col" className="px-4 py-3">Target</th>
@@ -48,34 +146,58 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
             </thead>
             <tbody className="divide-y divide-slate-100">
               {page.entries.map((e) => (
-                <tr key={e.id} className="align-top">
+                <tr key={e.id} className="align-top" data-audit-action={e.action}>
                   <td className="px-4 py-3 font-mono text-xs whitespace-nowrap text-slate-700">
                     <time dateTime={e.createdAt.toISOString()}>{e.createdAt.toISOString().slice(0, 19).replace("T", " ")}</time>
                   </td>
                   <td className="px-4 py-3 whitespace-nowrap text-slate-900">
-                    {e.actorHandle ? (e.actorHandle.startsWith("system:") ? e.actorHandle : `@${e.actorHandle}`) : "—"}
+                    {e.actorHandle ? (
+                      <Link href={auditHref(query, { actor: e.actorHandle })} prefetch={false} className={FILTER_LINK} title="Show only this actor">
+                        {e.actorHandle.startsWith("system:") ? e.actorHandle : `@${e.actorHandle}`}
+                      </Link>
+                    ) : (
+                      "—"
+                    )}
                     {e.ip ? <span className="block text-xs text-slate-600">{e.ip}</span> : null}
                   </td>
                   <td className="px-4 py-3 whitespace-nowrap">
-                    <code className="font-mono text-xs text-slate-900">{e.action}</code>
+                    <Link href={auditHref(query, { action: e.action })} prefetch={false} className={FILTER_LINK} title="Show only this action">
+                      <code className="font-mono text-xs text-slate-900">{e.action}</code>
+                    </Link>
                     {e.outcome === "denied" ? (
                       <span className="ml-2">
                         <Badge tone="red">denied</Badge>
                       </span>
                     ) : null}
                   </td>
-                  <td className="px-4 py-3 whitespace-nowrap">
+                  <td className="max-w-64 px-4 py-3">
                     {e.targetType === "app" ? (
-                      <Link href={`/apps/${e.targetId}`} prefetch={false} className="font-mono text-xs text-brand-700 hover:underline">
-                        {e.targetId}
+                      <>
+                        {e.targetName ? (
+                          <Link href={`/apps/${e.targetId}`} prefetch={false} className="font-medium break-words text-brand-700 hover:underline">
+                            {e.targetName}
+                          </Link>
+                        ) : (
+                          <span className="text-slate-600 italic">deleted app</span>
+                        )}
+                        <Link
+                          href={auditHref(query, { target: e.targetId })}
+                          prefetch={false}
+                          className={`block font-mono text-xs break-all text-slate-600 ${FILTER_LINK}`}
+                          title="Show only this app"
+                        >
+                          {e.targetId}
+                        </Link>
+                      </>
+                    ) : e.targetType === "user" ? (
+                      <Link href={auditHref(query, { target: e.targetId })} prefetch={false} className={`break-all text-slate-900 ${FILTER_LINK}`} title="Show only this user">
+                        @{e.targetId}
                       </Link>
                     ) : (
-                      <span className="font-mono text-xs text-slate-900">
-                        {e.targetType === "user" ? `@${e.targetId}` : `${e.targetType}:${e.targetId}`}
-                      </span>
+                      <span className="font-mono text-xs break-all text-slate-900">{`${e.targetType}:${e.targetId}`}</span>
                     )}
                   </td>
-                  <td className="max-w-md px-4 py-3 text-xs break-words text-slate-600">{formatDetail(e.detail)}</td>
+                  <td className="max-w-md px-4 py-3 text-xs wrap-anywhere text-slate-600">{formatDetail(e.detail)}</td>
                 </tr>
               ))}
             </tbody>
@@ -84,8 +206,8 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
       )}
       <Pagination
         isFirst={!query.cursor}
-        firstHref="/admin/audit"
-        nextHref={page.nextCursor ? `/admin/audit?cursor=${page.nextCursor}` : null}
+        firstHref={auditHref(query, {})}
+        nextHref={page.nextCursor ? auditHref(query, { cursor: page.nextCursor }) : null}
       />
     </div>
   );

@@ -64,23 +64,24 @@ export default async function AdminUsersPage({ searchParams }: { searchParams: P
         <EmptyState icon="users" title="No users found" description={query.q ? `Nobody matches “${query.q}”.` : "There are no accounts yet."} />
       ) : (
         <div className="overflow-hidden rounded-xl border border-slate-200 bg-white shadow-xs">
-          <table className="w-full text-left text-sm">
+          {/* Fixed layout at md+: a long name truncates inside its column instead of widening the page. */}
+          <table className="block w-full text-left text-sm md:table md:table-fixed">
             <caption className="sr-only">Users</caption>
             <thead className="hidden bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase md:table-header-group">
               <tr>
                 <th scope="col" className="px-5 py-3">User</th>
-                <th scope="col" className="px-5 py-3">Status</th>
-                <th scope="col" className="px-5 py-3">Joined</th>
-                <th scope="col" className="px-5 py-3 text-right">
+                <th scope="col" className="w-40 px-5 py-3">Status</th>
+                <th scope="col" className="w-36 px-5 py-3">Joined</th>
+                <th scope="col" className="w-52 px-5 py-3 text-right">
                   <span className="sr-only">Actions</span>
                 </th>
               </tr>
             </thead>
-            <tbody className="divide-y divide-slate-100">
+            <tbody className="block divide-y divide-slate-100 md:table-row-group">
               {page.users.map((u) => (
                 <tr key={u.id} className="flex flex-col gap-3 p-4 md:table-row md:p-0" data-handle={u.handle}>
-                  <td className="md:px-5 md:py-3">
-                    <div className="flex items-center gap-3">
+                  <td className="min-w-0 md:px-5 md:py-3">
+                    <div className="flex min-w-0 items-center gap-3">
                       <Avatar handle={u.handle} name={u.displayName} />
                       <div className="min-w-0">
                         <p className="truncate font-medium text-slate-900">{u.displayName}</p>

@@ -29,7 +29,11 @@ export default async function EditAppPage({ params }: { params: Promise<{ client
           </Link>
         }
         title="Edit application"
-        description="Changes apply at once; an approved app stays approved."
+        description={
+          app.status === "rejected"
+            ? "Address the reviewer's reason, then choose Save and resubmit to send the app back to the review queue. Save changes alone keeps it rejected."
+            : "Changes apply at once; an approved app stays approved."
+        }
       />
       <AppForm app={app} />
     </div>
