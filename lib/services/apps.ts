@@ -85,10 +85,6 @@ export async function loadApp(clientId: string, client: Tx | typeof db = db): Pr
   return client.application.findUnique({ where: { clientId }, include: appInclude });
 }
 
-export function isOwner(app: { ownerId: number }, actor: Actor): boolean {
-  return actor.kind === "user" && actor.id === app.ownerId;
-}
-
 /** The actor's place on the app's team (issue 15): owner, a member's role, or none. */
 export function teamRole(app: Pick<AppRow, "ownerId" | "members">, actor: Actor): AppRole | null {
   if (actor.kind !== "user") return null;
@@ -333,14 +329,16 @@ export async function updateApp(clientId: string, input: UpdateAppInput, actor: 
 /**
  * "Save and resubmit" (issue 14): the owner's edit of a rejected app, saved and sent back to the
  * review queue in one step. The app becomes pending, marked resubmitted, and keeps the rejection
- * reason it answers so the admin can check the change against it. Only the owner (or the
- * operator) asks for another review; an admin who wants the app approves it instead.
+ * reason it answers so the admin can check the change against it. Only the app's team (owner or
+ * team admins) or the operator asks for another review; a platform admin who wants the app
+ * approves it instead.
  */
 export async function resubmitApp(clientId: string, input: UpdateAppInput, actor: Actor): Promise<AppView> {
   const app = await loadManageable(clientId, actor, "app.resubmit");
-  if (!isOwner(app, actor) && actor.kind !== "system") {
+  const role = teamRole(app, actor);
+  if (role !== "owner" && role !== "admin" && actor.kind !== "system") {
     await recordAudit({ actor, action: "app.resubmit", targetType: "app", targetId: clientId, outcome: "denied" });
-    throw new AppError("forbidden", "Only the owner can resubmit an application for review.");
+    throw new AppError("forbidden", "Only the app's owner or team admins can resubmit it for review.");
   }
   refuseFirstParty(app, "resubmitted");
   const changed = checkedChanges(app, input);

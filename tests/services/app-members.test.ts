@@ -29,7 +29,7 @@ beforeAll(async () => {
   secrets = await import("../../lib/services/app-secrets");
   const users = await import("../../lib/services/users");
   for (const handle of ["team_owner", "team_admin", "team_viewer", "team_stranger", "team_next"]) {
-    ids[handle] = (await users.createUser({ handle, password: "team passphrase 123", displayName: handle }, operator)).id;
+    ids[handle] = (await users.createUser({ handle, password: "team passphrase 123", displayName: handle, admin: false }, operator)).id;
   }
 });
 
