@@ -23,7 +23,8 @@ export default function ScopesPage() {
     >
       <h2 id="api-scopes">API scopes</h2>
       <TableScroll label="API scopes">
-        <table>
+        {/* Four columns: on a phone it scrolls sideways rather than squeezing the text to a word per line. */}
+        <table className="min-w-[38rem]">
           <thead>
             <tr>
               <th scope="col">Scope</th>
