@@ -292,6 +292,15 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
       }),
     );
   });
+  test("admin: the reject dialog from the review queue (opened in a right-aligned table cell)", async () => {
+    expectClean(
+      await sweep("admin", "admin-queue-reject-dialog", async (p) => {
+        await p.goto(`${server.url}/admin/apps`);
+        await p.getByRole("button", { name: /^Reject\b/ }).first().click();
+        await p.getByRole("dialog").waitFor();
+      }),
+    );
+  });
   test("admin: overview", async () => {
     expectClean(await sweep("admin", "admin-overview", (p) => p.goto(`${server.url}/admin`)));
   });
