@@ -33,6 +33,16 @@ interface CapturedAction {
   body: string;
 }
 
+/** How many secrets the app holds (the database keeps only hashes). */
+async function secretCount(clientId: string): Promise<number> {
+  const rows = await query<{ n: string }>(
+    server.databaseUrl,
+    `SELECT count(*) AS n FROM "ClientSecret" s JOIN "Application" a ON a.id = s."applicationId" WHERE a."clientId" = $1`,
+    [clientId],
+  );
+  return Number(rows[0]!.n);
+}
+
 test.describe("developer portal in Chromium", () => {
   test.describe.configure({ mode: "serial" });
 
@@ -97,12 +107,28 @@ test.describe("developer portal in Chromium", () => {
   });
 
   test("the developer sees the secret exactly once, uses it, and rotates it: add, retire, roll", async () => {
+    // My apps says a secret is waiting, and saying so reveals nothing (no secret exists yet).
+    await alice.setViewportSize({ width: 1280, height: 800 });
+    await alice.goto(`${server.url}/apps`);
+    const card = alice.locator(`li[data-client-id="${apiClientId}"]`);
+    await expect(card.getByTestId("secret-ready")).toBeVisible();
+    expect(await secretCount(apiClientId)).toBe(0);
+
     await alice.goto(`${server.url}/apps/${apiClientId}`);
     const panel = alice.getByTestId("secret-reveal");
     const revealed = alice.getByTestId("client-secret");
     const rows = alice.getByTestId("secret-row");
     await panel.waitFor();
     expect(await panel.textContent()).toContain("copy it now, it will not be shown again");
+    // Issue 14: the new secret is at the top of the page, visible without scrolling at 1280×800,
+    // and the Approved callout points to it.
+    const box = await panel.boundingBox();
+    expect(box, "the secret banner is rendered").not.toBeNull();
+    expect(box!.y, "the banner starts on screen").toBeGreaterThanOrEqual(0);
+    expect(box!.y + box!.height, "the whole banner fits in the first 800 px").toBeLessThanOrEqual(800);
+    await expect(alice.getByRole("status").filter({ hasText: "Approved" })).toContainText("client secret is at the top of this page");
+    expect(await secretCount(apiClientId)).toBe(1);
+    await alice.setViewportSize({ width: 1280, height: 900 });
     const first = await revealed.inputValue();
     expect(first.length).toBeGreaterThanOrEqual(32);
     await expectAccessible(alice, "app page (secret)");
@@ -124,6 +150,12 @@ test.describe("developer portal in Chromium", () => {
     expect(await rows.count()).toBe(1);
     expect(await alice.getByTestId("secret-hint").textContent()).toContain(first.slice(-4));
     expect(await alice.getByRole("button", { name: /^Retire/ }).count()).toBe(0);
+
+    // Revealed: My apps no longer says a secret is waiting.
+    await alice.goto(`${server.url}/apps`);
+    await card.waitFor();
+    expect(await card.getByTestId("secret-ready").count()).toBe(0);
+    await alice.goto(`${server.url}/apps/${apiClientId}`);
 
     // Add a second secret: revealed once, and both secrets get tokens.
     await alice.getByRole("button", { name: "Add a second secret" }).click();
@@ -229,6 +261,11 @@ test.describe("developer portal in Chromium", () => {
     const { access_token: beforeSuspension } = (await before.json()) as { access_token: string };
     expect((await readChat(beforeSuspension)).status).toBe(200);
     await admin.goto(`${server.url}/apps/${apiClientId}`);
+    // An admin reviewing someone else's app is in the admin area, and the page names the owner.
+    const mainNav = admin.getByRole("navigation", { name: "Main" });
+    await expect(mainNav.getByRole("link", { name: "Admin" })).toHaveAttribute("aria-current", "page");
+    await expect(mainNav.getByRole("link", { name: "My apps" })).not.toHaveAttribute("aria-current", "page");
+    await expect(admin.getByTestId("app-owner")).toContainText("(@alice)");
     // An admin sees the secrets' hints, never a value and no way to change them.
     await admin.getByText("Only the owner can see or manage secrets.").waitFor();
     expect(await admin.getByTestId("secret-row").count()).toBe(1);
@@ -251,6 +288,9 @@ test.describe("developer portal in Chromium", () => {
 
     await alice.goto(`${server.url}/apps/${apiClientId}`);
     expect(await alice.getByTestId("status-reason").textContent()).toBe(reason);
+    // The owner's own app stays under "My apps", with no owner line.
+    await expect(alice.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "My apps" })).toHaveAttribute("aria-current", "page");
+    expect(await alice.getByTestId("app-owner").count()).toBe(0);
     await expectOAuthError(clientCredentials(apiClientId, currentSecret), "invalid_client");
     await expectInvalidToken(beforeSuspension);
     // The owner still sees the secrets' hints, but cannot change them while the app is suspended.
@@ -341,7 +381,8 @@ test.describe("developer portal in Chromium", () => {
     await expectAccessible(admin, "admin audit");
     await screenshot(admin, "admin-audit");
 
-    // The review queue shows pending apps unless asked (issue 14): look this approved one up.
+    // The review queue shows pending apps unless asked (issue 14), and other spec files (the layout
+    // sweep's 60-app queue) share the database: look this approved one up.
     await admin.goto(`${server.url}/admin/apps?status=all&q=${apiClientId}`);
     await admin.locator(`tr[data-client-id="${apiClientId}"]`).waitFor();
     await screenshot(admin, "admin-apps");

@@ -127,3 +127,202 @@ export async function appStatus(clientId: string): Promise<string> {
 }
 
 export { query };
+
+/** One failed check of the layout sweep (e2e/layout-sweep.spec.ts). */
+export interface LayoutProblem {
+  width: number;
+  check: "status" | "overflow" | "clipped" | "tall" | "squeezed" | "console" | "request" | "axe" | "dialog";
+  detail: string;
+}
+
+/** What the browser measures at one width: see `checkLayout`. */
+interface Measured {
+  overflow: number;
+  widest: string[];
+  clipped: string[];
+  tall: string[];
+  squeezed: string[];
+  dialogs: string[];
+}
+
+/**
+ * Runs in the page. Text is measured per text node (a Range), not per element: a `flex` paragraph
+ * whose icon has no size keeps its own width while its text run is squeezed into a column one word
+ * wide and grows taller than the screen.
+ */
+function measureLayout(): Measured {
+  const root = document.documentElement;
+  const vw = root.clientWidth;
+  const vh = window.innerHeight;
+  const describe = (el: Element) => {
+    const id = el.id ? `#${el.id}` : "";
+    const cls = typeof el.className === "string" && el.className ? `.${el.className.trim().split(/\s+/).slice(0, 4).join(".")}` : "";
+    return `<${el.tagName.toLowerCase()}${id}${cls}>`;
+  };
+  /** Inside something that scrolls or clips (a code block, a table wrapper, a line clamp): its own business. */
+  const scrollsInside = (el: Element | null) => {
+    for (let node = el; node && node !== document.body && node !== root; node = node.parentElement) {
+      const style = getComputedStyle(node);
+      if (style.overflowX !== "visible" || style.overflowY !== "visible") return true;
+    }
+    return false;
+  };
+  /** The first text inside `box` that runs past its left or right edge, if any. */
+  const cutText = (box: Element, edge: DOMRect) => {
+    const texts = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+      const text = node.textContent?.trim();
+      if (!text || node.parentElement?.closest("[hidden]")) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const r = range.getBoundingClientRect();
+      if (r.width > 0 && (r.right > edge.right + 1 || r.left < edge.left - 1)) return text.slice(0, 40);
+    }
+    return null;
+  };
+  const widest: string[] = [];
+  const clipped: string[] = [];
+  const tall: string[] = [];
+  const squeezed: string[] = [];
+  for (const el of Array.from(document.body.querySelectorAll("*"))) {
+    const rect = el.getBoundingClientRect();
+    if (rect.right > vw + 1 && rect.width > 0 && !scrollsInside(el.parentElement) && getComputedStyle(el).position !== "fixed") {
+      widest.push(`${describe(el)} right edge at ${Math.round(rect.right)} px`);
+    }
+    // Content cut off at a box's edge without an ellipsis or a line clamp (a long name past a card's
+    // edge); scrolling boxes and screen-reader-only text are fine.
+    const style = getComputedStyle(el);
+    if (
+      ["hidden", "clip"].includes(style.overflowX) &&
+      !["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) &&
+      parseFloat(style.width) > 1 &&
+      style.clipPath === "none" &&
+      el.scrollWidth > el.clientWidth + 1 &&
+      style.textOverflow !== "ellipsis" &&
+      style.getPropertyValue("-webkit-line-clamp") === "none"
+    ) {
+      // Only text counts (a decorative shape bleeding off a card is by design).
+      const cut = cutText(el, rect);
+      if (cut) clipped.push(`${describe(el)} cuts off "${cut}" at its edge (${el.clientWidth} of ${el.scrollWidth} px shown)`);
+    }
+    if (["svg", "img", "video", "canvas", "iframe"].includes(el.tagName.toLowerCase()) && rect.height > vh && !scrollsInside(el.parentElement)) {
+      tall.push(`${describe(el)} is ${Math.round(rect.height)} px tall`);
+    }
+  }
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent?.trim() ?? "";
+    const parent = node.parentElement;
+    if (!text || !parent || parent.closest("script, style, noscript, [hidden]")) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const box = range.getBoundingClientRect();
+    if (box.height === 0) continue;
+    const label = `${describe(parent)} "${text.slice(0, 40)}${text.length > 40 ? "…" : ""}"`;
+    if (box.right > vw + 1 && !scrollsInside(parent)) widest.push(`text ${label} right edge at ${Math.round(box.right)} px`);
+    if (box.height > vh && !scrollsInside(parent)) tall.push(`${label}: a text run ${Math.round(box.height)} px tall`);
+    const words = text.split(/\s+/).length;
+    const lines = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+    if (words >= 5 && lines >= 5 && lines >= words * 0.7 && box.width < 160) {
+      squeezed.push(`${label}: ${words} words on ${lines} lines in ${Math.round(box.width)} px`);
+    }
+  }
+  const dialogs = Array.from(document.querySelectorAll("dialog[open]")).flatMap((dialog) => {
+    const align = getComputedStyle(dialog).textAlign;
+    const problems: string[] = [];
+    if (!["start", "left"].includes(align)) problems.push(`${describe(dialog)} text-align is ${align}`);
+    if (dialog.parentElement !== document.body) problems.push(`${describe(dialog)} is inside ${describe(dialog.parentElement!)}, not a portal to <body>`);
+    return problems;
+  });
+  // The deepest culprits come last in document order.
+  return { overflow: root.scrollWidth - vw, widest: widest.slice(-4), clipped, tall, squeezed, dialogs };
+}
+
+/**
+ * The layout sweep's checks for one page (issue 14): `open` navigates (or acts) at 1280×800; then at
+ * 1280 px and 390 px: the document is no wider than the viewport; no content cut off at a box's
+ * edge (overflow hidden without an ellipsis or line clamp); no element taller than the
+ * viewport without scrolling inside (text runs, images, SVGs; the page, main and the containers
+ * that scroll are the page's business); no text squeezed to a word per line; an open dialog is a
+ * child of <body> and left-aligned; axe finds nothing serious or critical (WCAG 2.2 A/AA). Over the
+ * whole visit: no console error, no failed request (a missing favicon counts), and the document's
+ * status is `status` (default: below 400; "4xx": any client error). Writes a full-page screenshot per width to
+ * test-results/screenshots/sweep-<name>-<width>.png.
+ */
+export async function checkLayout(
+  page: Page,
+  name: string,
+  open: (page: Page) => Promise<unknown>,
+  options: { status?: number | "4xx" } = {},
+): Promise<LayoutProblem[]> {
+  const problems: LayoutProblem[] = [];
+  const consoleErrors: string[] = [];
+  const failed: string[] = [];
+  const documents: { url: string; status: number }[] = [];
+  const onConsole = (message: import("@playwright/test").ConsoleMessage) => {
+    if (message.type() !== "error") return;
+    // The document's own 4xx (a 404 page) is checked by its status below, not here.
+    const own = documents.some((d) => d.status >= 400 && d.url === message.location().url);
+    if (!own || !message.text().startsWith("Failed to load resource")) consoleErrors.push(`${message.text()} (${message.location().url})`);
+  };
+  const onPageError = (error: Error) => consoleErrors.push(`uncaught: ${error.message}`);
+  const onResponse = (response: import("@playwright/test").Response) => {
+    const request = response.request();
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+      documents.push({ url: response.url(), status: response.status() });
+      return;
+    }
+    if (response.status() >= 400) failed.push(`${response.status()} ${request.method()} ${response.url()}`);
+  };
+  const onRequestFailed = (request: import("@playwright/test").Request) => {
+    const error = request.failure()?.errorText ?? "failed";
+    // A prefetch or stream cut short by the next navigation is not a defect.
+    if (error !== "net::ERR_ABORTED") failed.push(`${error} ${request.method()} ${request.url()}`);
+  };
+  page.on("console", onConsole);
+  page.on("pageerror", onPageError);
+  page.on("response", onResponse);
+  page.on("requestfailed", onRequestFailed);
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await open(page);
+    await page.waitForLoadState("networkidle", { timeout: 10_000 }).catch(() => undefined);
+    const last = documents.at(-1);
+    if (last) {
+      const ok =
+        options.status === undefined
+          ? last.status < 400
+          : options.status === "4xx"
+            ? last.status >= 400 && last.status < 500
+            : last.status === options.status;
+      if (!ok) problems.push({ width: 1280, check: "status", detail: `${last.url} answered ${last.status}` });
+    }
+    await mkdir(SHOTS, { recursive: true });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await page.waitForTimeout(200);
+      const m = await page.evaluate(measureLayout);
+      if (m.overflow > 0) {
+        problems.push({ width, check: "overflow", detail: `document ${m.overflow} px wider than the viewport: ${m.widest.join("; ")}` });
+      }
+      for (const detail of m.clipped) problems.push({ width, check: "clipped", detail });
+      for (const detail of m.tall) problems.push({ width, check: "tall", detail });
+      for (const detail of m.squeezed) problems.push({ width, check: "squeezed", detail });
+      for (const detail of m.dialogs) problems.push({ width, check: "dialog", detail });
+      const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
+      for (const v of axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")) {
+        const where = v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ");
+        problems.push({ width, check: "axe", detail: `${v.id} (${v.impact}, ${v.nodes.length} nodes) ${v.help}: ${where}` });
+      }
+      await page.screenshot({ path: path.join(SHOTS, `sweep-${name}-${width}.png`), fullPage: true });
+    }
+  } finally {
+    page.off("console", onConsole);
+    page.off("pageerror", onPageError);
+    page.off("response", onResponse);
+    page.off("requestfailed", onRequestFailed);
+  }
+  for (const detail of consoleErrors) problems.push({ width: 0, check: "console", detail });
+  for (const detail of failed) problems.push({ width: 0, check: "request", detail });
+  return problems;
+}

@@ -1,3 +1,4 @@
+import { NavSectionProvider } from "@/components/layout/nav-section";
 import { SiteFooter } from "@/components/layout/site-footer";
 import { SiteHeader } from "@/components/layout/site-header";
 import { getCurrentUser } from "@/lib/portal/session";
@@ -9,10 +10,12 @@ import { getCurrentUser } from "@/lib/portal/session";
 export default async function PortalLayout({ children }: { children: React.ReactNode }) {
   const user = await getCurrentUser();
   return (
-    <div className="flex min-h-screen flex-col">
-      <SiteHeader user={user ? { handle: user.handle, displayName: user.displayName, role: user.role } : null} />
-      <div className="flex-1">{children}</div>
-      <SiteFooter />
-    </div>
+    <NavSectionProvider>
+      <div className="flex min-h-screen flex-col">
+        <SiteHeader user={user ? { handle: user.handle, displayName: user.displayName, role: user.role } : null} />
+        <div className="flex-1">{children}</div>
+        <SiteFooter />
+      </div>
+    </NavSectionProvider>
   );
 }

@@ -2,8 +2,21 @@ import { Alert } from "@/components/ui/alert";
 import { TimeAgo } from "@/components/ui/time-ago";
 import type { AppView } from "@/lib/schemas/apps";
 
-/** What the app's status means for its owner, with the admin's reason for a rejection or suspension. */
-export function AppStatusCallout({ app }: { app: AppView }) {
+/**
+ * What the app's status means, with the admin's reason for a rejection or suspension: for its owner,
+ * or for an admin reviewing someone else's app (`viewer`). `secretShownAbove`: this page load just
+ * revealed the first client secret in the banner above (NewSecretBanner).
+ */
+export function AppStatusCallout({
+  app,
+  viewer = "owner",
+  secretShownAbove = false,
+}: {
+  app: AppView;
+  viewer?: "owner" | "admin";
+  secretShownAbove?: boolean;
+}) {
+  const isOwner = viewer === "owner";
   const reviewed = app.reviewedAt ? (
     <>
       {" "}
@@ -13,9 +26,10 @@ export function AppStatusCallout({ app }: { app: AppView }) {
   switch (app.status) {
     case "pending":
       return (
-        <Alert tone="warning" title="Waiting for review" role="status">
-          An admin reviews every new application. Until it is approved, token requests fail with{" "}
-          <code className="font-mono">invalid_client</code>. The result will show up here.
+        <Alert tone="warning" title={isOwner ? "Waiting for review" : "Waiting for review by an admin"} role="status">
+          {isOwner ? "An admin reviews every new application. " : `Registered by @${app.owner.handle}. `}
+          Until it is approved, token requests fail with <code className="font-mono">invalid_client</code>.{" "}
+          {isOwner ? "The result will show up here." : "The owner sees your decision and reason on this page."}
         </Alert>
       );
     case "approved":
@@ -24,6 +38,12 @@ export function AppStatusCallout({ app }: { app: AppView }) {
           {app.type === "api"
             ? "This client can get tokens with the client credentials grant."
             : "People can sign in to this app with their platform account."}
+          {app.type === "api" && secretShownAbove ? (
+            <strong className="font-semibold"> Its client secret is at the top of this page: copy it now, it is shown only once.</strong>
+          ) : null}
+          {app.type === "api" && !isOwner && !app.hasSecret
+            ? " Its owner has not collected the client secret yet: it is shown to them once, on their next visit."
+            : null}
           {reviewed}
         </Alert>
       );
@@ -44,13 +64,13 @@ export function AppStatusCallout({ app }: { app: AppView }) {
       return (
         <Alert tone="danger" title="Suspended" role="status">
           <p>
-            <span className="font-medium">Reason:</span>{" "}
+            <span className="font-medium">{isOwner ? "Reason:" : "Reason shown to the owner:"}</span>{" "}
             <span data-testid="status-reason">{app.statusReason ?? "No reason given."}</span>
           </p>
           <p className="mt-1">
             Token requests fail with <code className="font-mono">invalid_client</code>, and every access and refresh token
-            of the app was voided at the suspension. Reinstating does not revive them: once an admin reinstates the app,
-            people sign in again and API clients request new tokens.
+            of the app was voided at the suspension. Reinstating does not revive them: once {isOwner ? "an admin reinstates" : "you reinstate"}{" "}
+            the app, people sign in again and API clients request new tokens.
           </p>
         </Alert>
       );

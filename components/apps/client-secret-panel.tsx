@@ -19,7 +19,7 @@ export interface SecretItem {
   lastUsedAt: string | null;
 }
 
-type Reveal = Pick<RevealedSecret, "secretId" | "clientSecret"> & { via: "first" | "add" | "roll" };
+type Reveal = Pick<RevealedSecret, "secretId" | "clientSecret"> & { via: "add" | "roll" };
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
@@ -35,14 +35,13 @@ function Time({ iso }: { iso: string }) {
 }
 
 const NEXT_STEP: Record<Reveal["via"], ReactNode> = {
-  first: null,
   add: "Next: deploy this secret everywhere the app runs, then retire the old one.",
   roll: "Deploy it now: every other secret stopped working, and every access token of the app was revoked.",
 };
 
 /**
- * The client secrets of an approved API client (issue 12): the one-time reveal (first view after
- * approval, after "Add" or "Roll"), the active secrets (hint, id, created, last used, never the
+ * The client secrets of an approved API client (issue 12): the one-time reveal after "Add" or
+ * "Roll" (the first secret, revealed after approval, is the page's banner: NewSecretBanner), the active secrets (hint, id, created, last used, never the
  * value), and for the owner: add a second secret, retire one, roll. What each does to tokens is
  * decided by lib/services/app-secrets.ts; the texts here say exactly that. Without `canManage`
  * (admins, or an app that is not approved) only the list and `notice` are shown.
@@ -51,20 +50,20 @@ export function ClientSecretPanel({
   clientId,
   secrets,
   maxActive,
-  initialSecret,
+  newSecretId = null,
   canManage,
   notice,
 }: {
   clientId: string;
   secrets: SecretItem[];
   maxActive: number;
-  /** The first secret, revealed by this page load (owner only). */
-  initialSecret: Pick<RevealedSecret, "secretId" | "clientSecret"> | null;
+  /** The first secret, revealed by this page load in the banner at the top of the page: marked "New". */
+  newSecretId?: string | null;
   canManage: boolean;
   notice?: ReactNode;
 }) {
   const router = useRouter();
-  const [reveal, setReveal] = useState<Reveal | null>(initialSecret ? { ...initialSecret, via: "first" } : null);
+  const [reveal, setReveal] = useState<Reveal | null>(null);
   const [retiring, setRetiring] = useState<SecretItem | null>(null);
   const [rolling, setRolling] = useState(false);
   const [pending, startTransition] = useTransition();
@@ -121,7 +120,7 @@ export function ClientSecretPanel({
           secret={reveal.clientSecret}
           secretId={reveal.secretId}
           next={NEXT_STEP[reveal.via]}
-          focus={reveal.via !== "first"}
+          focus
           onDone={() => setReveal(null)}
         />
       ) : null}
@@ -156,7 +155,7 @@ export function ClientSecretPanel({
                         {secret.hint}
                       </span>
                       <code className="font-mono text-xs break-all text-slate-500">{secret.id}</code>
-                      {reveal?.secretId === secret.id ? <Badge tone="green">New</Badge> : null}
+                      {reveal?.secretId === secret.id || newSecretId === secret.id ? <Badge tone="green">New</Badge> : null}
                     </p>
                     <p className="mt-1 text-xs text-slate-600">
                       Created <Time iso={secret.createdAt} />

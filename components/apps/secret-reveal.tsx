@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Icon } from "@/components/ui/icon";
 
@@ -15,6 +15,8 @@ export function SecretReveal({
   secretId,
   next,
   focus = false,
+  title = "Your client secret — copy it now, it will not be shown again",
+  headingLevel = 3,
   onDone,
 }: {
   secret: string;
@@ -22,10 +24,16 @@ export function SecretReveal({
   /** What to do with it now (deploy, then retire the old one…). */
   next?: ReactNode;
   focus?: boolean;
+  title?: string;
+  /** 2 when it is the page's banner (right under the page's h1), 3 inside a card. */
+  headingLevel?: 2 | 3;
   onDone?: () => void;
 }) {
   const [hidden, setHidden] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  const titleId = useId();
+  const inputId = useId();
+  const Heading = headingLevel === 2 ? "h2" : "h3";
 
   useEffect(() => {
     if (!focus) return;
@@ -37,28 +45,28 @@ export function SecretReveal({
   if (hidden) return null;
   return (
     <section
-      aria-labelledby="secret-reveal-title"
+      aria-labelledby={titleId}
       className="overflow-hidden rounded-xl border border-amber-300 bg-amber-50 shadow-sm"
       data-testid="secret-reveal"
     >
       <div className="flex gap-3 px-4 py-4 sm:px-5">
         <Icon name="key" className="mt-0.5 hidden size-5 shrink-0 text-amber-700 sm:block" />
         <div className="min-w-0 flex-1">
-          <h3 id="secret-reveal-title" className="text-base font-semibold text-amber-950">
-            Your client secret — copy it now, it will not be shown again
-          </h3>
+          <Heading id={titleId} className="text-base font-semibold text-amber-950">
+            {title}
+          </Heading>
           <p className="mt-1 text-sm text-amber-900">
             We store only a hash of it. Keep it in a secret manager or an environment variable, never in source code,
             logs or shell history. If you lose it, add a new secret and retire this one.
           </p>
           {next ? <div className="mt-2 text-sm font-medium text-amber-950">{next}</div> : null}
           <div className="mt-4 flex flex-col gap-2 rounded-lg border border-amber-300 bg-white p-1.5 sm:flex-row sm:items-center sm:pl-3">
-            <label htmlFor="client-secret" className="sr-only">
+            <label htmlFor={inputId} className="sr-only">
               Client secret{secretId ? ` ${secretId}` : ""}
             </label>
             <input
               ref={input}
-              id="client-secret"
+              id={inputId}
               readOnly
               value={secret}
               onFocus={(e) => e.currentTarget.select()}

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
+import { useNavSection } from "./nav-section";
 
 /** A header or sidebar link that marks the current section with aria-current. */
 export function NavLink({
@@ -20,8 +21,10 @@ export function NavLink({
   variant?: "header" | "sidebar" | "tab" | "mobile";
 }) {
   const pathname = usePathname() ?? "";
+  const section = useNavSection();
   const within = exact ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
-  const active = within && !(exclude && pathname.startsWith(exclude));
+  // A page that says which section it belongs to (NavSection) overrides the URL.
+  const active = section ? section === href : within && !(exclude && pathname.startsWith(exclude));
   const styles = {
     header: active ? "bg-white/10 text-white" : "text-slate-300 hover:bg-white/5 hover:text-white",
     sidebar: active

@@ -25,7 +25,7 @@ export function Alert({
   return (
     <div className={`flex gap-3 rounded-xl border px-4 py-3 ${t.box}`} role={role}>
       <Icon name={t.icon} className={`mt-0.5 size-5 shrink-0 ${t.iconClass}`} />
-      <div className="min-w-0 text-sm">
+      <div className="min-w-0 text-sm break-words">
         {title ? <p className="font-semibold">{title}</p> : null}
         {children ? <div className={title ? "mt-1" : ""}>{children}</div> : null}
       </div>

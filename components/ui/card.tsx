@@ -26,16 +26,16 @@ export function Card({
         <header className="flex flex-wrap items-start justify-between gap-3 border-b border-slate-100 px-5 py-4">
           <div className="min-w-0">
             {title ? (
-              <h2 id={headingId} className="text-base font-semibold text-slate-900">
+              <h2 id={headingId} className="text-base font-semibold break-words text-slate-900">
                 {title}
               </h2>
             ) : null}
-            {description ? <p className="mt-0.5 text-sm text-slate-600">{description}</p> : null}
+            {description ? <p className="mt-0.5 text-sm break-words text-slate-600">{description}</p> : null}
           </div>
           {actions ? <div className="flex shrink-0 flex-wrap gap-2">{actions}</div> : null}
         </header>
       ) : null}
-      {children ? <div className="px-5 py-4">{children}</div> : null}
+      {children ? <div className="min-w-0 px-5 py-4">{children}</div> : null}
     </section>
   );
 }

@@ -1,11 +1,25 @@
 "use client";
 
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useEffect, useId, useRef, useSyncExternalStore, type ReactNode } from "react";
+import { createPortal } from "react-dom";
 import { Icon } from "./icon";
+
+const subscribeNever = () => () => {};
+
+/** True once rendering in the browser (after hydration), false on the server. */
+function useIsClient(): boolean {
+  return useSyncExternalStore(
+    subscribeNever,
+    () => true,
+    () => false,
+  );
+}
 
 /**
  * A modal on the native <dialog> element: showModal() gives focus trapping, Escape and an inert
- * page for free, and focus returns to the opener when it closes.
+ * page for free, and focus returns to the opener when it closes. Rendered into <body> through a
+ * React portal (issue 14): a dialog opened from a right-aligned table cell or a narrow card must not
+ * inherit its text alignment, width or font; React events still bubble through the React tree.
  */
 export function Dialog({
   open,
@@ -25,15 +39,17 @@ export function Dialog({
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();
+  const isClient = useIsClient();
 
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
     if (open && !dialog.open) dialog.showModal();
     if (!open && dialog.open) dialog.close();
-  }, [open]);
+  }, [open, isClient]);
 
-  return (
+  if (!isClient) return null;
+  return createPortal(
     <dialog
       ref={ref}
       aria-labelledby={titleId}
@@ -47,7 +63,7 @@ export function Dialog({
         // A click on the backdrop (the dialog element itself, outside its panel) closes it.
         if (event.target === ref.current) onClose();
       }}
-      className="m-auto w-[calc(100%-2rem)] max-w-lg rounded-2xl bg-white p-0 text-slate-900 shadow-2xl backdrop:bg-slate-950/50 backdrop:backdrop-blur-[2px]"
+      className="m-auto w-[calc(100%-2rem)] max-w-lg rounded-2xl bg-white p-0 break-words text-slate-900 shadow-2xl backdrop:bg-slate-950/50 backdrop:backdrop-blur-[2px]"
     >
       {open ? (
         <div className="p-6">
@@ -73,6 +89,7 @@ export function Dialog({
           {footer ? <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">{footer}</div> : null}
         </div>
       ) : null}
-    </dialog>
+    </dialog>,
+    document.body,
   );
 }

@@ -37,16 +37,36 @@ const PATHS = {
 
 export type IconName = keyof typeof PATHS;
 
-export function Icon({ name, className = "size-4", title }: { name: IconName; className?: string; title?: string }) {
+/**
+ * An icon is 16 px unless told otherwise, whatever `className` says: the size is also written as
+ * the SVG's width and height attributes, which a size utility in `className` (`size-5`) overrides
+ * but a class without one cannot lose. An SVG with only a viewBox and no size would otherwise take
+ * its container's width (issue 14: a 300 px lock squeezed the text beside it into a word-wide
+ * column). Icons never shrink in a flex row.
+ */
+export function Icon({
+  name,
+  size = 16,
+  className = "",
+  title,
+}: {
+  name: IconName;
+  /** Pixels; a `size-*` utility in `className` wins (the attribute is only the floor). */
+  size?: number;
+  className?: string;
+  title?: string;
+}) {
   return (
     <svg
       viewBox="0 0 24 24"
+      width={size}
+      height={size}
       fill="none"
       stroke="currentColor"
       strokeWidth={1.8}
       strokeLinecap="round"
       strokeLinejoin="round"
-      className={className}
+      className={`shrink-0 ${className}`.trim()}
       aria-hidden={title ? undefined : true}
       role={title ? "img" : undefined}
       focusable="false"

@@ -15,8 +15,8 @@ export function PageHeader({
     <div className="flex flex-col gap-4 border-b border-slate-200 pb-6 sm:flex-row sm:items-end sm:justify-between">
       <div className="min-w-0">
         {eyebrow ? <div className="mb-2 text-sm text-slate-600">{eyebrow}</div> : null}
-        <h1 className="text-2xl font-semibold tracking-tight text-slate-900 sm:text-3xl">{title}</h1>
-        {description ? <div className="mt-2 max-w-3xl text-sm text-slate-600 sm:text-base">{description}</div> : null}
+        <h1 className="text-2xl font-semibold tracking-tight break-words text-slate-900 sm:text-3xl">{title}</h1>
+        {description ? <div className="mt-2 max-w-3xl text-sm break-words text-slate-600 sm:text-base">{description}</div> : null}
       </div>
       {actions ? <div className="flex shrink-0 flex-wrap gap-2">{actions}</div> : null}
     </div>

@@ -78,6 +78,14 @@ export async function listSecrets(clientId: string, actor: Actor): Promise<Secre
 }
 
 /**
+ * An approved API client without a secret yet: its owner's next visit to the app page reveals the
+ * first one (revealSecretOnce). My apps shows "secret ready" for it; asking reveals nothing.
+ */
+export function isSecretWaiting(app: { type: string; status: string; hasSecret: boolean }): boolean {
+  return app.type === "api" && app.status === "approved" && !app.hasSecret;
+}
+
+/**
  * SPEC: "the client secret is revealed once on the application page" after approval. For an
  * approved API client that has no secret yet, generate one, store only its hash, and return it;
  * otherwise null. Under the app's row lock, so two concurrent page loads cannot both reveal. Only
@@ -87,7 +95,7 @@ export async function listSecrets(clientId: string, actor: Actor): Promise<Secre
 export async function revealSecretOnce(clientId: string, actor: Actor): Promise<RevealedSecret | null> {
   const app = await loadManageable(clientId, actor, "app.secret.reveal", "viewer");
   if (!handlesSecrets(app, actor)) return null;
-  if (app.type !== "api" || app.status !== "approved" || app.secrets.length > 0) return null;
+  if (!isSecretWaiting({ type: app.type, status: app.status, hasSecret: app.secrets.length > 0 })) return null;
   return transactionWithChanges(async (tx, announce) => {
     const locked = await lockApp(tx, clientId);
     if (!locked || locked.status !== "approved") return null;

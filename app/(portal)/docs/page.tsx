@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { DocsPage } from "@/components/docs/docs-page";
+import { TableScroll } from "@/components/ui/table-scroll";
 import { CodeBlock } from "@/components/ui/code-block";
 import { env } from "@/lib/env";
 
@@ -14,37 +15,39 @@ export default function GettingStartedPage() {
       lead="Register an application, wait for approval, get a token, make your first call. Pick the client type that matches who your app acts for."
     >
       <h2 id="choose">1. Choose a client type</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col" />
-            <th scope="col">API key client</th>
-            <th scope="col">Login client</th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            <th scope="row">Acts as</th>
-            <td>the app itself (app-only token)</td>
-            <td>a person who signed in (user-delegated token)</td>
-          </tr>
-          <tr>
-            <th scope="row">Grant</th>
-            <td>client credentials</td>
-            <td>authorization code with PKCE (S256)</td>
-          </tr>
-          <tr>
-            <th scope="row">Credentials</th>
-            <td>client ID + client secret (shown once)</td>
-            <td>client ID only — never a secret</td>
-          </tr>
-          <tr>
-            <th scope="row">Typical use</th>
-            <td>bots, back-ends, data jobs</td>
-            <td>web, mobile and single-page apps</td>
-          </tr>
-        </tbody>
-      </table>
+      <TableScroll label="Client types compared">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col" />
+              <th scope="col">API key client</th>
+              <th scope="col">Login client</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th scope="row">Acts as</th>
+              <td>the app itself (app-only token)</td>
+              <td>a person who signed in (user-delegated token)</td>
+            </tr>
+            <tr>
+              <th scope="row">Grant</th>
+              <td>client credentials</td>
+              <td>authorization code with PKCE (S256)</td>
+            </tr>
+            <tr>
+              <th scope="row">Credentials</th>
+              <td>client ID + client secret (shown once)</td>
+              <td>client ID only — never a secret</td>
+            </tr>
+            <tr>
+              <th scope="row">Typical use</th>
+              <td>bots, back-ends, data jobs</td>
+              <td>web, mobile and single-page apps</td>
+            </tr>
+          </tbody>
+        </table>
+      </TableScroll>
 
       <h2 id="register">2. Register the application</h2>
       <p>

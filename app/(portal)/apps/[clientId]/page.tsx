@@ -7,7 +7,9 @@ import { AppStatusCallout } from "@/components/apps/app-status-callout";
 import { AppTypeBadge } from "@/components/apps/app-type-badge";
 import { ClientSecretPanel, type SecretItem } from "@/components/apps/client-secret-panel";
 import { DeleteAppButton } from "@/components/apps/delete-app-button";
+import { NewSecretBanner } from "@/components/apps/new-secret-banner";
 import { Quickstart } from "@/components/apps/quickstart";
+import { NavSection } from "@/components/layout/nav-section";
 import { ButtonLink } from "@/components/ui/button-link";
 import { Card } from "@/components/ui/card";
 import { CopyField } from "@/components/ui/copy-field";
@@ -19,7 +21,7 @@ import { isAppError } from "@/lib/errors";
 import { clientIdSchema, type AppView, type SecretView } from "@/lib/schemas/apps";
 import { describeScope } from "@/lib/scopes";
 import { isAdmin, requireUser, toActor } from "@/lib/portal/session";
-import { listSecrets, MAX_ACTIVE_SECRETS, revealSecretOnce } from "@/lib/services/app-secrets";
+import { isSecretWaiting, listSecrets, MAX_ACTIVE_SECRETS, revealSecretOnce } from "@/lib/services/app-secrets";
 import { getAppForViewer } from "@/lib/services/apps";
 
 export const metadata: Metadata = { title: "Application" };
@@ -49,20 +51,20 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
   if (!parsed.success) notFound();
   const actor = await toActor(user);
   const app = await loadApp(parsed.data, actor);
+  // Only the owner and admins get here (the service answers not_found to anyone else): anyone but
+  // the owner is an admin reviewing someone else's app, and the page speaks to them as such.
   const isOwner = app.owner.id === user.id;
   // SPEC: the secret is revealed once on the application page, to its owner, after approval. The
   // service generates it only if none exists yet (under the app's row lock), so a reload gets null;
   // it also announces the change, so the new secret works at once in every process.
-  const revealed =
-    isOwner && app.type === "api" && app.status === "approved" && !app.hasSecret
-      ? await revealSecretOnce(app.clientId, actor)
-      : null;
+  const revealed = isOwner && isSecretWaiting(app) ? await revealSecretOnce(app.clientId, actor) : null;
   const secrets = revealed ? await listSecrets(app.clientId, actor) : app.secrets;
   const config = env();
   const discoveryUrl = `${config.ISSUER}/.well-known/openid-configuration`;
 
   return (
     <div className="space-y-8">
+      {isOwner ? null : <NavSection href="/admin" />}
       <PageHeader
         eyebrow={
           <Link href={isOwner ? "/apps" : "/admin/apps"} className="inline-flex items-center gap-1 hover:text-slate-900">
@@ -74,7 +76,11 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           <div className="flex flex-wrap items-center gap-2">
             <AppTypeBadge type={app.type} />
             <AppStatusBadge status={app.status} />
-            {!isOwner ? <span className="text-sm text-slate-600">Owned by @{app.owner.handle}</span> : null}
+            {!isOwner ? (
+              <span className="min-w-0 text-sm break-words text-slate-600" data-testid="app-owner">
+                Owned by <span className="font-medium text-slate-900">{app.owner.displayName}</span> (@{app.owner.handle})
+              </span>
+            ) : null}
           </div>
         }
         actions={
@@ -86,9 +92,16 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
         }
       />
 
+      {revealed ? (
+        <NewSecretBanner
+          secret={{ secretId: revealed.secretId, clientSecret: revealed.clientSecret }}
+          activeSecretIds={secrets.map((s) => s.id)}
+        />
+      ) : null}
+
       <div className="grid gap-8 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
-          <AppStatusCallout app={app} />
+          <AppStatusCallout app={app} viewer={isOwner ? "owner" : "admin"} secretShownAbove={revealed !== null} />
 
           {isAdmin(user) && !app.firstParty ? (
             <Card
@@ -104,7 +117,10 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
             />
           ) : null}
 
-          <Card title="Credentials" description="Identify your app to the sign-in service.">
+          <Card
+            title="Credentials"
+            description={isOwner ? "Identify your app to the sign-in service." : "How this app identifies itself to the sign-in service."}
+          >
             <dl className="space-y-5">
               <CopyField label="Client ID" value={app.clientId} />
               <CopyField
@@ -120,14 +136,14 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           {app.type === "api" ? (
             <Card
               title="Client secrets"
-              description={`Used with the client ID to get app-only tokens. Up to ${MAX_ACTIVE_SECRETS} can be active at once, so you can rotate without downtime.`}
+              description={`Used with the client ID to get app-only tokens. Up to ${MAX_ACTIVE_SECRETS} can be active at once, so ${isOwner ? "you" : "the owner"} can rotate without downtime.`}
             >
               {app.status === "approved" || secrets.length > 0 ? (
                 <ClientSecretPanel
                   clientId={app.clientId}
                   secrets={secrets.map(toSecretItem)}
                   maxActive={MAX_ACTIVE_SECRETS}
-                  initialSecret={revealed ? { secretId: revealed.secretId, clientSecret: revealed.clientSecret } : null}
+                  newSecretId={revealed?.secretId ?? null}
                   canManage={isOwner && app.status === "approved"}
                   notice={
                     app.status !== "approved" ? (
@@ -143,7 +159,9 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
               ) : (
                 <p className="flex items-start gap-2 text-sm text-slate-600">
                   <Icon name="lock" className="mt-0.5 size-4 shrink-0" />
-                  The secret is shown here once, right after the application is approved.
+                  {isOwner
+                    ? "The secret is shown at the top of this page once, on your first visit after the application is approved."
+                    : "The owner sees the secret once, on their first visit after approval; admins never see it."}
                 </p>
               )}
             </Card>
@@ -156,7 +174,18 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
             </Card>
           )}
 
-          <Card title="Quickstart" description={app.type === "api" ? "Your first API call in two requests." : "Sign people in and call the API on their behalf."}>
+          <Card
+            title="Quickstart"
+            description={
+              app.type === "api"
+                ? isOwner
+                  ? "Your first API call in two requests."
+                  : "How the owner gets a token and makes a first API call."
+                : isOwner
+                  ? "Sign people in and call the API on their behalf."
+                  : "How the owner's app signs people in and calls the API on their behalf."
+            }
+          >
             <Quickstart app={app} issuer={config.ISSUER} apiUrl={config.API_URL} />
           </Card>
         </div>
@@ -166,7 +195,9 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
             <dl className="space-y-4 text-sm">
               <div>
                 <dt className="font-medium text-slate-700">Description</dt>
-                <dd className="mt-1 text-slate-900">{app.description || <span className="text-slate-600 italic">None</span>}</dd>
+                <dd className="mt-1 break-words whitespace-pre-line text-slate-900" data-testid="app-description">
+                  {app.description || <span className="text-slate-600 italic">None</span>}
+                </dd>
               </div>
               <div>
                 <dt className="font-medium text-slate-700">Scopes</dt>
@@ -216,7 +247,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
               <div>
                 <dt className="font-medium text-slate-700">Registered</dt>
                 <dd className="mt-1 text-slate-900">
-                  <TimeAgo date={app.createdAt} /> by @{app.owner.handle}
+                  <TimeAgo date={app.createdAt} /> by {app.owner.displayName} (@{app.owner.handle})
                 </dd>
               </div>
               <div>
@@ -230,6 +261,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           {!app.firstParty ? (
             <Card title="Danger zone" className="border-red-200">
               <p className="text-sm text-slate-600">
+                {isOwner ? null : "Deleting removes this application for its owner too. "}
                 Deleting revokes every access token, refresh token and grant of this app at once: its API calls answer{" "}
                 <code className="font-mono">401 invalid_token</code>, and people who signed in to it are signed out of it.
               </p>

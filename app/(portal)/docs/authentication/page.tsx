@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { DocsPage } from "@/components/docs/docs-page";
+import { TableScroll } from "@/components/ui/table-scroll";
 import { CodeBlock } from "@/components/ui/code-block";
 import { env } from "@/lib/env";
 
@@ -40,7 +41,7 @@ export default function AuthenticationPage() {
         The issuer is <code>{ISSUER}</code>. Read the endpoints from the discovery document at run time rather than
         hard-coding them.
       </p>
-      <div className="overflow-x-auto">
+      <TableScroll label="Endpoints">
         <table>
           <thead>
             <tr>
@@ -71,7 +72,7 @@ export default function AuthenticationPage() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <p>
         Introspection and revocation take the same client authentication as the token endpoint (a login client sends
         only its <code>client_id</code>). Revocation only accepts tokens issued to the calling client, and a login
@@ -173,37 +174,39 @@ export default function AuthenticationPage() {
         each secret&apos;s last four characters, its id, when it was created and when it last got a token — never the
         value, which is shown once, when it is created.
       </p>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Action</th>
-            <th scope="col">Effect</th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            <th scope="row" className="align-top">Add a second secret</th>
-            <td>
-              A new secret, shown once; the existing one keeps working. Not possible while two are active. No access token
-              changes.
-            </td>
-          </tr>
-          <tr>
-            <th scope="row" className="align-top">Retire a secret</th>
-            <td>
-              Token requests with it fail with <code>invalid_client</code> at once. Access tokens already issued with it
-              keep working until they expire. The only active secret cannot be retired.
-            </td>
-          </tr>
-          <tr>
-            <th scope="row" className="align-top">Roll (compromise)</th>
-            <td>
-              One new secret, shown once; every other secret stops working immediately (<code>invalid_client</code>), and
-              every access token of the app is void at once (<code>401 invalid_token</code>).
-            </td>
-          </tr>
-        </tbody>
-      </table>
+      <TableScroll label="Rotating a client secret">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Action</th>
+              <th scope="col">Effect</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th scope="row" className="align-top">Add a second secret</th>
+              <td>
+                A new secret, shown once; the existing one keeps working. Not possible while two are active. No access token
+                changes.
+              </td>
+            </tr>
+            <tr>
+              <th scope="row" className="align-top">Retire a secret</th>
+              <td>
+                Token requests with it fail with <code>invalid_client</code> at once. Access tokens already issued with it
+                keep working until they expire. The only active secret cannot be retired.
+              </td>
+            </tr>
+            <tr>
+              <th scope="row" className="align-top">Roll (compromise)</th>
+              <td>
+                One new secret, shown once; every other secret stops working immediately (<code>invalid_client</code>), and
+                every access token of the app is void at once (<code>401 invalid_token</code>).
+              </td>
+            </tr>
+          </tbody>
+        </table>
+      </TableScroll>
       <p>To rotate without downtime:</p>
       <ol>
         <li>Add a second secret on the app page and copy it.</li>
@@ -216,68 +219,70 @@ export default function AuthenticationPage() {
       </p>
 
       <h3 id="token-revocation" className="scroll-mt-24">What else voids access tokens</h3>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Effect</th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            <th scope="row" className="align-top">An admin suspends the app</th>
-            <td>
-              Token requests fail with <code>invalid_client</code>; every access and refresh token of the app is void at
-              once (<code>401 invalid_token</code>). Reinstating does not revive them: people and API clients must get new
-              tokens.
-            </td>
-          </tr>
-          <tr>
-            <th scope="row" className="align-top">The app is deleted</th>
-            <td>
-              Every access token, refresh token and grant of the app is revoked at once (<code>401 invalid_token</code>).
-            </td>
-          </tr>
-          <tr>
-            <th scope="row" className="align-top">An admin disables the person&apos;s account</th>
-            <td>
-              The person cannot sign in or refresh tokens, and every API call with their access tokens answers{" "}
-              <code>403 forbidden</code> at once (user info: <code>401 invalid_token</code>). Their tokens are not deleted:
-              enabling the account makes the unexpired ones work again.
-            </td>
-          </tr>
-          <tr>
-            <th scope="row" className="align-top">The person revokes your app&apos;s access</th>
-            <td>
-              From their account page: their consent, grant and refresh tokens for your app are deleted, and their access
-              tokens for your app are void at once (<code>401 invalid_token</code>). The next sign-in asks for consent
-              again.
-            </td>
-          </tr>
-          <tr>
-            <th scope="row" className="align-top">A refresh token is used twice</th>
-            <td>
-              The second use fails with <code>invalid_grant</code>, the grant is revoked, and the person&apos;s access tokens
-              for your app are void at once (<code>401 invalid_token</code>).
-            </td>
-          </tr>
-          <tr>
-            <th scope="row" className="align-top">The person signs out through the end-session endpoint</th>
-            <td>
-              Their grant of your app ends (and, when they end the platform session, the grants of every app they signed
-              in to in it): its refresh token fails with <code>invalid_grant</code>, and their access tokens for that app
-              are void at once (<code>401 invalid_token</code>).
-            </td>
-          </tr>
-          <tr>
-            <th scope="row" className="align-top">A refresh token is revoked at the revocation endpoint</th>
-            <td>
-              Its grant is revoked with it, and the person&apos;s access tokens for your app are void at once{" "}
-              (<code>401 invalid_token</code>).
-            </td>
-          </tr>
-        </tbody>
-      </table>
+      <TableScroll label="What voids access tokens">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">Effect</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th scope="row" className="align-top">An admin suspends the app</th>
+              <td>
+                Token requests fail with <code>invalid_client</code>; every access and refresh token of the app is void at
+                once (<code>401 invalid_token</code>). Reinstating does not revive them: people and API clients must get new
+                tokens.
+              </td>
+            </tr>
+            <tr>
+              <th scope="row" className="align-top">The app is deleted</th>
+              <td>
+                Every access token, refresh token and grant of the app is revoked at once (<code>401 invalid_token</code>).
+              </td>
+            </tr>
+            <tr>
+              <th scope="row" className="align-top">An admin disables the person&apos;s account</th>
+              <td>
+                The person cannot sign in or refresh tokens, and every API call with their access tokens answers{" "}
+                <code>403 forbidden</code> at once (user info: <code>401 invalid_token</code>). Their tokens are not deleted:
+                enabling the account makes the unexpired ones work again.
+              </td>
+            </tr>
+            <tr>
+              <th scope="row" className="align-top">The person revokes your app&apos;s access</th>
+              <td>
+                From their account page: their consent, grant and refresh tokens for your app are deleted, and their access
+                tokens for your app are void at once (<code>401 invalid_token</code>). The next sign-in asks for consent
+                again.
+              </td>
+            </tr>
+            <tr>
+              <th scope="row" className="align-top">A refresh token is used twice</th>
+              <td>
+                The second use fails with <code>invalid_grant</code>, the grant is revoked, and the person&apos;s access tokens
+                for your app are void at once (<code>401 invalid_token</code>).
+              </td>
+            </tr>
+            <tr>
+              <th scope="row" className="align-top">The person signs out through the end-session endpoint</th>
+              <td>
+                Their grant of your app ends (and, when they end the platform session, the grants of every app they signed
+                in to in it): its refresh token fails with <code>invalid_grant</code>, and their access tokens for that app
+                are void at once (<code>401 invalid_token</code>).
+              </td>
+            </tr>
+            <tr>
+              <th scope="row" className="align-top">A refresh token is revoked at the revocation endpoint</th>
+              <td>
+                Its grant is revoked with it, and the person&apos;s access tokens for your app are void at once{" "}
+                (<code>401 invalid_token</code>).
+              </td>
+            </tr>
+          </tbody>
+        </table>
+      </TableScroll>
       <p>
         Nothing else ends an access token early: otherwise it is valid until <code>expires_in</code>. Handle{" "}
         <code>401 invalid_token</code> on any call by getting a new token, not by retrying the same one.

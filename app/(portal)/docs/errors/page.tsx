@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { DocsPage } from "@/components/docs/docs-page";
+import { TableScroll } from "@/components/ui/table-scroll";
 import { CodeBlock } from "@/components/ui/code-block";
 
 export const metadata: Metadata = { title: "Errors and limits" };
@@ -53,26 +54,28 @@ Retry-After: 2
 { "error": { "code": "rate_limited", "message": "Slow down: one message every 2 seconds." } }`}
       />
       <h2 id="codes">API error codes</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Status</th>
-            <th scope="col">Code</th>
-            <th scope="col">Meaning and what to do</th>
-          </tr>
-        </thead>
-        <tbody>
-          {ERRORS.map(([status, code, text]) => (
-            <tr key={code}>
-              <td>{status}</td>
-              <td>
-                <code>{code}</code>
-              </td>
-              <td>{text}</td>
+      <TableScroll label="API error codes">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Status</th>
+              <th scope="col">Code</th>
+              <th scope="col">Meaning and what to do</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {ERRORS.map(([status, code, text]) => (
+              <tr key={code}>
+                <td>{status}</td>
+                <td>
+                  <code>{code}</code>
+                </td>
+                <td>{text}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       <h2 id="oauth-errors">Sign-in errors</h2>
       <p>
         The token endpoint answers in OAuth form — <code>{`{ "error": "invalid_grant", "error_description": "…" }`}</code>:
@@ -92,18 +95,20 @@ Retry-After: 2
         </li>
       </ul>
       <h2 id="limits">Limits</h2>
-      <table>
-        <tbody>
-          {LIMITS.map(([what, limit]) => (
-            <tr key={what}>
-              <th scope="row">
-                <code>{what}</code>
-              </th>
-              <td>{limit}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <TableScroll label="Limits">
+        <table>
+          <tbody>
+            {LIMITS.map(([what, limit]) => (
+              <tr key={what}>
+                <th scope="row">
+                  <code>{what}</code>
+                </th>
+                <td>{limit}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       <h2 id="pagination">Pagination</h2>
       <p>
         Lists use cursors. Pass <code>next_cursor</code> back verbatim (as <code>before</code> for chat, as{" "}

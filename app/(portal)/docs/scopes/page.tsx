@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { DocsPage } from "@/components/docs/docs-page";
+import { TableScroll } from "@/components/ui/table-scroll";
 import { OIDC_SCOPES, SVC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES } from "@/lib/scopes";
 
 export const metadata: Metadata = { title: "Scopes" };
@@ -21,52 +22,57 @@ export default function ScopesPage() {
       lead="A scope is a permission an app asks for. Register the ones your app needs; people see them in plain words on the consent screen."
     >
       <h2 id="api-scopes">API scopes</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Scope</th>
-            <th scope="col">What it allows</th>
-            <th scope="col">Endpoints</th>
-            <th scope="col">Token</th>
-          </tr>
-        </thead>
-        <tbody>
-          {SVC_SCOPE_NAMES.map((scope) => (
-            <tr key={scope}>
-              <td>
-                <code>{scope}</code>
-              </td>
-              <td>{SVC_SCOPES[scope]}</td>
-              <td>
-                {(ENDPOINTS[scope] ?? []).map((e) => (
-                  <code key={e} className="mb-1 block w-fit">
-                    {e}
-                  </code>
-                ))}
-              </td>
-              <td>{USER_ONLY_SCOPES.includes(scope) ? "user-delegated" : "user-delegated or app-only"}</td>
+      <TableScroll label="API scopes">
+        {/* Four columns: on a phone it scrolls sideways rather than squeezing the text to a word per line. */}
+        <table className="min-w-[38rem]">
+          <thead>
+            <tr>
+              <th scope="col">Scope</th>
+              <th scope="col">What it allows</th>
+              <th scope="col">Endpoints</th>
+              <th scope="col">Token</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {SVC_SCOPE_NAMES.map((scope) => (
+              <tr key={scope}>
+                <td>
+                  <code>{scope}</code>
+                </td>
+                <td>{SVC_SCOPES[scope]}</td>
+                <td>
+                  {(ENDPOINTS[scope] ?? []).map((e) => (
+                    <code key={e} className="mb-1 block w-fit">
+                      {e}
+                    </code>
+                  ))}
+                </td>
+                <td>{USER_ONLY_SCOPES.includes(scope) ? "user-delegated" : "user-delegated or app-only"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       <p>
         <code>GET /users/{"{username}"}</code> needs no scope and <code>GET /me</code> needs only a user-delegated token
         (an <code>openid</code> grant is enough).
       </p>
 
       <h2 id="oidc-scopes">Sign-in scopes</h2>
-      <table>
-        <tbody>
-          {Object.entries(OIDC_SCOPES).map(([scope, text]) => (
-            <tr key={scope}>
-              <td>
-                <code>{scope}</code>
-              </td>
-              <td>{text}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <TableScroll label="Sign-in scopes">
+        <table>
+          <tbody>
+            {Object.entries(OIDC_SCOPES).map(([scope, text]) => (
+              <tr key={scope}>
+                <td>
+                  <code>{scope}</code>
+                </td>
+                <td>{text}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
 
       <h2 id="how">How scopes are granted</h2>
       <ul>

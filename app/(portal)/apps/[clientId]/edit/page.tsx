@@ -24,8 +24,12 @@ export default async function EditAppPage({ params }: { params: Promise<{ client
     <div className="mx-auto max-w-3xl space-y-8">
       <PageHeader
         eyebrow={
-          <Link href={`/apps/${app.clientId}`} prefetch={false} className="inline-flex items-center gap-1 hover:text-slate-900">
-            <Icon name="arrowLeft" /> {app.name}
+          <Link
+            href={`/apps/${app.clientId}`}
+            prefetch={false}
+            className="inline-flex max-w-full items-start gap-1 hover:text-slate-900"
+          >
+            <Icon name="arrowLeft" className="mt-0.5" /> <span className="min-w-0 break-words">{app.name}</span>
           </Link>
         }
         title="Edit application"

@@ -1,0 +1,14 @@
+import type { ReactNode } from "react";
+
+/**
+ * A table that may be wider than its box (a docs table on a phone) scrolls sideways inside itself
+ * instead of widening the page (issue 14). Focusable and labelled, so keyboard users can scroll it
+ * and screen readers name the region (axe: scrollable-region-focusable).
+ */
+export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div role="region" aria-label={label} tabIndex={0} className="my-6 max-w-full overflow-x-auto rounded-sm [&>table]:my-0">
+      {children}
+    </div>
+  );
+}

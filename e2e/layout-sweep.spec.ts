@@ -1,0 +1,389 @@
+import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { createHash, randomBytes } from "node:crypto";
+import { CALLBACK, checkLayout, newContext, query, server, signIn, type LayoutProblem } from "./support";
+
+/**
+ * The layout, accessibility and console sweep (issue 14): every page of the portal, the docs, the
+ * admin area and the hosted sign-in pages, at 390 px and 1280 px, with realistic long data — a
+ * 120-character app name, a 300-character unbroken URL in descriptions, 60 pending apps. Each page
+ * fails when the document is wider than the viewport, when an element is taller than the viewport
+ * without scrolling inside (a text column squeezed by something beside it), when a text block is
+ * squeezed into a column a word wide, when the console shows an error or a request fails, or when
+ * axe reports a serious or critical violation. A full-page screenshot of each page at both widths
+ * goes to test-results/screenshots/sweep-*.png.
+ *
+ * One browser context per person (signed out, alice the developer, carol who signs in to alice's
+ * login client, the admin), signed in once. Every row this file creates starts with PREFIX; other
+ * spec files share the database, so nothing here assumes it is alone. A page that fails is its own
+ * test, so one defect does not hide the others.
+ */
+
+const PREFIX = "Sweep ·";
+/** A 300-character URL without a single break opportunity (no spaces, no hyphens). */
+const LONG_URL = `https://example.com/${"a1b2c3d4e5".repeat(28)}`.slice(0, 300);
+const LONG_NAME = `${PREFIX} Global Chat Moderation Digest and Weekly Community Highlights Summariser for the Platform Trust and Safety Team`
+  .padEnd(120, "x")
+  .slice(0, 120);
+const LONG_DESCRIPTION = `Reads the global chat and mails a digest to moderators every morning. Spec and runbook: ${LONG_URL} — questions to the trust and safety team.`;
+const LONG_REASON = `The description must say what the app stores and for how long; see ${LONG_URL} and resubmit with a data-retention note.`;
+
+interface SweepApp {
+  key: "pending" | "rejected" | "approvedNew" | "approvedKept" | "suspended" | "login";
+  clientId: string;
+  name: string;
+}
+
+const people: Record<"anonymous" | "alice" | "carol" | "admin", Page | undefined> = {
+  anonymous: undefined,
+  alice: undefined,
+  carol: undefined,
+  admin: undefined,
+};
+const apps = new Map<SweepApp["key"], SweepApp>();
+const foreignRequests: string[] = [];
+
+async function userId(handle: string): Promise<number> {
+  const rows = await query<{ id: number }>(server.databaseUrl, `SELECT id FROM "User" WHERE handle = $1`, [handle]);
+  return rows[0]!.id;
+}
+
+async function insertApp(app: {
+  clientId: string;
+  name: string;
+  description: string;
+  type: "api" | "login";
+  status: "pending" | "approved" | "rejected" | "suspended";
+  ownerId: number;
+  reason?: string;
+  scopes?: string[];
+  redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
+  createdAt?: Date;
+}): Promise<number> {
+  const rows = await query<{ id: number }>(
+    server.databaseUrl,
+    `INSERT INTO "Application" ("clientId", name, description, type, status, "statusReason", "ownerId", scopes,
+       "redirectUris", "postLogoutRedirectUris", "reviewedAt", "createdAt", "updatedAt")
+     VALUES ($1, $2, $3, $4::"AppType", $5::"AppStatus", $6, $7, $8, $9, $10, $11, $12, $12) RETURNING id`,
+    [
+      app.clientId,
+      app.name,
+      app.description,
+      app.type,
+      app.status,
+      app.reason ?? null,
+      app.ownerId,
+      app.scopes ?? [],
+      app.redirectUris ?? [],
+      app.postLogoutRedirectUris ?? [],
+      app.status === "pending" ? null : new Date(),
+      app.createdAt ?? new Date(),
+    ],
+  );
+  return rows[0]!.id;
+}
+
+/**
+ * The long data, once per run (each run gets a fresh database; a restarted worker finds it). The
+ * apps are written straight to the database: the form caps names at 80 characters, and the point
+ * is what the pages do with data that long, however it got there.
+ */
+async function ensureData(): Promise<void> {
+  const existing = await query<{ clientId: string; name: string; description: string; status: string; type: string }>(
+    server.databaseUrl,
+    `SELECT "clientId", name, description, status::text, type::text FROM "Application" WHERE name LIKE $1 AND name NOT LIKE $2`,
+    [`${PREFIX}%`, `${PREFIX} queue%`],
+  );
+  if (existing.length) {
+    for (const row of existing) {
+      const key = row.description.split("·")[0]!.trim() as SweepApp["key"];
+      apps.set(key, { key, clientId: row.clientId, name: row.name });
+    }
+    return;
+  }
+  const alice = await userId("alice");
+  const bob = await userId("bob");
+  const id = (type: "api" | "login") => `${type === "api" ? "api" : "app"}_sweep${randomBytes(8).toString("hex")}`;
+  const add = async (
+    key: SweepApp["key"],
+    fields: Omit<Parameters<typeof insertApp>[0], "clientId" | "name" | "description" | "ownerId">,
+    name = LONG_NAME,
+  ) => {
+    const clientId = id(fields.type);
+    // The key leads the description so a restarted worker can find each app again.
+    const rowId = await insertApp({ ...fields, clientId, name, description: `${key} · ${LONG_DESCRIPTION}`, ownerId: alice });
+    apps.set(key, { key, clientId, name });
+    return rowId;
+  };
+  const scopes = ["svc:chat.read", "svc:chat.write", "svc:profiles.read"];
+  await add("pending", { type: "api", status: "pending", scopes });
+  await add("rejected", { type: "api", status: "rejected", reason: LONG_REASON, scopes });
+  await add("approvedNew", { type: "api", status: "approved", scopes });
+  const kept = await add("approvedKept", { type: "api", status: "approved", scopes }, `${PREFIX} ${"Nightly".padEnd(40, "x")}`);
+  const secret = randomBytes(32).toString("base64url");
+  await query(server.databaseUrl, `INSERT INTO "ClientSecret" (id, "applicationId", hash, hint) VALUES ($1, $2, $3, $4)`, [
+    `sec_sweep${randomBytes(6).toString("hex")}`,
+    kept,
+    createHash("sha256").update(secret).digest("hex"),
+    secret.slice(-4),
+  ]);
+  await add("suspended", { type: "api", status: "suspended", reason: LONG_REASON, scopes });
+  await add("login", {
+    type: "login",
+    status: "approved",
+    scopes: ["svc:chat.read", "svc:profiles.read"],
+    redirectUris: [CALLBACK, `https://example.com/callback/${LONG_URL.slice(20)}`],
+    postLogoutRedirectUris: [`https://example.com/signed-out/${LONG_URL.slice(20)}`],
+  });
+  // A review queue of 60 (bob's), oldest first, each with the long URL in its description.
+  const start = Date.now() - 60 * 60_000;
+  for (let i = 0; i < 60; i++) {
+    await insertApp({
+      clientId: id(i % 3 ? "api" : "login"),
+      name: `${PREFIX} queue ${String(i + 1).padStart(2, "0")} ${i % 5 === 0 ? LONG_NAME.slice(PREFIX.length + 1, 100) : "Chat digest"}`,
+      description: `Queue app ${i + 1}. Details: ${LONG_URL}`,
+      type: i % 3 ? "api" : "login",
+      status: "pending",
+      ownerId: bob,
+      scopes: i % 2 ? ["svc:chat.read"] : ["svc:profiles.read", "svc:stats.read"],
+      redirectUris: i % 3 ? [] : [`https://example.com/cb/${LONG_URL.slice(20, 200)}`],
+      createdAt: new Date(start + i * 60_000),
+    });
+  }
+}
+
+async function newPerson(browser: Browser): Promise<Page> {
+  const context: BrowserContext = await newContext(browser, foreignRequests);
+  return context.newPage();
+}
+
+function app(key: SweepApp["key"]): SweepApp {
+  const found = apps.get(key);
+  if (!found) throw new Error(`sweep app ${key} missing`);
+  return found;
+}
+
+/** Opens `path` as `who` and runs every check at both widths; returns the problems found. */
+async function sweep(
+  who: keyof typeof people,
+  name: string,
+  open: (page: Page) => Promise<unknown>,
+  options: { status?: number | "4xx" } = {},
+): Promise<LayoutProblem[]> {
+  const page = people[who]!;
+  return checkLayout(page, name, open, options);
+}
+
+function expectClean(problems: LayoutProblem[]): void {
+  expect(problems.map((p) => `${p.width}px ${p.check}: ${p.detail}`)).toEqual([]);
+}
+
+test.describe("layout, axe and console sweep over every page at 390 px and 1280 px", () => {
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(180_000);
+    await ensureData();
+    people.anonymous = await newPerson(browser);
+    people.alice = await newPerson(browser);
+    people.admin = await newPerson(browser);
+    people.carol = await newPerson(browser);
+    await signIn(people.alice, "alice");
+    await signIn(people.admin, "admin", "/admin");
+  });
+
+  test.afterAll(async () => {
+    for (const page of Object.values(people)) await page?.context().close();
+  });
+
+  // The public pages, signed out.
+  test("landing", async () => {
+    expectClean(await sweep("anonymous", "landing", (p) => p.goto(`${server.url}/`)));
+  });
+  test("portal sign-in page", async () => {
+    expectClean(await sweep("anonymous", "signin", (p) => p.goto(`${server.url}/signin`)));
+  });
+  test("not found", async () => {
+    expectClean(await sweep("anonymous", "not-found", (p) => p.goto(`${server.url}/no-such-page`), { status: 404 }));
+  });
+
+  // Docs, as a signed-in developer reads them.
+  for (const [slug, path] of [
+    ["docs", "/docs"],
+    ["docs-authentication", "/docs/authentication"],
+    ["docs-scopes", "/docs/scopes"],
+    ["docs-errors", "/docs/errors"],
+  ] as const) {
+    test(`docs: ${path}`, async () => {
+      expectClean(await sweep("alice", slug, (p) => p.goto(`${server.url}${path}`)));
+    });
+  }
+  // FIXME(issue 14, wt-hosted): Scalar's contrast and target-size violations are fixed on the hosted
+  // branch; the lead turns this back on after merging it.
+  test.fixme("docs: /docs/api-reference (Scalar)", async () => {
+    expectClean(
+      await sweep("alice", "docs-api-reference", async (p) => {
+        await p.goto(`${server.url}/docs/api-reference`);
+        await p.getByRole("heading", { level: 1 }).first().waitFor({ timeout: 30_000 });
+      }),
+    );
+  });
+
+  // The owner's pages.
+  test("My apps (long names and URLs)", async () => {
+    expectClean(await sweep("alice", "my-apps", (p) => p.goto(`${server.url}/apps`)));
+  });
+  test("new application", async () => {
+    expectClean(await sweep("alice", "app-new", (p) => p.goto(`${server.url}/apps/new`)));
+  });
+  test("app page: pending API client", async () => {
+    expectClean(await sweep("alice", "app-pending", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}`)));
+  });
+  test("app page: rejected API client", async () => {
+    expectClean(await sweep("alice", "app-rejected", (p) => p.goto(`${server.url}/apps/${app("rejected").clientId}`)));
+  });
+  test("app page: approved API client, the one-time secret banner", async () => {
+    expectClean(
+      await sweep("alice", "app-approved-secret", async (p) => {
+        await p.goto(`${server.url}/apps/${app("approvedNew").clientId}`);
+        await p.getByTestId("secret-reveal").waitFor();
+      }),
+    );
+  });
+  test("app page: approved API client with a secret", async () => {
+    expectClean(await sweep("alice", "app-approved", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}`)));
+  });
+  test("app page: suspended API client", async () => {
+    expectClean(await sweep("alice", "app-suspended", (p) => p.goto(`${server.url}/apps/${app("suspended").clientId}`)));
+  });
+  test("app page: approved login client", async () => {
+    expectClean(await sweep("alice", "app-login", (p) => p.goto(`${server.url}/apps/${app("login").clientId}`)));
+  });
+  test("app page: the delete dialog", async () => {
+    expectClean(
+      await sweep("alice", "app-delete-dialog", async (p) => {
+        await p.goto(`${server.url}/apps/${app("pending").clientId}`);
+        await p.getByRole("button", { name: "Delete application" }).click();
+        await p.getByRole("dialog").waitFor();
+      }),
+    );
+  });
+  test("edit application", async () => {
+    expectClean(await sweep("alice", "app-edit", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}/edit`)));
+  });
+
+  // The admin's pages.
+  test("admin: an admin's view of another developer's app", async () => {
+    expectClean(await sweep("admin", "admin-app-view", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}`)));
+  });
+  test("admin: the reject dialog on an app page", async () => {
+    expectClean(
+      await sweep("admin", "admin-reject-dialog", async (p) => {
+        await p.goto(`${server.url}/apps/${app("pending").clientId}`);
+        await p.getByRole("button", { name: /^Reject/ }).first().click();
+        await p.getByRole("dialog").waitFor();
+      }),
+    );
+  });
+  test("admin: the suspend dialog on an app page", async () => {
+    expectClean(
+      await sweep("admin", "admin-suspend-dialog", async (p) => {
+        await p.goto(`${server.url}/apps/${app("approvedKept").clientId}`);
+        await p.getByRole("button", { name: /^Suspend/ }).first().click();
+        await p.getByRole("dialog").waitFor();
+      }),
+    );
+  });
+  test("admin: the reject dialog from the review queue (opened in a right-aligned table cell)", async () => {
+    expectClean(
+      await sweep("admin", "admin-queue-reject-dialog", async (p) => {
+        await p.goto(`${server.url}/admin/apps`);
+        await p.getByRole("button", { name: /^Reject\b/ }).first().click();
+        await p.getByRole("dialog").waitFor();
+      }),
+    );
+  });
+  test("admin: overview", async () => {
+    expectClean(await sweep("admin", "admin-overview", (p) => p.goto(`${server.url}/admin`)));
+  });
+  test("admin: apps queue (60 pending)", async () => {
+    expectClean(await sweep("admin", "admin-apps", (p) => p.goto(`${server.url}/admin/apps`)));
+  });
+  test("admin: users", async () => {
+    expectClean(await sweep("admin", "admin-users", (p) => p.goto(`${server.url}/admin/users`)));
+  });
+  test("admin: audit log", async () => {
+    expectClean(await sweep("admin", "admin-audit", (p) => p.goto(`${server.url}/admin/audit`)));
+  });
+  test("admin: forbidden for a developer", async () => {
+    expectClean(await sweep("alice", "forbidden", (p) => p.goto(`${server.url}/admin`), { status: 403 }));
+  });
+
+  // The hosted sign-in pages, as carol signs in to alice's login client (long name).
+  function authorizeUrl(): string {
+    const url = new URL(`${server.issuer}/protocol/openid-connect/auth`);
+    url.search = new URLSearchParams({
+      client_id: app("login").clientId,
+      response_type: "code",
+      redirect_uri: CALLBACK,
+      scope: "openid",
+      state: randomBytes(8).toString("hex"),
+      code_challenge: createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url"),
+      code_challenge_method: "S256",
+    }).toString();
+    return url.href;
+  }
+  // FIXME(issue 14, wt-hosted): at 390 px the hosted button "Cancel and return to <app name>" cuts
+  // off a long app name (check "clipped"); the hosted branch owns these pages. Re-enable after merging.
+  test.fixme("hosted: login", async () => {
+    expectClean(
+      await sweep("carol", "hosted-login", async (p) => {
+        await p.goto(authorizeUrl());
+        await p.waitForURL(/\/interaction\//);
+        await p.getByLabel("Username").waitFor();
+      }),
+    );
+  });
+  test("hosted: consent (long app name)", async () => {
+    const page = people.carol!;
+    if (!/\/interaction\//.test(page.url())) {
+      await page.goto(authorizeUrl());
+      await page.waitForURL(/\/interaction\//);
+    }
+    await page.getByLabel("Username").fill("carol");
+    await page.getByLabel("Password").fill("carol-demo-pass");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Allow" }).waitFor();
+    // Already on the page: the sweep's "open" only waits.
+    expectClean(await sweep("carol", "hosted-consent", (p) => p.getByRole("button", { name: "Allow" }).waitFor()));
+  });
+  // FIXME(issue 14, wt-hosted): at 390 px "Only sign out of <app name>" cuts off a long app name
+  // (check "clipped"). Re-enable after merging the hosted branch.
+  test.fixme("hosted: logout confirmation and signed-out page", async () => {
+    const logout = `${server.issuer}/protocol/openid-connect/logout?client_id=${app("login").clientId}`;
+    expectClean(
+      await sweep("carol", "hosted-logout", async (p) => {
+        await p.goto(logout);
+        await p.waitForURL(/\/interaction\/logout/);
+      }),
+    );
+    expectClean(
+      await sweep("carol", "hosted-signed-out", async (p) => {
+        await p.getByRole("button", { name: /sign out/i }).first().click();
+        await p.waitForURL(/\/interaction\/signed-out/);
+      }),
+    );
+  });
+  // FIXME(issue 14, wt-hosted): the expired-interaction page answers 200; the hosted branch gives it
+  // a 4xx. The lead turns this back on after merging it.
+  test.fixme("hosted: an expired sign-in request", async () => {
+    expectClean(
+      await sweep("anonymous", "hosted-expired", (p) => p.goto(`${server.url}/interaction/not-a-real-interaction`), {
+        // SPEC-open: which 4xx is wt-hosted's call (issue 14: "correct HTTP statuses on error pages").
+        status: "4xx",
+      }),
+    );
+  });
+
+  test("the browser never reached for a remote host", () => {
+    expect(foreignRequests).toEqual([]);
+  });
+});
