@@ -9,6 +9,7 @@ import { ClientSecretPanel, type SecretItem } from "@/components/apps/client-sec
 import { DeleteAppButton } from "@/components/apps/delete-app-button";
 import { NewSecretBanner } from "@/components/apps/new-secret-banner";
 import { Quickstart } from "@/components/apps/quickstart";
+import { TeamPanel } from "@/components/apps/team-panel";
 import { NavSection } from "@/components/layout/nav-section";
 import { ButtonLink } from "@/components/ui/button-link";
 import { Card } from "@/components/ui/card";
@@ -51,13 +52,18 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
   if (!parsed.success) notFound();
   const actor = await toActor(user);
   const app = await loadApp(parsed.data, actor);
-  // Only the owner and admins get here (the service answers not_found to anyone else): anyone but
-  // the owner is an admin reviewing someone else's app, and the page speaks to them as such.
-  const isOwner = app.owner.id === user.id;
-  // SPEC: the secret is revealed once on the application page, to its owner, after approval. The
+  // Only the app's team and platform admins get here (the service answers not_found to anyone
+  // else). The team (owner, team admins, viewers: issue 15) sees the owner's page, with what their
+  // role allows; anyone else is an admin reviewing someone else's app, and the page speaks to them
+  // as such. The services check every action again.
+  const role = app.owner.id === user.id ? "owner" : (app.members.find((m) => m.id === user.id)?.role ?? null);
+  const isOwner = role !== null;
+  const canManage = role === "owner" || role === "admin";
+  const canDelete = role === "owner" || (role === null && isAdmin(user));
+  // SPEC: the secret is revealed once on the application page, to its team, after approval. The
   // service generates it only if none exists yet (under the app's row lock), so a reload gets null;
   // it also announces the change, so the new secret works at once in every process.
-  const revealed = isOwner && isSecretWaiting(app) ? await revealSecretOnce(app.clientId, actor) : null;
+  const revealed = canManage && isSecretWaiting(app) ? await revealSecretOnce(app.clientId, actor) : null;
   const secrets = revealed ? await listSecrets(app.clientId, actor) : app.secrets;
   const config = env();
   const discoveryUrl = `${config.ISSUER}/.well-known/openid-configuration`;
@@ -84,7 +90,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           </div>
         }
         actions={
-          isOwner && !app.firstParty ? (
+          canManage && !app.firstParty ? (
             <ButtonLink href={`/apps/${app.clientId}/edit`} variant="secondary" prefetch={false}>
               <Icon name="pencil" /> Edit
             </ButtonLink>
@@ -144,15 +150,17 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                   secrets={secrets.map(toSecretItem)}
                   maxActive={MAX_ACTIVE_SECRETS}
                   newSecretId={revealed?.secretId ?? null}
-                  canManage={isOwner && app.status === "approved"}
+                  canManage={canManage && app.status === "approved"}
                   notice={
                     app.status !== "approved" ? (
                       <>
                         While the application is {app.status}, token requests with these secrets fail with{" "}
                         <code className="font-mono">invalid_client</code>.
                       </>
-                    ) : isOwner ? undefined : (
-                      "Only the owner can see or manage secrets."
+                    ) : canManage ? undefined : isOwner ? (
+                      "Viewers cannot see or manage secrets: ask the owner or a team admin."
+                    ) : (
+                      "Only the app's owner and team admins can see or manage secrets."
                     )
                   }
                 />
@@ -259,6 +267,27 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
             </dl>
           </Card>
           {!app.firstParty ? (
+            <Card
+              title="Team"
+              description={
+                role === "owner" || role === null
+                  ? "Admins manage everything but deleting and transferring the app; viewers only read."
+                  : "The people who work on this app. Ask the owner to change roles."
+              }
+            >
+              <TeamPanel
+                clientId={app.clientId}
+                appName={app.name}
+                viewerHandle={user.handle}
+                canManageTeam={role === "owner" || (role === null && isAdmin(user))}
+                people={[
+                  { handle: app.owner.handle, displayName: app.owner.displayName, role: "owner" },
+                  ...app.members.map((m) => ({ handle: m.handle, displayName: m.displayName, role: m.role })),
+                ]}
+              />
+            </Card>
+          ) : null}
+          {!app.firstParty && canDelete ? (
             <Card title="Danger zone" className="border-red-200">
               <p className="text-sm text-slate-600">
                 {isOwner ? null : "Deleting removes this application for its owner too. "}

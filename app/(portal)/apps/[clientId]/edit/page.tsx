@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
+import { forbidden, notFound } from "next/navigation";
 import { AppForm } from "@/components/apps/app-form";
 import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
@@ -20,6 +20,8 @@ export default async function EditAppPage({ params }: { params: Promise<{ client
     throw error;
   });
   if (app.firstParty) notFound();
+  // Viewers read only (issue 15); the service refuses their changes too.
+  if (app.members.some((m) => m.id === user.id && m.role === "viewer")) forbidden();
   return (
     <div className="mx-auto max-w-3xl space-y-8">
       <PageHeader
