@@ -42,7 +42,8 @@ function formatDetail(detail: Record<string, unknown>): string {
     .join(" · ");
 }
 
-const FILTER_LINK = "rounded hover:underline focus-visible:outline-2 focus-visible:outline-brand-600";
+// At least 24 px tall (WCAG 2.2 target size): a table of small links is a wall of targets.
+const FILTER_LINK = "inline-block min-h-6 leading-6 rounded hover:underline focus-visible:outline-2 focus-visible:outline-brand-600";
 
 export default async function AuditLogPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requireAdmin();
@@ -174,20 +175,22 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
                     {e.targetType === "app" ? (
                       <>
                         {e.targetName ? (
-                          <Link href={`/apps/${e.targetId}`} prefetch={false} className="font-medium break-words text-brand-700 hover:underline">
+                          <Link href={`/apps/${e.targetId}`} prefetch={false} className="inline-block min-h-6 leading-6 font-medium break-words text-brand-700 hover:underline">
                             {e.targetName}
                           </Link>
                         ) : (
                           <span className="text-slate-600 italic">deleted app</span>
                         )}
-                        <Link
-                          href={auditHref(query, { target: e.targetId })}
-                          prefetch={false}
-                          className={`block font-mono text-xs break-all text-slate-600 ${FILTER_LINK}`}
-                          title="Show only this app"
-                        >
-                          {e.targetId}
-                        </Link>
+                        <div>
+                          <Link
+                            href={auditHref(query, { target: e.targetId })}
+                            prefetch={false}
+                            className={`font-mono text-xs break-all text-slate-600 ${FILTER_LINK}`}
+                            title="Show only this app"
+                          >
+                            {e.targetId}
+                          </Link>
+                        </div>
                       </>
                     ) : e.targetType === "user" ? (
                       <Link href={auditHref(query, { target: e.targetId })} prefetch={false} className={`break-all text-slate-900 ${FILTER_LINK}`} title="Show only this user">
