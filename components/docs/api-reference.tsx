@@ -5,16 +5,19 @@ import "@scalar/api-reference-react/style.css";
 import { useEffect, useRef } from "react";
 
 /**
- * Accessibility overrides of Scalar's light theme (@scalar/api-reference 1.72, dist/style.css
+ * Overrides of Scalar's light theme (@scalar/api-reference 1.72, dist/style.css
  * `.light-mode`), so that axe finds no serious violation (issue 14):
  * - text colours: its grey text (#757575, #8e8e8e) and HTTP method colours (#0082d0 blue…) fall
  *   below 4.5:1 on its white and #f6f6f6 backgrounds; these keep at least 4.5:1 on both (the
  *   sidebar's and the search box's colours are computed from them on `.light-mode`, an ancestor,
  *   so they are set here too). `!important`: the theme's own variables are injected at run time.
  * - target size: the sidebar's expand/collapse buttons are 22 px; WCAG 2.2 asks for 24.
+ * Also: its sticky sidebar and phone header stick below the portal's sticky header (4 rem + its
+ * 1 px border), not underneath it.
  */
-const ACCESSIBLE_CSS = `
+const SCALAR_OVERRIDES = `
 .scalar-app, .scalar-app .light-mode, .scalar-app.light-mode, .light-mode .scalar-app {
+  --scalar-custom-header-height: calc(4rem + 1px);
   --scalar-font: var(--font-sans);
   --scalar-font-code: var(--font-mono);
   --scalar-color-2: #475569 !important;
@@ -89,7 +92,7 @@ export function ApiReference({ specUrl }: { specUrl: string }) {
           hideTestRequestButton: true,
           layout: "modern",
           theme: "default",
-          customCss: ACCESSIBLE_CSS,
+          customCss: SCALAR_OVERRIDES,
         }}
       />
     </div>
