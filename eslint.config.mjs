@@ -8,7 +8,7 @@ import { defineConfig, globalIgnores } from "eslint/config";
  * ("Dependencies point down"), so that a newcomer learns it from the linter, not from a review:
  *
  *   entry (server.ts, bin/, scripts/)  →  anything below
- *   app/ pages  →  components, portal edge, api (the Next catch-all of /api/v1), oidc, services, shared
+ *   app/ and pages/  →  components, portal edge, api (the Next catch-all of /api/v1), oidc, services, shared
  *   components  →  components, server actions (lib/actions), shared
  *   lib/server (wiring)  →  api, oidc, services, seed, data, shared
  *   lib/api  →  oidc, services, shared          lib/oidc  →  services, data, shared
@@ -21,7 +21,8 @@ import { defineConfig, globalIgnores } from "eslint/config";
  */
 const layers = [
   { type: "entry", pattern: ["bin/**", "scripts/**"], partialMatch: false },
-  { type: "pages", pattern: ["app/**"], partialMatch: false },
+  // pages/ holds only the hosted sign-in pages (Pages Router, no JavaScript): the same layer as app/.
+  { type: "pages", pattern: ["app/**", "pages/**"], partialMatch: false },
   { type: "components", pattern: ["components/**"], partialMatch: false },
   { type: "server", pattern: ["lib/server/**"], partialMatch: false },
   { type: "api", pattern: ["lib/api/**"], partialMatch: false },
@@ -65,7 +66,7 @@ export default defineConfig([
     plugins: { boundaries },
     settings: {
       "boundaries/elements": layers,
-      "boundaries/include": ["server.ts", "proxy.ts", "app/**", "components/**", "lib/**", "bin/**", "scripts/**"],
+      "boundaries/include": ["server.ts", "proxy.ts", "app/**", "pages/**", "components/**", "lib/**", "bin/**", "scripts/**"],
       "import/resolver": { typescript: { project: "./tsconfig.json" }, node: true },
     },
     rules: {

@@ -1,6 +1,6 @@
-import { expect, test, type Page } from "@playwright/test";
-import { createTestApp, createTestUser, pkcePair } from "../tests/helpers/oidc";
-import { CALLBACK, expectAccessible, newContext, screenshot, server } from "./support";
+import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { createTestApp, createTestUser, exchangeCode, pkcePair } from "../tests/helpers/oidc";
+import { CALLBACK, expectAccessible, expectNoHorizontalOverflow, newContext, screenshot, server } from "./support";
 
 /**
  * The hosted sign-in pages in Chromium through Next (PRODUCT "Sign-in service": the platform's own
@@ -21,6 +21,10 @@ test.describe("hosted pages in Chromium", () => {
   let clientId: string;
   /** Requests the browser tried to make to anything but our server (and the login client's fake URIs). */
   const foreignRequests: string[] = [];
+  /** Everything our server answered 404 (a missing /favicon.ico would land here). */
+  const notFound: string[] = [];
+  /** Scripts any hosted page loaded (there should be none). */
+  const scripts: string[] = [];
 
   function authUrl(overrides: Record<string, string> = {}): string {
     const url = new URL(`${server.issuer}/protocol/openid-connect/auth`);
@@ -51,6 +55,10 @@ test.describe("hosted pages in Chromium", () => {
     // The login client's post-logout URI is fake too: answer it here so the browser lands somewhere
     // (registered after newContext's catch-all, so it is tried first).
     await context.route(`${AFTER_LOGOUT}**`, (route) => route.fulfill({ status: 200, contentType: "text/plain", body: "signed out" }));
+    context.on("response", (response) => {
+      if (response.status() === 404) notFound.push(response.url());
+      if (response.request().resourceType() === "script") scripts.push(response.url());
+    });
     page = await context.newPage();
   });
 
@@ -71,10 +79,14 @@ test.describe("hosted pages in Chromium", () => {
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL(/error=invalid_credentials/);
     await expect(page.locator("#login-error").getByRole("alert")).toContainText("Incorrect username or password.");
+    // The username is kept (never in the URL); the password field takes the focus.
+    expect(page.url()).not.toContain("nora");
+    await expect(page.getByLabel("Username")).toHaveValue("nora");
+    await expect(page.getByLabel("Password")).toBeFocused();
+    await expect(page.getByLabel("Password")).toHaveValue("");
     await screenshot(page, "oidc-login-error");
     await expectAccessible(page, "login-error");
 
-    await page.getByLabel("Username").fill("nora");
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
@@ -95,6 +107,13 @@ test.describe("hosted pages in Chromium", () => {
     }
     await expect(page.getByRole("button", { name: "Allow" })).toBeVisible();
     await expect(page.getByRole("button", { name: "Deny" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Not you? Use another account" })).toBeVisible();
+    // Where access can be taken back: the docs' revocation section, which exists.
+    const revoke = page.getByRole("link", { name: /how to revoke access/ });
+    await expect(revoke).toHaveAttribute("href", "/docs/authentication#token-revocation");
+    const docs = await page.request.get(`${server.url}/docs/authentication`);
+    expect(docs.status()).toBe(200);
+    expect(await docs.text()).toContain('id="token-revocation"');
     await screenshot(page, "oidc-consent");
     await expectAccessible(page, "consent");
     await page.getByRole("button", { name: "Allow" }).click();
@@ -129,8 +148,9 @@ test.describe("hosted pages in Chromium", () => {
     await expectAccessible(page, "error");
   });
 
-  test("an expired or foreign interaction page says so", async () => {
-    await page.goto(`${server.url}/interaction/not-a-real-interaction`);
+  test("an expired or foreign interaction page says so, with a 400", async () => {
+    const response = await page.goto(`${server.url}/interaction/not-a-real-interaction`);
+    expect(response?.status()).toBe(400);
     await expect(page.getByRole("heading", { name: "This sign-in request has expired" })).toBeVisible();
     await screenshot(page, "oidc-expired");
     await expectAccessible(page, "expired");
@@ -154,6 +174,187 @@ test.describe("hosted pages in Chromium", () => {
   });
 
   test("the browser never reached for a remote host (fonts, scripts, telemetry)", () => {
+    expect(foreignRequests).toEqual([]);
+  });
+
+  test("no page requested anything missing (a favicon included), and none loaded a script", async () => {
+    expect(notFound).toEqual([]);
+    expect(scripts).toEqual([]);
+    for (const path of ["/favicon.ico", "/favicon.svg"]) {
+      const response = await page.request.get(`${server.url}${path}`);
+      expect(response.status(), path).toBe(200);
+      expect(response.headers()["content-type"], path).toMatch(/^image\//);
+    }
+  });
+});
+
+/**
+ * The hosted pages are plain HTML forms: with JavaScript disabled in the browser, a whole sign-in
+ * with consent works, and "Not you? Use another account" really switches the account the app gets.
+ */
+test.describe("hosted pages without JavaScript", () => {
+  const PASSWORD_B = "hosted-pages-second-password";
+  let clientId: string;
+  let first: { id: number };
+  let second: { id: number };
+  const foreignRequests: string[] = [];
+
+  async function noScriptContext(browser: Browser): Promise<BrowserContext> {
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+    await context.route("**/*", (route) => {
+      const url = route.request().url();
+      if (url.startsWith(server.url)) return route.continue();
+      if (url.startsWith(CALLBACK)) return route.fulfill({ status: 200, contentType: "text/plain", body: "callback" });
+      foreignRequests.push(url);
+      return route.abort();
+    });
+    return context;
+  }
+
+  function authUrl(challenge: string, client = clientId): string {
+    const url = new URL(`${server.issuer}/protocol/openid-connect/auth`);
+    url.search = new URLSearchParams({
+      client_id: client,
+      response_type: "code",
+      redirect_uri: CALLBACK,
+      scope: "openid profile",
+      state: "no-js",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    }).toString();
+    return url.href;
+  }
+
+  async function signInWith(page: Page, handle: string, password: string): Promise<void> {
+    await page.getByLabel("Username").fill(handle);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  }
+
+  /** The code's user, from the ID token it is exchanged for. */
+  async function subjectOf(code: string, verifier: string, client = clientId): Promise<string> {
+    const res = await exchangeCode(server, { clientId: client, code, redirectUri: CALLBACK, verifier });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const id_token = String(res.body.id_token);
+    return (JSON.parse(Buffer.from(id_token.split(".")[1]!, "base64url").toString("utf8")) as { sub: string }).sub;
+  }
+
+  test.beforeAll(async () => {
+    first = await createTestUser(server.databaseUrl, { handle: "nojs_first", password: PASSWORD, displayName: "First Person" });
+    second = await createTestUser(server.databaseUrl, { handle: "nojs_second", password: PASSWORD_B, displayName: "Second Person" });
+    ({ clientId } = await createTestApp(server.databaseUrl, {
+      type: "login",
+      name: "No Script Notes",
+      ownerHandle: "nojsdev",
+      scopes: ["svc:chat.read"],
+      redirectUris: [CALLBACK],
+    }));
+  });
+
+  test("sign-in and consent work with JavaScript disabled", async ({ browser }) => {
+    const context = await noScriptContext(browser);
+    const page = await context.newPage();
+    const { verifier, challenge } = pkcePair();
+    await page.goto(authUrl(challenge));
+    await page.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
+    await expect(page.locator("script")).toHaveCount(0);
+    await signInWith(page, "nojs_first", PASSWORD);
+    await expect(page.getByRole("heading", { name: /Allow No Script Notes/ })).toBeVisible();
+    await expect(page.locator("main")).toContainText("First Person");
+    await expect(page.locator("script")).toHaveCount(0);
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL(/^http:\/\/127\.0\.0\.1:9\/callback\?/);
+    const callback = new URL(page.url());
+    expect(callback.searchParams.get("state")).toBe("no-js");
+    expect(await subjectOf(callback.searchParams.get("code")!, verifier)).toBe(String(first.id));
+    await context.close();
+  });
+
+  test("\"Not you? Use another account\" signs the shown account out and signs another one in", async ({ browser }) => {
+    // An app neither person has allowed yet, so that each is asked for consent.
+    const { clientId: switchClient } = await createTestApp(server.databaseUrl, {
+      type: "login",
+      name: "No Script Notes",
+      ownerHandle: "nojsdev",
+      scopes: ["svc:chat.read"],
+      redirectUris: [CALLBACK],
+    });
+    const context = await noScriptContext(browser);
+    const page = await context.newPage();
+    let pkce = pkcePair();
+    await page.goto(authUrl(pkce.challenge, switchClient));
+    await signInWith(page, "nojs_first", PASSWORD);
+    await expect(page.locator("main")).toContainText("First Person");
+    await page.getByRole("button", { name: "Not you? Use another account" }).click();
+
+    // The same sign-in starts again, at the login page, with nobody signed in.
+    await page.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
+    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    await expect(page.getByText("No Script Notes").first()).toBeVisible();
+    await expect(page.getByLabel("Username")).toHaveValue("");
+    await signInWith(page, "nojs_second", PASSWORD_B);
+    await expect(page.getByRole("heading", { name: /Allow No Script Notes/ })).toBeVisible();
+    await expect(page.locator("main")).toContainText("Second Person");
+    await expect(page.locator("main")).not.toContainText("First Person");
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL(/^http:\/\/127\.0\.0\.1:9\/callback\?/);
+    const callback = new URL(page.url());
+    expect(callback.searchParams.get("state")).toBe("no-js");
+    // The code the app gets is the second person's.
+    expect(await subjectOf(callback.searchParams.get("code")!, pkce.verifier, switchClient)).toBe(String(second.id));
+
+    // The platform session is now the second person's: the next sign-in goes straight back to the app
+    // (their consent is remembered) without asking for a password.
+    // (Asked with the context's cookies, not navigated: Chromium refuses to navigate to port 9 itself.)
+    pkce = pkcePair();
+    const again = await context.request.get(authUrl(pkce.challenge, switchClient), { maxRedirects: 0 });
+    expect(again.status()).toBe(303);
+    const back = new URL(again.headers().location!, server.url);
+    expect(back.href.startsWith(CALLBACK)).toBe(true);
+    expect(await subjectOf(back.searchParams.get("code")!, pkce.verifier, switchClient)).toBe(String(second.id));
+    await context.close();
+  });
+
+  test("a 120-character app name wraps inside the card at 390 px (login and consent)", async ({ browser }) => {
+    const longName = "BeetleTrackerProfessionalEditionForCompetitiveCollectorsAndTournamentOrganizersWithAutomaticCardScanningAndCloudSync".padEnd(120, "X");
+    expect(longName).toHaveLength(120);
+    const { clientId: longClient } = await createTestApp(server.databaseUrl, {
+      type: "login",
+      name: longName,
+      ownerHandle: "nojsdev",
+      scopes: ["svc:chat.read"],
+      redirectUris: [CALLBACK],
+    });
+    // JavaScript on here, for axe (the pages render the same: they ship none).
+    const context = await newContext(browser, foreignRequests);
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(authUrl(pkcePair().challenge, longClient));
+    await page.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
+    const expectInsideCard = async (label: string) => {
+      const card = await page.locator("main section").boundingBox();
+      for (const element of await page.locator("main section").getByText(longName.slice(0, 40)).all()) {
+        const box = await element.boundingBox();
+        expect(box!.x + box!.width, `${label}: the name ends inside the card`).toBeLessThanOrEqual(card!.x + card!.width + 0.5);
+      }
+      const clipped = await page
+        .locator("main section *")
+        .evaluateAll((nodes) => nodes.filter((n) => n.clientWidth > 1 && n.scrollWidth > n.clientWidth + 1 && getComputedStyle(n).overflowX !== "visible").length);
+      expect(clipped, `${label}: nothing clipped`).toBe(0);
+      await expectNoHorizontalOverflow(page);
+    };
+    await expectInsideCard("login");
+    await screenshot(page, "oidc-login-long-name");
+    await signInWith(page, "nojs_second", PASSWORD_B);
+    await expect(page.getByRole("heading", { name: /Allow BeetleTracker/ })).toBeVisible();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectInsideCard("consent");
+    await screenshot(page, "oidc-consent-long-name");
+    await expectAccessible(page, "consent-long-name");
+    await context.close();
+  });
+
+  test("the browser never reached for a remote host", () => {
     expect(foreignRequests).toEqual([]);
   });
 });

@@ -2,31 +2,99 @@
 
 import { ApiReferenceReact } from "@scalar/api-reference-react";
 import "@scalar/api-reference-react/style.css";
+import { useEffect, useRef } from "react";
+
+/**
+ * Overrides of Scalar's light theme (@scalar/api-reference 1.72, dist/style.css
+ * `.light-mode`), so that axe finds no serious violation (issue 14):
+ * - text colours: its grey text (#757575, #8e8e8e) and HTTP method colours (#0082d0 blue…) fall
+ *   below 4.5:1 on its white and #f6f6f6 backgrounds; these keep at least 4.5:1 on both (the
+ *   sidebar's and the search box's colours are computed from them on `.light-mode`, an ancestor,
+ *   so they are set here too). `!important`: the theme's own variables are injected at run time.
+ * - target size: the sidebar's expand/collapse buttons are 22 px; WCAG 2.2 asks for 24.
+ * Also: its sticky sidebar and phone header stick below the portal's sticky header (4 rem + its
+ * 1 px border), not underneath it.
+ */
+const SCALAR_OVERRIDES = `
+.scalar-app, .scalar-app .light-mode, .scalar-app.light-mode, .light-mode .scalar-app {
+  --scalar-custom-header-height: calc(4rem + 1px);
+  --scalar-font: var(--font-sans);
+  --scalar-font-code: var(--font-mono);
+  --scalar-color-2: #475569 !important;
+  --scalar-color-3: #5b6472 !important;
+  --scalar-color-accent: #4f46e5 !important;
+  --scalar-color-green: #047857 !important;
+  --scalar-color-red: #b91c1c !important;
+  --scalar-color-yellow: #a16207 !important;
+  --scalar-color-blue: #0369a1 !important;
+  --scalar-color-orange: #c2410c !important;
+  --scalar-color-purple: #6d28d9 !important;
+  --scalar-color-query: #0f766e !important;
+  --scalar-sidebar-color-2: #475569 !important;
+  --scalar-sidebar-search-color: #5b6472 !important;
+}
+.scalar-app li[data-sidebar-id] > div > button[aria-expanded] {
+  min-width: 24px;
+  min-height: 24px;
+}
+`;
+
+/**
+ * Two of Scalar's landmarks duplicate the portal's own, and it has no option for either, so they are
+ * adjusted as they appear (axe: landmark-unique, landmark-no-duplicate-banner):
+ * - its toast region (vue-sonner) has the portal toaster's label, "Notifications alt+T": renamed;
+ * - its phone-width header (@scalar/api-reference 1.72 components/MobileHeader.vue, a `<header>`
+ *   outside its `<main>`) is a second banner under the portal's: it becomes a named group.
+ */
+function useDistinctLandmarks(root: React.RefObject<HTMLDivElement | null>) {
+  useEffect(() => {
+    const element = root.current;
+    if (!element) return;
+    const adjust = () => {
+      for (const section of element.querySelectorAll('section[aria-label^="Notifications"]')) {
+        section.setAttribute("aria-label", "API reference notifications");
+      }
+      for (const header of element.querySelectorAll("header:not([role])")) {
+        if (header.closest("main")) continue;
+        header.setAttribute("role", "group");
+        header.setAttribute("aria-label", "API reference menu");
+      }
+    };
+    adjust();
+    const observer = new MutationObserver(adjust);
+    observer.observe(element, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, [root]);
+}
 
 /**
  * The API reference, rendered by Scalar from the project's own OpenAPI document. Configured to stay
  * on our origin: no default (remote) fonts, no telemetry, no hosted request proxy or API client.
  */
 export function ApiReference({ specUrl }: { specUrl: string }) {
+  const root = useRef<HTMLDivElement>(null);
+  useDistinctLandmarks(root);
   return (
-    <ApiReferenceReact
-      configuration={{
-        url: specUrl,
-        // "Ask AI" and "Generate MCP" call Scalar's hosted services: off, nothing leaves our origin.
-        agent: { disabled: true },
-        mcp: { disabled: true },
-        withDefaultFonts: false,
-        telemetry: false,
-        hideClientButton: true,
-        hideDarkModeToggle: true,
-        forceDarkModeState: "light",
-        showDeveloperTools: "never",
-        documentDownloadType: "json",
-        hideTestRequestButton: true,
-        layout: "modern",
-        theme: "default",
-        customCss: `.scalar-app { --scalar-font: var(--font-sans); --scalar-font-code: var(--font-mono); }`,
-      }}
-    />
+    <div ref={root}>
+      <ApiReferenceReact
+        configuration={{
+          url: specUrl,
+          // "Ask AI" and "Generate MCP" call Scalar's hosted services: off, nothing leaves our origin.
+          agent: { disabled: true },
+          mcp: { disabled: true },
+          withDefaultFonts: false,
+          telemetry: false,
+          hideClientButton: true,
+          hideDarkModeToggle: true,
+          forceDarkModeState: "light",
+          showDeveloperTools: "never",
+          documentDownloadType: "json",
+          hideTestRequestButton: true,
+          layout: "modern",
+          theme: "default",
+          customCss: SCALAR_OVERRIDES,
+        }}
+      />
+    </div>
   );
 }

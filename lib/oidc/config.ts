@@ -32,14 +32,14 @@ export const ROUTES = {
 /** Authorization codes are for immediate exchange (RFC 6749 §4.1.2 recommends at most 10 minutes). */
 const AUTHORIZATION_CODE_TTL = 60;
 /** Time a person has to finish the login and consent pages. */
-const INTERACTION_TTL = 30 * 60;
+export const INTERACTION_TTL = 30 * 60;
 
 /** Where the hosted pages live: on the issuer's origin, so the interaction cookie reaches them. */
 export function interactionBase(): string {
   return `${new URL(env().ISSUER).origin}/interaction`;
 }
 
-function isHttps(): boolean {
+export function isHttps(): boolean {
   return env().ISSUER.startsWith("https:") || env().APP_URL.startsWith("https:");
 }
 

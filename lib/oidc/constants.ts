@@ -12,3 +12,9 @@ export const LOGOUT_PAGE_PATH = "/interaction/logout";
 
 /** Where end-session lands when the app gave no post_logout_redirect_uri. */
 export const SIGNED_OUT_PAGE_PATH = "/interaction/signed-out";
+
+/**
+ * The username of a refused sign-in, handed back to the login page (path `/interaction/<uid>`, for
+ * the interaction's lifetime) so that a wrong password does not wipe it; never in the URL.
+ */
+export const LOGIN_USERNAME_COOKIE = "_login_username";

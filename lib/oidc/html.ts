@@ -78,6 +78,7 @@ export function renderErrorPage({ error, errorDescription, homeUrl }: ErrorPageI
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <title>${escapeHtml(friendly.title)} · Platform</title>
 <style>${STYLE}</style>
 </head>

@@ -10,15 +10,17 @@ import { isSameOriginRequest } from "../http/same-origin";
 import { logger } from "../logger";
 import { rememberConsent } from "../services/consents";
 import { signInWithPassword } from "./account";
-import { interactionBase } from "./config";
+import { interactionBase, INTERACTION_TTL, isHttps, ROUTES } from "./config";
+import { LOGIN_USERNAME_COOKIE } from "./constants";
 import { renderErrorPage } from "./html";
 
 /**
  * The hosted pages' form posts (STYLE: Request path, OIDC request, step 3). The pages are rendered
- * by Next (app/interaction/[uid]); their forms POST here, to `/interaction/:uid/{login,consent,abort}`,
- * and this module finishes the interaction with oidc-provider on the raw Node request.
+ * by Next (pages/interaction/[uid].tsx, without JavaScript); their forms POST here, to
+ * `/interaction/:uid/{login,consent,abort,switch}`, and this module finishes the interaction with
+ * oidc-provider on the raw Node request.
  */
-export type InteractionAction = "login" | "consent" | "abort";
+export type InteractionAction = "login" | "consent" | "abort" | "switch";
 
 /** Login forms are tiny; anything bigger is not ours. */
 const MAX_BODY_BYTES = 8 * 1024;
@@ -56,10 +58,45 @@ function sendErrorPage(res: ServerResponse, status: number, error: string, descr
   sendHtml(res, status, renderErrorPage({ error, errorDescription: description, homeUrl: `${env().APP_URL}/` }));
 }
 
-function backToPage(res: ServerResponse, uid: string, error?: string): void {
+function pagePath(uid: string): string {
+  return `/interaction/${encodeURIComponent(uid)}`;
+}
+
+function backToPage(res: ServerResponse, uid: string, error?: string, retryAt?: Date): void {
   const url = new URL(`${interactionBase()}/${encodeURIComponent(uid)}`);
   if (error) url.searchParams.set("error", error);
+  // The throttle's real end of the wait (Unix seconds), so the page need not claim a fixed one.
+  if (retryAt) url.searchParams.set("retry_at", String(Math.ceil(retryAt.getTime() / 1000)));
   sendRedirect(res, url.href);
+}
+
+/**
+ * A refused sign-in keeps its username: the login page reads it back from this cookie (never the
+ * URL), which only that interaction's page receives and which lives no longer than the interaction.
+ */
+function rememberUsername(res: ServerResponse, uid: string, username: string): void {
+  const attributes = [
+    `${LOGIN_USERNAME_COOKIE}=${encodeURIComponent(username)}`,
+    `Path=${pagePath(uid)}`,
+    `Max-Age=${INTERACTION_TTL}`,
+    "HttpOnly",
+    "SameSite=Lax",
+    ...(isHttps() ? ["Secure"] : []),
+  ];
+  res.setHeader("set-cookie", attributes.join("; "));
+}
+
+/**
+ * The parameters of the authorization request this interaction belongs to, to start it again for
+ * another account: minus those naming the account that is leaving (login_hint, id_token_hint).
+ */
+function restartUrl(params: Record<string, unknown>): string {
+  const url = new URL(`${env().ISSUER}${ROUTES.authorization}`);
+  for (const [name, value] of Object.entries(params)) {
+    if (name === "login_hint" || name === "id_token_hint") continue;
+    if (typeof value === "string") url.searchParams.set(name, value);
+  }
+  return url.href;
 }
 
 export async function handleInteraction(
@@ -90,14 +127,33 @@ export async function handleInteraction(
       return;
     }
 
+    if (action === "switch") {
+      // "Not you? Use another account" (consent page): the account shown signs out of the platform
+      // (its session is destroyed, as end-session would, without touching any app's tokens), and the
+      // same authorization request starts again, so the login page asks who is there.
+      const sessionId = details.session?.cookie;
+      const session = sessionId ? await provider.Session.find(sessionId) : undefined;
+      await session?.destroy();
+      const interaction = await provider.Interaction.find(details.uid);
+      await interaction?.destroy();
+      logger.info("sign-in restarted for another account", { client: details.params.client_id });
+      sendRedirect(res, restartUrl(details.params));
+      return;
+    }
+
     if (action === "login") {
       if (prompt !== "login") return backToPage(res, uid);
+      const username = (form.get("username") ?? "").trim().slice(0, 100);
       const parsed = loginForm.safeParse({ username: form.get("username") ?? "", password: form.get("password") ?? "" });
-      if (!parsed.success) return backToPage(res, uid, "missing_fields");
+      if (!parsed.success) {
+        if (username) rememberUsername(res, uid, username);
+        return backToPage(res, uid, "missing_fields");
+      }
       const result = await signInWithPassword(parsed.data.username, parsed.data.password, clientIp(req, env().TRUST_PROXY_RULE));
       if (!result.ok) {
         logger.info("sign-in refused", { reason: result.error, client: details.params.client_id });
-        return backToPage(res, uid, result.error);
+        rememberUsername(res, uid, parsed.data.username);
+        return backToPage(res, uid, result.error, result.error === "too_many_attempts" ? result.retryAt : undefined);
       }
       await provider.interactionFinished(req, res, { login: { accountId: result.accountId } }, { mergeWithLastSubmission: false });
       return;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SVC_SCOPE_NAMES, type SvcScope } from "../scopes";
+import { SVC_SCOPE_NAMES, USER_ONLY_SCOPES, type SvcScope } from "../scopes";
 import { isStorableText } from "./api";
 
 /**
@@ -85,6 +85,22 @@ export function checkRedirectsForType(
   return problems;
 }
 
+/**
+ * The scope rule that depends on the client type: an API client acts as itself, so scopes that need
+ * a signed-in person are refused (its tokens could never carry them). The portal form greys them
+ * out; this is the rule behind it, for the form, its server actions, the services and the CLI alike
+ * (create: `createAppSchema`; update: the service, which knows the stored type). Field → message.
+ */
+export function checkScopesForType(type: (typeof APP_TYPES)[number], scopes: readonly string[]): Record<string, string> {
+  if (type !== "api") return {};
+  const userOnly = scopes.filter((s) => (USER_ONLY_SCOPES as readonly string[]).includes(s));
+  if (userOnly.length === 0) return {};
+  const one = userOnly.length === 1;
+  return {
+    scopes: `An API client cannot use ${userOnly.join(", ")}: ${one ? "it needs" : "they need"} a signed-in person (login clients only)`,
+  };
+}
+
 export const createAppSchema = z
   .object({
     name: nameSchema,
@@ -96,7 +112,10 @@ export const createAppSchema = z
     postLogoutRedirectUris: redirectListSchema.default([]),
   })
   .superRefine((input, ctx) => {
-    const problems = checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris);
+    const problems = {
+      ...checkScopesForType(input.type, input.scopes),
+      ...checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris),
+    };
     for (const [field, message] of Object.entries(problems)) ctx.addIssue({ code: "custom", path: [field], message });
   });
 

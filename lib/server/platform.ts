@@ -5,6 +5,7 @@ import { CLIENT_IP_HEADER, clientIp, isTrustedPeer } from "../http/client-ip";
 import { setSecurityHeadersHttps } from "../http/security-headers";
 import { sendInternalError, sendJson } from "../http/reply";
 import { logger } from "../logger";
+import type { InteractionAction } from "../oidc/interactions";
 
 export interface Platform {
   handle(req: IncomingMessage, res: ServerResponse): void;
@@ -12,7 +13,7 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
-const INTERACTION_POST = /^\/interaction\/([A-Za-z0-9_-]{1,64})\/(login|consent|abort)$/;
+const INTERACTION_POST = /^\/interaction\/([A-Za-z0-9_-]{1,64})\/(login|consent|abort|switch)$/;
 
 /**
  * With a list of trusted proxies, a request from any other peer may not describe the public URL:
@@ -122,7 +123,7 @@ export async function startPlatform(options: {
     }
     const interaction = req.method === "POST" ? INTERACTION_POST.exec(path) : null;
     if (interaction) {
-      await oidc.handleInteraction(req, res, interaction[1]!, interaction[2] as "login" | "consent" | "abort");
+      await oidc.handleInteraction(req, res, interaction[1]!, interaction[2] as InteractionAction);
       return;
     }
     if (isApi) {

@@ -4,6 +4,7 @@ import { db, Prisma, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import {
   checkRedirectsForType,
+  checkScopesForType,
   type AppPage,
   type AppRole,
   type AppView,
@@ -159,7 +160,10 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
     await recordAudit({ actor, action: "app.create", targetType: "user", targetId: String(owner.id), outcome: "denied" });
     throw new AppError("forbidden", "You can only register applications for yourself.");
   }
-  const problems = checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris);
+  const problems = {
+    ...checkScopesForType(input.type, input.scopes),
+    ...checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris),
+  };
   if (Object.keys(problems).length) {
     throw new AppError("invalid_request", Object.values(problems)[0]!, { fields: problems });
   }
@@ -300,7 +304,10 @@ export async function getAppForViewer(clientId: string, actor: Actor): Promise<A
 function checkedChanges(app: AppRow, input: UpdateAppInput): UpdateAppInput {
   const redirectUris = input.redirectUris ?? app.redirectUris;
   const postLogoutRedirectUris = input.postLogoutRedirectUris ?? app.postLogoutRedirectUris;
-  const problems = checkRedirectsForType(app.type, redirectUris, postLogoutRedirectUris);
+  const problems = {
+    ...checkScopesForType(app.type, input.scopes ?? []),
+    ...checkRedirectsForType(app.type, redirectUris, postLogoutRedirectUris),
+  };
   if (Object.keys(problems).length) {
     throw new AppError("invalid_request", Object.values(problems)[0]!, { fields: problems });
   }

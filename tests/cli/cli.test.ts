@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ensureDatabase, findFreePort, startEmbeddedPostgres } from "../../lib/database/embedded";
+import { createAppSchema } from "../../lib/schemas/apps";
 import { query } from "../helpers/db";
 import { newDatabase } from "../helpers/server";
 
@@ -134,6 +135,36 @@ describe("apps", () => {
 
     const pending = await cli(["apps", "create", "--name", "Later", "--type", "api", "--owner", "alice", "--json"]);
     expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending" });
+  });
+
+  it("refuses user-only scopes for an API client with the portal's message (one schema), and creates nothing", async () => {
+    // The portal's form (zodResolver) and its server action parse this same schema.
+    const portal = createAppSchema.safeParse({ name: "Scoped bot", type: "api", scopes: ["svc:chat.read", "svc:stats.read"] });
+    expect(portal.success).toBe(false);
+    const message = portal.error!.issues.find((issue) => issue.path[0] === "scopes")!.message;
+    expect(message).toBe("An API client cannot use svc:stats.read: it needs a signed-in person (login clients only)");
+
+    const [one, two, login] = await Promise.all([
+      cli(["apps", "create", "--name", "Scoped bot", "--type", "api", "--owner", "alice", "--scope", "svc:chat.read", "--scope", "svc:stats.read", "--approve"]),
+      cli(["apps", "create", "--name", "Scoped bot", "--type", "api", "--owner", "alice", "--scope", "svc:pokes.write", "--scope", "svc:beetle.read", "--json"]),
+      cli([
+        "apps", "create", "--name", "Scoped login", "--type", "login", "--owner", "alice",
+        "--scope", "svc:stats.read", "--redirect-uri", "https://scoped.example/callback", "--json",
+      ]),
+    ]);
+    expectOneLineError(one, 2, /^Error: --scope: /);
+    expect(one.stderr.trimEnd()).toBe(`Error: --scope: ${message}`);
+    expectOneLineError(two, 2, /^\{/);
+    expect(JSON.parse(two.stderr)).toEqual({
+      error: {
+        code: "invalid_request",
+        message: "--scope: An API client cannot use svc:pokes.write, svc:beetle.read: they need a signed-in person (login clients only)",
+      },
+    });
+    const created = await query<{ n: number }>(databaseUrl, `SELECT count(*)::int AS n FROM "Application" WHERE name = 'Scoped bot'`);
+    expect(created[0]!.n).toBe(0);
+    // A login client acts for a signed-in person: the same scope is fine there.
+    expect(login.code, login.stderr).toBe(0);
   });
 
   it("secrets list | add | retire | roll, in JSON, with clear refusals", async () => {

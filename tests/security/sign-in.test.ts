@@ -121,7 +121,14 @@ describe("failed logins are throttled", () => {
     expect(attempts[4]!.elapsed).toBeGreaterThanOrEqual(3950);
     const blocked = await login(jar, page, "si_victim", PASSWORD, ip);
     expect(blocked.error).toBe("too_many_attempts");
-    expect(await pageText(jar, blocked.location!.href)).toContain(THROTTLED);
+    // The page says the throttle's real wait (the pair's window opened seconds ago), not a fixed one.
+    const retryIn = Number(blocked.location!.searchParams.get("retry_at")) * 1000 - Date.now();
+    expect(retryIn).toBeGreaterThan(13 * 60_000);
+    expect(retryIn).toBeLessThanOrEqual(15 * 60_000 + 1000);
+    expect(await pageText(jar, blocked.location!.href)).toMatch(/Too many failed sign-in attempts\. Try again in 1[45] minutes\./);
+    // The username survives the refusal (from a cookie of that interaction's page, not the URL).
+    expect(blocked.location!.href).not.toContain("si_victim");
+    expect(await (await jarFetch(jar, blocked.location!.href)).text()).toMatch(/<input[^>]*name="username"[^>]*value="si_victim"/);
     // Other accounts from the same address are unaffected.
     await createTestUser(server.databaseUrl, { handle: "si_bystander", password: PASSWORD });
     expect((await login(jar, page, "si_bystander", PASSWORD, ip)).error).toBeNull();

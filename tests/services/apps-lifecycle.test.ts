@@ -96,6 +96,19 @@ describe("create", () => {
     });
   });
 
+  it("refuses user-only scopes for an API client on create and on update (the CLI's and the portal's rule)", async () => {
+    const message = "An API client cannot use svc:stats.read: it needs a signed-in person (login clients only)";
+    await expect(
+      apps.createApp({ ...apiInput, scopes: ["svc:chat.read", "svc:stats.read"] }, { id: alice.id }, alice),
+    ).rejects.toMatchObject({ code: "invalid_request", message, fields: { scopes: message } });
+    const app = await apps.createApp(apiInput, { id: alice.id }, alice);
+    await expect(apps.updateApp(app.clientId, { scopes: ["svc:chat.read", "svc:stats.read"] }, alice)).rejects.toMatchObject({
+      code: "invalid_request",
+      fields: { scopes: message },
+    });
+    expect((await apps.updateApp(app.clientId, { scopes: ["svc:directory.read"] }, alice)).scopes).toEqual(["svc:directory.read"]);
+  });
+
   it("does not let a user register an app for someone else", async () => {
     await expect(apps.createApp(apiInput, { id: bob.id }, alice)).rejects.toMatchObject({ code: "forbidden" });
   });

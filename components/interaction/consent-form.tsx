@@ -2,9 +2,14 @@ import { buttonClasses } from "@/components/ui/button";
 import { Icon } from "@/components/ui/icon";
 import { InteractionCard } from "./interaction-card";
 
+/** Where a person reads how to take an app's access back (the docs' revocation section). */
+const REVOCATION_DOCS = "/docs/authentication#token-revocation";
+
 /**
- * The consent page for third-party login clients: who built the app, who is signed in, and each
- * scope in plain words. "Allow" posts to /interaction/:uid/consent, "Deny" to .../abort.
+ * The consent page for third-party login clients: who built the app, who is signed in (with "Not
+ * you?", which signs that account out of the platform and restarts this same sign-in), and each
+ * scope in plain words. "Allow" posts to /interaction/:uid/consent, "Deny" to .../abort, "Use
+ * another account" to .../switch. Plain forms: the page ships no JavaScript.
  */
 export function ConsentForm({
   uid,
@@ -38,14 +43,27 @@ export function ConsentForm({
             <strong className="font-semibold text-slate-900">{clientName}</strong> is not built by the platform.
           </>
         )}
-        {account ? (
-          <>
-            {" "}
-            You are signed in as <strong className="font-semibold text-slate-900">{account.displayName}</strong> (@
-            {account.handle}).
-          </>
-        ) : null}
       </p>
+      {account ? (
+        <form
+          method="post"
+          action={`/interaction/${uid}/switch`}
+          className="mt-4 flex flex-wrap items-center gap-x-3 gap-y-1 rounded-xl bg-slate-50 px-4 py-3 text-sm text-slate-600 ring-1 ring-inset ring-slate-200"
+        >
+          <span className="flex min-w-0 items-center gap-2">
+            <Icon name="user" className="size-4 shrink-0 text-slate-500" />
+            <span className="min-w-0">
+              Signed in as <strong className="font-semibold text-slate-900">{account.displayName}</strong> (@{account.handle})
+            </span>
+          </span>
+          <button
+            type="submit"
+            className="-mx-1 inline-flex min-h-6 items-center rounded px-1 font-medium text-brand-700 underline-offset-2 hover:underline"
+          >
+            Not you? Use another account
+          </button>
+        </form>
+      ) : null}
       <h2 className="mt-6 text-sm font-semibold text-slate-900">If you allow it, {clientName} will be able to:</h2>
       <ul className="mt-3 divide-y divide-slate-100 rounded-xl border border-slate-200" aria-label="Requested permissions">
         {scopes.map((s) => (
@@ -58,9 +76,24 @@ export function ConsentForm({
           </li>
         ))}
       </ul>
-      <p className="mt-4 text-xs text-slate-500">Your password is never shared. The app only gets what is listed here.</p>
+      <p className="mt-4 text-xs text-slate-500">
+        Your password is never shared. The app only gets what is listed here. You can revoke its access at any time:{" "}
+        <a
+          href={REVOCATION_DOCS}
+          target="_blank"
+          rel="noopener noreferrer"
+          className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-800"
+        >
+          how to revoke access<span className="sr-only"> (opens in a new tab)</span>
+        </a>
+        .
+      </p>
       <form method="post" action={`/interaction/${uid}/consent`} className="mt-6 flex flex-col-reverse gap-3 sm:flex-row">
-        <button type="submit" formAction={`/interaction/${uid}/abort`} className={buttonClasses("secondary", "lg", "w-full sm:w-auto sm:flex-1")}>
+        <button
+          type="submit"
+          formAction={`/interaction/${uid}/abort`}
+          className={buttonClasses("secondary", "lg", "w-full sm:w-auto sm:flex-1")}
+        >
           Deny
         </button>
         <button type="submit" className={buttonClasses("primary", "lg", "w-full sm:w-auto sm:flex-1")}>

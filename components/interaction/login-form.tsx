@@ -4,21 +4,25 @@ import { Field, inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 import { InteractionCard } from "./interaction-card";
 
-/** One message per outcome; wrong user and wrong password read the same (no account enumeration). */
-const ERRORS: Record<string, string> = {
-  invalid_credentials: "Incorrect username or password.",
-  missing_fields: "Enter your username and password.",
-  too_many_attempts: "Too many failed sign-in attempts. Wait 15 minutes, then try again.",
-  account_disabled: "This account is disabled, so it cannot sign in. Contact the platform's support if you think this is a mistake.",
-};
-
 /**
- * The hosted login form. A plain HTML form (works without JavaScript) posting to
- * /interaction/:uid/login, handled by lib/oidc/interactions.ts; "Cancel" posts to .../abort.
+ * The hosted login form. A plain HTML form (the page ships no JavaScript) posting to
+ * /interaction/:uid/login, handled by lib/oidc/interactions.ts; "Cancel" posts to .../abort. After a
+ * refused attempt the username comes back filled in and the password field takes the focus.
  */
-export function LoginForm({ uid, clientName, error }: { uid: string; clientName: string; error?: string }) {
-  const message = error ? (ERRORS[error] ?? "Sign-in failed. Try again.") : undefined;
-  const invalid = error === "invalid_credentials" || error === "missing_fields";
+export function LoginForm({
+  uid,
+  clientName,
+  username,
+  error,
+}: {
+  uid: string;
+  clientName: string;
+  username: string;
+  /** The refusal's code and its message, or null. */
+  error: { code: string; message: string } | null;
+}) {
+  const invalid = error?.code === "invalid_credentials" || error?.code === "missing_fields";
+  const describedBy = error ? "login-error" : undefined;
   return (
     <InteractionCard labelledBy="login-title">
       <div className="flex size-12 items-center justify-center rounded-xl bg-brand-600 text-white">
@@ -30,10 +34,10 @@ export function LoginForm({ uid, clientName, error }: { uid: string; clientName:
       <p className="mt-2 text-sm text-slate-600">
         to continue to <strong className="font-semibold text-slate-900">{clientName}</strong>
       </p>
-      {message ? (
+      {error ? (
         <div className="mt-6" id="login-error">
           <Alert tone="danger" role="alert">
-            {message}
+            {error.message}
           </Alert>
         </div>
       ) : null}
@@ -48,9 +52,10 @@ export function LoginForm({ uid, clientName, error }: { uid: string; clientName:
             spellCheck={false}
             required
             maxLength={100}
-            autoFocus
+            defaultValue={username}
+            autoFocus={!username}
             aria-invalid={invalid || undefined}
-            aria-describedby={message ? "login-error" : undefined}
+            aria-describedby={describedBy}
             className={inputClasses}
           />
         </Field>
@@ -62,15 +67,21 @@ export function LoginForm({ uid, clientName, error }: { uid: string; clientName:
             autoComplete="current-password"
             required
             maxLength={1024}
+            autoFocus={Boolean(username)}
             aria-invalid={invalid || undefined}
-            aria-describedby={message ? "login-error" : undefined}
+            aria-describedby={describedBy}
             className={inputClasses}
           />
         </Field>
         <button type="submit" className={buttonClasses("primary", "lg", "w-full")}>
           Sign in
         </button>
-        <button type="submit" formAction={`/interaction/${uid}/abort`} formNoValidate className={buttonClasses("ghost", "md", "w-full")}>
+        <button
+          type="submit"
+          formAction={`/interaction/${uid}/abort`}
+          formNoValidate
+          className={buttonClasses("ghost", "md", "w-full", true)}
+        >
           Cancel and return to {clientName}
         </button>
       </form>

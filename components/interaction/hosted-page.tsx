@@ -1,0 +1,49 @@
+import Head from "next/head";
+import type { ReactNode } from "react";
+
+/**
+ * The frame of every hosted sign-in page (login, consent, logout, signed out): the platform's own
+ * look, a centered card on the slate background, independent of the portal's header so third-party
+ * users are not confused. The pages are rendered by the Pages Router without any JavaScript
+ * (pages/interaction, `unstable_runtimeJS: false`), so this frame is plain HTML and CSS.
+ */
+export function HostedPage({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <>
+      <Head>
+        <title>{`${title} · Platform`}</title>
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="theme-color" content="#0b1020" />
+        {/* Hosted sign-in pages are never worth indexing, and must not be framed (proxy.ts sets DENY). */}
+        <meta name="robots" content="noindex, nofollow" />
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+      </Head>
+      <a
+        href="#main"
+        className="sr-only z-50 rounded-md bg-white px-4 py-2 text-sm font-medium text-slate-900 shadow focus:not-sr-only focus:fixed focus:top-3 focus:left-3"
+      >
+        Skip to content
+      </a>
+      <main id="main" className="relative flex min-h-screen flex-col items-center overflow-hidden px-4 py-12 sm:py-20">
+        <div
+          aria-hidden="true"
+          className="absolute inset-x-0 top-0 h-72 bg-gradient-to-b from-brand-100/70 via-brand-50/40 to-transparent"
+        />
+        <div className="relative flex w-full max-w-md min-w-0 flex-col items-center">
+          <div className="mb-8 flex items-center gap-2.5 font-semibold tracking-tight text-slate-900">
+            <svg viewBox="0 0 32 32" className="size-8" aria-hidden="true">
+              <rect width="32" height="32" rx="8" fill="#4f46e5" />
+              <path d="M9 11.5 16 7l7 4.5v9L16 25l-7-4.5z" fill="none" stroke="#fff" strokeWidth="2.4" strokeLinejoin="round" />
+              <circle cx="16" cy="16" r="2.6" fill="#fff" />
+            </svg>
+            <span className="text-lg">Platform</span>
+          </div>
+          {children}
+          <p className="mt-8 text-center text-xs text-slate-500">
+            Only enter your password on pages of the platform. Apps never see it.
+          </p>
+        </div>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,194 @@
+import { expect, test, type Page, type Response } from "@playwright/test";
+import { createTestApp, createTestUser, pkcePair } from "../tests/helpers/oidc";
+import { CALLBACK, newContext, server, signIn } from "./support";
+
+/**
+ * JavaScript budgets (issue 14): the script bytes each page makes the browser download, summed over
+ * every script response as sent on the wire (gzip: the server compresses), from the navigation
+ * until the network is idle, so lazily loaded chunks count too. Routing (newContext) disables the
+ * HTTP cache, so every visit pays its full price.
+ *
+ * Budgets: the measured sizes (issue 14, Next 16.4 production build) with about 20% headroom.
+ * - App Router pages (landing, docs, My apps): 146 KB each, React and Next's runtime nearly all.
+ * - The API reference: 146 KB on first load (no Scalar in it), then about 1.2 MB of Scalar's own
+ *   lazily loaded chunks, which no other page may load (checked below).
+ * - The hosted login and consent pages: none at all (Pages Router without the runtime).
+ */
+const KB = 1024;
+const BUDGETS = {
+  landing: 175 * KB,
+  docs: 175 * KB,
+  myApps: 175 * KB,
+  hostedLogin: 0,
+  consent: 0,
+  apiReferenceFirstLoad: 175 * KB,
+  apiReference: 1400 * KB,
+} as const;
+type PageName = keyof typeof BUDGETS;
+
+const PASSWORD = "js-budget-password";
+
+interface Measured {
+  /** Bytes on the wire (the encoded body). */
+  transferred: number;
+  /** Bytes after decompression, for the report. */
+  decoded: number;
+  scripts: string[];
+  entries: { path: string; transferred: number; decoded: number }[];
+}
+
+/** Collects every script response of `page` from now on. */
+function recordScripts(page: Page): { stop(): Promise<Measured> } {
+  const responses: Response[] = [];
+  const onResponse = (response: Response) => {
+    if (response.request().resourceType() === "script") responses.push(response);
+  };
+  page.on("response", onResponse);
+  return {
+    async stop() {
+      page.off("response", onResponse);
+      const entries = [];
+      for (const response of responses) {
+        const sizes = await response.request().sizes();
+        const decoded = (await response.body().catch(() => Buffer.alloc(0))).length;
+        entries.push({ path: new URL(response.url()).pathname, transferred: sizes.responseBodySize, decoded });
+      }
+      return {
+        transferred: entries.reduce((sum, e) => sum + e.transferred, 0),
+        decoded: entries.reduce((sum, e) => sum + e.decoded, 0),
+        scripts: entries.map((e) => e.path),
+        entries,
+      };
+    },
+  };
+}
+
+const results: Partial<Record<PageName, Measured>> = {};
+/** Scripts only the API reference loads, after its first load: Scalar's chunks. */
+const scalarChunks = new Set<string>();
+
+function check(name: PageName, measured: Measured): void {
+  results[name] = measured;
+  const line = `${name}: ${(measured.transferred / KB).toFixed(1)} KB of JS transferred (${(measured.decoded / KB).toFixed(1)} KB decoded, ${measured.scripts.length} scripts); budget ${(BUDGETS[name] / KB).toFixed(0)} KB`;
+  console.log(line);
+  test.info().annotations.push({ type: "js-budget", description: line });
+  if (name !== "apiReference" && name !== "apiReferenceFirstLoad") {
+    expect(measured.scripts.filter((script) => scalarChunks.has(script)), `${name} loads Scalar's chunks`).toEqual([]);
+  }
+  expect(measured.transferred, `${name} ships more JS than its budget:\n${measured.scripts.join("\n")}`).toBeLessThanOrEqual(BUDGETS[name]);
+}
+
+/** Visits `path` in a fresh page and measures its JS until the network is idle. */
+async function measureVisit(page: Page, path: string): Promise<Measured> {
+  const recorder = recordScripts(page);
+  await page.goto(`${server.url}${path}`);
+  await page.waitForLoadState("networkidle");
+  return recorder.stop();
+}
+
+test.describe("JS budgets per page", () => {
+  test.describe.configure({ mode: "serial" });
+  const foreignRequests: string[] = [];
+
+  // First: it names Scalar's chunks, which no other page may load.
+  test("API reference: first load, then Scalar's lazy chunks", async ({ browser }) => {
+    const landing = await (await newContext(browser, foreignRequests)).newPage();
+    const shared = new Set((await measureVisit(landing, "/")).scripts);
+    await landing.context().close();
+
+    const page = await (await newContext(browser, foreignRequests)).newPage();
+    const recorder = recordScripts(page);
+    await page.goto(`${server.url}/docs/api-reference`, { waitUntil: "load" });
+    // What the browser fetched before the load event (Resource Timing), as opposed to later.
+    const beforeLoad = new Set(
+      await page.evaluate(() => {
+        const navigation = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+        return (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
+          .filter((e) => e.initiatorType === "script" && e.startTime <= navigation.loadEventStart)
+          .map((e) => new URL(e.name).pathname);
+      }),
+    );
+    await expect(page.getByRole("heading", { name: "Social Platform Developer API", level: 1 })).toBeVisible({ timeout: 30_000 });
+    await page.waitForLoadState("networkidle");
+    const all = await recorder.stop();
+    check("apiReference", all);
+    const first = all.entries.filter((e) => beforeLoad.has(e.path));
+    check("apiReferenceFirstLoad", {
+      transferred: first.reduce((sum, e) => sum + e.transferred, 0),
+      decoded: first.reduce((sum, e) => sum + e.decoded, 0),
+      scripts: first.map((e) => e.path),
+      entries: first,
+    });
+    for (const e of all.entries) if (!beforeLoad.has(e.path) && !shared.has(e.path)) scalarChunks.add(e.path);
+    // Scalar did arrive lazily, in chunks of its own.
+    expect(scalarChunks.size).toBeGreaterThan(0);
+    await page.context().close();
+  });
+
+  test("landing page", async ({ browser }) => {
+    const page = await (await newContext(browser, foreignRequests)).newPage();
+    check("landing", await measureVisit(page, "/"));
+    await page.context().close();
+  });
+
+  test("a docs page", async ({ browser }) => {
+    const page = await (await newContext(browser, foreignRequests)).newPage();
+    check("docs", await measureVisit(page, "/docs/scopes"));
+    await page.context().close();
+  });
+
+  test("My apps, signed in", async ({ browser }) => {
+    const page = await (await newContext(browser, foreignRequests)).newPage();
+    await signIn(page, "alice");
+    check("myApps", await measureVisit(page, "/apps"));
+    await page.context().close();
+  });
+
+  test("hosted login and consent pages", async ({ browser }) => {
+    await createTestUser(server.databaseUrl, { handle: "jsbudget_user", password: PASSWORD, displayName: "Budget Tester" });
+    const { clientId } = await createTestApp(server.databaseUrl, {
+      type: "login",
+      name: "JS Budget Consent App",
+      scopes: ["svc:stats.read"],
+      redirectUris: [CALLBACK],
+    });
+    const page = await (await newContext(browser, foreignRequests)).newPage();
+    const url = new URL(`${server.issuer}/protocol/openid-connect/auth`);
+    url.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: "code",
+      redirect_uri: CALLBACK,
+      scope: "openid profile",
+      state: "js-budget",
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+    }).toString();
+
+    let recorder = recordScripts(page);
+    await page.goto(url.href);
+    await page.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
+    await page.waitForLoadState("networkidle");
+    check("hostedLogin", await recorder.stop());
+    // Not even a script the CSP would block, nor an inline one: the document holds none.
+    await expect(page.locator("script")).toHaveCount(0);
+
+    await page.getByLabel("Username").fill("jsbudget_user");
+    await page.getByLabel("Password").fill(PASSWORD);
+    recorder = recordScripts(page);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect(page.getByRole("heading", { name: /Allow JS Budget Consent App/ })).toBeVisible();
+    await page.waitForLoadState("networkidle");
+    check("consent", await recorder.stop());
+    await expect(page.locator("script")).toHaveCount(0);
+    await page.context().close();
+  });
+
+  test("the browser never reached for a remote host", () => {
+    expect(foreignRequests).toEqual([]);
+  });
+
+  test.afterAll(() => {
+    const rows = Object.entries(results).map(([name, m]) => `${name.padEnd(22)} ${(m.transferred / KB).toFixed(1).padStart(8)} KB`);
+    console.log(`JS transferred per page:\n${rows.join("\n")}`);
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * What the hosted login page says after a refused sign-in (lib/oidc/interactions.ts redirects back
+ * to the page with `error` and, for the throttle, `retry_at`). Wrong user and wrong password read
+ * the same (no account enumeration).
+ */
+export const LOGIN_ERRORS = ["invalid_credentials", "missing_fields", "too_many_attempts", "account_disabled"] as const;
+export type LoginError = (typeof LOGIN_ERRORS)[number];
+
+export function isLoginError(value: unknown): value is LoginError {
+  return typeof value === "string" && (LOGIN_ERRORS as readonly string[]).includes(value);
+}
+
+/** A `retry_at` further out than this is not the throttle's (its windows are 15 minutes): ignored. */
+const MAX_RETRY_WAIT_SECONDS = 24 * 60 * 60;
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/**
+ * The throttle's real wait when the refusal carried one (`retryAt`, Unix seconds), instead of a
+ * fixed "15 minutes": the pair's window may have minutes or seconds left.
+ */
+export function describeRetryWait(retryAt: number | null, now: number): string {
+  const prefix = "Too many failed sign-in attempts.";
+  if (retryAt === null || !Number.isFinite(retryAt) || retryAt - now > MAX_RETRY_WAIT_SECONDS) {
+    return `${prefix} Wait a few minutes, then try again.`;
+  }
+  const seconds = Math.ceil(retryAt - now);
+  if (seconds <= 0) return `${prefix} You can try again now.`;
+  if (seconds < 60) return `${prefix} Try again in ${plural(seconds, "second")}.`;
+  return `${prefix} Try again in ${plural(Math.ceil(seconds / 60), "minute")}.`;
+}
+
+export function loginErrorMessage(error: LoginError, retryAt: number | null, now: number): string {
+  switch (error) {
+    case "invalid_credentials":
+      return "Incorrect username or password.";
+    case "missing_fields":
+      return "Enter your username and password.";
+    case "too_many_attempts":
+      return describeRetryWait(retryAt, now);
+    case "account_disabled":
+      return "This account is disabled, so it cannot sign in. Contact the platform's support if you think this is a mistake.";
+  }
+}

@@ -1,0 +1,29 @@
+import Document, { Head, Html, Main, NextScript, type DocumentContext, type DocumentInitialProps } from "next/document";
+
+type Props = DocumentInitialProps & { nonce?: string };
+
+/**
+ * The document of the hosted sign-in pages, as app/layout.tsx is the portal's. In production they
+ * carry no script (`unstable_runtimeJS: false`); `next dev` ignores that flag and adds its runtime,
+ * which the CSP (proxy.ts: a per-request nonce with 'strict-dynamic') admits only with the nonce.
+ */
+export default class HostedPagesDocument extends Document<Props> {
+  static async getInitialProps(ctx: DocumentContext): Promise<Props> {
+    const initial = await Document.getInitialProps(ctx);
+    const nonce = ctx.req?.headers["x-nonce"];
+    return { ...initial, ...(typeof nonce === "string" ? { nonce } : {}) };
+  }
+
+  render() {
+    const { nonce } = this.props;
+    return (
+      <Html lang="en" className="bg-slate-50">
+        <Head nonce={nonce} />
+        <body className="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased">
+          <Main />
+          <NextScript nonce={nonce} />
+        </body>
+      </Html>
+    );
+  }
+}
