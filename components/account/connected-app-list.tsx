@@ -51,7 +51,7 @@ export function ConnectedAppList({
                 ))}
               </ul>
               <p className="mt-4 text-xs text-slate-600">
-                Authorized <TimeAgo date={app.authorizedAt} /> · {app.lastUsedAt ? <>Last used <TimeAgo date={app.lastUsedAt} /></> : "Not used since"}
+                Authorized <TimeAgo date={app.authorizedAt} /> · {app.lastUsedAt ? <>Last used <TimeAgo date={app.lastUsedAt} /></> : "Not used yet"}
               </p>
             </div>
             <div className="shrink-0">

@@ -3,7 +3,8 @@ import { Icon } from "@/components/ui/icon";
 import { InteractionCard } from "./interaction-card";
 
 /** Where a person reads how to take an app's access back (the docs' revocation section). */
-const REVOCATION_DOCS = "/docs/authentication#token-revocation";
+/** Where a person sees and revokes the apps they allowed (issue 15). */
+const CONNECTED_APPS = "/account/apps";
 
 /**
  * The consent page for third-party login clients: who built the app, who is signed in (with "Not
@@ -77,16 +78,17 @@ export function ConsentForm({
         ))}
       </ul>
       <p className="mt-4 text-xs text-slate-500">
-        Your password is never shared. The app only gets what is listed here. You can revoke its access at any time:{" "}
+        Your password is never shared. The app only gets what is listed here. You can revoke its access at any time
+        under{" "}
         <a
-          href={REVOCATION_DOCS}
+          href={CONNECTED_APPS}
           target="_blank"
           rel="noopener noreferrer"
           className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-800"
         >
-          how to revoke access<span className="sr-only"> (opens in a new tab)</span>
-        </a>
-        .
+          Connected apps<span className="sr-only"> (opens in a new tab)</span>
+        </a>{" "}
+        in your account menu.
       </p>
       <form method="post" action={`/interaction/${uid}/consent`} className="mt-6 flex flex-col-reverse gap-3 sm:flex-row">
         <button

@@ -1,4 +1,5 @@
-const COLORS = ["bg-brand-600", "bg-emerald-600", "bg-sky-700", "bg-rose-600", "bg-amber-700", "bg-violet-600", "bg-teal-700"];
+// White initials on each: every shade is at least 4.5:1 (WCAG AA for small text; emerald-600 was 3.8:1).
+const COLORS = ["bg-brand-700", "bg-emerald-700", "bg-sky-700", "bg-rose-700", "bg-amber-700", "bg-violet-700", "bg-teal-700"];
 
 /** Initials on a colour picked from the handle (no remote images). */
 export function Avatar({ handle, name, size = "md" }: { handle: string; name?: string; size?: "sm" | "md" }) {

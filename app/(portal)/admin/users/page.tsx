@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { z } from "zod";
 import { UserActions } from "@/components/admin/user-actions";
 import { Avatar } from "@/components/layout/avatar";
@@ -84,7 +85,11 @@ export default async function AdminUsersPage({ searchParams }: { searchParams: P
                     <div className="flex min-w-0 items-center gap-3">
                       <Avatar handle={u.handle} name={u.displayName} />
                       <div className="min-w-0">
-                        <p className="truncate font-medium text-slate-900">{u.displayName}</p>
+                        <p className="truncate font-medium text-slate-900">
+                          <Link href={`/admin/users/${u.handle}`} prefetch={false} className="hover:text-brand-700 hover:underline">
+                            {u.displayName}
+                          </Link>
+                        </p>
                         <p className="truncate text-slate-600">@{u.handle}</p>
                       </div>
                     </div>

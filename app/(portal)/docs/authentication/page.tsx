@@ -253,7 +253,7 @@ export default function AuthenticationPage() {
             <tr>
               <th scope="row" className="align-top">The person revokes your app&apos;s access</th>
               <td>
-                From their account page: their consent, grant and refresh tokens for your app are deleted, and their access
+                On their Connected apps page (avatar menu, or an admin for them): their consent, grant and refresh tokens for your app are deleted, and their access
                 tokens for your app are void at once (<code>401 invalid_token</code>). The next sign-in asks for consent
                 again.
               </td>
