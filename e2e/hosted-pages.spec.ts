@@ -112,7 +112,7 @@ test.describe("hosted pages in Chromium", () => {
     const revoke = page.getByRole("link", { name: /Connected apps/ });
     await expect(revoke).toHaveAttribute("href", "/account/apps");
     const connected = await page.request.get(`${server.url}/account/apps`, { maxRedirects: 0 });
-    expect([200, 307]).toContain(connected.status());
+    expect(connected.status()).toBeLessThan(400); // the page, or the way to sign in to it
     await screenshot(page, "oidc-consent");
     await expectAccessible(page, "consent");
     await page.getByRole("button", { name: "Allow" }).click();

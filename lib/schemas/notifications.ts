@@ -2,7 +2,7 @@ import { z } from "zod";
 import { lenientIntParam, unixSecondsSchema, userRefSchema } from "./api";
 
 /**
- * Notifications (SPEC.md). SPEC names `poke` and leaves the rest open; ours are the six types of
+ * Notifications (SPEC.md). SPEC names `poke` and leaves the rest open; ours are the seven types of
  * the Notification table. Optional fields appear exactly when the type carries them:
  *
  * | type           | from | count | guild_name | message |
@@ -13,10 +13,11 @@ import { lenientIntParam, unixSecondsSchema, userRefSchema } from "./api";
  * | guild_invite   | yes  |       | yes        |         |
  * | mention        | yes  | when grouped (mentions in the thread) | | yes (the text that mentions you) |
  * | system         |      |       |            | yes     |
+ * | app_review     |      |       |            | yes (a decision on one of your apps, with the reason) |
  *
  * `from` is also absent when the sender's account no longer exists.
  */
-export const NOTIFICATION_TYPES = ["poke", "friend_request", "achievement", "guild_invite", "mention", "system"] as const;
+export const NOTIFICATION_TYPES = ["poke", "friend_request", "achievement", "guild_invite", "mention", "system", "app_review"] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 /** Which optional fields each type carries (the table above); the serializer follows it. */
@@ -27,6 +28,7 @@ export const NOTIFICATION_FIELDS: Record<NotificationType, { from: boolean; coun
   guild_invite: { from: true, count: false, guild_name: true, message: false },
   mention: { from: true, count: true, guild_name: false, message: true },
   system: { from: false, count: false, guild_name: false, message: true },
+  app_review: { from: false, count: false, guild_name: false, message: true },
 };
 
 export const NOTIFICATIONS_DEFAULT_LIMIT = 10;

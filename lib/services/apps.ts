@@ -465,11 +465,36 @@ async function transition(clientId: string, kind: Transition, actor: Actor, reas
       },
       tx,
     );
+    if (!app.firstParty) await notifyOwner(tx, app.ownerId, decisionMessage(kind, app, reason));
     const view = toAppView((await loadApp(clientId, tx))!);
     if (rule.to === "suspended") await voidAppTokens(tx, clientId);
     await announce({ kind: "app", clientId });
     return view;
   });
+}
+
+/**
+ * What the owner reads in their platform notifications (issue 15: "owners hear about decisions"),
+ * type `app_review`, with the reason the admin gave. Never a secret.
+ */
+function decisionMessage(kind: Transition, app: Pick<AppRow, "name" | "status" | "type">, reason?: string): string {
+  const name = `"${app.name}"`;
+  switch (kind) {
+    case "approve":
+      return app.status === "suspended"
+        ? `Your app ${name} was reinstated. Tokens issued before the suspension stay void.`
+        : `Your app ${name} was approved.${app.type === "api" ? " Its client secret is waiting on the app page." : ""}`;
+    case "reject":
+      return `Your app ${name} was not approved: ${reason ?? "no reason given"}. Edit it and resubmit it for review.`;
+    case "suspend":
+      return `Your app ${name} was suspended: ${reason ?? "no reason given"}. Its tokens no longer work.`;
+    case "reinstate":
+      return `Your app ${name} was reinstated. Tokens issued before the suspension stay void.`;
+  }
+}
+
+export async function notifyOwner(tx: Tx, ownerId: number, message: string): Promise<void> {
+  await tx.notification.create({ data: { userId: ownerId, type: "app_review", message } });
 }
 
 export function approveApp(clientId: string, actor: Actor): Promise<AppView> {
@@ -571,6 +596,7 @@ export async function undoApproval(clientId: string, actor: Actor): Promise<AppV
       },
       tx,
     );
+    await notifyOwner(tx, app.ownerId, `The approval of your app "${app.name}" was withdrawn: it is back to ${from}.`);
     const view = toAppView((await loadApp(clientId, tx))!);
     await voidAppTokens(tx, clientId);
     await announce({ kind: "app", clientId });

@@ -252,3 +252,40 @@ describe("the audit log", () => {
     expect(await audit.listAuditActions()).toEqual(expect.arrayContaining(["app.create", "app.reject"]));
   });
 });
+
+describe("owners hear about decisions (issue 15)", () => {
+  async function noticesFor(userId: number, since: number): Promise<string[]> {
+    const rows = await query<{ type: string; message: string }>(
+      databaseUrl,
+      `SELECT type, message FROM "Notification" WHERE "userId" = $1 AND id > $2 ORDER BY id`,
+      [userId, since],
+    );
+    return rows.map((r) => `${r.type}: ${r.message}`);
+  }
+
+  it("approval, rejection with its reason, suspension, reinstatement and an undone approval each notify the owner", async () => {
+    const [last] = await query<{ max: number | null }>(databaseUrl, `SELECT max(id)::int AS max FROM "Notification"`);
+    const since = last?.max ?? 0;
+    const rejected = await apps.createApp(apiInput("Notice rejected"), { id: alice.id }, alice);
+    await apps.rejectApp(rejected.clientId, "Describe what the bot posts", admin);
+    const approved = await apps.createApp(apiInput("Notice approved"), { id: alice.id }, alice);
+    await apps.approveApp(approved.clientId, admin);
+    await apps.suspendApp(approved.clientId, "Spam reports", admin);
+    await apps.reinstateApp(approved.clientId, admin);
+    const undone = await apps.createApp(apiInput("Notice undone"), { id: alice.id }, alice);
+    await apps.approveApp(undone.clientId, admin);
+    await apps.undoApproval(undone.clientId, admin);
+
+    expect(await noticesFor(alice.id, since)).toEqual([
+      `app_review: Your app "${PREFIX} Notice rejected" was not approved: Describe what the bot posts. Edit it and resubmit it for review.`,
+      `app_review: Your app "${PREFIX} Notice approved" was approved. Its client secret is waiting on the app page.`,
+      `app_review: Your app "${PREFIX} Notice approved" was suspended: Spam reports. Its tokens no longer work.`,
+      `app_review: Your app "${PREFIX} Notice approved" was reinstated. Tokens issued before the suspension stay void.`,
+      `app_review: Your app "${PREFIX} Notice undone" was approved. Its client secret is waiting on the app page.`,
+      `app_review: The approval of your app "${PREFIX} Notice undone" was withdrawn: it is back to pending.`,
+    ]);
+    // The admin who decided hears nothing; nobody else does either.
+    expect(await noticesFor(admin.id, since)).toEqual([]);
+    expect(await noticesFor(bob.id, since)).toEqual([]);
+  });
+});

@@ -61,7 +61,9 @@ export default function GettingStartedPage() {
         An admin reviews every new application. Until it is approved, token requests fail with{" "}
         <code>invalid_client</code>. The app page shows the decision, and the reviewer&apos;s reason if it was rejected.
         An approved app can later be suspended: its token requests fail with <code>invalid_client</code> and every access
-        and refresh token of it is voided at once; reinstating it does not revive them.
+        and refresh token of it is voided at once; reinstating it does not revive them. A rejected app is not a dead
+        end: edit it to answer the reviewer&apos;s reason and choose <strong>Save and resubmit</strong>; it goes back to
+        the queue, marked as resubmitted.
       </p>
 
       <h2 id="api-client">4a. API key client: get a token and call the API</h2>
@@ -110,6 +112,24 @@ curl -s "${API_URL}/global-chat/messages?limit=5" -H "Authorization: Bearer $ACC
       <p>
         Each app page has a ready-to-paste example with its own client ID. The details are in{" "}
         <Link href="/docs/authentication">Authentication</Link>.
+      </p>
+
+      <h2 id="teams">Work on an app as a team</h2>
+      <p>
+        An app has one owner and a team. On the app page&apos;s <strong>Team</strong> card the owner adds people by
+        username as <strong>admins</strong> (they manage everything — settings, secrets, resubmission — but cannot
+        delete the app or give it away) or <strong>viewers</strong> (they read the app&apos;s page and change nothing).
+        The owner can make someone else the owner; the previous owner stays on the team as an admin. Everyone on the
+        team finds the app under <Link href="/apps">My apps</Link>.
+      </p>
+
+      <h2 id="connected-apps">What people see: Connected apps</h2>
+      <p>
+        Everyone who signs in to your login client and allows it access finds it on their{" "}
+        <Link href="/account/apps">Connected apps</Link> page (avatar menu), with what it may do, when they allowed it
+        and when it last got tokens. <strong>Revoke access</strong> signs your app out of their account at once: their
+        refresh token fails with <code>invalid_grant</code>, their access tokens with <code>401 invalid_token</code>, and
+        the next sign-in shows the consent page again. Handle both as &ldquo;signed out&rdquo;.
       </p>
 
       <h2 id="next">Next</h2>
