@@ -93,6 +93,19 @@ function appJson(app: AppViewLike) {
     redirect_uris: app.redirectUris,
     post_logout_redirect_uris: app.postLogoutRedirectUris,
     created_at: unix(app.createdAt),
+    pending_change: app.pendingChange
+      ? {
+          ...(app.pendingChange.name !== undefined ? { name: app.pendingChange.name } : {}),
+          ...(app.pendingChange.description !== undefined ? { description: app.pendingChange.description } : {}),
+          ...(app.pendingChange.scopes ? { scopes: app.pendingChange.scopes } : {}),
+          ...(app.pendingChange.redirectUris ? { redirect_uris: app.pendingChange.redirectUris } : {}),
+          ...(app.pendingChange.postLogoutRedirectUris
+            ? { post_logout_redirect_uris: app.pendingChange.postLogoutRedirectUris }
+            : {}),
+          requested_at: unix(app.pendingChange.requestedAt),
+          requested_by: app.pendingChange.requestedBy,
+        }
+      : null,
   };
 }
 
@@ -236,6 +249,67 @@ function revealedOutput(revealed: { secretId: string; clientSecret: string; secr
 }
 
 const SECRET_COMMANDS: Record<string, Command> = {
+  "apps update": {
+    usage:
+      "apps update CLIENT_ID [--name N] [--description D] [--scope SCOPE]… [--redirect-uri URL]… " +
+      "[--post-logout-redirect-uri URL]… [--json]",
+    summary:
+      "Change an app (a given list replaces the current one). On an approved app, narrowing changes apply at once and widening ones (new scopes or URIs, name, description) wait for review as its pending_change",
+    options: {
+      name: { type: "string" },
+      description: { type: "string" },
+      "redirect-uri": { type: "string", multiple: true },
+      "post-logout-redirect-uri": { type: "string", multiple: true },
+      scope: { type: "string", multiple: true },
+    },
+    positionals: ["CLIENT_ID"],
+    async run({ values, args }) {
+      const { apps, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const input = parseWith(
+        schemas.updateAppSchema,
+        {
+          name: values.name,
+          description: values.description,
+          scopes: values.scope === undefined ? undefined : list(values.scope),
+          redirectUris: values["redirect-uri"] === undefined ? undefined : list(values["redirect-uri"]),
+          postLogoutRedirectUris:
+            values["post-logout-redirect-uri"] === undefined ? undefined : list(values["post-logout-redirect-uri"]),
+        },
+        APP_CREATE_FLAGS,
+      );
+      if (Object.values(input).every((v) => v === undefined)) throw new UsageError("nothing to change: give at least one option");
+      const app = await apps.updateApp(clientId, input, actor);
+      const waiting = app.pendingChange ? " (changes waiting for review: apps changes approve|reject)" : "";
+      return { json: appJson(app), text: `Updated: ${statusLine(app)}${waiting}` };
+    },
+  },
+  "apps changes approve": {
+    usage: "apps changes approve CLIENT_ID [--json]",
+    summary: "Approve the change waiting on an approved app: new tokens and consents include what it adds",
+    options: {},
+    positionals: ["CLIENT_ID"],
+    async run({ args }) {
+      const { apps, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const app = await apps.approvePendingChange(clientId, actor);
+      return { json: appJson(app), text: `Changes approved: ${statusLine(app)}` };
+    },
+  },
+  "apps changes reject": {
+    usage: "apps changes reject CLIENT_ID --reason R [--json]",
+    summary: "Refuse the change waiting on an app, with a reason its team sees; the approved configuration stays",
+    options: { reason: { type: "string" } },
+    positionals: ["CLIENT_ID"],
+    async run({ values, args }) {
+      const { apps, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      if (values.reason === undefined) throw new UsageError("--reason is required (the team sees it)");
+      const { reason } = parseWith(schemas.rejectAppSchema, { reason: values.reason }, { reason: "--reason" });
+      const app = await apps.rejectPendingChange(clientId, reason, actor);
+      return { json: appJson(app), text: `Changes refused: ${statusLine(app)}` };
+    },
+  },
   "apps members list": {
     usage: "apps members list CLIENT_ID [--json]",
     summary: "List an app's team: the owner, team admins (manage all but delete/transfer) and viewers (read-only)",

@@ -86,6 +86,54 @@ test.describe("people in control of their apps", () => {
     await page.context().close();
   });
 
+  test("Review of changes: a widened approved app waits for the admin; the consent page keeps the approved name", async ({ browser }) => {
+    const foreign: string[] = [];
+    const { clientId } = await createTestApp(server.databaseUrl, {
+      type: "login",
+      name: "Quiet Reader",
+      ownerHandle: "alice",
+      scopes: ["svc:chat.read"],
+      redirectUris: [CALLBACK],
+    });
+    const owner = await personContext(browser, foreign);
+    await signIn(owner, "alice", `/apps/${clientId}/edit`);
+    await expect(owner.getByText(/wait for an admin's review/)).toBeVisible();
+    await owner.getByLabel("Application name").fill("Official Platform Reader");
+    await owner.getByRole("checkbox", { name: /^svc:directory\.read/ }).check();
+    await owner.getByRole("button", { name: "Save changes" }).click();
+    await owner.waitForURL(`${server.url}/apps/${clientId}`);
+    const diff = owner.getByTestId("pending-change");
+    await expect(owner.getByRole("heading", { name: "Changes waiting for review" })).toBeVisible();
+    await expect(diff).toContainText("Official Platform Reader");
+    await expect(diff).toContainText("svc:directory.read");
+    await expect(owner.getByRole("heading", { level: 1 })).toHaveText("Quiet Reader");
+    await expectAccessible(owner, "pending change (owner)");
+    await screenshot(owner, "app-pending-change");
+
+    // People signing in meanwhile see the approved name and scopes.
+    await createTestUser(server.databaseUrl, { handle: "quinn", password: PASSWORD });
+    const person = await personContext(browser, foreign);
+    await person.goto(authUrl(clientId));
+    await person.getByLabel("Username").fill("quinn");
+    await person.getByLabel("Password").fill(PASSWORD);
+    await person.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect(person.getByRole("heading", { name: /Allow Quiet Reader/ })).toBeVisible();
+    await expect(person.getByText("Look people up in the user directory")).toHaveCount(0);
+
+    // The admin finds it in the queue and approves the diff.
+    const admin = await personContext(browser, foreign);
+    await signIn(admin, "admin", "/admin/apps");
+    await admin.getByRole("link", { name: /changes waiting for review/ }).click();
+    await admin.locator(`tr[data-client-id="${clientId}"]`).getByRole("link", { name: "Quiet Reader" }).click();
+    await expect(admin.getByTestId("pending-change")).toContainText("Official Platform Reader");
+    await screenshot(admin, "admin-pending-change");
+    await admin.getByRole("button", { name: "Approve changes" }).click();
+    await expect(admin.getByRole("heading", { level: 1 })).toHaveText("Official Platform Reader");
+    await expect(admin.getByTestId("pending-change")).toHaveCount(0);
+    expect(foreign).toEqual([]);
+    for (const page of [owner, person, admin]) await page.context().close();
+  });
+
   test("Teams: the owner adds a viewer, who sees the app and cannot change it", async ({ browser }) => {
     const foreign: string[] = [];
     const { clientId } = await createTestApp(server.databaseUrl, {

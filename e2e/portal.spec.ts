@@ -270,7 +270,7 @@ test.describe("developer portal in Chromium", () => {
     await expect(mainNav.getByRole("link", { name: "My apps" })).not.toHaveAttribute("aria-current", "page");
     await expect(admin.getByTestId("app-owner")).toContainText("(@alice)");
     // An admin sees the secrets' hints, never a value and no way to change them.
-    await admin.getByText("Only the owner can see or manage secrets.").waitFor();
+    await admin.getByText("Only the app's owner and team admins can see or manage secrets.").waitFor();
     expect(await admin.getByTestId("secret-row").count()).toBe(1);
     for (const name of ["Add a second secret", "Roll secret", /^Retire/]) {
       expect(await admin.getByRole("button", { name }).count()).toBe(0);

@@ -151,6 +151,11 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                       <span className="font-mono break-all">{app.clientId}</span>
                       <AppTypeBadge type={app.type} />
                       {showStatus ? <AppStatusBadge status={app.status} /> : null}
+                      {app.pendingChange ? (
+                        <Badge tone="amber">
+                          <Icon name="pencil" className="size-3" /> Changes waiting <TimeAgo date={app.pendingChange.requestedAt} />
+                        </Badge>
+                      ) : null}
                       {app.resubmittedAt ? (
                         <Badge tone="sky">
                           <Icon name="refresh" className="size-3" /> Resubmitted <TimeAgo date={app.resubmittedAt} />

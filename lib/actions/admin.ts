@@ -7,7 +7,17 @@ import { isAppError } from "@/lib/errors";
 import { clientIdSchema, rejectAppSchema, suspendAppSchema, type AppView } from "@/lib/schemas/apps";
 import { disableUserSchema, enableUserSchema, handleSchema, type UserView } from "@/lib/schemas/users";
 import { requireAdminActor } from "@/lib/portal/session";
-import { approveApp, approveApps, MAX_BULK_APPROVE, reinstateApp, rejectApp, suspendApp, undoApproval } from "@/lib/services/apps";
+import {
+  approveApp,
+  approveApps,
+  approvePendingChange,
+  MAX_BULK_APPROVE,
+  reinstateApp,
+  rejectApp,
+  rejectPendingChange,
+  suspendApp,
+  undoApproval,
+} from "@/lib/services/apps";
 import { setUserDisabled, setUserMuted } from "@/lib/services/users";
 
 /**
@@ -143,5 +153,28 @@ export async function setUserMutedAction(
     const user = await setUserMuted(target, value, actor);
     revalidatePath("/admin/users");
     return { handle: user.handle, disabled: user.disabled, muted: user.muted };
+  });
+}
+
+/** Approves the change waiting on an approved app (issue 15): its requested values apply now. */
+export async function approveChangeAction(clientId: unknown): Promise<ActionResult<{ clientId: string }>> {
+  return runAction("admin.apps.change.approve", async () => {
+    const id = clientIdSchema.parse(clientId);
+    const actor = await requireAdminActor("app.change.approve", { type: "app", id });
+    await approvePendingChange(id, actor);
+    refreshApp(id);
+    return { clientId: id };
+  });
+}
+
+/** Refuses the change waiting on an app, with a reason its team sees; the approved configuration stays. */
+export async function rejectChangeAction(clientId: unknown, input: unknown): Promise<ActionResult<{ clientId: string }>> {
+  return runAction("admin.apps.change.reject", async () => {
+    const id = clientIdSchema.parse(clientId);
+    const actor = await requireAdminActor("app.change.reject", { type: "app", id });
+    const { reason } = rejectAppSchema.parse(input);
+    await rejectPendingChange(id, reason, actor);
+    refreshApp(id);
+    return { clientId: id };
   });
 }

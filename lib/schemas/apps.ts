@@ -133,6 +133,24 @@ export const updateAppSchema = z.object({
 });
 export type UpdateAppInput = z.infer<typeof updateAppSchema>;
 
+/**
+ * A widening change of an approved app, waiting for review (issue 15): the requested values of the
+ * fields it changes (a list is the whole requested list), who asked and when.
+ */
+export const pendingChangeSchema = z.object({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  scopes: z.array(z.string()).optional(),
+  redirectUris: z.array(z.string()).optional(),
+  postLogoutRedirectUris: z.array(z.string()).optional(),
+  requestedAt: z.coerce.date(),
+  requestedBy: z.string(),
+});
+export type PendingChange = z.infer<typeof pendingChangeSchema>;
+/** The fields a change can touch, in the order the diff shows them. */
+export const CHANGE_FIELDS = ["name", "description", "scopes", "redirectUris", "postLogoutRedirectUris"] as const;
+export type ChangeField = (typeof CHANGE_FIELDS)[number];
+
 const reasonSchema = storable(z.string().trim().min(1, "Give a reason").max(500, "At most 500 characters"));
 
 export const rejectAppSchema = z.object({ reason: reasonSchema });
@@ -147,6 +165,8 @@ export const appQueueQuerySchema = z.object({
   status: z.union([appStatusSchema, z.literal("all")]).optional().catch(undefined),
   type: appTypeSchema.optional().catch(undefined),
   resubmitted: z.literal("1").optional().catch(undefined),
+  /** Only approved apps with a change waiting for review (issue 15). */
+  changes: z.literal("1").optional().catch(undefined),
   cursor: z.string().max(200).optional().catch(undefined),
 });
 export type AppQueueQuery = z.infer<typeof appQueueQuerySchema>;
@@ -199,6 +219,10 @@ export const appViewSchema = z.object({
   postLogoutRedirectUris: z.array(z.string()),
   firstParty: z.boolean(),
   owner: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }),
+  /** A widening change waiting for review (issue 15); the fields above are the approved ones. */
+  pendingChange: pendingChangeSchema.nullable(),
+  /** Why the last change request was refused (shown to the team until the next request). */
+  pendingChangeRejection: z.string().nullable(),
   /** The team besides the owner (issue 15), longest-standing first. */
   members: z.array(appMemberSchema),
   /** True once a secret was revealed (API clients only). */

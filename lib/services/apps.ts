@@ -5,9 +5,13 @@ import { AppError } from "../errors";
 import {
   checkRedirectsForType,
   checkScopesForType,
+  CHANGE_FIELDS,
+  pendingChangeSchema,
   type AppPage,
   type AppRole,
   type AppView,
+  type ChangeField,
+  type PendingChange,
   type CreateAppInput,
   type UpdateAppInput,
 } from "../schemas/apps";
@@ -53,6 +57,8 @@ function toAppView(row: AppRow): AppView {
     firstParty: row.firstParty,
     owner: row.owner,
     members: row.members.map((m) => ({ ...m.user, role: m.role, addedAt: m.addedAt })),
+    pendingChange: readPendingChange(row.pendingChange),
+    pendingChangeRejection: row.pendingChangeRejection,
     hasSecret: row.secrets.length > 0,
     secrets: row.secrets,
     reviewedAt: row.reviewedAt,
@@ -222,6 +228,8 @@ export interface AppFilters {
   type?: AppType;
   /** Only apps sent back to review after a rejection (and not reviewed since). */
   resubmitted?: boolean;
+  /** Only apps with a change waiting for review (issue 15). */
+  changes?: boolean;
   /** Matches the name, client id, description (case-insensitive) or the owner's handle. */
   search?: string;
 }
@@ -233,6 +241,7 @@ function appWhere(filters: AppFilters): Prisma.ApplicationWhereInput {
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.type ? { type: filters.type } : {}),
     ...(filters.resubmitted ? { resubmittedAt: { not: null } } : {}),
+    ...(filters.changes ? { pendingChange: { not: Prisma.DbNull } } : {}),
     ...(search
       ? {
           OR: [
@@ -314,22 +323,150 @@ function checkedChanges(app: AppRow, input: UpdateAppInput): UpdateAppInput {
   return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as UpdateAppInput;
 }
 
+function readPendingChange(value: Prisma.JsonValue | null): PendingChange | null {
+  if (value === null) return null;
+  const parsed = pendingChangeSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+const LIST_FIELDS = ["scopes", "redirectUris", "postLogoutRedirectUris"] as const;
+type ChangeFields = Partial<Pick<PendingChange, ChangeField>>;
+
+/**
+ * Splits an edit of an approved (or suspended) app (issue 15): what narrows or keeps what the app
+ * may do applies at once; what widens it or changes how it presents itself to people waits for
+ * review. A list that both drops and adds entries applies the drops now and asks for the whole
+ * new list. The pending change merges with one already waiting; a field edited back to its
+ * approved value leaves the request.
+ */
+function splitChange(
+  app: AppRow,
+  changed: UpdateAppInput,
+): { now: UpdateAppInput; pending: ChangeFields } {
+  const now: UpdateAppInput = {};
+  const pending: ChangeFields = {};
+  const waiting = readPendingChange(app.pendingChange);
+  for (const field of CHANGE_FIELDS) {
+    if (waiting?.[field] !== undefined && changed[field] === undefined) Object.assign(pending, { [field]: waiting[field] });
+  }
+  for (const field of ["name", "description"] as const) {
+    const value = changed[field];
+    if (value === undefined) continue;
+    if (value !== app[field]) pending[field] = value;
+    else delete pending[field];
+  }
+  for (const field of LIST_FIELDS) {
+    const value = changed[field] as string[] | undefined;
+    if (value === undefined) continue;
+    const current: string[] = app[field];
+    const kept = current.filter((entry) => value.includes(entry));
+    if (kept.length !== current.length) (now as Record<string, string[]>)[field] = kept;
+    if (value.some((entry) => !current.includes(entry))) Object.assign(pending, { [field]: value });
+    else delete pending[field];
+  }
+  return { now, pending };
+}
+
 /**
  * Edits an app. A rejected app stays rejected (the admin's decision stands until the owner asks
- * for another look with resubmitApp); an approved app stays approved.
+ * for another look with resubmitApp). A pending or rejected app (never approved) changes at once;
+ * an approved or suspended one keeps running on its approved configuration while a widening
+ * change waits for review (issue 15): narrowing parts apply at once.
  */
 export async function updateApp(clientId: string, input: UpdateAppInput, actor: Actor): Promise<AppView> {
   const app = await loadManageable(clientId, actor, "app.update");
   refuseFirstParty(app, "edited");
   const changed = checkedChanges(app, input);
+  const reviewed = app.status === "approved" || app.status === "suspended";
+  const { now, pending } = reviewed ? splitChange(app, changed) : { now: changed, pending: {} };
+  const hasPending = Object.keys(pending).length > 0;
+  const requested: PendingChange | null = hasPending
+    ? {
+        ...pending,
+        requestedAt: new Date(),
+        requestedBy: actor.kind === "user" ? actor.handle : `system:${actor.name}`,
+      }
+    : null;
   return transactionWithChanges(async (tx, announce) => {
-    const row = await tx.application.update({ where: { clientId }, data: changed, include: appInclude });
+    const row = await tx.application.update({
+      where: { clientId },
+      data: {
+        ...now,
+        ...(reviewed
+          ? {
+              pendingChange: requested ? { ...requested, requestedAt: requested.requestedAt.toISOString() } : Prisma.DbNull,
+              ...(hasPending ? { pendingChangeRejection: null } : {}),
+            }
+          : {}),
+      },
+      include: appInclude,
+    });
     await recordAudit(
-      { actor, action: "app.update", targetType: "app", targetId: clientId, detail: { fields: Object.keys(changed) } },
+      {
+        actor,
+        action: "app.update",
+        targetType: "app",
+        targetId: clientId,
+        detail: { fields: Object.keys(now), ...(hasPending ? { pending: Object.keys(pending) } : {}) },
+      },
       tx,
     );
+    if (hasPending) {
+      await recordAudit(
+        { actor, action: "app.change.request", targetType: "app", targetId: clientId, detail: { fields: Object.keys(pending) } },
+        tx,
+      );
+    }
     await announce({ kind: "app", clientId });
     return toAppView(row);
+  });
+}
+
+/**
+ * An admin approves the change waiting on an app: its requested values become the app's (checked
+ * again against the type's rules), new tokens and consents include added scopes, and the owner is
+ * told. Narrowings made since the request stay narrowed only if the request did not ask for them.
+ */
+export async function approvePendingChange(clientId: string, actor: Actor): Promise<AppView> {
+  await requireAdmin(actor, "app.change.approve", clientId);
+  const app = await loadApp(clientId);
+  if (!app) throw notFound(clientId);
+  const change = readPendingChange(app.pendingChange);
+  if (!change) throw new AppError("conflict", `${clientId} has no change waiting for review.`);
+  const { requestedAt: _at, requestedBy: _by, ...fields } = change;
+  const applied = checkedChanges(app, fields as UpdateAppInput);
+  return transactionWithChanges(async (tx, announce) => {
+    const { count } = await tx.application.updateMany({
+      where: { clientId, updatedAt: app.updatedAt },
+      data: { ...applied, pendingChange: Prisma.DbNull, pendingChangeRejection: null },
+    });
+    if (count === 0) throw new AppError("conflict", `${clientId} changed meanwhile; reload and review it again.`);
+    await recordAudit(
+      { actor, action: "app.change.approve", targetType: "app", targetId: clientId, detail: { fields: Object.keys(applied) } },
+      tx,
+    );
+    await notifyOwner(tx, app.ownerId, `The changes to your app "${app.name}" were approved and apply now.`);
+    await announce({ kind: "app", clientId });
+    return toAppView((await loadApp(clientId, tx))!);
+  });
+}
+
+/** An admin refuses the change waiting on an app, with a reason the team sees; the approved configuration stays. */
+export async function rejectPendingChange(clientId: string, reason: string, actor: Actor): Promise<AppView> {
+  await requireAdmin(actor, "app.change.reject", clientId);
+  const app = await loadApp(clientId);
+  if (!app) throw notFound(clientId);
+  if (!readPendingChange(app.pendingChange)) throw new AppError("conflict", `${clientId} has no change waiting for review.`);
+  return transactionWithChanges(async (tx, announce) => {
+    const { count } = await tx.application.updateMany({
+      where: { clientId, updatedAt: app.updatedAt },
+      data: { pendingChange: Prisma.DbNull, pendingChangeRejection: reason },
+    });
+    if (count === 0) throw new AppError("conflict", `${clientId} changed meanwhile; reload and review it again.`);
+    await recordAudit({ actor, action: "app.change.reject", targetType: "app", targetId: clientId, detail: { reason } }, tx);
+    await notifyOwner(tx, app.ownerId, `The changes to your app "${app.name}" were not approved: ${reason}.`);
+    await announce({ kind: "app", clientId });
+    return toAppView((await loadApp(clientId, tx))!);
   });
 }
 

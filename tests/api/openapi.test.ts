@@ -151,7 +151,7 @@ describe("the document", () => {
     for (const name of ["BeetleState", "BeetleCard", "Notification", "AccountStats", "StatsMembers", "AchievementContext", "ViewerContext", "ChatMedia"]) {
       expect(schemas, name).toHaveProperty(name);
     }
-    expect(schemas.Notification.properties.type.enum).toEqual(["poke", "friend_request", "achievement", "guild_invite", "mention", "system"]);
+    expect(schemas.Notification.properties.type.enum).toEqual(["poke", "friend_request", "achievement", "guild_invite", "mention", "system", "app_review"]);
   });
 });
 

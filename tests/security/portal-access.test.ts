@@ -167,7 +167,7 @@ describe("a developer and another developer's app", () => {
     );
     // The app page shows the admin the hints only, without a way to change them.
     const html = await (await jarFetch(admin.jar, `${server.url}/apps/${bobApproved.clientId}`)).text();
-    expect(html).toContain("Only the owner can see or manage secrets.");
+    expect(html).toContain("owner and team admins can see or manage secrets.");
     expect(html).toContain(`••••</span>${bobApproved.clientSecret!.slice(-4)}`);
     for (const button of ["Add a second secret", "Roll secret", "Retire the secret"]) expect(html, button).not.toContain(button);
   });

@@ -71,9 +71,11 @@ describe("teams", () => {
 
     // A team admin manages settings and secrets (the first reveal is theirs to take), not the team, delete or transfer.
     const admin = as("team_admin");
-    expect((await apps.updateApp(clientId, { description: "Edited by the team admin" }, admin)).description).toBe(
-      "Edited by the team admin",
-    );
+    // (On an approved app a new description waits for review: the team admin's request is recorded.)
+    expect((await apps.updateApp(clientId, { description: "Edited by the team admin" }, admin)).pendingChange).toMatchObject({
+      description: "Edited by the team admin",
+      requestedBy: "team_admin",
+    });
     expect(await secrets.revealSecretOnce(clientId, admin)).toMatchObject({ clientId });
     await expect(apps.deleteApp(clientId, admin)).rejects.toMatchObject({ code: "forbidden" });
     await expect(members.transferOwnership(clientId, "team_admin", admin)).rejects.toMatchObject({ code: "forbidden" });

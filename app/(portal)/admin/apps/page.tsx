@@ -31,6 +31,7 @@ function queueHref(query: AppQueueQuery, change: Partial<AppQueueQuery>): string
   if (next.status && next.status !== "pending") params.set("status", next.status);
   if (next.type) params.set("type", next.type);
   if (next.resubmitted) params.set("resubmitted", "1");
+  if (next.changes) params.set("changes", "1");
   if (next.cursor) params.set("cursor", next.cursor);
   const s = params.toString();
   return `/admin/apps${s ? `?${s}` : ""}`;
@@ -52,17 +53,19 @@ export default async function ReviewQueuePage({
     status: status === "all" ? undefined : status,
     type: query.type,
     resubmitted: query.resubmitted === "1",
+    changes: query.changes === "1",
     search: query.q || undefined,
   };
-  const [page, counts] = await Promise.all([
+  const [page, counts, changesWaiting] = await Promise.all([
     listApps({ ...filters, cursor: query.cursor, limit: PAGE_SIZE }).catch((error: unknown) => {
       // A tampered cursor shows the first page rather than an error page.
       if (isAppError(error) && error.code === "invalid_request") return listApps({ ...filters, limit: PAGE_SIZE });
       throw error;
     }),
     countApps(filters),
+    countApps({ changes: true }),
   ]);
-  const filtered = Boolean(filters.search || filters.type || filters.resubmitted);
+  const filtered = Boolean(filters.search || filters.type || filters.resubmitted || filters.changes);
   const statusLabel = STATUS_TABS.find((t) => t.value === status)!.label.toLowerCase();
 
   return (
@@ -75,6 +78,20 @@ export default async function ReviewQueuePage({
             : "Every registered application matching the filters, oldest first. Suspending an app voids all of its tokens at once; reinstating it does not revive them."}
         </p>
       </div>
+
+      {changesWaiting.total > 0 || query.changes ? (
+        <p className="text-sm">
+          {query.changes ? (
+            <Link href={queueHref(query, { changes: undefined })} className="font-medium text-brand-700 hover:underline">
+              Show every application again
+            </Link>
+          ) : (
+            <Link href={queueHref(query, { changes: "1", status: "all" })} className="font-medium text-brand-700 hover:underline">
+              {changesWaiting.total} approved {changesWaiting.total === 1 ? "app has" : "apps have"} changes waiting for review
+            </Link>
+          )}
+        </p>
+      ) : null}
 
       <nav aria-label="Filter by status" className="flex flex-wrap gap-1 rounded-lg bg-slate-100 p-1">
         {STATUS_TABS.map((tab) => {

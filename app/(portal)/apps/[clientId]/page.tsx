@@ -2,12 +2,14 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AppReviewActions } from "@/components/admin/app-review-actions";
+import { ChangeReviewActions } from "@/components/admin/change-review-actions";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppStatusCallout } from "@/components/apps/app-status-callout";
 import { AppTypeBadge } from "@/components/apps/app-type-badge";
 import { ClientSecretPanel, type SecretItem } from "@/components/apps/client-secret-panel";
 import { DeleteAppButton } from "@/components/apps/delete-app-button";
 import { NewSecretBanner } from "@/components/apps/new-secret-banner";
+import { PendingChangeDiff } from "@/components/apps/pending-change";
 import { Quickstart } from "@/components/apps/quickstart";
 import { TeamPanel } from "@/components/apps/team-panel";
 import { NavSection } from "@/components/layout/nav-section";
@@ -108,6 +110,28 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
       <div className="grid gap-8 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
           <AppStatusCallout app={app} viewer={isOwner ? "owner" : "admin"} secretShownAbove={revealed !== null} />
+
+          {app.pendingChange ? (
+            <Card
+              title="Changes waiting for review"
+              description={
+                <>
+                  Requested by @{app.pendingChange.requestedBy} <TimeAgo date={app.pendingChange.requestedAt} />.{" "}
+                  {isAdmin(user) && !isOwner
+                    ? "The app runs on its approved configuration until you approve them; new tokens and consents then include what they add."
+                    : "The app keeps running on its approved configuration (tokens, the consent page) until an admin approves them."}
+                </>
+              }
+              actions={isAdmin(user) ? <ChangeReviewActions clientId={app.clientId} name={app.name} /> : null}
+            >
+              <PendingChangeDiff app={app} />
+            </Card>
+          ) : app.pendingChangeRejection && isOwner ? (
+            <div role="status" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm break-words text-amber-900" data-testid="change-refused">
+              <p className="font-medium">Your last changes were not approved.</p>
+              <p className="mt-1">Reason: {app.pendingChangeRejection}</p>
+            </div>
+          ) : null}
 
           {isAdmin(user) && !app.firstParty ? (
             <Card

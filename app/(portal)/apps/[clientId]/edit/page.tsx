@@ -38,7 +38,9 @@ export default async function EditAppPage({ params }: { params: Promise<{ client
         description={
           app.status === "rejected"
             ? "Address the reviewer's reason, then choose Save and resubmit to send the app back to the review queue. Save changes alone keeps it rejected."
-            : "Changes apply at once; an approved app stays approved."
+            : app.status === "approved" || app.status === "suspended"
+              ? "Removing scopes or URIs applies at once. New scopes, new URIs, a new name or description wait for an admin's review; the app keeps running as approved meanwhile."
+              : "Changes apply at once."
         }
       />
       <AppForm app={app} />

@@ -1,0 +1,61 @@
+import { CHANGE_FIELDS, type AppView, type ChangeField } from "@/lib/schemas/apps";
+
+const LABELS: Record<ChangeField, string> = {
+  name: "Name",
+  description: "Description",
+  scopes: "Scopes",
+  redirectUris: "Redirect URIs",
+  postLogoutRedirectUris: "Post-logout redirect URIs",
+};
+
+/**
+ * The change waiting on an approved app, as a before/after diff (issue 15): the approved value and
+ * the requested one; for lists, the entries it adds and the ones it drops.
+ */
+export function PendingChangeDiff({ app }: { app: AppView }) {
+  const change = app.pendingChange;
+  if (!change) return null;
+  const fields = CHANGE_FIELDS.filter((field) => change[field] !== undefined);
+  return (
+    <dl className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white text-sm" data-testid="pending-change">
+      {fields.map((field) => {
+        const requested = change[field]!;
+        const approved = app[field];
+        return (
+          <div key={field} className="grid gap-1 p-3 sm:grid-cols-[10rem_minmax(0,1fr)]">
+            <dt className="font-medium text-slate-700">{LABELS[field]}</dt>
+            <dd className="min-w-0">
+              {Array.isArray(requested) ? (
+                <ul className="space-y-1">
+                  {[...new Set([...(approved as string[]), ...requested])].map((entry) => {
+                    const added = !(approved as string[]).includes(entry);
+                    const dropped = !requested.includes(entry);
+                    return (
+                      <li
+                        key={entry}
+                        className={`font-mono text-xs break-all ${added ? "text-emerald-800" : dropped ? "text-red-700 line-through" : "text-slate-700"}`}
+                      >
+                        <span className="sr-only">{added ? "Added: " : dropped ? "Removed: " : "Unchanged: "}</span>
+                        <span aria-hidden="true">{added ? "+ " : dropped ? "− " : "  "}</span>
+                        {entry}
+                      </li>
+                    );
+                  })}
+                </ul>
+              ) : (
+                <div className="space-y-1 break-words">
+                  <p className="text-red-700">
+                    <span className="font-medium">Approved:</span> <span className="line-through">{approved as string || "(empty)"}</span>
+                  </p>
+                  <p className="text-emerald-800">
+                    <span className="font-medium">Requested:</span> {requested || "(empty)"}
+                  </p>
+                </div>
+              )}
+            </dd>
+          </div>
+        );
+      })}
+    </dl>
+  );
+}

@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "Application" ADD COLUMN     "pendingChange" JSONB,
+ADD COLUMN     "pendingChangeRejection" TEXT;
+
