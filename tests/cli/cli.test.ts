@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -6,39 +5,21 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ensureDatabase, findFreePort, startEmbeddedPostgres } from "../../lib/database/embedded";
 import { createAppSchema } from "../../lib/schemas/apps";
+import { runCli, type CliRun } from "../helpers/cli";
 import { query } from "../helpers/db";
 import { newDatabase } from "../helpers/server";
 
 /** The operator CLI of PRODUCT.md, run as a real child process the way `npm run platform --` does. */
-const ROOT = path.resolve(import.meta.dirname, "..", "..");
 // Each test spawns several CLI processes (tsx + Prisma start-up, ~1.5 s each, far more on a busy
 // 2-core machine); the generous bound is about load, not about what is being tested.
 vi.setConfig({ testTimeout: 300_000 });
 let databaseUrl: string;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
+/** The CLI against this file's database, as `npm run platform --` runs it. */
 function cli(args: string[], options: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, ...options.env };
-  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bin/platform.ts"), ...args], {
-      cwd: ROOT,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
-  });
+  return runCli(databaseUrl, args, options);
 }
 
 /** A failed command: non-zero exit, nothing on stdout, exactly one line on stderr. */
@@ -58,7 +39,7 @@ describe("help", () => {
   it("lists every command without touching the database", async () => {
     const run = await cli(["--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
     expect(run.code).toBe(0);
-    for (const command of ["apps create", "apps approve", "apps reject", "apps suspend", "apps list", "apps secrets list", "apps secrets add", "apps secrets retire", "apps secrets roll", "users create", "users disable", "users enable", "users mute", "users unmute"]) {
+    for (const command of ["apps create", "apps approve", "apps reject", "apps suspend", "apps list", "apps secrets list", "apps secrets add", "apps secrets retire", "apps secrets roll", "users create", "users disable", "users enable", "users mute", "users unmute", "users apps", "users revoke-app", "apps update", "apps changes approve", "apps changes reject", "apps members list", "apps members add", "apps members remove", "apps transfer"]) {
       expect(run.stdout).toContain(command);
     }
     const sub = await cli(["apps", "create", "--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
