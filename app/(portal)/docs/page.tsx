@@ -65,6 +65,13 @@ export default function GettingStartedPage() {
         end: edit it to answer the reviewer&apos;s reason and choose <strong>Save and resubmit</strong>; it goes back to
         the queue, marked as resubmitted.
       </p>
+      <p>
+        Once approved, the app runs on its approved configuration. Removing scopes or URIs applies at once; anything that
+        widens what it can do or changes how people see it — new scopes, new redirect or post-logout URIs, a new name or
+        description — is reviewed first. The app page shows the change waiting, as a before/after diff; until an admin
+        approves it, tokens carry only the approved scopes and the consent page shows the approved name. If the change
+        is refused, the app page says why, and the app keeps working as before.
+      </p>
 
       <h2 id="api-client">4a. API key client: get a token and call the API</h2>
       <p>
