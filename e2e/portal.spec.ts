@@ -229,7 +229,8 @@ test.describe("developer portal in Chromium", () => {
     const clientId = await registerApp(alice, { name, type: "api", scopes: [] });
     const reason = "Say what the app does with the chat before we can approve it.";
 
-    await admin.goto(`${server.url}/admin`);
+    // Other spec files fill the queue (served oldest first): look this one up, as an admin would.
+    await admin.goto(`${server.url}/admin/apps?q=${clientId}`);
     const row = admin.locator(`tr[data-client-id="${clientId}"]`);
     await row.getByRole("button", { name: `Reject ${name}` }).click();
     const dialog = admin.getByRole("dialog", { name: `Reject ${name}?` });
@@ -313,7 +314,7 @@ test.describe("developer portal in Chromium", () => {
     const name = `Sign-in Demo ${randomBytes(2).toString("hex")}`;
     const clientId = await registerApp(alice, { name, type: "login", scopes: ["svc:chat.read"], redirectUri: CALLBACK });
     expect(clientId).toMatch(/^app_/);
-    await admin.goto(`${server.url}/admin`);
+    await admin.goto(`${server.url}/admin/apps?q=${clientId}`);
     await admin.locator(`tr[data-client-id="${clientId}"]`).getByRole("button", { name: `Approve ${name}` }).click();
     await admin.getByText(`Approved ${name}`).waitFor();
 
