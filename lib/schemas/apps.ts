@@ -197,6 +197,19 @@ export type AppRole = z.infer<typeof appRoleSchema>;
 export const memberRoleSchema = z.enum(["admin", "viewer"]);
 export type MemberRole = z.infer<typeof memberRoleSchema>;
 
+/**
+ * A person's place on an app's team (issue 15): owner, a member's role, or none. The one rule the
+ * services' permission checks and the pages' wording both follow.
+ */
+export function roleInTeam(
+  ownerId: number,
+  members: readonly { id: number; role: MemberRole }[],
+  userId: number,
+): AppRole | null {
+  if (userId === ownerId) return "owner";
+  return members.find((m) => m.id === userId)?.role ?? null;
+}
+
 export const appMemberSchema = z.object({
   id: z.number().int(),
   handle: z.string(),

@@ -2,7 +2,7 @@ import { transactionWithChanges } from "../database/changes";
 import { AppError } from "../errors";
 import type { AppMember, AppView, MemberRole } from "../schemas/apps";
 import type { Actor } from "./actor";
-import { getAppForViewer, loadApp, loadManageable, notFound, teamRole } from "./apps";
+import { assertMayAct, getAppForViewer, loadApp, loadManageable, notFound, teamRole } from "./apps";
 import { recordAudit } from "./audit";
 import { getUserByHandle } from "./users";
 
@@ -73,7 +73,7 @@ export async function removeMember(clientId: string, handle: string, actor: Acto
   if (!app) throw notFound(clientId);
   const user = await getUserByHandle(handle);
   const leaving = actor.kind === "user" && actor.id === user.id && teamRole(app, actor) !== null;
-  if (!leaving) await loadManageable(clientId, actor, "app.member.remove", "owner");
+  if (!leaving) await assertMayAct(app, actor, "app.member.remove", "owner");
   if (user.id === app.ownerId) {
     throw new AppError("invalid_request", "The owner cannot be removed; transfer the app to someone else first.");
   }

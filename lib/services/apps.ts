@@ -7,6 +7,7 @@ import {
   checkScopesForType,
   CHANGE_FIELDS,
   pendingChangeSchema,
+  roleInTeam,
   type AppPage,
   type AppRole,
   type AppView,
@@ -95,8 +96,7 @@ export async function loadApp(clientId: string, client: Tx | typeof db = db): Pr
 /** The actor's place on the app's team (issue 15): owner, a member's role, or none. */
 export function teamRole(app: Pick<AppRow, "ownerId" | "members">, actor: Actor): AppRole | null {
   if (actor.kind !== "user") return null;
-  if (actor.id === app.ownerId) return "owner";
-  return app.members.find((m) => m.user.id === actor.id)?.role ?? null;
+  return roleInTeam(app.ownerId, app.members.map((m) => ({ id: m.user.id, role: m.role })), actor.id);
 }
 
 const ROLE_RANK: Record<AppRole, number> = { viewer: 1, admin: 2, owner: 3 };
@@ -121,12 +121,16 @@ export function notFound(clientId: string): AppError {
 export async function loadManageable(clientId: string, actor: Actor, action: string, need: AppRole = "admin"): Promise<AppRow> {
   const app = await loadApp(clientId);
   if (!app) throw notFound(clientId);
-  if (!mayAct(app, actor, need)) {
-    await recordAudit({ actor, action, targetType: "app", targetId: clientId, outcome: "denied" });
-    if (teamRole(app, actor) === null) throw notFound(clientId);
-    throw new AppError("forbidden", need === "owner" ? "Only the app's owner can do this." : "Viewers of an app cannot change it.");
-  }
+  await assertMayAct(app, actor, action, need);
   return app;
+}
+
+/** loadManageable's check, for a caller that already holds the app. */
+export async function assertMayAct(app: AppRow, actor: Actor, action: string, need: AppRole): Promise<void> {
+  if (mayAct(app, actor, need)) return;
+  await recordAudit({ actor, action, targetType: "app", targetId: app.clientId, outcome: "denied" });
+  if (teamRole(app, actor) === null) throw notFound(app.clientId);
+  throw new AppError("forbidden", need === "owner" ? "Only the app's owner can do this." : "Viewers of an app cannot change it.");
 }
 
 /** Admin-only actions: checked here, so every caller gets the same rule; denials are audited. */

@@ -21,7 +21,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
-import { clientIdSchema, type AppView, type SecretView } from "@/lib/schemas/apps";
+import { clientIdSchema, roleInTeam, type AppView, type SecretView } from "@/lib/schemas/apps";
 import { describeScope } from "@/lib/scopes";
 import { isAdmin, requireUser, toActor } from "@/lib/portal/session";
 import { isSecretWaiting, listSecrets, MAX_ACTIVE_SECRETS, revealSecretOnce } from "@/lib/services/app-secrets";
@@ -58,7 +58,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
   // else). The team (owner, team admins, viewers: issue 15) sees the owner's page, with what their
   // role allows; anyone else is an admin reviewing someone else's app, and the page speaks to them
   // as such. The services check every action again.
-  const role = app.owner.id === user.id ? "owner" : (app.members.find((m) => m.id === user.id)?.role ?? null);
+  const role = roleInTeam(app.owner.id, app.members, user.id);
   const isOwner = role !== null;
   const canManage = role === "owner" || role === "admin";
   const canDelete = role === "owner" || (role === null && isAdmin(user));

@@ -5,7 +5,7 @@ import { AppForm } from "@/components/apps/app-form";
 import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
 import { isAppError } from "@/lib/errors";
-import { clientIdSchema } from "@/lib/schemas/apps";
+import { clientIdSchema, roleInTeam } from "@/lib/schemas/apps";
 import { requireUser, toActor } from "@/lib/portal/session";
 import { getAppForViewer } from "@/lib/services/apps";
 
@@ -21,7 +21,7 @@ export default async function EditAppPage({ params }: { params: Promise<{ client
   });
   if (app.firstParty) notFound();
   // Viewers read only (issue 15); the service refuses their changes too.
-  if (app.members.some((m) => m.id === user.id && m.role === "viewer")) forbidden();
+  if (roleInTeam(app.owner.id, app.members, user.id) === "viewer") forbidden();
   return (
     <div className="mx-auto max-w-3xl space-y-8">
       <PageHeader
