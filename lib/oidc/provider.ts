@@ -154,9 +154,7 @@ export async function buildProvider(): Promise<BuiltProvider> {
     const accountId = ctx.oidc.entities.Grant?.accountId;
     const clientId = ctx.oidc.client?.clientId;
     if (!accountId || !clientId || !/^[0-9]{1,10}$/.test(accountId)) return;
-    markConnectedAppUsed(Number(accountId), clientId).catch((error: Error) => {
-      logger.warn("could not record an app's last use", { error: error.message });
-    });
+    markConnectedAppUsed(Number(accountId), clientId);
   });
   provider.on("authorization.error", (_ctx: unknown, error: Error & { error_description?: string }) => {
     logger.debug("authorization refused", { error: error.message, description: error.error_description });

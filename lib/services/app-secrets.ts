@@ -1,14 +1,13 @@
-import { LRUCache } from "lru-cache";
 import { generateClientSecret, hashClientSecret, matchClientSecret, secretHint } from "../crypto/secrets";
 import { transactionWithChanges } from "../database/changes";
 import type { Tx } from "../database/client";
 import { AppError } from "../errors";
-import { logger } from "../logger";
 import { findActiveSecrets, updateSecretLastUsedAt } from "../queries/app-secrets";
 import type { RevealedSecret, SecretView } from "../schemas/apps";
 import { loadManageable, teamRole, notFound, randomBase62, revokeClientGrants, voidAppTokens } from "./apps";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
+import { lastUsedRecorder } from "./last-used";
 
 /**
  * The client secrets of API clients (issue 12: rotation without downtime). An approved API client
@@ -219,14 +218,5 @@ export async function verifyClientCredentials(
   return { tokensRevokedAt: active.tokensRevokedAt };
 }
 
-/** How often one process writes a secret's "last used" time (the token endpoint is hot). */
-export const LAST_USED_GRANULARITY_MS = 60_000;
-/** Secrets whose use this process wrote within the last LAST_USED_GRANULARITY_MS. */
-const recentlyWritten = new LRUCache<string, true>({ max: 10_000, ttl: LAST_USED_GRANULARITY_MS });
-
 /** Records a successful use, at most once a minute per secret and process; never delays the grant. */
-function noteSecretUsed(secretId: string): void {
-  if (recentlyWritten.has(secretId)) return;
-  recentlyWritten.set(secretId, true);
-  updateSecretLastUsedAt(secretId).catch((error: Error) => logger.warn("secret last-used update failed", { error: error.message }));
-}
+const noteSecretUsed = lastUsedRecorder("secret", 10_000, updateSecretLastUsedAt);

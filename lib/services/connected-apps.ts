@@ -1,10 +1,10 @@
-import { LRUCache } from "lru-cache";
 import { db } from "../database/client";
 import { AppError } from "../errors";
 import type { ConnectedApp } from "../schemas/connected-apps";
 import { isAdminActor, type Actor } from "./actor";
 import { recordAudit } from "./audit";
 import { revokeConsent } from "./consents";
+import { lastUsedRecorder } from "./last-used";
 import { getUserByHandle } from "./users";
 
 /**
@@ -64,23 +64,21 @@ export async function revokeConnectedApp(
   const userId = await userIdFor(handle, actor, "consent.revoke");
   const app = await db.application.findUnique({ where: { clientId }, select: { id: true } });
   if (!app) throw new AppError("not_found", `No application ${clientId}.`);
-  const consent = await db.consent.findUnique({ where: { userId_clientId: { userId, clientId } }, select: { userId: true } });
-  const { revoked } = await revokeConsent(userId, clientId, actor);
-  return { clientId, wasConnected: consent !== null, revokedGrants: revoked };
+  const { revoked, hadConsent } = await revokeConsent(userId, clientId, actor);
+  return { clientId, wasConnected: hadConsent, revokedGrants: revoked };
 }
-
-/** (user, client) pairs whose last use this process wrote within the last minute. */
-const recentlyMarked = new LRUCache<string, true>({ max: 50_000, ttl: 60_000 });
 
 /**
  * Called by the sign-in service after a successful authorization-code or refresh-token grant.
  * At most one write per person and app per minute per process; never fails the grant.
  */
-export async function markConnectedAppUsed(userId: number, clientId: string): Promise<void> {
-  const key = `${userId} ${clientId}`;
-  if (recentlyMarked.has(key)) return;
-  recentlyMarked.set(key, true);
+const recordConnectedAppUse = lastUsedRecorder("connected app", 50_000, async (key) => {
+  const [userId, clientId] = key.split(" ");
   await db.$executeRaw`
     UPDATE "Consent" SET "lastUsedAt" = now() AT TIME ZONE 'UTC'
-     WHERE "userId" = ${userId} AND "clientId" = ${clientId}`;
+     WHERE "userId" = ${Number(userId)} AND "clientId" = ${clientId}`;
+});
+
+export function markConnectedAppUsed(userId: number, clientId: string): void {
+  recordConnectedAppUse(`${userId} ${clientId}`);
 }

@@ -39,9 +39,13 @@ async function voidGrantTokens(tx: Tx, userId: number, clientId: string): Promis
  * sign-in asks again), every grant and refresh token of that person for the app is deleted, and
  * every access token of theirs for the app stops working at once, in every process.
  */
-export async function revokeConsent(userId: number, clientId: string, actor: Actor): Promise<{ revoked: number }> {
+export async function revokeConsent(
+  userId: number,
+  clientId: string,
+  actor: Actor,
+): Promise<{ revoked: number; hadConsent: boolean }> {
   return transactionWithChanges(async (tx, announce) => {
-    await tx.consent.deleteMany({ where: { userId, clientId } });
+    const { count: consents } = await tx.consent.deleteMany({ where: { userId, clientId } });
     // Grants, refresh tokens and codes of oidc-provider carry the account in their payload.
     const revoked = await tx.$executeRaw`
       DELETE FROM "OidcModel" WHERE "clientId" = ${clientId} AND payload->>'accountId' = ${String(userId)}`;
@@ -50,6 +54,6 @@ export async function revokeConsent(userId: number, clientId: string, actor: Act
       tx,
     );
     await announce(await voidGrantTokens(tx, userId, clientId));
-    return { revoked };
+    return { revoked, hadConsent: consents > 0 };
   });
 }
