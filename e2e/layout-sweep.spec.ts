@@ -1,6 +1,6 @@
-import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { createHash, randomBytes } from "node:crypto";
-import { CALLBACK, checkLayout, newContext, query, server, signIn, type LayoutProblem } from "./support";
+import { CALLBACK, checkLayout, newPersonPage, query, server, signIn, type LayoutProblem } from "./support";
 
 /**
  * The layout, accessibility and console sweep (issue 14): every page of the portal, the docs, the
@@ -170,11 +170,6 @@ async function ensureData(): Promise<void> {
   }
 }
 
-async function newPerson(browser: Browser): Promise<Page> {
-  const context: BrowserContext = await newContext(browser, foreignRequests);
-  return context.newPage();
-}
-
 function app(key: SweepApp["key"]): SweepApp {
   const found = apps.get(key);
   if (!found) throw new Error(`sweep app ${key} missing`);
@@ -200,10 +195,10 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
   test.beforeAll(async ({ browser }) => {
     test.setTimeout(180_000);
     await ensureData();
-    people.anonymous = await newPerson(browser);
-    people.alice = await newPerson(browser);
-    people.admin = await newPerson(browser);
-    people.carol = await newPerson(browser);
+    people.anonymous = await newPersonPage(browser, foreignRequests);
+    people.alice = await newPersonPage(browser, foreignRequests);
+    people.admin = await newPersonPage(browser, foreignRequests);
+    people.carol = await newPersonPage(browser, foreignRequests);
     await signIn(people.alice, "alice");
     await signIn(people.admin, "admin", "/admin");
   });

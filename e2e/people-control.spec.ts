@@ -1,10 +1,10 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { createTestApp, createTestUser, pkcePair } from "../tests/helpers/oidc";
 import {
   CALLBACK,
   expectAccessible,
   expectNoHorizontalOverflow,
-  newContext,
+  newPersonPage,
   screenshot,
   server,
   signIn,
@@ -17,10 +17,6 @@ import {
  */
 
 const PASSWORD = "people-control-password";
-
-async function personContext(browser: Browser, foreign: string[]): Promise<Page> {
-  return (await newContext(browser, foreign)).newPage();
-}
 
 function authUrl(clientId: string): string {
   const url = new URL(`${server.issuer}/protocol/openid-connect/auth`);
@@ -47,7 +43,7 @@ test.describe("people in control of their apps", () => {
       scopes: ["svc:chat.read"],
       redirectUris: [CALLBACK],
     });
-    const page = await personContext(browser, foreign);
+    const page = await newPersonPage(browser, foreign);
 
     // First sign-in to the app: login, consent, back to the app.
     await page.goto(authUrl(clientId));
@@ -95,7 +91,7 @@ test.describe("people in control of their apps", () => {
       scopes: ["svc:chat.read"],
       redirectUris: [CALLBACK],
     });
-    const owner = await personContext(browser, foreign);
+    const owner = await newPersonPage(browser, foreign);
     await signIn(owner, "alice", `/apps/${clientId}/edit`);
     await expect(owner.getByText(/wait for an admin's review/)).toBeVisible();
     await owner.getByLabel("Application name").fill("Official Platform Reader");
@@ -112,7 +108,7 @@ test.describe("people in control of their apps", () => {
 
     // People signing in meanwhile see the approved name and scopes.
     await createTestUser(server.databaseUrl, { handle: "quinn", password: PASSWORD });
-    const person = await personContext(browser, foreign);
+    const person = await newPersonPage(browser, foreign);
     await person.goto(authUrl(clientId));
     await person.getByLabel("Username").fill("quinn");
     await person.getByLabel("Password").fill(PASSWORD);
@@ -121,7 +117,7 @@ test.describe("people in control of their apps", () => {
     await expect(person.getByText("Look people up in the user directory")).toHaveCount(0);
 
     // The admin finds it in the queue and approves the diff.
-    const admin = await personContext(browser, foreign);
+    const admin = await newPersonPage(browser, foreign);
     await signIn(admin, "admin", "/admin/apps");
     await admin.getByRole("link", { name: /changes waiting for review/ }).click();
     await admin.locator(`tr[data-client-id="${clientId}"]`).getByRole("link", { name: "Quiet Reader" }).click();
@@ -142,7 +138,7 @@ test.describe("people in control of their apps", () => {
       ownerHandle: "alice",
       scopes: ["svc:chat.read"],
     });
-    const owner = await personContext(browser, foreign);
+    const owner = await newPersonPage(browser, foreign);
     await signIn(owner, "alice", `/apps/${clientId}`);
     await owner.getByLabel("Add a person by username").fill("carol");
     await owner.getByLabel("Role", { exact: true }).selectOption("viewer");
@@ -151,7 +147,7 @@ test.describe("people in control of their apps", () => {
     await expectAccessible(owner, "team");
     await screenshot(owner, "app-team");
 
-    const viewer = await personContext(browser, foreign);
+    const viewer = await newPersonPage(browser, foreign);
     await signIn(viewer, "carol", "/apps");
     await expect(viewer.getByText("Team Dashboard")).toBeVisible();
     await viewer.goto(`${server.url}/apps/${clientId}`);

@@ -35,6 +35,11 @@ export async function newContext(browser: Browser, foreignRequests: string[]): P
   return context;
 }
 
+/** A fresh person: their own context (cookies) and page, with newContext's remote-request guard. */
+export async function newPersonPage(browser: Browser, foreignRequests: string[]): Promise<Page> {
+  return (await newContext(browser, foreignRequests)).newPage();
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });

@@ -14,16 +14,12 @@ import { getUserByHandle } from "./users";
  * account they cannot see.
  */
 
-function assertMayManage(userId: number, actor: Actor, action: string): void {
-  if (isAdminActor(actor) || (actor.kind === "user" && actor.id === userId)) return;
-  void recordAudit({ actor, action, targetType: "user", targetId: String(userId), outcome: "denied" }).catch(() => {});
-  throw new AppError("not_found", "No such user.");
-}
-
+/** The person themselves or an admin; anyone else gets not_found, audited like the app checks. */
 async function userIdFor(handle: string, actor: Actor, action: string): Promise<number> {
   const user = await getUserByHandle(handle);
-  assertMayManage(user.id, actor, action);
-  return user.id;
+  if (isAdminActor(actor) || (actor.kind === "user" && actor.id === user.id)) return user.id;
+  await recordAudit({ actor, action, targetType: "user", targetId: String(user.id), outcome: "denied" });
+  throw new AppError("not_found", "No such user.");
 }
 
 /** Most recently used first, then most recently authorized. First-party clients (the portal) are not listed. */
