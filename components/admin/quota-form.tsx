@@ -43,6 +43,7 @@ export function QuotaForm({ clientId, perMinute, custom }: { clientId: string; p
   return (
     <form
       className="space-y-3"
+      noValidate
       onSubmit={(event) => {
         event.preventDefault();
         save(value);
