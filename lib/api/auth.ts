@@ -58,6 +58,9 @@ export async function authenticate(
     throw error;
   }
   const { claims, userId, userDisabled } = checked;
+  // Issue 16: from here on the request belongs to this app (lib/api/http.ts ApiRequest).
+  request.clientId = claims.clientId;
+  request.userId = userId;
 
   if (requirement === "user" && userId === undefined) {
     throw new AppError("requires_user", "This endpoint acts for a user; an app-only token cannot call it.");
