@@ -5,6 +5,7 @@ import { AppReviewActions } from "@/components/admin/app-review-actions";
 import { ChangeReviewActions } from "@/components/admin/change-review-actions";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppStatusCallout } from "@/components/apps/app-status-callout";
+import { AppTabs } from "@/components/apps/app-tabs";
 import { AppTypeBadge } from "@/components/apps/app-type-badge";
 import { ClientSecretPanel, type SecretItem } from "@/components/apps/client-secret-panel";
 import { DeleteAppButton } from "@/components/apps/delete-app-button";
@@ -99,6 +100,8 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           ) : null
         }
       />
+
+      <AppTabs clientId={app.clientId} current="overview" />
 
       {revealed ? (
         <NewSecretBanner
