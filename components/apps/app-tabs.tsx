@@ -11,7 +11,7 @@ export function AppTabs({ clientId, current }: { clientId: string; current: "ove
     { key: "usage", href: `/apps/${clientId}/usage`, label: "Usage", icon: "chart" as const },
   ];
   return (
-    <nav aria-label="Application sections" className="-mt-4 flex gap-6 overflow-x-auto border-b border-slate-200">
+    <nav aria-label="Application sections" className="-mt-2 flex gap-6 overflow-x-auto border-b border-slate-200">
       {tabs.map((tab) => {
         const active = tab.key === current;
         return (

@@ -45,7 +45,7 @@ export function RequestLogTable({ entries, emptyText }: { entries: RequestLogIte
               <td className="px-3 py-2 whitespace-nowrap text-slate-700 tabular-nums">
                 <time dateTime={e.at}>{e.at.slice(0, 19).replace("T", " ")}</time>
               </td>
-              <td className="px-3 py-2 font-mono text-xs break-all text-slate-900">{e.route}{e.method === "HEAD" ? " (HEAD)" : ""}</td>
+              <td className="px-3 py-2 font-mono text-xs whitespace-nowrap text-slate-900">{e.route}{e.method === "HEAD" ? " (HEAD)" : ""}</td>
               <td className="px-3 py-2 whitespace-nowrap">
                 <Badge tone={statusTone(e.status)}>{e.status}</Badge>
                 {e.errorCode ? <code className="ml-2 font-mono text-xs text-slate-800">{e.errorCode}</code> : null}

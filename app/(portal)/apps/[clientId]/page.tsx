@@ -75,6 +75,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
     <div className="space-y-8">
       {isOwner ? null : <NavSection href="/admin" />}
       <PageHeader
+        bordered={false}
         eyebrow={
           <Link href={isOwner ? "/apps" : "/admin/apps"} className="inline-flex items-center gap-1 hover:text-slate-900">
             <Icon name="arrowLeft" /> {isOwner ? "My apps" : "All applications"}

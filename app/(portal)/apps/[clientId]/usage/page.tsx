@@ -107,6 +107,7 @@ export default async function AppUsagePage({
     <div className="space-y-8">
       {isTeam ? null : <NavSection href="/admin" />}
       <PageHeader
+        bordered={false}
         eyebrow={
           <Link href={isTeam ? "/apps" : "/admin/usage"} className="inline-flex items-center gap-1 hover:text-slate-900">
             <Icon name="arrowLeft" /> {isTeam ? "My apps" : "Usage of all apps"}
