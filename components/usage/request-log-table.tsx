@@ -51,7 +51,7 @@ export function RequestLogTable({ entries, emptyText }: { entries: RequestLogIte
                 {e.errorCode ? <code className="ml-2 font-mono text-xs text-slate-800">{e.errorCode}</code> : null}
               </td>
               <td className="px-3 py-2 text-right whitespace-nowrap tabular-nums">{e.latencyMs} ms</td>
-              <td className="px-3 py-2 font-mono text-xs break-all text-slate-700">{e.requestId}</td>
+              <td className="px-3 py-2 font-mono text-xs whitespace-nowrap text-slate-700">{e.requestId}</td>
               <td className="px-3 py-2 text-slate-700">{e.userHandle ? `@${e.userHandle}` : <span className="text-slate-500">app</span>}</td>
             </tr>
           ))}

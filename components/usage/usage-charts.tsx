@@ -21,11 +21,31 @@ export interface ChartPoint {
   p95Ms: number | null;
 }
 
-const WIDTH = 600;
-const HEIGHT = 230;
 const MARGIN = { top: 12, right: 16, bottom: 30, left: 52 };
-const INNER_W = WIDTH - MARGIN.left - MARGIN.right;
-const INNER_H = HEIGHT - MARGIN.top - MARGIN.bottom;
+
+/**
+ * Each chart is drawn twice, for a phone and for wider screens, and CSS shows one: an SVG scales
+ * with its box, so one drawing for both would leave its labels unreadably small on a phone.
+ */
+interface Size {
+  key: "narrow" | "wide";
+  width: number;
+  height: number;
+  innerW: number;
+  innerH: number;
+  ticks: number;
+  className: string;
+}
+const size = (key: Size["key"], width: number, height: number, ticks: number, className: string): Size => ({
+  key,
+  width,
+  height,
+  innerW: width - MARGIN.left - MARGIN.right,
+  innerH: height - MARGIN.top - MARGIN.bottom,
+  ticks,
+  className,
+});
+const SIZES: Size[] = [size("narrow", 360, 220, 3, "sm:hidden"), size("wide", 600, 230, 6, "hidden sm:block")];
 const CLASS_COLORS: Record<"2xx" | "4xx" | "5xx", string> = { "2xx": "#059669", "4xx": "#d97706", "5xx": "#dc2626" };
 const AXIS_COLOR = "#64748b";
 const TICK_LABEL = { fill: "#475569", fontSize: 13, fontFamily: "inherit" } as const;
@@ -42,20 +62,35 @@ function everyNth(points: ChartPoint[], count: number): string[] {
   return points.filter((_, i) => i % step === 0).map((p) => p.at);
 }
 
-function Figure({ id, title, description, table, children }: { id: string; title: string; description: string; table: ReactNode; children: ReactNode }) {
+function Figure({
+  id,
+  title,
+  description,
+  table,
+  draw,
+}: {
+  id: string;
+  title: string;
+  description: string;
+  table: ReactNode;
+  draw: (size: Size) => ReactNode;
+}) {
   return (
     <figure className="min-w-0">
-      <svg
-        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-        className="h-auto w-full"
-        role="img"
-        aria-labelledby={`${id}-title ${id}-desc`}
-        data-testid={id}
-      >
-        <title id={`${id}-title`}>{title}</title>
-        <desc id={`${id}-desc`}>{description}</desc>
-        {children}
-      </svg>
+      {SIZES.map((sz) => (
+        <svg
+          key={sz.key}
+          viewBox={`0 0 ${sz.width} ${sz.height}`}
+          className={`h-auto w-full ${sz.className}`}
+          role="img"
+          aria-labelledby={`${id}-${sz.key}-title ${id}-${sz.key}-desc`}
+          data-testid={sz.key === "wide" ? id : `${id}-${sz.key}`}
+        >
+          <title id={`${id}-${sz.key}-title`}>{title}</title>
+          <desc id={`${id}-${sz.key}-desc`}>{description}</desc>
+          {draw(sz)}
+        </svg>
+      ))}
       <details className="mt-2 text-sm">
         <summary className="cursor-pointer text-slate-600 hover:text-slate-900">Show the numbers as a table</summary>
         <div role="region" aria-label={`${title}: table`} tabIndex={0} className="mt-2 max-h-72 max-w-full overflow-auto">
@@ -73,8 +108,6 @@ export function RequestsChart({ points, daily }: { points: ChartPoint[]; daily: 
   const keys = ["2xx", "4xx", "5xx"] as const;
   const totals = points.map((p) => p["2xx"] + p["4xx"] + p["5xx"]);
   const max = Math.max(1, ...totals);
-  const x = scaleBand<string>({ domain: points.map((p) => p.at), range: [0, INNER_W], padding: 0.15 });
-  const y = scaleLinear<number>({ domain: [0, max], range: [INNER_H, 0], nice: true });
   const sum = (k: (typeof keys)[number]) => points.reduce((n, p) => n + p[k], 0);
   const nonEmpty = points.filter((_, i) => totals[i]! > 0);
   return (
@@ -110,47 +143,49 @@ export function RequestsChart({ points, daily }: { points: ChartPoint[]; daily: 
           </tbody>
         </table>
       }
-    >
-      <Group left={MARGIN.left} top={MARGIN.top}>
-        <BarStack<ChartPoint, (typeof keys)[number]>
-          data={points}
-          keys={[...keys]}
-          x={(p) => p.at}
-          xScale={x}
-          yScale={y}
-          color={(k) => CLASS_COLORS[k]}
-        >
-          {(stacks) =>
-            stacks.map((stack) =>
-              stack.bars.map((bar) =>
-                bar.height > 0 ? (
-                  <rect key={`${stack.key}-${bar.index}`} x={bar.x} y={bar.y} width={Math.max(1, bar.width)} height={bar.height} fill={bar.color} />
-                ) : null,
-              ),
-            )
-          }
-        </BarStack>
-        <AxisLeft scale={y} numTicks={4} stroke={AXIS_COLOR} tickStroke={AXIS_COLOR} tickLabelProps={{ ...TICK_LABEL, textAnchor: "end", dx: -4, dy: 4 }} />
-        <AxisBottom
-          top={INNER_H}
-          scale={x}
-          tickValues={everyNth(points, 6)}
-          tickFormat={(v) => slotLabel(v, daily)}
-          stroke={AXIS_COLOR}
-          tickStroke={AXIS_COLOR}
-          tickLabelProps={{ ...TICK_LABEL, textAnchor: "middle" }}
-        />
-      </Group>
-    </Figure>
+      draw={(sz) => {
+        const x = scaleBand<string>({ domain: points.map((p) => p.at), range: [0, sz.innerW], padding: 0.15 });
+        const y = scaleLinear<number>({ domain: [0, max], range: [sz.innerH, 0], nice: true });
+        return (
+          <Group left={MARGIN.left} top={MARGIN.top}>
+            <BarStack<ChartPoint, (typeof keys)[number]>
+              data={points}
+              keys={[...keys]}
+              x={(p) => p.at}
+              xScale={x}
+              yScale={y}
+              color={(k) => CLASS_COLORS[k]}
+            >
+              {(stacks) =>
+                stacks.map((stack) =>
+                  stack.bars.map((bar) =>
+                    bar.height > 0 ? (
+                      <rect key={`${stack.key}-${bar.index}`} x={bar.x} y={bar.y} width={Math.max(1, bar.width)} height={bar.height} fill={bar.color} />
+                    ) : null,
+                  ),
+                )
+              }
+            </BarStack>
+            <AxisLeft scale={y} numTicks={4} stroke={AXIS_COLOR} tickStroke={AXIS_COLOR} tickLabelProps={{ ...TICK_LABEL, textAnchor: "end", dx: -4, dy: 4 }} />
+            <AxisBottom
+              top={sz.innerH}
+              scale={x}
+              tickValues={everyNth(points, sz.ticks)}
+              tickFormat={(v) => slotLabel(v, daily)}
+              stroke={AXIS_COLOR}
+              tickStroke={AXIS_COLOR}
+              tickLabelProps={{ ...TICK_LABEL, textAnchor: "middle" }}
+            />
+          </Group>
+        );
+      }}
+    />
   );
 }
 
 export function LatencyChart({ points, daily }: { points: ChartPoint[]; daily: boolean }) {
   const values = points.flatMap((p) => [p.p50Ms ?? 0, p.p95Ms ?? 0]);
   const max = Math.max(1, ...values);
-  const x = scaleBand<string>({ domain: points.map((p) => p.at), range: [0, INNER_W], padding: 0.15 });
-  const y = scaleLinear<number>({ domain: [0, max], range: [INNER_H, 0], nice: true });
-  const cx = (p: ChartPoint) => (x(p.at) ?? 0) + x.bandwidth() / 2;
   const measured = points.filter((p) => p.p50Ms !== null);
   const worst = measured.reduce((m, p) => Math.max(m, p.p95Ms ?? 0), 0);
   return (
@@ -188,38 +223,44 @@ export function LatencyChart({ points, daily }: { points: ChartPoint[]; daily: b
           </tbody>
         </table>
       }
-    >
-      <Group left={MARGIN.left} top={MARGIN.top}>
-        <LinePath<ChartPoint>
-          data={points}
-          defined={(p) => p.p95Ms !== null}
-          x={cx}
-          y={(p) => y(p.p95Ms ?? 0)}
-          stroke="#7c3aed"
-          strokeWidth={2}
-          strokeDasharray="5 3"
-        />
-        <LinePath<ChartPoint> data={points} defined={(p) => p.p50Ms !== null} x={cx} y={(p) => y(p.p50Ms ?? 0)} stroke="#4f46e5" strokeWidth={2} />
-        {measured.length <= 3
-          ? measured.map((p) => (
-              <g key={p.at}>
-                <circle cx={cx(p)} cy={y(p.p50Ms ?? 0)} r={3} fill="#4f46e5" />
-                <circle cx={cx(p)} cy={y(p.p95Ms ?? 0)} r={3} fill="#7c3aed" />
-              </g>
-            ))
-          : null}
-        <AxisLeft scale={y} numTicks={4} stroke={AXIS_COLOR} tickStroke={AXIS_COLOR} tickLabelProps={{ ...TICK_LABEL, textAnchor: "end", dx: -4, dy: 4 }} />
-        <AxisBottom
-          top={INNER_H}
-          scale={x}
-          tickValues={everyNth(points, 6)}
-          tickFormat={(v) => slotLabel(v, daily)}
-          stroke={AXIS_COLOR}
-          tickStroke={AXIS_COLOR}
-          tickLabelProps={{ ...TICK_LABEL, textAnchor: "middle" }}
-        />
-      </Group>
-    </Figure>
+      draw={(sz) => {
+        const x = scaleBand<string>({ domain: points.map((p) => p.at), range: [0, sz.innerW], padding: 0.15 });
+        const y = scaleLinear<number>({ domain: [0, max], range: [sz.innerH, 0], nice: true });
+        const cx = (p: ChartPoint) => (x(p.at) ?? 0) + x.bandwidth() / 2;
+        return (
+          <Group left={MARGIN.left} top={MARGIN.top}>
+            <LinePath<ChartPoint>
+              data={points}
+              defined={(p) => p.p95Ms !== null}
+              x={cx}
+              y={(p) => y(p.p95Ms ?? 0)}
+              stroke="#7c3aed"
+              strokeWidth={2}
+              strokeDasharray="5 3"
+            />
+            <LinePath<ChartPoint> data={points} defined={(p) => p.p50Ms !== null} x={cx} y={(p) => y(p.p50Ms ?? 0)} stroke="#4f46e5" strokeWidth={2} />
+            {measured.length <= 3
+              ? measured.map((p) => (
+                  <g key={p.at}>
+                    <circle cx={cx(p)} cy={y(p.p50Ms ?? 0)} r={3} fill="#4f46e5" />
+                    <circle cx={cx(p)} cy={y(p.p95Ms ?? 0)} r={3} fill="#7c3aed" />
+                  </g>
+                ))
+              : null}
+            <AxisLeft scale={y} numTicks={4} stroke={AXIS_COLOR} tickStroke={AXIS_COLOR} tickLabelProps={{ ...TICK_LABEL, textAnchor: "end", dx: -4, dy: 4 }} />
+            <AxisBottom
+              top={sz.innerH}
+              scale={x}
+              tickValues={everyNth(points, sz.ticks)}
+              tickFormat={(v) => slotLabel(v, daily)}
+              stroke={AXIS_COLOR}
+              tickStroke={AXIS_COLOR}
+              tickLabelProps={{ ...TICK_LABEL, textAnchor: "middle" }}
+            />
+          </Group>
+        );
+      }}
+    />
   );
 }
 

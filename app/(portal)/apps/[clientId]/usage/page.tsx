@@ -7,6 +7,7 @@ import { AppTabs } from "@/components/apps/app-tabs";
 import { AppTypeBadge } from "@/components/apps/app-type-badge";
 import { NavSection } from "@/components/layout/nav-section";
 import { RequestLogTable } from "@/components/usage/request-log-table";
+import { RouteName } from "@/components/usage/route-name";
 import { ChartLegend, ErrorsByCode, LATENCY_LEGEND, LatencyChart, REQUEST_LEGEND, RequestsChart } from "@/components/usage/usage-charts";
 import { UsageEmptyState } from "@/components/usage/usage-empty-state";
 import { buttonClasses } from "@/components/ui/button";
@@ -164,24 +165,24 @@ export default async function AppUsagePage({
       ) : (
         <>
           <div className="grid gap-6 xl:grid-cols-2">
-            <Card title="Requests" description="By status class.">
+            <Card className="min-w-0" title="Requests" description="By status class.">
               <ChartLegend items={REQUEST_LEGEND} />
               <RequestsChart points={points} daily={daily} />
             </Card>
-            <Card title="Latency" description="Time to answer, in milliseconds, measured in the server.">
+            <Card className="min-w-0" title="Latency" description="Time to answer, in milliseconds, measured in the server.">
               <ChartLegend items={LATENCY_LEGEND} />
               <LatencyChart points={points} daily={daily} />
             </Card>
           </div>
           <div className="grid gap-6 xl:grid-cols-2">
-            <Card title="Errors by code" description="The error codes of 4xx and 5xx answers (see Errors and limits in the docs).">
+            <Card className="min-w-0" title="Errors by code" description="The error codes of 4xx and 5xx answers (see Errors and limits in the docs).">
               {summary.errors.length ? (
                 <ErrorsByCode errors={summary.errors} />
               ) : (
                 <p className="text-sm text-slate-600">No errors in the last {RANGE_LABEL[query.range]}.</p>
               )}
             </Card>
-            <Card title="Top routes" description="Route templates, most called first; token requests below.">
+            <Card className="min-w-0" title="Top routes" description="Route templates, most called first; token requests below.">
               <div role="region" aria-label="Top routes" tabIndex={0} className="max-w-full overflow-x-auto">
                 <table className="w-full text-left text-sm">
                   <thead className="text-xs font-semibold tracking-wide text-slate-600 uppercase">
@@ -206,9 +207,9 @@ export default async function AppUsagePage({
                               <Link
                                 href={usageHref(app.clientId, query, { route: r.route, request_id: undefined })}
                                 prefetch={false}
-                                className="font-mono text-xs break-all text-brand-700 hover:underline"
+                                className="font-mono text-xs text-brand-700 hover:underline"
                               >
-                                {r.route}
+                                <RouteName route={r.route} />
                               </Link>
                             )}
                           </td>
