@@ -95,6 +95,7 @@ function appJson(app: AppViewLike) {
     redirect_uris: app.redirectUris,
     post_logout_redirect_uris: app.postLogoutRedirectUris,
     created_at: unix(app.createdAt),
+    requests_per_minute: app.requestsPerMinute,
     pending_change: app.pendingChange
       ? {
           ...(app.pendingChange.name !== undefined ? { name: app.pendingChange.name } : {}),
@@ -284,6 +285,31 @@ const SECRET_COMMANDS: Record<string, Command> = {
       const app = await apps.updateApp(clientId, input, actor);
       const waiting = app.pendingChange ? " (changes waiting for review: apps changes approve|reject)" : "";
       return { json: appJson(app), text: `Updated: ${statusLine(app)}${waiting}` };
+    },
+  },
+  "apps limit": {
+    usage: "apps limit CLIENT_ID (--per-minute N | --default) [--json]",
+    summary: "Set an app's API request quota per minute (default 6,000); over it, requests get 429 rate_limited until the minute ends",
+    options: { "per-minute": { type: "string" }, default: { type: "boolean" } },
+    positionals: ["CLIENT_ID"],
+    async run({ values, args }) {
+      const { schemas, actor } = await services();
+      const quotas = await import("../lib/services/api-quota");
+      const { requestQuotaSchema } = await import("../lib/schemas/rate-limits");
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      if ((values["per-minute"] === undefined) === (values.default !== true)) {
+        throw new UsageError("give either --per-minute N or --default");
+      }
+      const input = parseWith(
+        requestQuotaSchema,
+        { perMinute: values.default ? null : values["per-minute"] },
+        { perMinute: "--per-minute" },
+      );
+      const app = await quotas.setAppRequestQuota(clientId, input, actor);
+      return {
+        json: appJson(app),
+        text: `Quota of ${app.clientId}: ${app.requestsPerMinute} requests per minute${app.customQuota ? "" : " (the default)"}`,
+      };
     },
   },
   "apps changes approve": {

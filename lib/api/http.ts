@@ -42,7 +42,8 @@ export interface ApiReply {
  */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
-  "access-control-expose-headers": "Retry-After, WWW-Authenticate, X-Request-Id, Allow",
+  "access-control-expose-headers":
+    "Retry-After, WWW-Authenticate, X-Request-Id, Allow, RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
 };
 
 /** Preflight answers: what a browser may send, cached for two hours. */

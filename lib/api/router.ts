@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../errors";
 import { readBody } from "../http/body";
-import type { Route } from "./handler";
+import type { ReplyExtras, Route } from "./handler";
 import { toErrorReply } from "./errors";
 import { jsonReply, PREFLIGHT_HEADERS, type ApiReply, type ApiRequest } from "./http";
 import { meterApiRequest } from "./metering";
@@ -107,6 +107,7 @@ export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply>
   const info = { requestId, method, path: request.url.split("?")[0]! };
   const isHead = method === "HEAD";
   let reply: ApiReply;
+  const extras: ReplyExtras = {};
   try {
     const url = new URL(request.url);
     info.path = url.pathname;
@@ -130,10 +131,11 @@ export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply>
       });
     }
     request.route = found.entry.routeNames.get(verb);
-    reply = await runner.run(request, found.params, queryObject(url.searchParams), requestId);
+    reply = await runner.run(request, found.params, queryObject(url.searchParams), requestId, extras);
   } catch (error) {
     reply = toErrorReply(error, info);
   }
+  if (extras.headers) Object.assign(reply.headers, extras.headers);
   meterApiRequest(request, method, reply, requestId, startedMs);
   if (isHead) reply.body = null;
   return reply;

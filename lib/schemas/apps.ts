@@ -238,6 +238,10 @@ export const appViewSchema = z.object({
   pendingChangeRejection: z.string().nullable(),
   /** The team besides the owner (issue 15), longest-standing first. */
   members: z.array(appMemberSchema),
+  /** API requests per minute this app may make (issue 16: the admin's setting, or the default). */
+  requestsPerMinute: z.number().int(),
+  /** Whether an admin set the quota (false: the platform default applies). */
+  customQuota: z.boolean(),
   /** True once a secret was revealed (API clients only). */
   hasSecret: z.boolean(),
   /** The API client's active secrets (at most two), oldest first; never a value or a hash. */

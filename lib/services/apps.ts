@@ -16,6 +16,7 @@ import {
   type CreateAppInput,
   type UpdateAppInput,
 } from "../schemas/apps";
+import { DEFAULT_REQUESTS_PER_MINUTE } from "../schemas/rate-limits";
 import { isAdminActor, type Actor } from "./actor";
 import { findLatestAudit, recordAudit } from "./audit";
 import { ensureSystemUser } from "./users";
@@ -60,6 +61,8 @@ function toAppView(row: AppRow): AppView {
     members: row.members.map((m) => ({ ...m.user, role: m.role, addedAt: m.addedAt })),
     pendingChange: readPendingChange(row.pendingChange),
     pendingChangeRejection: row.pendingChangeRejection,
+    requestsPerMinute: row.requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
+    customQuota: row.requestsPerMinute !== null,
     hasSecret: row.secrets.length > 0,
     secrets: row.secrets,
     reviewedAt: row.reviewedAt,

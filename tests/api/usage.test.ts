@@ -153,6 +153,26 @@ describe("usage metering", () => {
     const log = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", loginApp.clientId]);
     expect(log).toEqual([expect.objectContaining({ route: "GET /me/stats", status: 200, user: "usagefan" })]);
   });
+
+  it("counts the quota's 429s per app, for the app's usage and the admin overview", async () => {
+    const limited = (await createTestApp(databaseUrl, { type: "api", scopes: ["svc:directory.read"] })) as typeof apiApp;
+    await cliJson(databaseUrl, ["apps", "limit", limited.clientId, "--per-minute", "3"]);
+    const token = (await clientCredentialsToken(server, limited.clientId, limited.clientSecret)).access_token;
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await call("/users/alice", token)).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    await flushed(limited.clientId, 6);
+    const usage = await cliJson<UsageJson>(databaseUrl, ["apps", "usage", limited.clientId]);
+    expect(usage.routes.find((r) => r.route === "GET /users/{username}")!.by_status).toEqual([
+      { status: 200, error_code: null, count: 3 },
+      { status: 429, error_code: "rate_limited", count: 2 },
+    ]);
+    const { getUsageOverview } = await import("../../lib/services/usage");
+    const { CLI_ACTOR } = await import("../../lib/services/actor");
+    const overview = await getUsageOverview("24h", CLI_ACTOR);
+    expect(overview.find((a) => a.clientId === limited.clientId)).toMatchObject({ total: 6, errors: 2, limited: 2 });
+    await expect(getUsageOverview("24h", { kind: "user", id: 1, handle: "alice", role: "user" })).rejects.toMatchObject({ code: "forbidden" });
+  });
 });
 
 describe("request log", () => {

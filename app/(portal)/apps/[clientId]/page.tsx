@@ -3,6 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AppReviewActions } from "@/components/admin/app-review-actions";
 import { ChangeReviewActions } from "@/components/admin/change-review-actions";
+import { QuotaForm } from "@/components/admin/quota-form";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppStatusCallout } from "@/components/apps/app-status-callout";
 import { AppTabs } from "@/components/apps/app-tabs";
@@ -280,6 +281,25 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                   </div>
                 </>
               ) : null}
+              <div>
+                <dt className="font-medium text-slate-700">API quota</dt>
+                <dd className="mt-1 text-slate-900" data-testid="app-quota">
+                  {app.requestsPerMinute.toLocaleString("en-US")} requests per minute
+                  {app.customQuota ? " (set by an admin)" : " (the default)"}
+                  <span className="block text-slate-600">
+                    Every API response says what is left in the <code className="font-mono text-xs">RateLimit</code> and{" "}
+                    <code className="font-mono text-xs">X-RateLimit-*</code> headers.{" "}
+                    <Link href="/docs/errors" className="underline">
+                      Limits
+                    </Link>
+                  </span>
+                  {isAdmin(user) && !app.firstParty ? (
+                    <div className="mt-3">
+                      <QuotaForm clientId={app.clientId} perMinute={app.requestsPerMinute} custom={app.customQuota} />
+                    </div>
+                  ) : null}
+                </dd>
+              </div>
               <div>
                 <dt className="font-medium text-slate-700">Registered</dt>
                 <dd className="mt-1 text-slate-900">
