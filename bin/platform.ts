@@ -50,7 +50,7 @@ const JSON_OPTION: Options = { json: { type: "boolean" }, help: { type: "boolean
 const unix = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
 
 async function services() {
-  const [apps, secrets, users, connectedApps, members, actor, schemas, userSchemas] = await Promise.all([
+  const [apps, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas] = await Promise.all([
     import("../lib/services/apps"),
     import("../lib/services/app-secrets"),
     import("../lib/services/users"),
@@ -59,8 +59,10 @@ async function services() {
     import("../lib/services/actor"),
     import("../lib/schemas/apps"),
     import("../lib/schemas/users"),
+    import("../lib/services/usage"),
+    import("../lib/schemas/usage"),
   ]);
-  return { apps, secrets, users, connectedApps, members, actor: actor.CLI_ACTOR, schemas, userSchemas };
+  return { apps, secrets, users, connectedApps, members, actor: actor.CLI_ACTOR, schemas, userSchemas, usage, usageSchemas };
 }
 
 /** First zod issue as one line, naming the flag rather than the internal field. */
@@ -396,6 +398,93 @@ const SECRET_COMMANDS: Record<string, Command> = {
       const handle = parseWith(userSchemas.handleSchema, args[1], { "": "HANDLE" });
       const app = await members.transferOwnership(clientId, handle, actor);
       return { json: appJson(app), text: `${clientId} now belongs to @${app.owner.handle}` };
+    },
+  },
+  "apps usage": {
+    usage: "apps usage CLIENT_ID [--since 24h|7d|30d] [--json]",
+    summary: "An app's API requests and token grants: totals by route and status, p50/p95 latency (issue 16)",
+    options: { since: { type: "string" } },
+    positionals: ["CLIENT_ID"],
+    async run({ values, args }) {
+      const { usage, usageSchemas, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const range = parseWith(usageSchemas.usageRangeSchema, values.since ?? "24h", { "": "--since" });
+      const summary = await usage.getAppUsage(clientId, range, actor);
+      const json = {
+        client_id: clientId,
+        since: unix(summary.since),
+        range,
+        total: summary.total,
+        by_status_class: summary.byClass,
+        p50_ms: summary.p50Ms,
+        p95_ms: summary.p95Ms,
+        routes: summary.routes.map((r) => ({
+          route: r.route,
+          total: r.total,
+          p50_ms: r.p50Ms,
+          p95_ms: r.p95Ms,
+          by_status: r.byStatus.map((b) => ({ status: b.status, error_code: b.errorCode, count: b.count })),
+        })),
+        errors: summary.errors.map((e) => ({ code: e.code, status: e.status, count: e.count })),
+      };
+      const ms = (v: number | null) => (v === null ? "-" : `${v} ms`);
+      const text = summary.routes.length
+        ? [
+            `${clientId}, last ${range}: ${summary.total} API requests (2xx ${summary.byClass["2xx"]}, 4xx ${summary.byClass["4xx"]}, 5xx ${summary.byClass["5xx"]}), p50 ${ms(summary.p50Ms)}, p95 ${ms(summary.p95Ms)}`,
+            ...summary.routes.map(
+              (r) =>
+                `  ${r.route}  ${r.total}  p50 ${ms(r.p50Ms)}  p95 ${ms(r.p95Ms)}  ` +
+                r.byStatus.map((b) => `${b.status}${b.errorCode ? ` ${b.errorCode}` : ""}: ${b.count}`).join(", "),
+            ),
+          ].join("\n")
+        : `${clientId}: no requests in the last ${range}.`;
+      return { json, text };
+    },
+  },
+  "apps requests": {
+    usage: "apps requests CLIENT_ID [--status 2xx|4xx|5xx|NNN] [--route R] [--request-id ID] [--limit N] [--json]",
+    summary: "An app's request log, newest first: time, method, route, status, error code, latency, request id, user",
+    options: { status: { type: "string" }, route: { type: "string" }, "request-id": { type: "string" }, limit: { type: "string" } },
+    positionals: ["CLIENT_ID"],
+    async run({ values, args }) {
+      const { usage, usageSchemas, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const filter = parseWith(
+        usageSchemas.requestLogFilterSchema,
+        { status: values.status, route: values.route, requestId: values["request-id"], limit: values.limit ?? "50" },
+        { status: "--status", route: "--route", requestId: "--request-id", limit: "--limit" },
+      );
+      const entries = await usage.listRequestLog(clientId, filter, actor);
+      const json = entries.map((e) => ({
+        at: e.at.toISOString(),
+        method: e.method,
+        route: e.route,
+        status: e.status,
+        error_code: e.errorCode,
+        latency_ms: e.latencyMs,
+        request_id: e.requestId,
+        user: e.userHandle,
+      }));
+      const text = entries.length
+        ? entries
+            .map((e) => `${e.at.toISOString()}  ${e.method} ${e.route}  ${e.status}${e.errorCode ? ` ${e.errorCode}` : ""}  ${e.latencyMs} ms  ${e.requestId}${e.userHandle ? `  @${e.userHandle}` : ""}`)
+            .join("\n")
+        : "No matching requests.";
+      return { json, text };
+    },
+  },
+  "usage retention": {
+    usage: "usage retention [--json]",
+    summary: "Run the usage rollup and retention job now (servers also run it every USAGE_RETENTION_SECONDS)",
+    options: {},
+    positionals: [],
+    async run() {
+      const { usage } = await services();
+      const result = await usage.runUsageRetention();
+      return {
+        json: { rolled_up: result.rolledUp, deleted: result.deleted, log_trimmed: result.logTrimmed },
+        text: `Rolled up ${result.rolledUp} minute rows, deleted ${result.deleted} old rows, trimmed ${result.logTrimmed} request-log rows.`,
+      };
     },
   },
   "apps secrets list": {

@@ -72,6 +72,15 @@ const rawSchema = z.object({
     .default(1),
   /** Connections in each process's PostgreSQL pool (workers get their share of max_connections). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
+  /**
+   * Issue 16, usage metering: `off` stops counting API requests and token grants in this process
+   * (read once at start; the benchmark compares both). Usage pages then show nothing new.
+   */
+  METERING: booleanFlag.default(true),
+  /** How often each process writes its usage counts and request log to the database, in ms. */
+  USAGE_FLUSH_MS: z.coerce.number().int().min(50).max(600_000).default(5000),
+  /** How often each process runs the usage rollup and retention job, in seconds. */
+  USAGE_RETENTION_SECONDS: seconds(600),
 });
 
 export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY"> & {

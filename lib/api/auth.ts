@@ -64,6 +64,10 @@ export async function identify(request: ApiRequest, requirement: AuthRequirement
     throw error;
   }
   const { claims, userId, userDisabled } = checked;
+  // Issue 16: from here on the request belongs to this app (lib/api/http.ts ApiRequest): usage
+  // metering reads it after the reply, so a 403 or a 429 of the quota still counts for the app.
+  request.clientId = claims.clientId;
+  request.userId = userId;
   const quota = checked.appRequestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE;
   const caller: Exclude<ApiCaller, { kind: "anonymous" }> =
     userId === undefined

@@ -39,7 +39,7 @@ describe("help", () => {
   it("lists every command without touching the database", async () => {
     const run = await cli(["--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
     expect(run.code).toBe(0);
-    for (const command of ["apps create", "apps approve", "apps reject", "apps suspend", "apps list", "apps secrets list", "apps secrets add", "apps secrets retire", "apps secrets roll", "users create", "users disable", "users enable", "users mute", "users unmute", "users apps", "users revoke-app", "apps update", "apps changes approve", "apps changes reject", "apps members list", "apps members add", "apps members remove", "apps transfer"]) {
+    for (const command of ["apps create", "apps approve", "apps reject", "apps suspend", "apps list", "apps secrets list", "apps secrets add", "apps secrets retire", "apps secrets roll", "users create", "users disable", "users enable", "users mute", "users unmute", "users apps", "users revoke-app", "apps update", "apps changes approve", "apps changes reject", "apps members list", "apps members add", "apps members remove", "apps transfer", "apps usage", "apps requests", "usage retention"]) {
       expect(run.stdout).toContain(command);
     }
     const sub = await cli(["apps", "create", "--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });

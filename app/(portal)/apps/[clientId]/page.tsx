@@ -6,6 +6,7 @@ import { ChangeReviewActions } from "@/components/admin/change-review-actions";
 import { QuotaForm } from "@/components/admin/quota-form";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppStatusCallout } from "@/components/apps/app-status-callout";
+import { AppTabs } from "@/components/apps/app-tabs";
 import { AppTypeBadge } from "@/components/apps/app-type-badge";
 import { ClientSecretPanel, type SecretItem } from "@/components/apps/client-secret-panel";
 import { DeleteAppButton } from "@/components/apps/delete-app-button";
@@ -75,6 +76,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
     <div className="space-y-8">
       {isOwner ? null : <NavSection href="/admin" />}
       <PageHeader
+        bordered={false}
         eyebrow={
           <Link href={isOwner ? "/apps" : "/admin/apps"} className="inline-flex items-center gap-1 hover:text-slate-900">
             <Icon name="arrowLeft" /> {isOwner ? "My apps" : "All applications"}
@@ -100,6 +102,8 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           ) : null
         }
       />
+
+      <AppTabs clientId={app.clientId} current="overview" />
 
       {revealed ? (
         <NewSecretBanner

@@ -188,6 +188,23 @@ X-RateLimit-Reset: 1764000002`}
         <code>cursor</code> for the directory); a page deep in the list costs the same as the first. A malformed cursor is{" "}
         <code>400 invalid_request</code>.
       </p>
+      <h2 id="usage">Usage and the request log</h2>
+      <p>
+        Every API call made with your app&apos;s token is counted on your app&apos;s <strong>Usage</strong> tab (My apps →
+        your app → Usage), within a few seconds: requests over time by status class, latency (p50 and p95), errors by
+        code and the most used routes, for the last 24 hours, 7 days or 30 days. Token requests (client credentials,
+        authorization code, refresh) are counted per grant type. Calls without a valid token (<code>401</code>) belong to
+        no app and are not counted; neither are paths that do not exist.
+      </p>
+      <p>
+        The <strong>request log</strong> below the charts lists your app&apos;s latest requests: time, route (as{" "}
+        <code>/users/{"{username}"}</code>, never the concrete path), status, error code, latency, the request id and, for
+        user tokens, whose. It keeps at least the last 1,000 requests and every error answer of the last 7 days (up to
+        10,000). No tokens, bodies or query strings are stored. Every response carries <code>X-Request-Id</code> (send
+        your own, 8–64 letters, digits, <code>.</code>, <code>_</code> or <code>-</code>, to trace a call end to end):
+        log it, and search for it on the Usage tab when a user reports a problem. Your app&apos;s whole team sees its
+        usage, viewers included.
+      </p>
     </DocsPage>
   );
 }
