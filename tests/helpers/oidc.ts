@@ -262,7 +262,22 @@ export async function authorize(server: ServerLike, options: AuthorizeOptions): 
     ...options.extraParams,
   };
   for (const [k, v] of Object.entries(params)) auth.searchParams.set(k, v);
+  const result = await completeSignIn(server, auth.href, { ...options, jar });
+  return { ...result, state, verifier };
+}
 
+/**
+ * The browser part of a code flow started elsewhere (e.g. by an SDK or an example app building its
+ * own authorization URL): follows `authorizationUrl` through login and consent (if asked) until the
+ * redirect to `options.redirectUri`, and returns that callback. Throws if the flow stops elsewhere.
+ */
+export async function completeSignIn(
+  server: ServerLike,
+  authorizationUrl: string,
+  options: Pick<AuthorizeOptions, "handle" | "password" | "redirectUri" | "jar" | "consent">,
+): Promise<Omit<AuthorizeResult, "state" | "verifier">> {
+  const jar = options.jar ?? new CookieJar();
+  const auth = new URL(authorizationUrl);
   let res = await jarFetch(jar, auth.href);
   let consentShown = false;
   let loginShown = false;
@@ -274,7 +289,7 @@ export async function authorize(server: ServerLike, options: AuthorizeOptions): 
     if (!location) throw new Error("redirect without Location");
     const next = new URL(location, auth);
     if (next.href.startsWith(options.redirectUri.split("?")[0]!) && !next.pathname.startsWith("/interaction/")) {
-      return { code: next.searchParams.get("code"), state, verifier, callback: next, jar, consentShown, loginShown };
+      return { code: next.searchParams.get("code"), callback: next, jar, consentShown, loginShown };
     }
     const interaction = /^\/interaction\/([A-Za-z0-9_-]+)$/.exec(next.pathname);
     if (interaction) {
@@ -362,4 +377,20 @@ export async function signInAndGetTokens(
     expires_in: tokens.expires_in,
     jar: flow.jar,
   };
+}
+
+/**
+ * RP-initiated logout as a browser does it: GET the end_session URL, then confirm on the platform's
+ * page (POST its form with the CSRF cookie). Returns the final redirect (to the post-logout URI).
+ */
+export async function confirmLogout(server: ServerLike, jar: CookieJar, endSessionUrl: string): Promise<Response> {
+  const start = await jarFetch(jar, endSessionUrl);
+  if (start.status !== 303) throw new Error(`end_session answered ${start.status}`);
+  const xsrf = /(?:^|; )_logout_xsrf=([^;]+)/.exec(jar.header(`${server.url}/interaction/logout`))?.[1];
+  if (!xsrf) throw new Error("no logout confirmation cookie");
+  return jarFetch(jar, `${server.issuer}/protocol/openid-connect/logout/confirm`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(server.url).origin },
+    body: new URLSearchParams({ xsrf, logout: "yes" }),
+  });
 }
