@@ -81,7 +81,7 @@ test.describe.serial("SDK docs and quickstarts", () => {
     await expect(panel(alice, "python")).toContainText(`CLIENT_ID = "${clientId}"`);
     await expect(panel(alice, "python")).toContainText("authlib");
     await tabs.getByText("TypeScript", { exact: true }).click();
-    await alice.getByRole("heading", { name: "Quickstart" }).scrollIntoViewIfNeeded();
+    await alice.getByRole("heading", { name: "Quickstart", exact: true }).scrollIntoViewIfNeeded();
     await expectAccessible(alice, "app quickstart");
     await expectNoHorizontalOverflow(alice);
     await screenshot(alice, "app-quickstart-tabs");
