@@ -179,6 +179,18 @@ describe("device authorization grant", () => {
     expect(apiRes.body).toMatchObject({ error: "unauthorized_client" });
   });
 
+  it("only the approved configuration counts: a request to turn it on that waits for review does not", async () => {
+    const app = await deviceApp({ deviceFlow: false });
+    await query(
+      server.databaseUrl,
+      `UPDATE "Application" SET "pendingChange" = $2 WHERE "clientId" = $1`,
+      [app.clientId, JSON.stringify({ deviceFlow: true, requestedAt: new Date().toISOString(), requestedBy: "testdev" })],
+    );
+    expect((await requestDeviceAuthorization(server, { client_id: app.clientId, scope: "openid" })).body).toMatchObject({
+      error: "unauthorized_client",
+    });
+  });
+
   it("a suspended app's device codes stop working: polling and the code page both refuse", async () => {
     const app = await deviceApp();
     const auth = await startDeviceSignIn(server, app.clientId);
