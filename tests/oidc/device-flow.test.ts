@@ -138,6 +138,35 @@ describe("device authorization grant", () => {
     expect((await pollDeviceToken(server, app.clientId, second.device_code)).status).toBe(200);
   });
 
+  it("\"Not you?\" on the consent page starts the device sign-in again at its code, for another account", async () => {
+    const app = await deviceApp({ scopes: ["svc:chat.read"] });
+    const auth = await startDeviceSignIn(server, app.clientId);
+    const jar = new CookieJar();
+    const origin = new URL(server.url).origin;
+    const post = (url: string, fields: Record<string, string>) =>
+      jarFetch(jar, url, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin },
+        body: new URLSearchParams(fields),
+      });
+    const follow = async (res: Response) => jarFetch(jar, new URL(res.headers.get("location")!, server.url).href);
+    await jarFetch(jar, auth.verification_uri_complete);
+    await post(`${server.issuer}/device`, { xsrf: jar.get("_device_xsrf")!, user_code: auth.user_code });
+    let res = await post(`${server.issuer}/device`, { xsrf: jar.get("_device_xsrf")!, user_code: auth.user_code, confirm: "yes" });
+    const login = new URL(res.headers.get("location")!, server.url);
+    res = await post(`${login.href}/login`, { username: "dana", password: PASSWORD });
+    res = await follow(res); // the device resume: consent is next
+    const consent = new URL(res.headers.get("location")!, server.url);
+    expect(consent.pathname).toMatch(/^\/interaction\//);
+    res = await post(`${consent.href}/switch`, {});
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe(`${server.issuer}/device?user_code=${auth.user_code.replace("-", "")}`);
+    // Signed out: the same code, entered again, asks who is there.
+    const again = await completeDeviceSignIn(server, { userCode: auth.user_code, handle: "dana", password: PASSWORD, jar });
+    expect(again).toMatchObject({ step: "success", loginShown: true });
+    expect((await pollDeviceToken(server, app.clientId, auth.device_code)).status).toBe(200);
+  });
+
   it("access_denied when the person cancels at the confirmation", async () => {
     const app = await deviceApp();
     const auth = await startDeviceSignIn(server, app.clientId);
