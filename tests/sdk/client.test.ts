@@ -6,7 +6,7 @@ import {
   PlatformError,
   type ChatMessage,
 } from "@social-dev-platform/sdk";
-import { completeSignIn, confirmLogout, createTestApp, createTestUser } from "../helpers/oidc";
+import { completeDeviceSignIn, completeSignIn, confirmLogout, createTestApp, createTestUser } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
 
 /**
@@ -18,6 +18,7 @@ import { startServer, type TestServer } from "../helpers/server";
 let server: TestServer;
 let api: { clientId: string; clientSecret: string };
 let login: { clientId: string };
+let deviceApp: { clientId: string };
 const REDIRECT = "http://localhost:9/sdk/callback";
 const AFTER_LOGOUT = "http://localhost:9/sdk/bye";
 const PASSWORD = "sdk-test-password";
@@ -32,6 +33,7 @@ beforeAll(async () => {
     postLogoutRedirectUris: [AFTER_LOGOUT],
     firstParty: true,
   });
+  deviceApp = await createTestApp(server.databaseUrl, { type: "login", scopes: ["svc:chat.read"], deviceFlow: true, firstParty: true });
   await createTestUser(server.databaseUrl, { handle: "sdkuser", password: PASSWORD });
 });
 
@@ -207,5 +209,32 @@ describe("login-client helpers", () => {
     const { url } = await again.client.startSignIn();
     expect((await completeSignIn(server, url.href, { handle: "sdkuser", password: PASSWORD, redirectUri: REDIRECT, jar: again.flow.jar })).loginShown).toBe(true);
     void flow;
+  });
+});
+
+describe("device sign-in helper", () => {
+  it("shows a user code, waits while the person confirms it, and returns their tokens", async () => {
+    const client = await createLoginClient({ issuer: server.issuer, clientId: deviceApp.clientId });
+    const device = await client.startDeviceSignIn();
+    expect(device.verificationUri).toBe(`${server.issuer}/device`);
+    expect(new URL(device.verificationUriComplete!).searchParams.get("user_code")).toBe(device.userCode);
+    expect(device.expiresIn).toBeGreaterThan(0);
+    const waiting = device.tokens();
+    const person = await completeDeviceSignIn(server, { userCode: device.userCode, handle: "sdkuser", password: PASSWORD });
+    expect(person.step).toBe("success");
+    const tokens = await waiting; // polled through authorization_pending until the confirmation
+    expect(tokens.scope?.split(" ")).toContain("svc:chat.read");
+    expect((await createClient({ baseUrl: server.apiUrl, token: tokens.accessToken }).me.get()).user.username).toBe("sdkuser");
+  });
+
+  it("a person who cancels is PlatformError access_denied; an app without device sign-in cannot start one", async () => {
+    const client = await createLoginClient({ issuer: server.issuer, clientId: deviceApp.clientId });
+    const device = await client.startDeviceSignIn();
+    const waiting = device.tokens().catch((e: unknown) => e);
+    await completeDeviceSignIn(server, { userCode: device.userCode, handle: "sdkuser", password: PASSWORD, confirm: "cancel" });
+    expect(await waiting).toMatchObject({ name: "PlatformError", code: "access_denied", status: 400 });
+
+    const browserOnly = await createLoginClient({ issuer: server.issuer, clientId: login.clientId });
+    await expect(browserOnly.startDeviceSignIn()).rejects.toBeInstanceOf(PlatformError);
   });
 });
