@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import path from "node:path";
 import { expectAccessible, expectNoHorizontalOverflow, newPersonPage, registerApp, screenshot, server, signIn } from "./support";
 
 /**
@@ -6,6 +7,18 @@ import { expectAccessible, expectNoHorizontalOverflow, newPersonPage, registerAp
  * page: the language switch is a native radio group, so it works by mouse, by keyboard and with
  * JavaScript off; axe-clean and screenshotted at 1280 and 390 px.
  */
+const SHOTS = path.resolve(import.meta.dirname, "..", "test-results", "screenshots");
+
+/** A close-up of one part of the page at 1280 and 390 px (the full-page shots shrink too much to read code). */
+async function closeUp(page: Page, target: Locator, name: string): Promise<void> {
+  for (const [width, label] of [[1280, "desktop"], [390, "phone"]] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(150);
+    await target.screenshot({ path: path.join(SHOTS, `${name}-${label}.png`) });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
 test.describe.serial("SDK docs and quickstarts", () => {
   const foreignRequests: string[] = [];
   let alice: Page;
@@ -34,6 +47,7 @@ test.describe.serial("SDK docs and quickstarts", () => {
     await expectAccessible(alice, "docs/sdk");
     await expectNoHorizontalOverflow(alice);
     await screenshot(alice, "docs-sdk");
+    await closeUp(alice, alice.locator("article"), "docs-sdk-article");
   });
 
   test("tabs switch by mouse and by keyboard", async () => {
@@ -81,10 +95,10 @@ test.describe.serial("SDK docs and quickstarts", () => {
     await expect(panel(alice, "python")).toContainText(`CLIENT_ID = "${clientId}"`);
     await expect(panel(alice, "python")).toContainText("authlib");
     await tabs.getByText("TypeScript", { exact: true }).click();
-    await alice.getByRole("heading", { name: "Quickstart", exact: true }).scrollIntoViewIfNeeded();
     await expectAccessible(alice, "app quickstart");
     await expectNoHorizontalOverflow(alice);
     await screenshot(alice, "app-quickstart-tabs");
+    await closeUp(alice, alice.locator("section").filter({ has: alice.getByRole("heading", { name: "Quickstart", exact: true }) }), "app-quickstart-card");
   });
 
   test("the browser never reached for a remote host", () => {
