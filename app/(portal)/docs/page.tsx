@@ -124,7 +124,8 @@ curl -s "${API_URL}/global-chat/messages?limit=5" -H "Authorization: Bearer $ACC
         signs in there (<Link href="/docs/authentication#device">how</Link>).
       </p>
       <p>
-        Each app page has a ready-to-paste example with its own client ID. The details are in{" "}
+        Each app page has ready-to-paste examples in curl, TypeScript and Python with its own client ID; the{" "}
+        <Link href="/docs/sdk">TypeScript SDK</Link> does all of this for you. The details are in{" "}
         <Link href="/docs/authentication">Authentication</Link>.
       </p>
 
@@ -148,6 +149,10 @@ curl -s "${API_URL}/global-chat/messages?limit=5" -H "Authorization: Bearer $ACC
 
       <h2 id="next">Next</h2>
       <ul>
+        <li>
+          <Link href="/docs/sdk">SDK and quickstarts</Link> — the typed TypeScript SDK, the example apps, snippets in three
+          languages.
+        </li>
         <li>
           <Link href="/docs/api-reference">API reference</Link> — every endpoint, parameter and response.
         </li>
