@@ -4,6 +4,7 @@ import {
   createClient,
   createLoginClient,
   PlatformError,
+  refreshingTokens,
   type ChatMessage,
 } from "@social-dev-platform/sdk";
 import { completeDeviceSignIn, completeSignIn, confirmLogout, createTestApp, createTestUser } from "../helpers/oidc";
@@ -209,6 +210,32 @@ describe("login-client helpers", () => {
     const { url } = await again.client.startSignIn();
     expect((await completeSignIn(server, url.href, { handle: "sdkuser", password: PASSWORD, redirectUri: REDIRECT, jar: again.flow.jar })).loginShown).toBe(true);
     void flow;
+  });
+});
+
+describe("token providers", () => {
+  it("refreshingTokens refreshes once, shortly before expiry, for concurrent callers, and hands over the rotated set", async () => {
+    const { client: login, tokens } = await signIn();
+    let clock = Date.now();
+    const seen: string[] = [];
+    const provider = refreshingTokens(login, tokens, { now: () => clock, onTokens: (t) => seen.push(t.refreshToken!) });
+    const api = createClient({ baseUrl: server.apiUrl, tokenProvider: provider });
+    expect(await provider()).toBe(tokens.accessToken);
+    clock = tokens.expiresAt - 30_000; // inside the last minute
+    const results = await Promise.all(Array.from({ length: 5 }, () => api.me.get()));
+    expect(results.every((me) => me.user.username === "sdkuser")).toBe(true);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).not.toBe(tokens.refreshToken);
+    expect(provider.current().accessToken).not.toBe(tokens.accessToken);
+    expect(provider.current().idToken).toBe(tokens.idToken);
+  });
+
+  it("a 401 invalid_token makes createClient drop the provider's cached token", async () => {
+    let invalidated = 0;
+    const provider = Object.assign(async () => "not-a-valid-token", { invalidate: () => void invalidated++ });
+    const client = createClient({ baseUrl: server.apiUrl, tokenProvider: provider });
+    await expect(client.users.get("alice")).rejects.toMatchObject({ code: "invalid_token" });
+    expect(invalidated).toBe(1);
   });
 });
 
