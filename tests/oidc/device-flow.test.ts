@@ -30,7 +30,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.DEBUG_LOGS) console.log(server?.logs.join("\n"));
   await server?.stop();
 });
 
@@ -43,11 +42,17 @@ async function deviceApp(options: { scopes?: string[]; deviceFlow?: boolean } = 
   });
 }
 
-/** Makes the stored device code past its expiry (as oidc-provider reads it: the payload's exp). */
+/**
+ * Moves a stored device code's clock to one second past its expiry, as if `expires_in` had gone
+ * by: the payload's `exp` (what oidc-provider checks) and the row's `expiresAt` (what the adapter
+ * checks) by the same amount.
+ */
 async function expireDeviceCode(userCode: string): Promise<void> {
   await query(
     server.databaseUrl,
-    `UPDATE "OidcModel" SET payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch FROM now())::int - 1))
+    `UPDATE "OidcModel" SET
+       "expiresAt" = "expiresAt" - make_interval(secs => (payload->>'exp')::int - extract(epoch FROM now())::int + 1),
+       payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch FROM now())::int - 1))
      WHERE kind = 'DeviceCode' AND "userCode" = $1`,
     [userCode.replace(/-/g, "")],
   );
@@ -164,6 +169,23 @@ describe("device authorization grant", () => {
     // Signed out: the same code, entered again, asks who is there.
     const again = await completeDeviceSignIn(server, { userCode: auth.user_code, handle: "dana", password: PASSWORD, jar });
     expect(again).toMatchObject({ step: "success", loginShown: true });
+    expect((await pollDeviceToken(server, app.clientId, auth.device_code)).status).toBe(200);
+  });
+
+  it("the database alone never yields a usable device code (stored as a digest; row references only on the device page)", async () => {
+    const app = await deviceApp();
+    const auth = await startDeviceSignIn(server, app.clientId);
+    await completeDeviceSignIn(server, { userCode: auth.user_code, handle: "dana", password: PASSWORD });
+    const [row] = await query<{ id: string; payload: Record<string, unknown> }>(
+      server.databaseUrl,
+      `SELECT id, payload FROM "OidcModel" WHERE kind = 'DeviceCode' AND "userCode" = $1`,
+      [auth.user_code.replace("-", "")],
+    );
+    expect(row!.id).not.toContain(auth.device_code);
+    expect(JSON.stringify(row!.payload)).not.toContain(auth.device_code);
+    for (const forged of [row!.id, `devref.${row!.id}`]) {
+      expect((await pollDeviceToken(server, app.clientId, forged)).body.error).toBe("invalid_grant");
+    }
     expect((await pollDeviceToken(server, app.clientId, auth.device_code)).status).toBe(200);
   });
 
