@@ -55,7 +55,7 @@ describe("apps", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe("");
     const out = JSON.parse(run.stdout) as { client_id: string; status: string; client_secret: string };
-    expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "status"]);
+    expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "device", "status"]);
     expect(out.client_id).toMatch(/^api_/);
     expect(out.status).toBe("approved");
     const [row] = await query<{ secretHash: string; scopes: string[]; owner: string }>(
@@ -101,7 +101,7 @@ describe("apps", () => {
       "--post-logout-redirect-uri", "https://spa.example/", "--approve", "--json",
     ]);
     expect(login.code, login.stderr).toBe(0);
-    expect(JSON.parse(login.stdout)).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved" });
+    expect(JSON.parse(login.stdout)).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved", device: false });
     const [row] = await query<{ redirectUris: string[]; postLogoutRedirectUris: string[]; secrets: number }>(
       databaseUrl,
       `SELECT "redirectUris", "postLogoutRedirectUris", (SELECT count(*)::int FROM "ClientSecret" s WHERE s."applicationId" = a.id) AS secrets
@@ -115,7 +115,7 @@ describe("apps", () => {
     });
 
     const pending = await cli(["apps", "create", "--name", "Later", "--type", "api", "--owner", "alice", "--json"]);
-    expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending" });
+    expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending", device: false });
   });
 
   it("refuses user-only scopes for an API client with the portal's message (one schema), and creates nothing", async () => {

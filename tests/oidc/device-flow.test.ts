@@ -256,7 +256,39 @@ describe("device authorization grant", () => {
     expect((await requestDeviceAuthorization(server, { client_id: app.clientId })).body).toMatchObject({ error: "invalid_client" });
   }, 20_000);
 
+  it("hostile input on the device endpoints is answered, never a 500", async () => {
+    const app = await deviceApp();
+    const weird = ["\u0000", "x".repeat(5000), "<script>alert(1)</script>", "BCDF-GHJK\ud800", "%00", "  "];
+    for (const value of weird) {
+      const auth = await requestDeviceAuthorization(server, { client_id: value, scope: value });
+      expect([400, 401], value.slice(0, 20)).toContain(auth.status);
+      const poll = await pollDeviceToken(server, app.clientId, value);
+      expect(poll.status, value.slice(0, 20)).toBe(400);
+      const page = await fetch(`${server.issuer}/device?${new URLSearchParams({ user_code: value }).toString()}`, { redirect: "manual" });
+      expect(page.status, value.slice(0, 20)).toBe(303);
+      expect(page.headers.get("location")).not.toContain("<script>");
+      const jar = new CookieJar();
+      await jarFetch(jar, `${server.issuer}/device`);
+      const form = await jarFetch(jar, `${server.issuer}/device`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ xsrf: jar.get("_device_xsrf")!, user_code: value }),
+      });
+      expect(form.status, value.slice(0, 20)).toBe(303);
+    }
+    // Duplicate parameters are refused in OAuth form.
+    const dup = await fetch(`${server.issuer}/protocol/openid-connect/auth/device`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `client_id=${app.clientId}&client_id=${app.clientId}`,
+    });
+    expect(dup.status).toBe(400);
+    expect(((await dup.json()) as { error: string }).error).toBe("invalid_request");
+  });
+
   it("refuses a code form without the page's CSRF value, and throttles wrong codes per IP", async () => {
+    // Other tests of this file typed wrong codes from this address too: start from a clean count.
+    await query(server.databaseUrl, `DELETE FROM "RateLimit" WHERE key LIKE 'device:ip:%'`);
     const jar = new CookieJar();
     // A form from elsewhere: no xsrf from this browser's page.
     const forged = await jarFetch(jar, `${server.issuer}/device`, {
