@@ -250,6 +250,10 @@ describe("apps", () => {
     const on = JSON.parse((await cli(["apps", "update", tv, "--device", "--json"])).stdout) as { device: boolean; pending_change: { device?: boolean } };
     expect(on.device).toBe(false);
     expect(on.pending_change.device).toBe(true);
+    // Turning it off again withdraws the request at once; asking again puts it back.
+    const withdrawn = JSON.parse((await cli(["apps", "update", tv, "--no-device", "--json"])).stdout) as { pending_change: unknown };
+    expect(withdrawn.pending_change).toBeNull();
+    await cli(["apps", "update", tv, "--device", "--json"]);
     const shown = await cli(["apps", "show", tv, "--json"]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ client_id: tv, device: false, pending_change: { device: true } });
