@@ -252,7 +252,7 @@ describe("device authorization grant", () => {
     expect(body).toMatchObject({ error: "invalid_client" });
     const person = await completeDeviceSignIn(server, { userCode: auth.user_code, handle: "dana", password: PASSWORD });
     expect(person.step).toBe("input");
-    expect(person.page.searchParams.get("error")).toBe("failed");
+    expect(person.page.searchParams.get("error")).toBe("app_unavailable");
     expect((await requestDeviceAuthorization(server, { client_id: app.clientId })).body).toMatchObject({ error: "invalid_client" });
   }, 20_000);
 
