@@ -55,7 +55,7 @@ describe("apps", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe("");
     const out = JSON.parse(run.stdout) as { client_id: string; status: string; client_secret: string };
-    expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "device", "status"]);
+    expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "status"]);
     expect(out.client_id).toMatch(/^api_/);
     expect(out.status).toBe("approved");
     const [row] = await query<{ secretHash: string; scopes: string[]; owner: string }>(
@@ -101,7 +101,7 @@ describe("apps", () => {
       "--post-logout-redirect-uri", "https://spa.example/", "--approve", "--json",
     ]);
     expect(login.code, login.stderr).toBe(0);
-    expect(JSON.parse(login.stdout)).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved", device: false });
+    expect(JSON.parse(login.stdout)).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved" });
     const [row] = await query<{ redirectUris: string[]; postLogoutRedirectUris: string[]; secrets: number }>(
       databaseUrl,
       `SELECT "redirectUris", "postLogoutRedirectUris", (SELECT count(*)::int FROM "ClientSecret" s WHERE s."applicationId" = a.id) AS secrets
@@ -115,7 +115,7 @@ describe("apps", () => {
     });
 
     const pending = await cli(["apps", "create", "--name", "Later", "--type", "api", "--owner", "alice", "--json"]);
-    expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending", device: false });
+    expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending" });
   });
 
   it("refuses user-only scopes for an API client with the portal's message (one schema), and creates nothing", async () => {
@@ -234,8 +234,9 @@ describe("apps", () => {
       "--redirect-uri", "https://tv.example/cb", "--device", "--approve", "--json",
     ]);
     expect(created.code, created.stderr).toBe(0);
-    const { client_id: tv, device } = JSON.parse(created.stdout) as { client_id: string; device: boolean };
-    expect(device).toBe(true);
+    // apps create keeps PRODUCT.md's shape; the flag shows in apps list and apps show.
+    const { client_id: tv, ...rest } = JSON.parse(created.stdout) as { client_id: string };
+    expect(rest).toEqual({ status: "approved" });
     const list = JSON.parse((await cli(["apps", "list", "--json"])).stdout) as { apps: { client_id: string; device: boolean }[] };
     expect(list.apps.find((x) => x.client_id === tv)?.device).toBe(true);
 
