@@ -506,12 +506,9 @@ const COMMANDS: Record<string, Command> = {
         lines.push(`client_secret: ${secret.clientSecret}`, "Store the secret now: it is shown only once and cannot be recovered.");
       }
       return {
-        json: {
-          client_id: app.clientId,
-          status: app.status,
-          device: app.deviceFlow,
-          ...(secret ? { client_secret: secret.clientSecret } : {}),
-        },
+        // PRODUCT.md fixes this shape ({ client_id, status, client_secret? }); the device flag is in
+        // apps list / apps show.
+        json: { client_id: app.clientId, status: app.status, ...(secret ? { client_secret: secret.clientSecret } : {}) },
         text: lines.join("\n"),
       };
     },

@@ -1,6 +1,15 @@
 import { expect, test, type Page } from "@playwright/test";
 import { createTestApp, createTestUser, pollDeviceToken, startDeviceSignIn } from "../tests/helpers/oidc";
-import { expectAccessible, expectNoHorizontalOverflow, newPersonPage, screenshot, server } from "./support";
+import {
+  CALLBACK,
+  expectAccessible,
+  expectNoHorizontalOverflow,
+  newPersonPage,
+  registerApp,
+  screenshot,
+  server,
+  signIn,
+} from "./support";
 
 /**
  * Device sign-in (issue 17, RFC 8628) in Chromium: the device asks for a code, the person opens the
@@ -97,6 +106,26 @@ test.describe("device sign-in in Chromium", () => {
     await expectAccessible(page, "device cancelled");
     await screenshot(page, "device-cancelled");
     expect((await pollDeviceToken(server, clientId, device.device_code)).body.error).toBe("access_denied");
+    await page.context().close();
+  });
+
+  test("a developer ticks \"Allow device sign-in\" when registering a login client", async ({ browser }) => {
+    const page = await newPersonPage(browser, foreignRequests);
+    await signIn(page, "carol");
+    const appId = await registerApp(
+      page,
+      { name: `Device CLI ${Date.now()}`, type: "login", scopes: [], redirectUri: CALLBACK, device: true },
+      async () => {
+        const checkbox = page.getByRole("checkbox", { name: /^Allow device sign-in/ });
+        await expect(checkbox).toBeChecked();
+        // From the top: the sticky header would otherwise sit mid-page in the full-page shot.
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await expectAccessible(page, "app form with device sign-in");
+        await screenshot(page, "device-app-form");
+      },
+    );
+    expect(appId).toMatch(/^app_/);
+    await expect(page.getByText("Allowed (device authorization grant)")).toBeVisible();
     await page.context().close();
   });
 

@@ -6,6 +6,7 @@ import { pgTransactionWithChanges } from "../database/changes";
 import { pool } from "../database/client";
 import { logger } from "../logger";
 import { voidGrantTokensWith } from "../queries/token-revocations";
+import { deleteStalePollCounters } from "../services/throttle";
 import { findClientMetadata } from "./clients";
 
 /**
@@ -209,9 +210,9 @@ export async function deleteExpiredOidcModels(now = new Date()): Promise<number>
 /** Periodic clean-up of expired rows; the timer never keeps the process alive. */
 export function startExpiredModelCleanup(intervalMs = 10 * 60_000): () => void {
   const run = () =>
-    deleteExpiredOidcModels()
-      .then((count) => {
-        if (count) logger.debug("expired sign-in records removed", { count });
+    Promise.all([deleteExpiredOidcModels(), deleteStalePollCounters()])
+      .then(([count, counters]) => {
+        if (count || counters) logger.debug("expired sign-in records removed", { count, counters });
       })
       .catch((error: unknown) => logger.warn("expired sign-in record clean-up failed", { error: (error as Error).message }));
   const first = setTimeout(run, 30_000);

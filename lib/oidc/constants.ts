@@ -28,4 +28,4 @@ export const DEVICE_XSRF_COOKIE = "_device_xsrf";
 /** What the device page shows, as lib/oidc/device.ts redirects to it (`?step=`). */
 export const DEVICE_STEPS = ["input", "confirm", "success", "cancelled"] as const;
 /** Why the device page shows the code input again (`?error=`). */
-export const DEVICE_ERRORS = ["missing", "not_found", "expired", "used", "too_many_attempts", "failed"] as const;
+export const DEVICE_ERRORS = ["missing", "not_found", "expired", "used", "too_many_attempts", "app_unavailable", "failed"] as const;

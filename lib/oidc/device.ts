@@ -86,7 +86,9 @@ function deviceError(err: (Error & { name?: string }) | undefined, out: { error?
     case "AbortedError":
       return "cancelled";
     default:
-      return out?.error === "access_denied" ? "cancelled" : "failed";
+      if (out?.error === "access_denied") return "cancelled";
+      // The app is unknown now: suspended, or deleted, since the device asked.
+      return out?.error === "invalid_client" ? "app_unavailable" : "failed";
   }
 }
 

@@ -1,4 +1,10 @@
-import { decrementRateLimits, deleteRateLimit, incrementRateLimits, type RateLimitCounter } from "../queries/throttle";
+import {
+  decrementRateLimits,
+  deleteRateLimit,
+  deleteStaleRateLimits,
+  incrementRateLimits,
+  type RateLimitCounter,
+} from "../queries/throttle";
 
 /**
  * The login throttle: fixed-window counters in the RateLimit table, shared by every process
@@ -156,6 +162,16 @@ export async function reserveDeviceCodeEntry(ip: string): Promise<DeviceCodeAdmi
  * code itself is a secret), shared by every process.
  */
 export async function isPollingTooFast(deviceCodeDigest: string, intervalSeconds: number): Promise<boolean> {
-  const [counter] = await incrementRateLimits([`device:poll:${deviceCodeDigest}`], intervalSeconds);
+  const [counter] = await incrementRateLimits([`${DEVICE_POLL_PREFIX}${deviceCodeDigest}`], intervalSeconds);
   return (counter?.count ?? 1) > 1;
+}
+
+const DEVICE_POLL_PREFIX = "device:poll:";
+
+/**
+ * One polling counter is left per device code; device codes live minutes, so counters an hour old
+ * belong to codes that are gone (called by the sign-in service's periodic clean-up).
+ */
+export function deleteStalePollCounters(): Promise<number> {
+  return deleteStaleRateLimits(DEVICE_POLL_PREFIX, 60 * 60);
 }

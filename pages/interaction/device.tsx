@@ -42,6 +42,8 @@ function errorMessage(error: (typeof DEVICE_ERRORS)[number], retryAt: number | n
       return "That code was already used. Start signing in again on your device to get a new one.";
     case "too_many_attempts":
       return describeRetryWait(retryAt, Date.now() / 1000);
+    case "app_unavailable":
+      return "The app that showed this code can't sign you in: it is not approved or was suspended. Nothing was shared with it.";
     case "failed":
       return "This sign-in could not continue (the page may have been open too long). Enter the code again.";
   }

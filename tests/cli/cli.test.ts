@@ -234,8 +234,9 @@ describe("apps", () => {
       "--redirect-uri", "https://tv.example/cb", "--device", "--approve", "--json",
     ]);
     expect(created.code, created.stderr).toBe(0);
-    const { client_id: tv, device } = JSON.parse(created.stdout) as { client_id: string; device: boolean };
-    expect(device).toBe(true);
+    // apps create keeps PRODUCT.md's shape; the flag shows in apps list and apps show.
+    const { client_id: tv, ...rest } = JSON.parse(created.stdout) as { client_id: string };
+    expect(rest).toEqual({ status: "approved" });
     const list = JSON.parse((await cli(["apps", "list", "--json"])).stdout) as { apps: { client_id: string; device: boolean }[] };
     expect(list.apps.find((x) => x.client_id === tv)?.device).toBe(true);
 
@@ -250,6 +251,10 @@ describe("apps", () => {
     const on = JSON.parse((await cli(["apps", "update", tv, "--device", "--json"])).stdout) as { device: boolean; pending_change: { device?: boolean } };
     expect(on.device).toBe(false);
     expect(on.pending_change.device).toBe(true);
+    // Turning it off again withdraws the request at once; asking again puts it back.
+    const withdrawn = JSON.parse((await cli(["apps", "update", tv, "--no-device", "--json"])).stdout) as { pending_change: unknown };
+    expect(withdrawn.pending_change).toBeNull();
+    await cli(["apps", "update", tv, "--device", "--json"]);
     const shown = await cli(["apps", "show", tv, "--json"]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ client_id: tv, device: false, pending_change: { device: true } });

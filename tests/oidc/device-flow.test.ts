@@ -30,7 +30,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.DEBUG_LOGS) console.log(server?.logs.join("\n"));
   await server?.stop();
 });
 
@@ -43,11 +42,17 @@ async function deviceApp(options: { scopes?: string[]; deviceFlow?: boolean } = 
   });
 }
 
-/** Makes the stored device code past its expiry (as oidc-provider reads it: the payload's exp). */
+/**
+ * Moves a stored device code's clock to one second past its expiry, as if `expires_in` had gone
+ * by: the payload's `exp` (what oidc-provider checks) and the row's `expiresAt` (what the adapter
+ * checks) by the same amount.
+ */
 async function expireDeviceCode(userCode: string): Promise<void> {
   await query(
     server.databaseUrl,
-    `UPDATE "OidcModel" SET payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch FROM now())::int - 1))
+    `UPDATE "OidcModel" SET
+       "expiresAt" = "expiresAt" - make_interval(secs => (payload->>'exp')::int - extract(epoch FROM now())::int + 1),
+       payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch FROM now())::int - 1))
      WHERE kind = 'DeviceCode' AND "userCode" = $1`,
     [userCode.replace(/-/g, "")],
   );
@@ -167,6 +172,23 @@ describe("device authorization grant", () => {
     expect((await pollDeviceToken(server, app.clientId, auth.device_code)).status).toBe(200);
   });
 
+  it("the database alone never yields a usable device code (stored as a digest; row references only on the device page)", async () => {
+    const app = await deviceApp();
+    const auth = await startDeviceSignIn(server, app.clientId);
+    await completeDeviceSignIn(server, { userCode: auth.user_code, handle: "dana", password: PASSWORD });
+    const [row] = await query<{ id: string; payload: Record<string, unknown> }>(
+      server.databaseUrl,
+      `SELECT id, payload FROM "OidcModel" WHERE kind = 'DeviceCode' AND "userCode" = $1`,
+      [auth.user_code.replace("-", "")],
+    );
+    expect(row!.id).not.toContain(auth.device_code);
+    expect(JSON.stringify(row!.payload)).not.toContain(auth.device_code);
+    for (const forged of [row!.id, `devref.${row!.id}`]) {
+      expect((await pollDeviceToken(server, app.clientId, forged)).body.error).toBe("invalid_grant");
+    }
+    expect((await pollDeviceToken(server, app.clientId, auth.device_code)).status).toBe(200);
+  });
+
   it("access_denied when the person cancels at the confirmation", async () => {
     const app = await deviceApp();
     const auth = await startDeviceSignIn(server, app.clientId);
@@ -230,11 +252,43 @@ describe("device authorization grant", () => {
     expect(body).toMatchObject({ error: "invalid_client" });
     const person = await completeDeviceSignIn(server, { userCode: auth.user_code, handle: "dana", password: PASSWORD });
     expect(person.step).toBe("input");
-    expect(person.page.searchParams.get("error")).toBe("failed");
+    expect(person.page.searchParams.get("error")).toBe("app_unavailable");
     expect((await requestDeviceAuthorization(server, { client_id: app.clientId })).body).toMatchObject({ error: "invalid_client" });
   }, 20_000);
 
+  it("hostile input on the device endpoints is answered, never a 500", async () => {
+    const app = await deviceApp();
+    const weird = ["\u0000", "x".repeat(5000), "<script>alert(1)</script>", "BCDF-GHJK\ud800", "%00", "  "];
+    for (const value of weird) {
+      const auth = await requestDeviceAuthorization(server, { client_id: value, scope: value });
+      expect([400, 401], value.slice(0, 20)).toContain(auth.status);
+      const poll = await pollDeviceToken(server, app.clientId, value);
+      expect(poll.status, value.slice(0, 20)).toBe(400);
+      const page = await fetch(`${server.issuer}/device?${new URLSearchParams({ user_code: value }).toString()}`, { redirect: "manual" });
+      expect(page.status, value.slice(0, 20)).toBe(303);
+      expect(page.headers.get("location")).not.toContain("<script>");
+      const jar = new CookieJar();
+      await jarFetch(jar, `${server.issuer}/device`);
+      const form = await jarFetch(jar, `${server.issuer}/device`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ xsrf: jar.get("_device_xsrf")!, user_code: value }),
+      });
+      expect(form.status, value.slice(0, 20)).toBe(303);
+    }
+    // Duplicate parameters are refused in OAuth form.
+    const dup = await fetch(`${server.issuer}/protocol/openid-connect/auth/device`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `client_id=${app.clientId}&client_id=${app.clientId}`,
+    });
+    expect(dup.status).toBe(400);
+    expect(((await dup.json()) as { error: string }).error).toBe("invalid_request");
+  });
+
   it("refuses a code form without the page's CSRF value, and throttles wrong codes per IP", async () => {
+    // Other tests of this file typed wrong codes from this address too: start from a clean count.
+    await query(server.databaseUrl, `DELETE FROM "RateLimit" WHERE key LIKE 'device:ip:%'`);
     const jar = new CookieJar();
     // A form from elsewhere: no xsrf from this browser's page.
     const forged = await jarFetch(jar, `${server.issuer}/device`, {
