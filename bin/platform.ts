@@ -94,6 +94,7 @@ function appJson(app: AppViewLike) {
     scopes: app.scopes,
     redirect_uris: app.redirectUris,
     post_logout_redirect_uris: app.postLogoutRedirectUris,
+    device: app.deviceFlow,
     created_at: unix(app.createdAt),
     requests_per_minute: app.requestsPerMinute,
     pending_change: app.pendingChange
@@ -105,6 +106,7 @@ function appJson(app: AppViewLike) {
           ...(app.pendingChange.postLogoutRedirectUris
             ? { post_logout_redirect_uris: app.pendingChange.postLogoutRedirectUris }
             : {}),
+          ...(app.pendingChange.deviceFlow !== undefined ? { device: app.pendingChange.deviceFlow } : {}),
           requested_at: unix(app.pendingChange.requestedAt),
           requested_by: app.pendingChange.requestedBy,
         }
@@ -130,7 +132,16 @@ const APP_CREATE_FLAGS = {
   scopes: "--scope",
   redirectUris: "--redirect-uri",
   postLogoutRedirectUris: "--post-logout-redirect-uri",
+  deviceFlow: "--device",
 };
+
+/** --device / --no-device: undefined when neither is given; both at once is a usage error. */
+function deviceFlag(values: Record<string, unknown>): boolean | undefined {
+  if (values.device && values["no-device"]) throw new UsageError("give either --device or --no-device, not both");
+  if (values.device) return true;
+  if (values["no-device"]) return false;
+  return undefined;
+}
 
 function transition(verb: "approve" | "reject" | "suspend"): Command {
   const withReason = verb !== "approve";
@@ -255,15 +266,17 @@ const SECRET_COMMANDS: Record<string, Command> = {
   "apps update": {
     usage:
       "apps update CLIENT_ID [--name N] [--description D] [--scope SCOPE]… [--redirect-uri URL]… " +
-      "[--post-logout-redirect-uri URL]… [--json]",
+      "[--post-logout-redirect-uri URL]… [--device|--no-device] [--json]",
     summary:
-      "Change an app (a given list replaces the current one). On an approved app, narrowing changes apply at once and widening ones (new scopes or URIs, name, description) wait for review as its pending_change",
+      "Change an app (a given list replaces the current one). On an approved app, narrowing changes apply at once and widening ones (new scopes or URIs, name, description, --device) wait for review as its pending_change",
     options: {
       name: { type: "string" },
       description: { type: "string" },
       "redirect-uri": { type: "string", multiple: true },
       "post-logout-redirect-uri": { type: "string", multiple: true },
       scope: { type: "string", multiple: true },
+      device: { type: "boolean" },
+      "no-device": { type: "boolean" },
     },
     positionals: ["CLIENT_ID"],
     async run({ values, args }) {
@@ -278,6 +291,7 @@ const SECRET_COMMANDS: Record<string, Command> = {
           redirectUris: values["redirect-uri"] === undefined ? undefined : list(values["redirect-uri"]),
           postLogoutRedirectUris:
             values["post-logout-redirect-uri"] === undefined ? undefined : list(values["post-logout-redirect-uri"]),
+          deviceFlow: deviceFlag(values),
         },
         APP_CREATE_FLAGS,
       );
@@ -560,8 +574,9 @@ const COMMANDS: Record<string, Command> = {
   "apps create": {
     usage:
       "apps create --name N --type api|login --owner HANDLE [--description D] [--redirect-uri URL]… " +
-      "[--post-logout-redirect-uri URL]… [--scope SCOPE]… [--approve] [--json]",
-    summary: "Register an application; with --approve an API client's secret is printed once",
+      "[--post-logout-redirect-uri URL]… [--scope SCOPE]… [--device] [--approve] [--json]",
+    summary:
+      "Register an application; with --approve an API client's secret is printed once; --device allows device sign-in (login clients)",
     options: {
       name: { type: "string" },
       description: { type: "string" },
@@ -570,6 +585,7 @@ const COMMANDS: Record<string, Command> = {
       "redirect-uri": { type: "string", multiple: true },
       "post-logout-redirect-uri": { type: "string", multiple: true },
       scope: { type: "string", multiple: true },
+      device: { type: "boolean" },
       approve: { type: "boolean" },
     },
     positionals: [],
@@ -588,6 +604,7 @@ const COMMANDS: Record<string, Command> = {
           scopes: list(values.scope),
           redirectUris: list(values["redirect-uri"]),
           postLogoutRedirectUris: list(values["post-logout-redirect-uri"]),
+          deviceFlow: values.device === true,
         },
         APP_CREATE_FLAGS,
       );
@@ -599,10 +616,13 @@ const COMMANDS: Record<string, Command> = {
         app.type === "api" && app.status === "approved" ? await (await services()).secrets.revealSecretOnce(app.clientId, actor) : null;
       const lines = [`Created ${app.type === "api" ? "API client" : "login client"} "${app.name}" for ${owner.handle}.`];
       lines.push(`client_id: ${app.clientId}`, `status:    ${app.status}`);
+      if (app.deviceFlow) lines.push("device:    allowed (device sign-in)");
       if (secret) {
         lines.push(`client_secret: ${secret.clientSecret}`, "Store the secret now: it is shown only once and cannot be recovered.");
       }
       return {
+        // PRODUCT.md fixes this shape ({ client_id, status, client_secret? }); the device flag is in
+        // apps list / apps show.
         json: { client_id: app.clientId, status: app.status, ...(secret ? { client_secret: secret.clientSecret } : {}) },
         text: lines.join("\n"),
       };
@@ -611,6 +631,27 @@ const COMMANDS: Record<string, Command> = {
   "apps approve": transition("approve"),
   "apps reject": transition("reject"),
   "apps suspend": transition("suspend"),
+  "apps show": {
+    usage: "apps show CLIENT_ID [--json]",
+    summary: "One application's configuration, with its pending change",
+    options: {},
+    positionals: ["CLIENT_ID"],
+    async run({ args }) {
+      const { apps, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const app = await apps.getAppForViewer(clientId, actor);
+      const lines = [
+        statusLine(app),
+        `owner:   ${app.owner.handle}`,
+        `scopes:  ${app.scopes.join(" ") || "(none)"}`,
+        ...(app.type === "login"
+          ? [`redirect_uris: ${app.redirectUris.join(" ")}`, `device:  ${app.deviceFlow ? "allowed" : "off"}`]
+          : []),
+        ...(app.pendingChange ? ["changes waiting for review (apps changes approve|reject)"] : []),
+      ];
+      return { json: appJson(app), text: lines.join("\n") };
+    },
+  },
   "apps list": {
     usage: "apps list [--status pending|approved|rejected|suspended] [--json]",
     summary: "List applications, oldest first",

@@ -82,7 +82,9 @@ export async function signIn(page: Page, handle: string, target = "/apps"): Prom
 
 export async function registerApp(
   page: Page,
-  app: { name: string; type: "api" | "login"; scopes: string[]; redirectUri?: string },
+  app: { name: string; type: "api" | "login"; scopes: string[]; redirectUri?: string; device?: boolean },
+  /** Called on the filled form, before it is sent (a screenshot, a check). */
+  beforeSubmit?: () => Promise<void>,
 ): Promise<string> {
   await page.goto(`${server.url}/apps/new`);
   await page.getByLabel("Application name").fill(app.name);
@@ -90,6 +92,8 @@ export async function registerApp(
   if (app.type === "login") await page.getByText("Login client", { exact: true }).click();
   for (const scope of app.scopes) await page.getByRole("checkbox", { name: new RegExp(`^${scope.replace(".", "\\.")}`) }).check();
   if (app.redirectUri) await page.getByLabel("Redirect URIs 1", { exact: true }).fill(app.redirectUri);
+  if (app.device) await page.getByRole("checkbox", { name: /^Allow device sign-in/ }).check();
+  await beforeSubmit?.();
   await page.getByRole("button", { name: "Register application" }).click();
   await page.waitForURL(/\/apps\/(api|app)_[A-Za-z0-9]+$/);
   return page.url().split("/").pop()!;

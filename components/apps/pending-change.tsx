@@ -6,7 +6,14 @@ const LABELS: Record<ChangeField, string> = {
   scopes: "Scopes",
   redirectUris: "Redirect URIs",
   postLogoutRedirectUris: "Post-logout redirect URIs",
+  deviceFlow: "Device sign-in",
 };
+
+/** How a requested or approved value reads in the diff; a flag reads On/Off. */
+function display(value: string | boolean): string {
+  if (typeof value === "boolean") return value ? "On" : "Off";
+  return value || "(empty)";
+}
 
 /**
  * The change waiting on an approved app, as a before/after diff (issue 15): the approved value and
@@ -45,10 +52,10 @@ export function PendingChangeDiff({ app }: { app: AppView }) {
               ) : (
                 <div className="space-y-1 break-words">
                   <p className="text-red-700">
-                    <span className="font-medium">Approved:</span> <span className="line-through">{approved as string || "(empty)"}</span>
+                    <span className="font-medium">Approved:</span> <span className="line-through">{display(approved as string | boolean)}</span>
                   </p>
                   <p className="text-emerald-800">
-                    <span className="font-medium">Requested:</span> {requested || "(empty)"}
+                    <span className="font-medium">Requested:</span> {display(requested)}
                   </p>
                 </div>
               )}

@@ -12,6 +12,7 @@ import { findAccount } from "./account";
 import { clientOrigins, findSignInClient } from "./clients";
 import { buildConfiguration, interactionBase, ROUTES } from "./config";
 import { LOGOUT_PAGE_PATH, LOGOUT_XSRF_COOKIE, SIGNED_OUT_PAGE_PATH } from "./constants";
+import { DEVICE_POLL_INTERVAL, deviceFlowMiddleware } from "./device";
 import { getProviderJwks, keySetFingerprint } from "./keys";
 
 /**
@@ -158,6 +159,12 @@ export async function buildProvider(): Promise<BuiltProvider> {
       ctx.status = 404;
       ctx.body = { error: "not_found", error_description: "no such endpoint under the issuer" };
     }
+  });
+
+  provider.use(deviceFlowMiddleware(ROUTES));
+  // RFC 8628 §3.2: oidc-provider leaves out `interval` (default 5 s); say it, since slow_down enforces it.
+  provider.on("device_authorization.success", (_ctx: unknown, body: Record<string, unknown>) => {
+    body.interval = DEVICE_POLL_INTERVAL;
   });
 
   provider.on("server_error", (_ctx: unknown, error: Error) => {

@@ -101,6 +101,14 @@ export function checkScopesForType(type: (typeof APP_TYPES)[number], scopes: rea
   };
 }
 
+/**
+ * The device-flow rule that depends on the client type (issue 17): only a login client signs a
+ * person in, so only it may use the device authorization grant. Field → message.
+ */
+export function checkDeviceFlowForType(type: (typeof APP_TYPES)[number], deviceFlow: boolean | undefined): Record<string, string> {
+  return type === "api" && deviceFlow ? { deviceFlow: "An API client cannot use device sign-in (login clients only)" } : {};
+}
+
 export const createAppSchema = z
   .object({
     name: nameSchema,
@@ -110,10 +118,13 @@ export const createAppSchema = z
     scopes: scopesSchema.default([]),
     redirectUris: redirectListSchema.default([]),
     postLogoutRedirectUris: redirectListSchema.default([]),
+    /** Allow device sign-in (RFC 8628 device authorization grant; login clients only). */
+    deviceFlow: z.boolean().optional(),
   })
   .superRefine((input, ctx) => {
     const problems = {
       ...checkScopesForType(input.type, input.scopes),
+      ...checkDeviceFlowForType(input.type, input.deviceFlow),
       ...checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris),
     };
     for (const [field, message] of Object.entries(problems)) ctx.addIssue({ code: "custom", path: [field], message });
@@ -130,6 +141,7 @@ export const updateAppSchema = z.object({
   scopes: scopesSchema.optional(),
   redirectUris: redirectListSchema.optional(),
   postLogoutRedirectUris: redirectListSchema.optional(),
+  deviceFlow: z.boolean().optional(),
 });
 export type UpdateAppInput = z.infer<typeof updateAppSchema>;
 
@@ -143,12 +155,14 @@ export const pendingChangeSchema = z.object({
   scopes: z.array(z.string()).optional(),
   redirectUris: z.array(z.string()).optional(),
   postLogoutRedirectUris: z.array(z.string()).optional(),
+  /** Only ever `true`: turning device sign-in off applies at once. */
+  deviceFlow: z.boolean().optional(),
   requestedAt: z.coerce.date(),
   requestedBy: z.string(),
 });
 export type PendingChange = z.infer<typeof pendingChangeSchema>;
 /** The fields a change can touch, in the order the diff shows them. */
-export const CHANGE_FIELDS = ["name", "description", "scopes", "redirectUris", "postLogoutRedirectUris"] as const;
+export const CHANGE_FIELDS = ["name", "description", "scopes", "redirectUris", "postLogoutRedirectUris", "deviceFlow"] as const;
 export type ChangeField = (typeof CHANGE_FIELDS)[number];
 
 const reasonSchema = storable(z.string().trim().min(1, "Give a reason").max(500, "At most 500 characters"));
@@ -230,6 +244,8 @@ export const appViewSchema = z.object({
   scopes: z.array(z.string()),
   redirectUris: z.array(z.string()),
   postLogoutRedirectUris: z.array(z.string()),
+  /** May use the device authorization grant (approved configuration; a pending enable is in pendingChange). */
+  deviceFlow: z.boolean(),
   firstParty: z.boolean(),
   owner: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }),
   /** A widening change waiting for review (issue 15); the fields above are the approved ones. */

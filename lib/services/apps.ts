@@ -3,6 +3,7 @@ import { transactionWithChanges } from "../database/changes";
 import { db, Prisma, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import {
+  checkDeviceFlowForType,
   checkRedirectsForType,
   checkScopesForType,
   CHANGE_FIELDS,
@@ -56,6 +57,7 @@ function toAppView(row: AppRow): AppView {
     scopes: row.scopes,
     redirectUris: row.redirectUris,
     postLogoutRedirectUris: row.postLogoutRedirectUris,
+    deviceFlow: row.deviceFlow,
     firstParty: row.firstParty,
     owner: row.owner,
     members: row.members.map((m) => ({ ...m.user, role: m.role, addedAt: m.addedAt })),
@@ -175,6 +177,7 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
   }
   const problems = {
     ...checkScopesForType(input.type, input.scopes),
+    ...checkDeviceFlowForType(input.type, input.deviceFlow),
     ...checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris),
   };
   if (Object.keys(problems).length) {
@@ -192,6 +195,7 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
         scopes: input.scopes,
         redirectUris: input.type === "login" ? input.redirectUris : [],
         postLogoutRedirectUris: input.type === "login" ? input.postLogoutRedirectUris : [],
+        deviceFlow: input.type === "login" && input.deviceFlow === true,
       },
       include: appInclude,
     });
@@ -201,7 +205,7 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
         action: "app.create",
         targetType: "app",
         targetId: row.clientId,
-        detail: { name: row.name, type: row.type, owner: row.owner.handle, scopes: row.scopes },
+        detail: { name: row.name, type: row.type, owner: row.owner.handle, scopes: row.scopes, deviceFlow: row.deviceFlow },
       },
       tx,
     );
@@ -322,6 +326,7 @@ function checkedChanges(app: AppRow, input: UpdateAppInput): UpdateAppInput {
   const postLogoutRedirectUris = input.postLogoutRedirectUris ?? app.postLogoutRedirectUris;
   const problems = {
     ...checkScopesForType(app.type, input.scopes ?? []),
+    ...checkDeviceFlowForType(app.type, input.deviceFlow),
     ...checkRedirectsForType(app.type, redirectUris, postLogoutRedirectUris),
   };
   if (Object.keys(problems).length) {
@@ -370,6 +375,15 @@ function splitChange(
     if (kept.length !== current.length) (now as Record<string, string[]>)[field] = kept;
     if (value.some((entry) => !current.includes(entry))) Object.assign(pending, { [field]: value });
     else delete pending[field];
+  }
+  // Device sign-in (issue 17): turning it on widens what the app may do; turning it off applies at
+  // once (and withdraws a waiting request to turn it on).
+  if (changed.deviceFlow !== undefined) {
+    if (changed.deviceFlow && !app.deviceFlow) pending.deviceFlow = true;
+    else {
+      delete pending.deviceFlow;
+      if (!changed.deviceFlow && app.deviceFlow) now.deviceFlow = false;
+    }
   }
   return { now, pending };
 }
@@ -773,6 +787,7 @@ export async function findClientForSignIn(clientId: string) {
       postLogoutRedirectUris: true,
       scopes: true,
       firstParty: true,
+      deviceFlow: true,
       ownerId: true,
     },
   });

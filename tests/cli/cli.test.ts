@@ -39,7 +39,7 @@ describe("help", () => {
   it("lists every command without touching the database", async () => {
     const run = await cli(["--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
     expect(run.code).toBe(0);
-    for (const command of ["apps create", "apps approve", "apps reject", "apps suspend", "apps list", "apps secrets list", "apps secrets add", "apps secrets retire", "apps secrets roll", "users create", "users disable", "users enable", "users mute", "users unmute", "users apps", "users revoke-app", "apps update", "apps changes approve", "apps changes reject", "apps members list", "apps members add", "apps members remove", "apps transfer", "apps usage", "apps requests", "usage retention"]) {
+    for (const command of ["apps create", "apps approve", "apps reject", "apps suspend", "apps list", "apps secrets list", "apps secrets add", "apps secrets retire", "apps secrets roll", "users create", "users disable", "users enable", "users mute", "users unmute", "users apps", "users revoke-app", "apps update", "apps changes approve", "apps changes reject", "apps members list", "apps members add", "apps members remove", "apps transfer", "apps usage", "apps requests", "usage retention", "apps show", "apps limit"]) {
       expect(run.stdout).toContain(command);
     }
     const sub = await cli(["apps", "create", "--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
@@ -226,6 +226,40 @@ describe("apps", () => {
       { action: "app.approve", actorHandle: "system:cli" },
       { action: "app.suspend", actorHandle: "system:cli" },
     ]);
+  });
+
+  it("--device allows device sign-in (login clients only); turning it on later waits for review, off applies at once", async () => {
+    const created = await cli([
+      "apps", "create", "--name", "TV app", "--type", "login", "--owner", "alice",
+      "--redirect-uri", "https://tv.example/cb", "--device", "--approve", "--json",
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    // apps create keeps PRODUCT.md's shape; the flag shows in apps list and apps show.
+    const { client_id: tv, ...rest } = JSON.parse(created.stdout) as { client_id: string };
+    expect(rest).toEqual({ status: "approved" });
+    const list = JSON.parse((await cli(["apps", "list", "--json"])).stdout) as { apps: { client_id: string; device: boolean }[] };
+    expect(list.apps.find((x) => x.client_id === tv)?.device).toBe(true);
+
+    expectOneLineError(
+      await cli(["apps", "create", "--name", "Bot", "--type", "api", "--owner", "alice", "--device"]),
+      2,
+      /^Error: --device: An API client cannot use device sign-in/,
+    );
+
+    const off = JSON.parse((await cli(["apps", "update", tv, "--no-device", "--json"])).stdout) as { device: boolean; pending_change: unknown };
+    expect(off).toMatchObject({ device: false, pending_change: null });
+    const on = JSON.parse((await cli(["apps", "update", tv, "--device", "--json"])).stdout) as { device: boolean; pending_change: { device?: boolean } };
+    expect(on.device).toBe(false);
+    expect(on.pending_change.device).toBe(true);
+    // Turning it off again withdraws the request at once; asking again puts it back.
+    const withdrawn = JSON.parse((await cli(["apps", "update", tv, "--no-device", "--json"])).stdout) as { pending_change: unknown };
+    expect(withdrawn.pending_change).toBeNull();
+    await cli(["apps", "update", tv, "--device", "--json"]);
+    const shown = await cli(["apps", "show", tv, "--json"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ client_id: tv, device: false, pending_change: { device: true } });
+    const approved = JSON.parse((await cli(["apps", "changes", "approve", tv, "--json"])).stdout) as { device: boolean };
+    expect(approved.device).toBe(true);
   });
 });
 

@@ -279,6 +279,13 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                       )}
                     </dd>
                   </div>
+                  <div>
+                    <dt className="font-medium text-slate-700">Device sign-in</dt>
+                    <dd className="mt-1 text-slate-900">
+                      {app.deviceFlow ? "Allowed (device authorization grant)" : "Off"}
+                      {app.pendingChange?.deviceFlow ? <span className="text-slate-600"> · turning it on waits for review</span> : null}
+                    </dd>
+                  </div>
                 </>
               ) : null}
               <div>
