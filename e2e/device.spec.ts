@@ -2,6 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { createTestApp, createTestUser, pollDeviceToken, startDeviceSignIn } from "../tests/helpers/oidc";
 import {
   CALLBACK,
+  completeDeviceSignInInBrowser,
   expectAccessible,
   expectNoHorizontalOverflow,
   newPersonPage,
@@ -66,27 +67,33 @@ test.describe("device sign-in in Chromium", () => {
     await screenshot(page, "device-code-error");
 
     await page.getByLabel("Code").fill(device.user_code.toLowerCase());
-    await page.getByRole("button", { name: "Continue" }).click();
-    await expect(page.getByRole("heading", { name: "Is this the code on your device?" })).toBeVisible();
-    await expect(page.getByText(device.user_code, { exact: true })).toBeVisible();
-    await expect(page.getByText("Kitchen TV")).toBeVisible();
-    await expectAccessible(page, "device confirmation");
-    await expectNoHorizontalOverflow(page);
-    await screenshot(page, "device-confirm");
-    await page.getByRole("button", { name: "Continue" }).click();
-
-    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
-    await page.getByLabel("Username").fill("tessa");
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await expect(page.getByRole("heading", { name: "Allow Kitchen TV to access your account?" })).toBeVisible();
-    await page.getByRole("button", { name: "Allow" }).click();
-
-    await expect(page.getByRole("heading", { name: "You're signed in on your device" })).toBeVisible();
-    await expect(page.getByText("Kitchen TV can now continue on your device")).toBeVisible();
-    await expectAccessible(page, "device success");
-    await expectNoHorizontalOverflow(page);
-    await screenshot(page, "device-success");
+    const steps: string[] = [];
+    await completeDeviceSignInInBrowser(page, {
+      userCode: device.user_code,
+      handle: "tessa",
+      password: PASSWORD,
+      async onStep(step) {
+        steps.push(step);
+        if (step === "confirm") {
+          await expect(page.getByText(device.user_code, { exact: true })).toBeVisible();
+          await expect(page.getByText("Kitchen TV")).toBeVisible();
+          await expectAccessible(page, "device confirmation");
+          await expectNoHorizontalOverflow(page);
+          await screenshot(page, "device-confirm");
+        }
+        if (step === "consent") {
+          await expect(page.getByRole("heading", { name: "Allow Kitchen TV to access your account?" })).toBeVisible();
+        }
+        if (step === "success") {
+          await expect(page.getByText("Kitchen TV can now continue on your device")).toBeVisible();
+          await expectAccessible(page, "device success");
+          await expectNoHorizontalOverflow(page);
+          await screenshot(page, "device-success");
+        }
+      },
+    });
+    expect(steps).toEqual(["confirm", "login", "consent", "success"]);
+    expect(page.url()).toContain("/interaction/device?step=success");
 
     const { status, body } = await pollDeviceToken(server, clientId, device.device_code);
     expect(status).toBe(200);
