@@ -676,6 +676,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description internal_error: server-side failure; safe to retry with backoff */
             500: {
                 headers: {
@@ -761,6 +779,24 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "insufficient_scope" | "forbidden";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             /** @description Human-readable; safe to show */
                             message: string;
                         };
@@ -873,7 +909,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description rate_limited: sending too fast (chat posting); see Retry-After */
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -959,6 +995,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description internal_error: server-side failure; safe to retry with backoff */
             500: {
                 headers: {
@@ -1029,6 +1083,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description internal_error: server-side failure; safe to retry with backoff */
             500: {
                 headers: {
@@ -1093,6 +1165,24 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "requires_user" | "insufficient_scope" | "forbidden";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             /** @description Human-readable; safe to show */
                             message: string;
                         };
@@ -1174,6 +1264,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description internal_error: server-side failure; safe to retry with backoff */
             500: {
                 headers: {
@@ -1238,6 +1346,24 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "requires_user" | "insufficient_scope" | "forbidden";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             /** @description Human-readable; safe to show */
                             message: string;
                         };
@@ -1329,6 +1455,24 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "insufficient_scope" | "forbidden";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             /** @description Human-readable; safe to show */
                             message: string;
                         };
@@ -1440,7 +1584,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description poke_cooldown: same user poked within 24 hours; includes next_allowed_at and Retry-After */
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers; poke_cooldown: same user poked within 24 hours; includes next_allowed_at and Retry-After */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1451,7 +1595,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "poke_cooldown";
+                            code: "rate_limited" | "poke_cooldown";
                             /** @description Human-readable; safe to show */
                             message: string;
                             /** @description On poke_cooldown: Unix second when the pair is open again */
@@ -1541,6 +1685,24 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "not_found";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             /** @description Human-readable; safe to show */
                             message: string;
                         };
