@@ -55,7 +55,7 @@ describe("apps", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe("");
     const out = JSON.parse(run.stdout) as { client_id: string; status: string; client_secret: string };
-    expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "status"]);
+    expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "homepage_url", "logo_url", "privacy_policy_url", "status", "terms_url"]);
     expect(out.client_id).toMatch(/^api_/);
     expect(out.status).toBe("approved");
     const [row] = await query<{ secretHash: string; scopes: string[]; owner: string }>(
