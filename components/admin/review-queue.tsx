@@ -215,8 +215,6 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                         </div>
                       ) : null}
                       <dl className="mt-2 grid gap-x-4 gap-y-2 rounded-lg bg-slate-50 p-3 text-sm sm:grid-cols-[9rem_minmax(0,1fr)]">
-                        <dt className="font-medium text-slate-900">Description</dt>
-                        <dd className="wrap-anywhere whitespace-pre-line text-slate-700">{app.description || "—"}</dd>
                         <dt className="font-medium text-slate-900">Scopes</dt>
                         <dd className="wrap-anywhere text-slate-700">{app.scopes.join(", ") || "—"}</dd>
                         {app.type === "login" ? (
@@ -241,10 +239,6 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                             </dd>
                           </>
                         ) : null}
-                        <dt className="font-medium text-slate-900">Owner</dt>
-                        <dd className="wrap-anywhere text-slate-700">
-                          {app.owner.displayName} (@{app.owner.handle})
-                        </dd>
                         <dt className="font-medium text-slate-900">Registered</dt>
                         <dd className="text-slate-700">{app.createdAt.toISOString().slice(0, 16).replace("T", " ")} UTC</dd>
                       </dl>

@@ -99,7 +99,7 @@ export function AppLinks({ app, className = "" }: { app: Pick<AppIdentityData, "
             className="inline-flex max-w-full items-center gap-1 font-medium text-brand-700 underline underline-offset-2 hover:text-brand-800"
           >
             <Icon name="external" className="size-3.5 shrink-0" />
-            <span className="min-w-0 break-all">
+            <span className="min-w-0 break-words">
               {link.label} <span className="font-normal text-slate-600">({hostOf(link.href)})</span>
             </span>
             <span className="sr-only"> (opens in a new tab)</span>
@@ -119,17 +119,20 @@ export function AppIdentity({
   app,
   headingLevel = "h2",
   size = "lg",
+  showLogo = true,
   className = "",
 }: {
   app: AppIdentityData;
   headingLevel?: "h2" | "h3" | "p";
   size?: "md" | "lg";
+  /** False where the page shows the logo large already (the consent page's header). */
+  showLogo?: boolean;
   className?: string;
 }) {
   const Name = headingLevel;
   return (
     <section className={`flex gap-4 ${className}`} aria-label={`About ${app.name}`} data-testid="app-identity">
-      <AppLogo clientId={app.clientId} name={app.name} logo={app.logo} size={size} />
+      {showLogo ? <AppLogo clientId={app.clientId} name={app.name} logo={app.logo} size={size} /> : null}
       <div className="min-w-0 flex-1">
         <Name className="text-base font-semibold wrap-anywhere text-slate-900">{app.name}</Name>
         <p className="text-sm wrap-anywhere text-slate-600" data-testid="app-identity-owner">

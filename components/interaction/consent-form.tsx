@@ -68,7 +68,7 @@ export function ConsentForm({
           "It is not built by the platform."
         )}
       </p>
-      <AppIdentity app={identity} headingLevel="h2" size="md" className="mt-4 rounded-xl border border-slate-200 p-4" />
+      <AppIdentity app={identity} headingLevel="h2" showLogo={false} className="mt-4 rounded-xl border border-slate-200 p-4" />
       {account ? (
         <form
           method="post"
