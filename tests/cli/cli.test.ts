@@ -49,6 +49,9 @@ describe("help", () => {
   });
 });
 
+/** An app created without links or a logo (issue 15): the keys are there, empty; never a client_secret. */
+const NO_IDENTITY = { homepage_url: null, privacy_policy_url: null, terms_url: null, logo_url: null };
+
 describe("apps", () => {
   it("create --approve prints an API client's secret once and stores only its hash", async () => {
     const run = await cli(["apps", "create", "--name", "Ops bot", "--type", "api", "--owner", "alice", "--scope", "svc:chat.read", "--scope", "svc:directory.read", "--approve", "--json"]);
@@ -101,7 +104,7 @@ describe("apps", () => {
       "--post-logout-redirect-uri", "https://spa.example/", "--approve", "--json",
     ]);
     expect(login.code, login.stderr).toBe(0);
-    expect(JSON.parse(login.stdout)).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved" });
+    expect(JSON.parse(login.stdout)).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved", ...NO_IDENTITY });
     const [row] = await query<{ redirectUris: string[]; postLogoutRedirectUris: string[]; secrets: number }>(
       databaseUrl,
       `SELECT "redirectUris", "postLogoutRedirectUris", (SELECT count(*)::int FROM "ClientSecret" s WHERE s."applicationId" = a.id) AS secrets
@@ -115,7 +118,7 @@ describe("apps", () => {
     });
 
     const pending = await cli(["apps", "create", "--name", "Later", "--type", "api", "--owner", "alice", "--json"]);
-    expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending" });
+    expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending", ...NO_IDENTITY });
   });
 
   it("refuses user-only scopes for an API client with the portal's message (one schema), and creates nothing", async () => {
