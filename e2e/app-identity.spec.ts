@@ -82,7 +82,8 @@ test.describe("a consent page people can trust", () => {
 
     await chooseLogo(dev, "logo.png", "image/png", hostileLogo("html"));
     await expect(dev.getByText("The logo must be a PNG, JPEG or WebP image")).toBeVisible();
-    await chooseLogo(dev, "logo.png", "image/png", await makeLogo("png", { width: 256, height: 256, color: "#0e7490" }));
+    // A real PNG the browser cannot fault: the server decodes it and refuses its size, through the real upload.
+    await chooseLogo(dev, "tiny.png", "image/png", await makeLogo("png", { width: 8, height: 8 }));
     await expect(dev.getByText("The logo must be a PNG, JPEG or WebP image")).toHaveCount(0);
 
     await dev.getByLabel("Homepage").fill("http://northwind.example/");
@@ -91,6 +92,11 @@ test.describe("a consent page people can trust", () => {
     await dev.getByRole("button", { name: "Register application" }).click();
     await expect(dev.getByText("must use https://")).toBeVisible();
     await dev.getByLabel("Homepage").fill("https://northwind.example/");
+    await dev.getByRole("button", { name: "Register application" }).click();
+    await expect(dev.getByText("The logo is 8×8 pixels; each side must be 16 to 1024")).toBeVisible();
+    await expect(dev).toHaveURL(`${server.url}/apps/new`);
+    await chooseLogo(dev, "logo.png", "image/png", await makeLogo("png", { width: 256, height: 256, color: "#0e7490" }));
+    await expect(dev.getByText("The logo is 8×8 pixels")).toHaveCount(0);
     await dev.getByRole("button", { name: "Register application" }).click();
     await dev.waitForURL(/\/apps\/app_[A-Za-z0-9]+$/);
     const clientId = dev.url().split("/").pop()!;

@@ -97,6 +97,15 @@ describe("links", () => {
     expect(good.result).toMatchObject({ ok: true });
     const [row] = await query<{ privacyPolicyUrl: string }>(server.databaseUrl, `SELECT "privacyPolicyUrl" FROM "Application" WHERE "clientId" = $1`, [app.client_id]);
     expect(row!.privacyPolicyUrl).toBe("https://linked.example/p2");
+
+    // The form's "Remove logo" (logo: null) through the same action; bytes that are no image are refused.
+    const withLogo = await cliJson<AppJson>(server.databaseUrl, ["apps", "update", app.client_id, "--logo", await file("l.png", await makeLogo("png"))]);
+    expect(withLogo.logo_url).not.toBeNull();
+    expect((await callServerAction(server, alice.jar, update, [app.client_id, { logo: null }])).result).toMatchObject({ ok: true });
+    expect((await cliJson<AppJson>(server.databaseUrl, ["apps", "list"]) as unknown as { apps: AppJson[] }).apps.find((a) => a.client_id === app.client_id)?.logo_url).toBeNull();
+    expect((await fetch(onServer(withLogo.logo_url))).status).toBe(404);
+    const notBytes = await callServerAction(server, alice.jar, update, [app.client_id, { logo: "PHN2Zz48L3N2Zz4=" }]);
+    expect(notBytes.result).toMatchObject({ ok: false, error: { code: "invalid_request" } });
   });
 });
 
