@@ -181,7 +181,7 @@ export function AppForm({ app }: { app?: AppView }) {
         <p className="mt-1 text-sm text-slate-600">
           Optional, https only. Shown as links on the consent page, so people can check who is asking.
           {app && (app.status === "approved" || app.status === "suspended")
-            ? " On an approved app, changed links and a new logo wait for an admin's review."
+            ? " On an approved app, an admin reviews changed links and a new logo before people see them."
             : ""}
         </p>
         <div className="mt-6 grid gap-6">

@@ -131,7 +131,7 @@ export function AppIdentity({
 }) {
   const Name = headingLevel;
   return (
-    <section className={`flex gap-4 ${className}`} aria-label={`About ${app.name}`} data-testid="app-identity">
+    <div role="group" className={`flex gap-4 ${className}`} aria-label={`About ${app.name}`} data-testid="app-identity">
       {showLogo ? <AppLogo clientId={app.clientId} name={app.name} logo={app.logo} size={size} /> : null}
       <div className="min-w-0 flex-1">
         <Name className="text-base font-semibold wrap-anywhere text-slate-900">{app.name}</Name>
@@ -151,6 +151,6 @@ export function AppIdentity({
         ) : null}
         <AppLinks app={app} className="mt-2" />
       </div>
-    </section>
+    </div>
   );
 }

@@ -121,7 +121,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                   : "How the app presents itself: the approved logo, name, owner, description and links."
               }
             >
-              <AppIdentity app={app} headingLevel="h3" />
+              <AppIdentity app={app} headingLevel="p" />
             </Card>
           )}
 
