@@ -94,19 +94,21 @@ export async function pruneLogos(tx: Tx, applicationId: number, keep: readonly (
 }
 
 /**
- * A logo to serve: only the app's approved logo or the one waiting in its pending change (the
- * admin's review shows it); anything else (a replaced logo, a guessed name) is null, so 404.
+ * A logo to serve: the app's approved logo (`pending: false`), or the one waiting in its pending
+ * change (`pending: true`: only for the people reviewing it, which the caller checks); anything else
+ * (a replaced logo, a refused change's, a guessed name) is null, so 404.
  */
 export async function findServedLogo(
   clientId: string,
   file: string,
-): Promise<{ bytes: Uint8Array; contentType: string } | null> {
+): Promise<{ bytes: Uint8Array; contentType: string; pending: boolean } | null> {
   const app = await db.application.findUnique({ where: { clientId }, select: { id: true, logo: true, pendingChange: true } });
   if (!app) return null;
-  const pending = app.pendingChange as { logo?: unknown } | null;
-  if (app.logo !== file && pending?.logo !== file) return null;
-  return db.appLogo.findUnique({
+  const waiting = (app.pendingChange as { logo?: unknown } | null)?.logo;
+  if (app.logo !== file && waiting !== file) return null;
+  const logo = await db.appLogo.findUnique({
     where: { applicationId_file: { applicationId: app.id, file } },
     select: { bytes: true, contentType: true },
   });
+  return logo ? { ...logo, pending: app.logo !== file } : null;
 }

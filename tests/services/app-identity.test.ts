@@ -223,8 +223,16 @@ describe("the consent page", () => {
     expect(updated).toMatchObject({ logo_url: null, homepage_url: null, privacy_policy_url: null });
     const pendingLogo = updated.pending_change!.logo_url as string;
     expect(updated.pending_change).toMatchObject({ homepage_url: "https://trusty.example/", privacy_policy_url: "https://trusty.example/privacy" });
-    // The admin's review shows the waiting logo, so it is served; the consent page does not use it.
-    expect((await fetch(onServer(pendingLogo))).status).toBe(200);
+    // The waiting logo is served to the app's team and admins (their diff shows it), privately; to
+    // nobody else, and the consent page does not use it.
+    expect((await fetch(onServer(pendingLogo))).status).toBe(404);
+    const alice = await portalSignIn(server, "alice", password("alice"));
+    const asOwner = await jarFetch(alice.jar, onServer(pendingLogo));
+    expect(asOwner.status).toBe(200);
+    expect(asOwner.headers.get("cache-control")).toBe("private, no-store");
+    expect(asOwner.headers.get("x-content-type-options")).toBe("nosniff");
+    const carol = await portalSignIn(server, "carol", password("carol"));
+    expect((await jarFetch(carol.jar, onServer(pendingLogo))).status).toBe(404);
 
     const before = await consentPage(new CookieJar(), app.clientId, "openid");
     expect(before.html).toContain('data-testid="app-logo-placeholder"');
@@ -233,6 +241,8 @@ describe("the consent page", () => {
 
     await cliJson(server.databaseUrl, ["apps", "changes", "approve", app.clientId]);
     const after = await consentPage(new CookieJar(), app.clientId, "openid");
+    // Approved: now public and cached for good.
+    expect((await fetch(onServer(pendingLogo))).headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(after.html).toContain(`src="${new URL(pendingLogo).pathname}"`);
     expect(after.html).toContain('href="https://trusty.example/privacy"');
     expect(after.html).toContain('href="https://trusty.example/"');
@@ -242,8 +252,9 @@ describe("the consent page", () => {
     // A refused change: the approved logo stays, the refused one is no longer served.
     const again = await cliJson<AppJson>(server.databaseUrl, ["apps", "update", app.clientId, "--logo", await file("other.png", await makeLogo("png", { color: "#0f766e" }))]);
     const refusedLogo = again.pending_change!.logo_url as string;
+    expect((await jarFetch(alice.jar, onServer(refusedLogo))).status).toBe(200);
     await cliJson(server.databaseUrl, ["apps", "changes", "reject", app.clientId, "--reason", "Looks like the platform's logo"]);
-    expect((await fetch(onServer(refusedLogo))).status).toBe(404);
+    expect((await jarFetch(alice.jar, onServer(refusedLogo))).status).toBe(404);
     expect((await fetch(onServer(pendingLogo))).status).toBe(200);
   });
 
