@@ -58,7 +58,7 @@ const allow = {
 };
 
 export default defineConfig([
-  globalIgnores([".next/**", "node_modules/**", "lib/generated/**", ".data/**", ".test-data/**", "next-env.d.ts", "bench/results/**", "test-results/**", "playwright-report/**"]),
+  globalIgnores([".next/**", "node_modules/**", "sdk/dist/**", "lib/generated/**", ".data/**", ".test-data/**", "next-env.d.ts", "bench/results/**", "test-results/**", "playwright-report/**"]),
   ...nextCoreWebVitals,
   ...nextTypescript,
   {

@@ -5,7 +5,12 @@
  *   npm start           production (builds first when needed)
  *   npm run dev         Next in development mode with hot reload, same database
  *   tsx server.ts --no-next   API and sign-in service only (integration tests)
+ *
+ * With WEB_CONCURRENCY=N (N > 1, not in development) this process becomes a cluster primary: it
+ * prepares the database and the Next build once, then runs N workers of this same file that share
+ * the port (lib/server/cluster.ts).
  */
+import cluster from "node:cluster";
 import http from "node:http";
 import type { Socket } from "node:net";
 import v8 from "node:v8";
@@ -35,6 +40,9 @@ async function main(): Promise<void> {
   // risk: the limit follows the live heap. V8 reads the flag at each GC, so setting it here works.
   if (config.HEAP_GROWING_PERCENT > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.HEAP_GROWING_PERCENT}`);
   const say = (line: string) => process.stdout.write(`${line}\n`);
+  const { workerCount, runPrimary } = await import("./lib/server/cluster");
+  const workers = cluster.isPrimary && !dev ? workerCount(config.WEB_CONCURRENCY) : 1;
+  const isWorker = cluster.isWorker;
 
   const { prepareDatabase } = await import("./lib/database/prepare");
   let prepared;
@@ -51,16 +59,26 @@ async function main(): Promise<void> {
   config = env();
   if (prepared.migrationsApplied.length) say(`Applied migrations: ${prepared.migrationsApplied.join(", ")}`);
 
-  const { logger } = await import("./lib/logger");
-  const { closeDb } = await import("./lib/database/client");
-  const { startPlatform } = await import("./lib/server/platform");
-
   let embeddedStopped = false;
   const stopEmbedded = async () => {
     if (embeddedStopped) return;
     embeddedStopped = true;
     await prepared.embedded?.stop();
   };
+
+  if (workers > 1) {
+    // The build once, here, rather than racing in every worker.
+    if (withNext) {
+      const { ensureNextBuild } = await import("./lib/server/build");
+      await ensureNextBuild(process.cwd(), say, { once: true });
+    }
+    await runPrimary({ config, workers, say, stop: stopEmbedded });
+    return;
+  }
+
+  const { logger } = await import("./lib/logger");
+  const { closeDb } = await import("./lib/database/client");
+  const { startPlatform } = await import("./lib/server/platform");
 
   let platform;
   try {
@@ -95,9 +113,15 @@ async function main(): Promise<void> {
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
-  say(platform.banner(port));
-  // A machine-readable line for tests and process managers.
-  say(`listening on port ${port}`);
+  if (isWorker) {
+    // The primary says "listening" once every worker does; the first worker shows the banner.
+    if (process.env.PLATFORM_WORKER_INDEX === "1") say(platform.banner(port));
+    process.send?.({ type: "listening", port });
+  } else {
+    say(platform.banner(port));
+    // A machine-readable line for tests and process managers.
+    say(`listening on port ${port}`);
+  }
 
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;

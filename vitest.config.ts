@@ -5,7 +5,10 @@ import { defineConfig } from "vitest/config";
 const root = path.dirname(fileURLToPath(import.meta.url));
 
 export default defineConfig({
-  resolve: { alias: { "@": root } },
+  resolve: {
+    // The SDK workspace package from its sources (its `source` export condition), as tsc and tsx see it.
+    alias: { "@social-dev-platform/sdk": path.join(root, "sdk", "src", "index.ts"), "@": root },
+  },
   test: {
     include: ["tests/**/*.test.ts", "lib/**/*.test.ts", "bin/**/*.test.ts"],
     // tests/reliability (multi-process, faults, soak) runs on its own: `npm run test:reliability`.

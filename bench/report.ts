@@ -113,6 +113,31 @@ export function buildRatiosAndTargets(cases: CaseResult[], peakRssMb: number | n
   const usersDepth = depth("7a", "7b", "GET /users deep / first page (time per request)");
   const chatDepth = depth("7c", "7d", "GET /global-chat/messages deep / first page (time per request)");
 
+  // Issue 16: what usage metering costs, as server CPU per request with it on (cases 4, 5) and off
+  // (4off, 5off: a METERING=off process of the same run, measured interleaved with them).
+  const overheads: number[] = [];
+  for (const [on, off, name] of [
+    ["4", "4off", "Metering on / off, token endpoint (server CPU per request, 4 / 4off)"],
+    ["5", "5off", "Metering on / off, GET /users/{username} (server CPU per request, 5 / 5off)"],
+  ] as const) {
+    const a = get(on)?.serverCpuMsPerRequest;
+    const b = get(off)?.serverCpuMsPerRequest;
+    const value = a !== undefined && b !== undefined && b > 0 ? a / b : null;
+    if (value !== null) overheads.push(value - 1);
+    ratios.push({
+      name,
+      value,
+      detail:
+        value === null ? "not measured" : `${fmt(a!, 3)} vs ${fmt(b!, 3)} ms/request: ${value >= 1 ? "+" : ""}${fmt((value - 1) * 100, 1)}%`,
+    });
+  }
+  targets.push({
+    name: "Usage metering overhead (server CPU per request)",
+    goal: "≤ 5%",
+    measured: overheads.length ? overheads.map((v) => `${v >= 0 ? "+" : ""}${fmt(v * 100, 1)}%`).join(", ") : "not measured",
+    pass: overheads.length ? overheads.every((v) => v <= 0.05) : null,
+  });
+
   const token = get("4");
   targets.push({
     name: "Token endpoint (client credentials)",

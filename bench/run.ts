@@ -44,6 +44,12 @@ interface Context {
   origin: string;
   issuer: string;
   server?: Child;
+  /**
+   * Issue 16: a second app process on the same database with METERING=off (the switch is read once
+   * at start, so it takes its own process), for the "metering off" twins of cases 4 and 5.
+   */
+  unmetered?: Child;
+  unmeteredOrigin?: string;
   /** When the server was spawned (ms): case windows for `--profile` are relative to it. */
   serverSpawnedAt?: number;
   sampler?: RssSampler;
@@ -143,6 +149,9 @@ function tokenUserIds(ctx: Pick<Context, "seed" | "config">): { first: number; l
   return { first, last: first + Math.min(ctx.config.signedIn, ctx.seed.users) - 1 };
 }
 
+/** The bench apps' API quota: the most an admin may set (far above what this machine can serve). */
+const BENCH_REQUESTS_PER_MINUTE = 10_000_000;
+
 async function createClients(ctx: Context): Promise<{ loginClientId: string; redirectUri: string }> {
   const owner = benchHandle(1, ctx.seed.handleWidth);
   // The redirect target never has to answer: the bench reads the code from the Location header.
@@ -162,6 +171,13 @@ async function createClients(ctx: Context): Promise<{ loginClientId: string; red
   }
   ctx.apiClient = { clientId: api.client_id, clientSecret: api.client_secret };
   if (typeof login.client_id !== "string") throw new Error("apps create printed no client_id");
+  // Each app may make 6,000 API requests a minute by default (issue 16); the bench makes tens of
+  // thousands a second, so it raises its apps' quotas the way an operator would.
+  await Promise.all(
+    [api.client_id, login.client_id].map((clientId) =>
+      platformCli(ctx.databaseUrl, ["apps", "limit", clientId, "--per-minute", String(BENCH_REQUESTS_PER_MINUTE)]),
+    ),
+  );
   // The signed-in users are returning users: they consented to this app before (Consent rows),
   // so the flow is authorize → login form → code, as for anyone signing in a second time.
   const { first, last } = tokenUserIds(ctx);
@@ -181,8 +197,8 @@ async function resetMutableState(ctx: Context): Promise<void> {
   await query(ctx.databaseUrl, `DELETE FROM "Poke" WHERE "callerId" BETWEEN $1 AND $2`, [first, last]);
 }
 
-async function startServer(ctx: Context, withNext: boolean, port: number): Promise<void> {
-  const env: Record<string, string | undefined> = {
+function serverEnv(ctx: Context, port: number, metering: boolean): Record<string, string | undefined> {
+  return {
     ...process.env,
     NODE_ENV: "production",
     PORT: String(port),
@@ -196,7 +212,13 @@ async function startServer(ctx: Context, withNext: boolean, port: number): Promi
     // to the production cost at each user's first sign-in.
     PASSWORD_REHASH: "0",
     ...(ctx.config.logLevel ? { LOG_LEVEL: ctx.config.logLevel } : {}),
+    // Issue 16: usage metering is on by default, as in production; the twin process turns it off.
+    METERING: metering ? "on" : "off",
   };
+}
+
+async function startServer(ctx: Context, withNext: boolean, port: number): Promise<void> {
+  const env = serverEnv(ctx, port, true);
   const nodeArgs = [
     ...(ctx.config.serverNodeArgs?.split(" ").filter(Boolean) ?? []),
     ...(ctx.config.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(ctx.config.profile)}`] : []),
@@ -216,6 +238,27 @@ async function startServer(ctx: Context, withNext: boolean, port: number): Promi
   ctx.sampler = new RssSampler(ctx.server.pid);
   ctx.sampler.start();
   say(`Server (pid ${ctx.server.pid}${withNext ? ", with Next" : ", --no-next"}) listening in ${seconds(started)} s; log: ${ctx.server.logFile}`);
+}
+
+/**
+ * The METERING=off twin (issue 16): the same code, database and APP_URL (so the tokens of the run
+ * are valid on it), on its own port. Only the token-endpoint and profile-read twins call it.
+ */
+async function startUnmeteredServer(ctx: Context, withNext: boolean): Promise<void> {
+  const port = await findFreePort();
+  const started = Date.now();
+  ctx.unmetered = await startChild({
+    name: "server-unmetered",
+    script: path.join(ROOT, "server.ts"),
+    args: withNext ? [] : ["--no-next"],
+    nodeArgs: ctx.config.serverNodeArgs?.split(" ").filter(Boolean) ?? [],
+    env: serverEnv(ctx, port, false),
+    logDir: ctx.workDir,
+    timeoutMs: 600_000,
+    ready: async (text) => (await listeningPort(text)) !== undefined,
+  });
+  ctx.unmeteredOrigin = `http://127.0.0.1:${port}`;
+  say(`Server without metering (pid ${ctx.unmetered.pid}, METERING=off) listening in ${seconds(started)} s; log: ${ctx.unmetered.logFile}`);
 }
 
 async function mintTokens(ctx: Context, loginClient: { loginClientId: string; redirectUri: string }): Promise<number | null> {
@@ -289,6 +332,8 @@ interface CaseSpec {
   name: string;
   /** Baselines run against their own process, the rest against the app (RSS attributed). */
   app: boolean;
+  /** Issue 16: the app process with METERING=off rather than the main (metered) one. */
+  unmetered?: boolean;
   prepare(ctx: Context): Promise<Prepared>;
 }
 
@@ -299,6 +344,11 @@ function scenario(ctx: Context, url: string, rest: Omit<LoadScenario, "url" | "c
 function needAppToken(ctx: Context): string {
   if (!ctx.appToken) throw new Unavailable(ctx.appTokenError ?? "no app-only token");
   return ctx.appToken;
+}
+
+function needUnmetered(ctx: Context): string {
+  if (!ctx.unmeteredOrigin) throw new Unavailable("the METERING=off server did not start");
+  return ctx.unmeteredOrigin;
 }
 
 function needUserTokens(ctx: Context): string[] {
@@ -420,6 +470,20 @@ function buildCases(): CaseSpec[] {
       },
     },
     {
+      id: "4off",
+      name: "Token endpoint, metering off (METERING=off process)",
+      app: true,
+      unmetered: true,
+      async prepare(ctx) {
+        if (!ctx.discovery || !ctx.apiClient) throw new Unavailable(ctx.appTokenError ?? "sign-in service unavailable");
+        const origin = needUnmetered(ctx);
+        const path = new URL(ctx.discovery.token_endpoint).pathname;
+        const body = clientCredentialsBody(ctx.apiClient.clientId, ctx.apiClient.clientSecret);
+        await probe(`${origin}${path}`, { method: "POST", headers: FORM, body }, [200]);
+        return { scenario: scenario(ctx, origin, { method: "POST", path, headers: FORM, body, mode: "fixed" }) };
+      },
+    },
+    {
       id: "B",
       name: "Baseline B: node:http + pg, user by handle",
       app: false,
@@ -439,6 +503,18 @@ function buildCases(): CaseSpec[] {
         const tokens = needUserTokens(ctx);
         await probe(api(ctx, `/users/${benchHandle(2, ctx.seed.handleWidth)}`), { headers: bearer(tokens[0]!) }, [200]);
         return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/users/{handle}", mode: "random", tokens, handles: allHandles(ctx) }) };
+      },
+    },
+    {
+      id: "5off",
+      name: "GET /users/{username}, metering off (METERING=off process)",
+      app: true,
+      unmetered: true,
+      async prepare(ctx) {
+        const tokens = needUserTokens(ctx);
+        const origin = needUnmetered(ctx);
+        await probe(`${origin}/api/v1/users/${benchHandle(2, ctx.seed.handleWidth)}`, { headers: bearer(tokens[0]!) }, [200]);
+        return { scenario: scenario(ctx, origin, { path: "/api/v1/users/{handle}", mode: "random", tokens, handles: allHandles(ctx) }) };
       },
     },
     {
@@ -583,7 +659,7 @@ function buildCases(): CaseSpec[] {
 }
 
 /** Measured together, interleaved: a case with its baseline, a first page with its deep page. */
-const GROUPS = [["A"], ["C", "4"], ["B", "5"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"]];
+const GROUPS = [["A"], ["C", "4", "4off"], ["B", "5", "5off"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"]];
 /** Rounds a group's measured time is split into (each member gets duration / ROUNDS per round). */
 const ROUNDS = 4;
 
@@ -613,6 +689,7 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
       const phase = ready.map((r) => r.spec.id).join("+");
       await ctx.sampler?.setPhase(phase);
       const cpuBefore = ctx.server ? await readCpuSeconds(ctx.server.pid) : undefined;
+      const offBefore = ctx.unmetered ? await readCpuSeconds(ctx.unmetered.pid) : undefined;
       let loads: LoadResult[];
       try {
         loads = await runLoad(ready.map((r) => r.prepared.scenario), ROUNDS, ctx.workDir);
@@ -620,13 +697,18 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
         await ctx.sampler?.setPhase("between");
       }
       const cpuAfter = ctx.server ? await readCpuSeconds(ctx.server.pid) : undefined;
-      // The app's CPU over the group, per request the app answered (warm-ups included).
-      const appRequests = ready.reduce(
-        (sum, r, i) => sum + (r.spec.app ? loads[i]!.requests + (loads[i]!.warmupRequests ?? 0) : 0),
-        0,
-      );
-      const cpuPerRequest =
-        cpuBefore !== undefined && cpuAfter !== undefined && appRequests > 0 ? ((cpuAfter - cpuBefore) * 1000) / appRequests : undefined;
+      const offAfter = ctx.unmetered ? await readCpuSeconds(ctx.unmetered.pid) : undefined;
+      // Each app process's CPU over the group, per request it answered (warm-ups included): the
+      // metered server for the app cases, the METERING=off twin for theirs (issue 16).
+      const requestsOn = (unmetered: boolean) =>
+        ready.reduce(
+          (sum, r, i) => sum + (r.spec.app && Boolean(r.spec.unmetered) === unmetered ? loads[i]!.requests + (loads[i]!.warmupRequests ?? 0) : 0),
+          0,
+        );
+      const perRequest = (before: number | undefined, after: number | undefined, requests: number) =>
+        before !== undefined && after !== undefined && requests > 0 ? ((after - before) * 1000) / requests : undefined;
+      const cpuPerRequest = perRequest(cpuBefore, cpuAfter, requestsOn(false));
+      const offCpuPerRequest = perRequest(offBefore, offAfter, requestsOn(true));
       if (ctx.config.profile && ctx.serverSpawnedAt) {
         // The measured part is the end of the run; the profile clock starts just after the spawn.
         const end = (Date.now() - ctx.serverSpawnedAt) / 1000;
@@ -639,14 +721,15 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
         const note = [prepared.note, finished].filter(Boolean).join("; ") || undefined;
         const { ackedIds: _dropped, ...kept } = load;
         const result: CaseResult = { id: spec.id, name: spec.name, status: "ok", load: kept, ...(note ? { note } : {}) };
+        const caseCpu = spec.unmetered ? offCpuPerRequest : cpuPerRequest;
         if (spec.app) {
-          result.peakRssMb = ctx.sampler?.peakOf(phase);
-          if (cpuPerRequest !== undefined) result.serverCpuMsPerRequest = cpuPerRequest;
+          if (!spec.unmetered) result.peakRssMb = ctx.sampler?.peakOf(phase);
+          if (caseCpu !== undefined) result.serverCpuMsPerRequest = caseCpu;
         }
         for (const [status, body] of Object.entries(load.samples ?? {})) {
           say(`    ${spec.id}: ${load.statusCounts[status] ?? "?"} × ${status}: ${body.slice(0, 200)}`);
         }
-        say(`    ${spec.id}: ${describe(load, note)}${spec.app && cpuPerRequest !== undefined ? `; server CPU ${cpuPerRequest.toFixed(2)} ms/request` : ""}`);
+        say(`    ${spec.id}: ${describe(load, note)}${spec.app && caseCpu !== undefined ? `; server CPU ${caseCpu.toFixed(2)} ms/request` : ""}`);
         results.set(spec.id, result);
       }
     }
@@ -709,8 +792,11 @@ async function main(): Promise<number> {
       startServer(ctx, withNext, port),
     ]);
     const signInSeconds = await mintTokens(ctx, loginClient);
-
     const only = config.only ? new Set(config.only.split(",").map((s) => s.trim().toLowerCase())) : undefined;
+    if (!only || only.has("4off") || only.has("5off")) {
+      await startUnmeteredServer(ctx, withNext).catch((error: Error) => say(`Server without metering unavailable: ${error.message}`));
+    }
+
     const specs = new Map(buildCases().map((c) => [c.id, c]));
     for (const group of GROUPS) {
       const members = group.filter((id) => !only || only.has(id.toLowerCase())).map((id) => specs.get(id)!);
@@ -722,6 +808,8 @@ async function main(): Promise<number> {
     const peakRssMb = final ? Math.max(final.hwmMb, ctx.sampler!.hwmMb) : ctx.sampler!.hwmMb || null;
     await ctx.server!.stop();
     ctx.server = undefined;
+    await ctx.unmetered?.stop();
+    ctx.unmetered = undefined;
 
     const { ratios, targets } = buildRatiosAndTargets(ctx.cases, peakRssMb);
     const report: BenchReport = {
@@ -764,6 +852,7 @@ async function main(): Promise<number> {
   } finally {
     await ctx?.sampler?.stop();
     await ctx?.server?.stop().catch(() => {});
+    await ctx?.unmetered?.stop().catch(() => {});
     await embedded?.stop().catch(() => {});
     if (!config.keep && !failed) {
       for (const dir of [workDir, pgDir]) if (dir && existsSync(dir)) await rm(dir, { recursive: true, force: true });

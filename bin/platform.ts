@@ -50,7 +50,7 @@ const JSON_OPTION: Options = { json: { type: "boolean" }, help: { type: "boolean
 const unix = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
 
 async function services() {
-  const [apps, secrets, users, connectedApps, members, actor, schemas, userSchemas] = await Promise.all([
+  const [apps, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas] = await Promise.all([
     import("../lib/services/apps"),
     import("../lib/services/app-secrets"),
     import("../lib/services/users"),
@@ -59,8 +59,10 @@ async function services() {
     import("../lib/services/actor"),
     import("../lib/schemas/apps"),
     import("../lib/schemas/users"),
+    import("../lib/services/usage"),
+    import("../lib/schemas/usage"),
   ]);
-  return { apps, secrets, users, connectedApps, members, actor: actor.CLI_ACTOR, schemas, userSchemas };
+  return { apps, secrets, users, connectedApps, members, actor: actor.CLI_ACTOR, schemas, userSchemas, usage, usageSchemas };
 }
 
 /** First zod issue as one line, naming the flag rather than the internal field. */
@@ -108,7 +110,9 @@ function appJson(app: AppViewLike) {
     redirect_uris: app.redirectUris,
     post_logout_redirect_uris: app.postLogoutRedirectUris,
     ...identityJson(app),
+    device: app.deviceFlow,
     created_at: unix(app.createdAt),
+    requests_per_minute: app.requestsPerMinute,
     pending_change: app.pendingChange
       ? {
           ...(app.pendingChange.name !== undefined ? { name: app.pendingChange.name } : {}),
@@ -122,6 +126,7 @@ function appJson(app: AppViewLike) {
           ...(app.pendingChange.privacyPolicyUrl !== undefined ? { privacy_policy_url: app.pendingChange.privacyPolicyUrl } : {}),
           ...(app.pendingChange.termsUrl !== undefined ? { terms_url: app.pendingChange.termsUrl } : {}),
           ...(app.pendingChange.logo !== undefined ? { logo_url: logoUrl(app.clientId, app.pendingChange.logo) } : {}),
+          ...(app.pendingChange.deviceFlow !== undefined ? { device: app.pendingChange.deviceFlow } : {}),
           requested_at: unix(app.pendingChange.requestedAt),
           requested_by: app.pendingChange.requestedBy,
         }
@@ -151,6 +156,7 @@ const APP_CREATE_FLAGS = {
   privacyPolicyUrl: "--privacy-url",
   termsUrl: "--terms-url",
   logo: "--logo",
+  deviceFlow: "--device",
 };
 
 /** The identity options of `apps create` and `apps update` (issue 15). */
@@ -182,6 +188,14 @@ function identityInput(values: Record<string, unknown>) {
     termsUrl: values["terms-url"],
     logo: logoOption(values),
   };
+}
+
+/** --device / --no-device: undefined when neither is given; both at once is a usage error. */
+function deviceFlag(values: Record<string, unknown>): boolean | undefined {
+  if (values.device && values["no-device"]) throw new UsageError("give either --device or --no-device, not both");
+  if (values.device) return true;
+  if (values["no-device"]) return false;
+  return undefined;
 }
 
 function transition(verb: "approve" | "reject" | "suspend"): Command {
@@ -307,9 +321,9 @@ const SECRET_COMMANDS: Record<string, Command> = {
   "apps update": {
     usage:
       "apps update CLIENT_ID [--name N] [--description D] [--scope SCOPE]… [--redirect-uri URL]… " +
-      `[--post-logout-redirect-uri URL]… ${IDENTITY_USAGE} [--remove-logo] [--json]`,
+      `[--post-logout-redirect-uri URL]… ${IDENTITY_USAGE} [--remove-logo] [--device|--no-device] [--json]`,
     summary:
-      "Change an app (a given list replaces the current one; an empty URL clears a link). On an approved app, narrowing changes apply at once and widening or presentation ones (new scopes or URIs, name, description, links, logo) wait for review as its pending_change",
+      "Change an app (a given list replaces the current one; an empty URL clears a link). On an approved app, narrowing changes apply at once and widening or presentation ones (new scopes or URIs, name, description, links, logo, --device) wait for review as its pending_change",
     options: {
       ...IDENTITY_OPTIONS,
       "remove-logo": { type: "boolean" },
@@ -318,6 +332,8 @@ const SECRET_COMMANDS: Record<string, Command> = {
       "redirect-uri": { type: "string", multiple: true },
       "post-logout-redirect-uri": { type: "string", multiple: true },
       scope: { type: "string", multiple: true },
+      device: { type: "boolean" },
+      "no-device": { type: "boolean" },
     },
     positionals: ["CLIENT_ID"],
     async run({ values, args }) {
@@ -333,6 +349,7 @@ const SECRET_COMMANDS: Record<string, Command> = {
           postLogoutRedirectUris:
             values["post-logout-redirect-uri"] === undefined ? undefined : list(values["post-logout-redirect-uri"]),
           ...identityInput(values),
+          deviceFlow: deviceFlag(values),
         },
         APP_CREATE_FLAGS,
       );
@@ -340,6 +357,31 @@ const SECRET_COMMANDS: Record<string, Command> = {
       const app = await apps.updateApp(clientId, input, actor);
       const waiting = app.pendingChange ? " (changes waiting for review: apps changes approve|reject)" : "";
       return { json: appJson(app), text: `Updated: ${statusLine(app)}${waiting}` };
+    },
+  },
+  "apps limit": {
+    usage: "apps limit CLIENT_ID (--per-minute N | --default) [--json]",
+    summary: "Set an app's API request quota per minute (default 6,000); over it, requests get 429 rate_limited until the minute ends",
+    options: { "per-minute": { type: "string" }, default: { type: "boolean" } },
+    positionals: ["CLIENT_ID"],
+    async run({ values, args }) {
+      const { schemas, actor } = await services();
+      const quotas = await import("../lib/services/api-quota");
+      const { requestQuotaSchema } = await import("../lib/schemas/rate-limits");
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      if ((values["per-minute"] === undefined) === (values.default !== true)) {
+        throw new UsageError("give either --per-minute N or --default");
+      }
+      const input = parseWith(
+        requestQuotaSchema,
+        { perMinute: values.default ? null : values["per-minute"] },
+        { perMinute: "--per-minute" },
+      );
+      const app = await quotas.setAppRequestQuota(clientId, input, actor);
+      return {
+        json: appJson(app),
+        text: `Quota of ${app.clientId}: ${app.requestsPerMinute} requests per minute${app.customQuota ? "" : " (the default)"}`,
+      };
     },
   },
   "apps changes approve": {
@@ -430,6 +472,93 @@ const SECRET_COMMANDS: Record<string, Command> = {
       return { json: appJson(app), text: `${clientId} now belongs to @${app.owner.handle}` };
     },
   },
+  "apps usage": {
+    usage: "apps usage CLIENT_ID [--since 24h|7d|30d] [--json]",
+    summary: "An app's API requests and token grants: totals by route and status, p50/p95 latency (issue 16)",
+    options: { since: { type: "string" } },
+    positionals: ["CLIENT_ID"],
+    async run({ values, args }) {
+      const { usage, usageSchemas, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const range = parseWith(usageSchemas.usageRangeSchema, values.since ?? "24h", { "": "--since" });
+      const summary = await usage.getAppUsage(clientId, range, actor);
+      const json = {
+        client_id: clientId,
+        since: unix(summary.since),
+        range,
+        total: summary.total,
+        by_status_class: summary.byClass,
+        p50_ms: summary.p50Ms,
+        p95_ms: summary.p95Ms,
+        routes: summary.routes.map((r) => ({
+          route: r.route,
+          total: r.total,
+          p50_ms: r.p50Ms,
+          p95_ms: r.p95Ms,
+          by_status: r.byStatus.map((b) => ({ status: b.status, error_code: b.errorCode, count: b.count })),
+        })),
+        errors: summary.errors.map((e) => ({ code: e.code, status: e.status, count: e.count })),
+      };
+      const ms = (v: number | null) => (v === null ? "-" : `${v} ms`);
+      const text = summary.routes.length
+        ? [
+            `${clientId}, last ${range}: ${summary.total} API requests (2xx ${summary.byClass["2xx"]}, 4xx ${summary.byClass["4xx"]}, 5xx ${summary.byClass["5xx"]}), p50 ${ms(summary.p50Ms)}, p95 ${ms(summary.p95Ms)}`,
+            ...summary.routes.map(
+              (r) =>
+                `  ${r.route}  ${r.total}  p50 ${ms(r.p50Ms)}  p95 ${ms(r.p95Ms)}  ` +
+                r.byStatus.map((b) => `${b.status}${b.errorCode ? ` ${b.errorCode}` : ""}: ${b.count}`).join(", "),
+            ),
+          ].join("\n")
+        : `${clientId}: no requests in the last ${range}.`;
+      return { json, text };
+    },
+  },
+  "apps requests": {
+    usage: "apps requests CLIENT_ID [--status 2xx|4xx|5xx|NNN] [--route R] [--request-id ID] [--limit N] [--json]",
+    summary: "An app's request log, newest first: time, method, route, status, error code, latency, request id, user",
+    options: { status: { type: "string" }, route: { type: "string" }, "request-id": { type: "string" }, limit: { type: "string" } },
+    positionals: ["CLIENT_ID"],
+    async run({ values, args }) {
+      const { usage, usageSchemas, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const filter = parseWith(
+        usageSchemas.requestLogFilterSchema,
+        { status: values.status, route: values.route, requestId: values["request-id"], limit: values.limit ?? "50" },
+        { status: "--status", route: "--route", requestId: "--request-id", limit: "--limit" },
+      );
+      const entries = await usage.listRequestLog(clientId, filter, actor);
+      const json = entries.map((e) => ({
+        at: e.at.toISOString(),
+        method: e.method,
+        route: e.route,
+        status: e.status,
+        error_code: e.errorCode,
+        latency_ms: e.latencyMs,
+        request_id: e.requestId,
+        user: e.userHandle,
+      }));
+      const text = entries.length
+        ? entries
+            .map((e) => `${e.at.toISOString()}  ${e.method} ${e.route}  ${e.status}${e.errorCode ? ` ${e.errorCode}` : ""}  ${e.latencyMs} ms  ${e.requestId}${e.userHandle ? `  @${e.userHandle}` : ""}`)
+            .join("\n")
+        : "No matching requests.";
+      return { json, text };
+    },
+  },
+  "usage retention": {
+    usage: "usage retention [--json]",
+    summary: "Run the usage rollup and retention job now (servers also run it every USAGE_RETENTION_SECONDS)",
+    options: {},
+    positionals: [],
+    async run() {
+      const { usage } = await services();
+      const result = await usage.runUsageRetention();
+      return {
+        json: { rolled_up: result.rolledUp, deleted: result.deleted, log_trimmed: result.logTrimmed },
+        text: `Rolled up ${result.rolledUp} minute rows, deleted ${result.deleted} old rows, trimmed ${result.logTrimmed} request-log rows.`,
+      };
+    },
+  },
   "apps secrets list": {
     usage: "apps secrets list CLIENT_ID [--json]",
     summary: "List an API client's active secrets (id, last four characters, created, last used; never the value)",
@@ -503,8 +632,9 @@ const COMMANDS: Record<string, Command> = {
   "apps create": {
     usage:
       "apps create --name N --type api|login --owner HANDLE [--description D] [--redirect-uri URL]… " +
-      `[--post-logout-redirect-uri URL]… [--scope SCOPE]… ${IDENTITY_USAGE} [--approve] [--json]`,
-    summary: "Register an application; with --approve an API client's secret is printed once",
+      `[--post-logout-redirect-uri URL]… [--scope SCOPE]… ${IDENTITY_USAGE} [--device] [--approve] [--json]`,
+    summary:
+      "Register an application; with --approve an API client's secret is printed once; --device allows device sign-in (login clients)",
     options: {
       ...IDENTITY_OPTIONS,
       name: { type: "string" },
@@ -514,6 +644,7 @@ const COMMANDS: Record<string, Command> = {
       "redirect-uri": { type: "string", multiple: true },
       "post-logout-redirect-uri": { type: "string", multiple: true },
       scope: { type: "string", multiple: true },
+      device: { type: "boolean" },
       approve: { type: "boolean" },
     },
     positionals: [],
@@ -533,6 +664,7 @@ const COMMANDS: Record<string, Command> = {
           redirectUris: list(values["redirect-uri"]),
           postLogoutRedirectUris: list(values["post-logout-redirect-uri"]),
           ...identityInput(values),
+          deviceFlow: values.device === true,
         },
         APP_CREATE_FLAGS,
       );
@@ -544,16 +676,14 @@ const COMMANDS: Record<string, Command> = {
         app.type === "api" && app.status === "approved" ? await (await services()).secrets.revealSecretOnce(app.clientId, actor) : null;
       const lines = [`Created ${app.type === "api" ? "API client" : "login client"} "${app.name}" for ${owner.handle}.`];
       lines.push(`client_id: ${app.clientId}`, `status:    ${app.status}`);
+      if (app.deviceFlow) lines.push("device:    allowed (device sign-in)");
       if (secret) {
         lines.push(`client_secret: ${secret.clientSecret}`, "Store the secret now: it is shown only once and cannot be recovered.");
       }
       return {
-        json: {
-          client_id: app.clientId,
-          status: app.status,
-          ...identityJson(app),
-          ...(secret ? { client_secret: secret.clientSecret } : {}),
-        },
+        // PRODUCT.md fixes this shape ({ client_id, status, client_secret? }); the device flag, links
+        // and logo are in apps list / apps show.
+        json: { client_id: app.clientId, status: app.status, ...(secret ? { client_secret: secret.clientSecret } : {}) },
         text: lines.join("\n"),
       };
     },
@@ -561,6 +691,27 @@ const COMMANDS: Record<string, Command> = {
   "apps approve": transition("approve"),
   "apps reject": transition("reject"),
   "apps suspend": transition("suspend"),
+  "apps show": {
+    usage: "apps show CLIENT_ID [--json]",
+    summary: "One application's configuration, with its pending change",
+    options: {},
+    positionals: ["CLIENT_ID"],
+    async run({ args }) {
+      const { apps, schemas, actor } = await services();
+      const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+      const app = await apps.getAppForViewer(clientId, actor);
+      const lines = [
+        statusLine(app),
+        `owner:   ${app.owner.handle}`,
+        `scopes:  ${app.scopes.join(" ") || "(none)"}`,
+        ...(app.type === "login"
+          ? [`redirect_uris: ${app.redirectUris.join(" ")}`, `device:  ${app.deviceFlow ? "allowed" : "off"}`]
+          : []),
+        ...(app.pendingChange ? ["changes waiting for review (apps changes approve|reject)"] : []),
+      ];
+      return { json: appJson(app), text: lines.join("\n") };
+    },
+  },
   "apps list": {
     usage: "apps list [--status pending|approved|rejected|suspended] [--json]",
     summary: "List applications, oldest first",

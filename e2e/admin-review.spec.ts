@@ -174,6 +174,29 @@ test.describe("admin review in Chromium", () => {
     await expect(admin.getByLabel("Resubmitted only")).toBeChecked();
   });
 
+  test("an admin sets an app's API quota on its page; every process enforces it and the audit log has it", async () => {
+    const clientId = `api_${TAG}${"0".padStart(14, "0")}`;
+    await admin.goto(`${server.url}/apps/${clientId}`);
+    const quota = admin.getByTestId("app-quota");
+    await expect(quota).toContainText("6,000 requests per minute (the default)");
+    await quota.getByLabel("Requests per minute").fill("0");
+    await quota.getByRole("button", { name: "Save quota" }).click();
+    await expect(quota.getByText("must be at least 1")).toBeVisible();
+    await quota.getByLabel("Requests per minute").fill("1200");
+    await quota.getByRole("button", { name: "Save quota" }).click();
+    await expect(admin.getByText("Quota set to 1,200 requests per minute")).toBeVisible();
+    await expect(quota).toContainText("1,200 requests per minute (set by an admin)");
+    await checkPage(admin, "app page with the quota form", "admin-app-quota");
+    const rows = await query<{ requestsPerMinute: number }>(
+      server.databaseUrl,
+      `SELECT "requestsPerMinute" FROM "Application" WHERE "clientId" = $1`,
+      [clientId],
+    );
+    expect(rows[0]!.requestsPerMinute).toBe(1200);
+    await quota.getByRole("button", { name: "Use the default" }).click();
+    await expect(quota).toContainText("6,000 requests per minute (the default)");
+  });
+
   test("disabling a user asks for a reason, which the audit log shows under its action filter", async () => {
     const handle = `${TAG}_user`;
     await query(

@@ -26,7 +26,12 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   let server: TestServer;
   try {
     if (built.status === "rejected") throw built.reason;
-    server = await startServer({ next: true, databaseUrl: await createTestDatabase(postgres.serverUrl, { seed: true }) });
+    server = await startServer({
+      next: true,
+      databaseUrl: await createTestDatabase(postgres.serverUrl, { seed: true }),
+      // Usage counts reach the Usage tab within a second (issue 16; the default is 5 s).
+      env: { USAGE_FLUSH_MS: "500" },
+    });
   } catch (error) {
     await postgres.stop();
     throw error;

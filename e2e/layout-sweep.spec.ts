@@ -224,6 +224,7 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
     ["docs-authentication", "/docs/authentication"],
     ["docs-scopes", "/docs/scopes"],
     ["docs-errors", "/docs/errors"],
+    ["docs-sdk", "/docs/sdk"],
   ] as const) {
     test(`docs: ${path}`, async () => {
       expectClean(await sweep("alice", slug, (p) => p.goto(`${server.url}${path}`)));
@@ -279,6 +280,9 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
       }),
     );
   });
+  test("app page: the Usage tab (issue 16)", async () => {
+    expectClean(await sweep("alice", "app-usage", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/usage`)));
+  });
   test("edit application", async () => {
     expectClean(await sweep("alice", "app-edit", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}/edit`)));
   });
@@ -298,6 +302,9 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
   });
 
   // The admin's pages.
+  test("admin: the usage overview (issue 16)", async () => {
+    expectClean(await sweep("admin", "admin-usage", (p) => p.goto(`${server.url}/admin/usage`)));
+  });
   test("admin: a user's connected apps", async () => {
     expectClean(await sweep("admin", "admin-user", (p) => p.goto(`${server.url}/admin/users/alice`)));
   });

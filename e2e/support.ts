@@ -90,7 +90,9 @@ export async function signIn(page: Page, handle: string, target = "/apps"): Prom
 
 export async function registerApp(
   page: Page,
-  app: { name: string; type: "api" | "login"; scopes: string[]; redirectUri?: string },
+  app: { name: string; type: "api" | "login"; scopes: string[]; redirectUri?: string; device?: boolean },
+  /** Called on the filled form, before it is sent (a screenshot, a check). */
+  beforeSubmit?: () => Promise<void>,
 ): Promise<string> {
   await page.goto(`${server.url}/apps/new`);
   await page.getByLabel("Application name").fill(app.name);
@@ -98,6 +100,8 @@ export async function registerApp(
   if (app.type === "login") await page.getByText("Login client", { exact: true }).click();
   for (const scope of app.scopes) await page.getByRole("checkbox", { name: new RegExp(`^${scope.replace(".", "\\.")}`) }).check();
   if (app.redirectUri) await page.getByLabel("Redirect URIs 1", { exact: true }).fill(app.redirectUri);
+  if (app.device) await page.getByRole("checkbox", { name: /^Allow device sign-in/ }).check();
+  await beforeSubmit?.();
   await page.getByRole("button", { name: "Register application" }).click();
   await page.waitForURL(/\/apps\/(api|app)_[A-Za-z0-9]+$/);
   return page.url().split("/").pop()!;
@@ -338,4 +342,48 @@ export async function checkLayout(
   for (const detail of consoleErrors) problems.push({ width: 0, check: "console", detail });
   for (const detail of failed) problems.push({ width: 0, check: "request", detail });
   return problems;
+}
+
+/**
+ * The person's side of device sign-in (issue 17) in the browser, from the code page (already open:
+ * verification_uri, or verification_uri_complete with the code filled in) to the success page:
+ * enters the code unless it is there, confirms it, signs in and allows if asked. `onStep` runs on
+ * each page before it is answered (checks, axe, screenshots).
+ */
+export async function completeDeviceSignInInBrowser(
+  page: Page,
+  options: {
+    userCode: string;
+    handle: string;
+    password: string;
+    onStep?: (step: "confirm" | "login" | "consent" | "success") => Promise<void>;
+  },
+): Promise<void> {
+  const code = page.getByLabel("Code");
+  if (!(await code.inputValue())) await code.fill(options.userCode);
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page.getByRole("heading", { name: "Is this the code on your device?" })).toBeVisible();
+  await options.onStep?.("confirm");
+  await page.getByRole("button", { name: "Continue" }).click();
+  for (let step = 0; step < 3; step++) {
+    await page.waitForLoadState();
+    const heading = (await page.locator("h1").first().textContent())?.trim() ?? "";
+    if (heading === "You're signed in on your device") {
+      await options.onStep?.("success");
+      return;
+    }
+    if (heading === "Sign in") {
+      await options.onStep?.("login");
+      await page.getByLabel("Username").fill(options.handle);
+      await page.getByLabel("Password").fill(options.password);
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    } else if (heading.startsWith("Allow ")) {
+      await options.onStep?.("consent");
+      await page.getByRole("button", { name: "Allow" }).click();
+    } else {
+      throw new Error(`device sign-in stopped on "${heading}" (${page.url()})`);
+    }
+    await page.waitForURL((url) => !url.pathname.endsWith("/login") && !url.pathname.endsWith("/consent"));
+  }
+  throw new Error("device sign-in did not reach its success page");
 }

@@ -14,6 +14,16 @@ describe("parseEnv", () => {
     expect(env.REFRESH_TOKEN_TTL).toBeGreaterThan(env.ACCESS_TOKEN_TTL);
   });
 
+  it("WEB_CONCURRENCY: 1 by default, a number of workers or auto; anything else is refused", () => {
+    expect(parseEnv({}).WEB_CONCURRENCY).toBe(1);
+    expect(parseEnv({ WEB_CONCURRENCY: "4" }).WEB_CONCURRENCY).toBe(4);
+    expect(parseEnv({ WEB_CONCURRENCY: "auto" }).WEB_CONCURRENCY).toBe("auto");
+    for (const bad of ["0", "-1", "many", "1.5", "65"]) {
+      expect(() => parseEnv({ WEB_CONCURRENCY: bad }), bad).toThrow(EnvError);
+    }
+    expect(parseEnv({}).DATABASE_POOL_SIZE).toBe(20);
+  });
+
   it("derives the issuer from APP_URL and drops trailing slashes", () => {
     const env = parseEnv({ APP_URL: "https://dev.example.com/" });
     expect(env.APP_URL).toBe("https://dev.example.com");

@@ -63,6 +63,24 @@ const rawSchema = z.object({
    * RSS). 0 leaves V8's own policy (up to 4x the live heap).
    */
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(50),
+  /**
+   * Worker processes sharing the port (issue 18, lib/server/cluster.ts): a number, or `auto` for
+   * the cores available. 1 (the default) runs one process without a cluster primary.
+   */
+  WEB_CONCURRENCY: z
+    .union([z.literal("auto"), z.coerce.number().int().min(1).max(64)], { message: "must be a number from 1 to 64, or auto" })
+    .default(1),
+  /** Connections in each process's PostgreSQL pool (workers get their share of max_connections). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
+  /**
+   * Issue 16, usage metering: `off` stops counting API requests and token grants in this process
+   * (read once at start; the benchmark compares both). Usage pages then show nothing new.
+   */
+  METERING: booleanFlag.default(true),
+  /** How often each process writes its usage counts and request log to the database, in ms. */
+  USAGE_FLUSH_MS: z.coerce.number().int().min(50).max(600_000).default(5000),
+  /** How often each process runs the usage rollup and retention job, in seconds. */
+  USAGE_RETENTION_SECONDS: seconds(600),
 });
 
 export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY"> & {

@@ -53,7 +53,7 @@ export function AppForm({ app }: { app?: AppView }) {
     resolver: (values, context, options) =>
       // An API client has no redirect URIs: the (hidden) lists must not fail its validation.
       zodResolver(createAppSchema)(
-        values.type === "api" ? { ...values, redirectUris: [], postLogoutRedirectUris: [] } : values,
+        values.type === "api" ? { ...values, redirectUris: [], postLogoutRedirectUris: [], deviceFlow: false } : values,
         context,
         options,
       ),
@@ -68,6 +68,8 @@ export function AppForm({ app }: { app?: AppView }) {
       homepageUrl: app?.homepageUrl ?? "",
       privacyPolicyUrl: app?.privacyPolicyUrl ?? "",
       termsUrl: app?.termsUrl ?? "",
+      // A request to turn it on that waits for review stays asked for (saving must not withdraw it).
+      deviceFlow: Boolean(app?.deviceFlow || app?.pendingChange?.deviceFlow),
     },
   });
   const {
@@ -341,6 +343,28 @@ export function AppForm({ app }: { app?: AppView }) {
               />
             )}
           />
+          <div>
+            <label className="flex cursor-pointer gap-3">
+              <input
+                type="checkbox"
+                className="mt-0.5 size-4 shrink-0 rounded border-slate-400 accent-brand-600"
+                aria-describedby="deviceFlow-hint"
+                {...register("deviceFlow")}
+              />
+              <span className="min-w-0">
+                <span className="block text-sm font-medium text-slate-900">Allow device sign-in</span>
+                <span id="deviceFlow-hint" className="mt-0.5 block text-sm text-slate-600">
+                  For TVs, command-line tools and chat bots without a browser: the app shows a code, the person enters it at
+                  the platform&apos;s device page and signs in there (RFC 8628 device authorization grant).
+                  {app?.status === "approved" || app?.status === "suspended"
+                    ? " Turning it on is reviewed by an admin before it applies; turning it off applies at once."
+                    : ""}
+                  {app?.pendingChange?.deviceFlow ? " Turning it on is waiting for review." : ""}
+                </span>
+              </span>
+            </label>
+            <FieldError message={errors.deviceFlow?.message} />
+          </div>
         </section>
       ) : null}
 

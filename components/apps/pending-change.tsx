@@ -11,7 +11,14 @@ const LABELS: Record<ChangeField, string> = {
   scopes: "Scopes",
   redirectUris: "Redirect URIs",
   postLogoutRedirectUris: "Post-logout redirect URIs",
+  deviceFlow: "Device sign-in",
 };
+
+/** How a requested or approved value reads in the diff; a flag reads On/Off. */
+function display(value: string | boolean | null): string {
+  if (typeof value === "boolean") return value ? "On" : "Off";
+  return value || "(empty)";
+}
 
 /**
  * The change waiting on an approved app, as a before/after diff (issue 15): the approved value and
@@ -67,10 +74,11 @@ export function PendingChangeDiff({ app }: { app: AppView }) {
                 <div className="space-y-1 break-words">
                   <p className="text-red-700">
                     <span className="font-medium">Approved:</span>{" "}
-                    <span className="line-through wrap-anywhere">{(approved as string | null) || "(empty)"}</span>
+                    <span className="line-through wrap-anywhere">{display(approved as string | boolean | null)}</span>
                   </p>
                   <p className="text-emerald-800">
-                    <span className="font-medium">Requested:</span> <span className="wrap-anywhere">{requested || "(empty)"}</span>
+                    <span className="font-medium">Requested:</span>{" "}
+                    <span className="wrap-anywhere">{display(requested as string | boolean | null)}</span>
                   </p>
                 </div>
               )}

@@ -10,6 +10,7 @@ export function SiteFooter() {
         { href: "/docs", label: "Getting started" },
         { href: "/docs/authentication", label: "Authentication" },
         { href: "/docs/scopes", label: "Scopes" },
+        { href: "/docs/sdk", label: "SDK and quickstarts" },
       ],
     },
     {

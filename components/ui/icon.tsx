@@ -31,6 +31,7 @@ const PATHS = {
   lock: "M7 11V8a5 5 0 0 1 10 0v3M6 11h12a1 1 0 0 1 1 1v7.5a1.5 1.5 0 0 1-1.5 1.5h-11A1.5 1.5 0 0 1 5 19.5V12a1 1 0 0 1 1-1Z",
   zap: "M13 3 5 13.5h6L10 21l8-10.5h-6L13 3Z",
   volumeOff: "M11 5 6 9H3v6h3l5 4V5Zm6 4 4 6m0-6-4 6",
+  chart: "M4 20h16M7 16v-5m5 5V8m5 8V5",
   list: "M9 6h11M9 12h11M9 18h11M4.5 6h.01M4.5 12h.01M4.5 18h.01",
   chevronDown: "m6 9 6 6 6-6",
 } as const;

@@ -5,14 +5,17 @@ export function PageHeader({
   description,
   actions,
   eyebrow,
+  bordered = true,
 }: {
+  /** false when tabs follow and draw the line (the app page's Overview / Usage). */
+  bordered?: boolean;
   title: ReactNode;
   description?: ReactNode;
   actions?: ReactNode;
   eyebrow?: ReactNode;
 }) {
   return (
-    <div className="flex flex-col gap-4 border-b border-slate-200 pb-6 sm:flex-row sm:items-end sm:justify-between">
+    <div className={`flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between ${bordered ? "border-b border-slate-200 pb-6" : ""}`}>
       <div className="min-w-0">
         {eyebrow ? <div className="mb-2 text-sm text-slate-600">{eyebrow}</div> : null}
         <h1 className="text-2xl font-semibold tracking-tight break-words text-slate-900 sm:text-3xl">{title}</h1>

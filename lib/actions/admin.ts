@@ -19,6 +19,8 @@ import {
   undoApproval,
 } from "@/lib/services/apps";
 import { setUserDisabled, setUserMuted } from "@/lib/services/users";
+import { setAppRequestQuota } from "@/lib/services/api-quota";
+import { requestQuotaSchema } from "@/lib/schemas/rate-limits";
 
 /**
  * Admin actions. Every one checks the admin role on the server first (requireAdminActor), whatever
@@ -176,5 +178,19 @@ export async function rejectChangeAction(clientId: unknown, input: unknown): Pro
     await rejectPendingChange(id, reason, actor);
     refreshApp(id);
     return { clientId: id };
+  });
+}
+
+/** An app's API request quota per minute (null: the platform default). */
+export async function setAppQuotaAction(
+  clientId: unknown,
+  input: unknown,
+): Promise<ActionResult<Pick<AppView, "clientId" | "requestsPerMinute" | "customQuota">>> {
+  return runAction("admin.apps.quota", async () => {
+    const id = clientIdSchema.parse(clientId);
+    const actor = await requireAdminActor("app.quota", { type: "app", id });
+    const app = await setAppRequestQuota(id, requestQuotaSchema.parse(input), actor);
+    refreshApp(id);
+    return { clientId: app.clientId, requestsPerMinute: app.requestsPerMinute, customQuota: app.customQuota };
   });
 }

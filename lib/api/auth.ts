@@ -1,5 +1,6 @@
 import { AppError } from "../errors";
 import { checkAccessToken } from "../oidc/access-tokens";
+import { DEFAULT_REQUESTS_PER_MINUTE } from "../schemas/rate-limits";
 import type { SvcScope } from "../scopes";
 import type { ApiRequest } from "./http";
 
@@ -18,14 +19,17 @@ import type { ApiRequest } from "./http";
  *
  * Steps 3 and 4 are lib/oidc/access-tokens.ts, shared with the sign-in service's userinfo; its
  * caches are dropped by the change channel, so a control action holds in every process at once.
+ * `identify` does steps 1–4 and `authorize` 5–7: defineRoute counts the request against the app's
+ * quota in between, so a refused scope is counted (and answered with the quota headers) too.
  */
 
 export type AuthRequirement = "optional" | "user" | "any";
 
+/** `quota`: the app's API requests per minute (issue 16; lib/services/api-quota.ts counts them). */
 export type ApiCaller =
   | { kind: "anonymous" }
-  | { kind: "app"; clientId: string; scopes: readonly string[] }
-  | { kind: "user"; userId: number; clientId: string; scopes: readonly string[] };
+  | { kind: "app"; clientId: string; scopes: readonly string[]; quota: number }
+  | { kind: "user"; userId: number; clientId: string; scopes: readonly string[]; quota: number };
 
 export type UserCaller = Extract<ApiCaller, { kind: "user" }>;
 
@@ -35,11 +39,13 @@ function invalidToken(message: string): AppError {
   return new AppError("invalid_token", message, { headers: { "www-authenticate": 'Bearer error="invalid_token"' } });
 }
 
-export async function authenticate(
-  request: ApiRequest,
-  requirement: AuthRequirement,
-  scope: SvcScope | undefined,
-): Promise<ApiCaller> {
+/** A caller whose token checked out (steps 1–4), before the endpoint's requirements (5–7). */
+export type IdentifiedCaller =
+  | { kind: "anonymous" }
+  | { kind: "token"; caller: Exclude<ApiCaller, { kind: "anonymous" }>; userDisabled: boolean | undefined };
+
+/** Steps 1–4: who is calling. The per-app quota is counted between this and `authorize`. */
+export async function identify(request: ApiRequest, requirement: AuthRequirement): Promise<IdentifiedCaller> {
   const header = request.headers.get("authorization");
   if (header === null) {
     if (requirement === "optional") return { kind: "anonymous" };
@@ -58,18 +64,30 @@ export async function authenticate(
     throw error;
   }
   const { claims, userId, userDisabled } = checked;
+  // Issue 16: from here on the request belongs to this app (lib/api/http.ts ApiRequest): usage
+  // metering reads it after the reply, so a 403 or a 429 of the quota still counts for the app.
+  request.clientId = claims.clientId;
+  request.userId = userId;
+  const quota = checked.appRequestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE;
+  const caller: Exclude<ApiCaller, { kind: "anonymous" }> =
+    userId === undefined
+      ? { kind: "app", clientId: claims.clientId, scopes: claims.scopes, quota }
+      : { kind: "user", userId, clientId: claims.clientId, scopes: claims.scopes, quota };
+  return { kind: "token", caller, userDisabled };
+}
 
-  if (requirement === "user" && userId === undefined) {
+/** Steps 5–7: whether this caller may call an endpoint with `requirement` and `scope`. */
+export function authorize(identified: IdentifiedCaller, requirement: AuthRequirement, scope: SvcScope | undefined): ApiCaller {
+  if (identified.kind === "anonymous") return { kind: "anonymous" };
+  const { caller, userDisabled } = identified;
+  if (requirement === "user" && caller.kind === "app") {
     throw new AppError("requires_user", "This endpoint acts for a user; an app-only token cannot call it.");
   }
-  if (scope !== undefined && !claims.scopes.includes(scope)) {
+  if (scope !== undefined && !caller.scopes.includes(scope)) {
     throw new AppError("insufficient_scope", `This endpoint needs the ${scope} scope.`, {
       headers: { "www-authenticate": `Bearer error="insufficient_scope", scope="${scope}"` },
     });
   }
   if (userDisabled === true) throw new AppError("forbidden", "This account is disabled.");
-
-  return userId === undefined
-    ? { kind: "app", clientId: claims.clientId, scopes: claims.scopes }
-    : { kind: "user", userId, clientId: claims.clientId, scopes: claims.scopes };
+  return caller;
 }

@@ -23,7 +23,9 @@ export function errorReply(
   headers: Record<string, string> = {},
   requestId?: string,
 ): ApiReply {
-  return jsonReply(status, { error }, requestId, headers);
+  const reply = jsonReply(status, { error }, requestId, headers);
+  reply.errorCode = error.code;
+  return reply;
 }
 
 function describePath(path: PropertyKey[]): string {

@@ -1,10 +1,14 @@
 import { z, ZodError, type ZodType } from "zod";
+import { AppError, isAppError } from "../errors";
 import type { ApiErrorCode } from "../schemas/api";
+import { ENDPOINT_POLICIES, type EndpointPolicyName } from "../schemas/rate-limits";
 import type { SvcScope } from "../scopes";
-import { authenticate, type ApiCaller, type AuthRequirement, type UserCaller } from "./auth";
+import { admitApiRequest, type QuotaState } from "../services/api-quota";
+import { authorize, identify, type ApiCaller, type AuthRequirement, type UserCaller } from "./auth";
 import { assertDeclaredLength, readJsonBody } from "./body";
 import { InputError } from "./errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "./http";
+import { rateLimitHeaders } from "./rate-limit-headers";
 
 /**
  * `defineRoute` (STYLE: Request path): one declaration per endpoint holds everything the wrapper
@@ -41,6 +45,12 @@ export interface RouteConfig<
   response: { status: 200 | 201; schema: R; description: string; bare?: boolean };
   /** Error codes this endpoint answers with besides the auth ones derived from `auth`/`scope`. */
   errors: ApiErrorCode[];
+  /**
+   * The endpoint's own limit of SPEC.md, if any (lib/schemas/rate-limits.ts): announced in the
+   * rate-limit headers next to the app's quota. Its one allowance is spent by a success and is at 0
+   * on its 429 (whose Retry-After tells when it returns).
+   */
+  limit?: EndpointPolicyName;
   handler(input: {
     params: Out<P>;
     query: Out<Q>;
@@ -50,9 +60,42 @@ export interface RouteConfig<
   }): Promise<z.input<R>>;
 }
 
+/** What a route found out besides its reply: the router adds these headers to the reply, error or not. */
+export interface ReplyExtras {
+  headers?: Record<string, string>;
+}
+
 export interface Route {
   config: RouteConfig<AuthRequirement, AnyObject | undefined, AnyObject | undefined, ZodType | undefined, ZodType>;
-  run(request: ApiRequest, rawParams: Record<string, string>, query: Record<string, string | string[]>, requestId: string): Promise<ApiReply>;
+  run(
+    request: ApiRequest,
+    rawParams: Record<string, string>,
+    query: Record<string, string | string[]>,
+    requestId: string,
+    extras: ReplyExtras,
+  ): Promise<ApiReply>;
+}
+
+/**
+ * Counts the request against its app's quota (lib/services/api-quota.ts) and puts the rate-limit
+ * headers in `extras`; over the quota, 429 `rate_limited` with Retry-After.
+ */
+async function countAgainstQuota(
+  clientId: string,
+  quota: number,
+  endpoint: EndpointPolicyName | undefined,
+  extras: ReplyExtras,
+): Promise<QuotaState> {
+  const pending = admitApiRequest(clientId, quota);
+  const state = pending instanceof Promise ? await pending : pending;
+  const policy = endpoint ? ENDPOINT_POLICIES[endpoint] : undefined;
+  extras.headers = rateLimitHeaders(state, policy ? { policy, state: null } : undefined);
+  if (!state.admitted) {
+    throw new AppError("rate_limited", `This app has made its ${state.limit} API requests of this minute. Retry after the window resets.`, {
+      headers: { "Retry-After": String(state.resetSeconds) },
+    });
+  }
+  return state;
 }
 
 function parse<S extends ZodType | undefined>(schema: S, value: unknown, where: InputError["where"]): Out<S> {
@@ -69,21 +112,40 @@ export function defineRoute<
   B extends ZodType | undefined = undefined,
   R extends ZodType = ZodType,
 >(config: RouteConfig<A, P, Q, B, R>): Route {
-  const { auth, scope, params, query, body, response, handler } = config;
+  const { auth, scope, params, query, body, response, handler, limit } = config;
+  const policy = limit ? ENDPOINT_POLICIES[limit] : undefined;
   return {
     config: config as unknown as Route["config"],
-    async run(request, rawParams, rawQuery, requestId) {
+    async run(request, rawParams, rawQuery, requestId, extras) {
       // Oversized bodies are refused before anything else is done for them.
       assertDeclaredLength(request);
-      const caller = (await authenticate(request, auth, scope)) as CallerFor<A>;
-      const input = {
-        params: parse(params, rawParams, "path parameter"),
-        query: parse(query, rawQuery, "query parameter"),
-        body: body ? parse(body, await readJsonBody(request), "request body") : (undefined as Out<B>),
-        caller,
-        request,
-      };
-      const payload = await handler(input as Parameters<typeof handler>[0]);
+      const identified = await identify(request, auth);
+      const quota =
+        identified.kind === "token"
+          ? await countAgainstQuota(identified.caller.clientId, identified.caller.quota, limit, extras)
+          : undefined;
+      const caller = authorize(identified, auth, scope) as CallerFor<A>;
+      let payload;
+      try {
+        const input = {
+          params: parse(params, rawParams, "path parameter"),
+          query: parse(query, rawQuery, "query parameter"),
+          body: body ? parse(body, await readJsonBody(request), "request body") : (undefined as Out<B>),
+          caller,
+          request,
+        };
+        payload = await handler(input as Parameters<typeof handler>[0]);
+      } catch (error) {
+        // The endpoint's own limit refused it: announce it spent until its Retry-After.
+        if (quota && policy && isAppError(error) && (error as AppError).status === 429) {
+          const retryAfter = Number((error as AppError).headers?.["Retry-After"] ?? policy.windowSeconds);
+          extras.headers = rateLimitHeaders(quota, { policy, state: { remaining: 0, resetSeconds: retryAfter } });
+        }
+        throw error;
+      }
+      if (quota && policy) {
+        extras.headers = rateLimitHeaders(quota, { policy, state: { remaining: 0, resetSeconds: policy.windowSeconds } });
+      }
       return jsonReply(response.status, response.bare ? payload : { data: payload }, requestId);
     },
   };

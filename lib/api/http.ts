@@ -15,6 +15,16 @@ export interface ApiRequest {
    * path reads Node's stream directly; a web stream costs ~10% of a chat post's CPU (issue 6).
    */
   readBody(limit: number): Promise<Buffer>;
+  /**
+   * What dispatch learns about the request as it goes, in one place (issue 16): the route template
+   * (`GET /users/{username}`), set by lib/api/router.ts once the path matched, and the verified
+   * caller's app and user, set by lib/api/auth.ts once the token checked out (before its scope and
+   * user checks, so a 403 still counts for the app). Usage metering reads them after the reply;
+   * anything per app (a quota) can read them too. Unset: no route matched, or no valid token.
+   */
+  route?: string;
+  clientId?: string;
+  userId?: number;
 }
 
 export interface ApiReply {
@@ -22,6 +32,8 @@ export interface ApiReply {
   headers: Record<string, string>;
   /** Serialized JSON, or null for 204 and HEAD. */
   body: string | null;
+  /** The SPEC error code of an error reply (usage metering and the request log record it). */
+  errorCode?: string;
 }
 
 /**
@@ -30,7 +42,8 @@ export interface ApiReply {
  */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
-  "access-control-expose-headers": "Retry-After, WWW-Authenticate, X-Request-Id, Allow",
+  "access-control-expose-headers":
+    "Retry-After, WWW-Authenticate, X-Request-Id, Allow, RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
 };
 
 /** Preflight answers: what a browser may send, cached for two hours. */

@@ -23,6 +23,10 @@ function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
       },
     },
     readBody: (limit) => (hasBody ? readBody(req, { limit, headers: req.headers }) : Promise.resolve(Buffer.alloc(0))),
+    // Declared up front, so setting them later keeps the object's shape (router.ts, auth.ts).
+    route: undefined,
+    clientId: undefined,
+    userId: undefined,
   };
 }
 

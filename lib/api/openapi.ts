@@ -3,6 +3,7 @@ import { z } from "zod";
 import { env } from "../env";
 import { ERROR_STATUS } from "../errors";
 import type { ApiErrorCode } from "../schemas/api";
+import { DEFAULT_REQUESTS_PER_MINUTE } from "../schemas/rate-limits";
 import { SVC_SCOPES, USER_ONLY_SCOPES, type SvcScope } from "../scopes";
 import type { Route } from "./handler";
 import { MAX_BODY_BYTES } from "./body";
@@ -23,18 +24,19 @@ const ERROR_DESCRIPTIONS: Record<ApiErrorCode, string> = {
   not_found: "no such endpoint under /api/v1, or no such user profile",
   user_not_found: "the target user of the action does not exist",
   method_not_allowed: "wrong HTTP method for the path (see the Allow header)",
-  rate_limited: "sending too fast (chat posting); see Retry-After",
+  rate_limited: "sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers",
   poke_cooldown: "same user poked within 24 hours; includes next_allowed_at and Retry-After",
   internal_error: "server-side failure; safe to retry with backoff",
 };
 
 function authErrors(route: Route): ApiErrorCode[] {
   const { auth, scope } = route.config;
-  if (auth === "optional") return ["invalid_token", "forbidden"];
+  // Every request with a token counts against its app's quota (429 rate_limited over it).
+  if (auth === "optional") return ["invalid_token", "forbidden", "rate_limited"];
   const codes: ApiErrorCode[] = ["unauthorized", "invalid_token"];
   if (auth === "user") codes.push("requires_user");
   if (scope) codes.push("insufficient_scope");
-  codes.push("forbidden");
+  codes.push("forbidden", "rate_limited");
   return codes;
 }
 
@@ -97,7 +99,11 @@ every error is \`{ "error": { "code", "message" } }\` (plus \`next_allowed_at\` 
 ones (404 \`not_found\`) and wrong methods (405 \`method_not_allowed\` with \`Allow\`).
 
 **Limits.** Request bodies up to ${MAX_BODY_BYTES / 1024} KiB (413 \`invalid_request\` above). Chat: one post per 2 seconds, text up to 8192
-bytes. Pokes: one per target per 24 hours. 429 answers carry \`Retry-After\`. Timestamps named \`*_at\` are Unix seconds.
+bytes. Pokes: one per target per 24 hours. Each app: ${DEFAULT_REQUESTS_PER_MINUTE} requests per minute unless an admin set another quota.
+429 answers carry \`Retry-After\`. Every response to a request with a token announces its limits: \`RateLimit-Policy\` and
+\`RateLimit\` (IETF httpapi draft: \`"app";q=6000;w=60\` and \`"app";r=5999;t=42\`, plus \`"chat-post"\` or \`"poke"\` on those
+endpoints) and \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` (Unix seconds) for the limit that binds first.
+Timestamps named \`*_at\` are Unix seconds.
 
 **CORS.** Any origin may call the API from a browser (no cookies are used).
 

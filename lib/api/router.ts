@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../errors";
 import { readBody } from "../http/body";
-import type { Route } from "./handler";
+import type { ReplyExtras, Route } from "./handler";
 import { toErrorReply } from "./errors";
 import { jsonReply, PREFLIGHT_HEADERS, type ApiReply, type ApiRequest } from "./http";
+import { meterApiRequest } from "./metering";
 import { API_ROUTES } from "./routes";
 
 /**
@@ -21,6 +22,8 @@ interface PathEntry {
   pattern: RegExp;
   names: string[];
   methods: Map<string, Runner>;
+  /** Method → `GET /users/{username}`, the route's name in usage metering (issue 16). */
+  routeNames: Map<string, string>;
   allow: string;
 }
 
@@ -52,9 +55,10 @@ function compile(): PathEntry[] {
       return "([^/]+)";
     });
     const verbs = [...methods.keys()];
+    const routeNames = new Map(verbs.map((verb) => [verb, `${verb} ${path}`]));
     if (verbs.includes("GET")) verbs.push("HEAD");
     verbs.push("OPTIONS");
-    return { pattern: new RegExp(`^${source}$`), names, methods, allow: verbs.join(", ") };
+    return { pattern: new RegExp(`^${source}$`), names, methods, routeNames, allow: verbs.join(", ") };
   });
 }
 
@@ -97,11 +101,13 @@ function requestIdOf(request: ApiRequest): string {
 
 /** Routes one request to its handler; never throws (errors become the envelope). */
 export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply> {
+  const startedMs = performance.now();
   const requestId = requestIdOf(request);
   const method = request.method.toUpperCase();
   const info = { requestId, method, path: request.url.split("?")[0]! };
   const isHead = method === "HEAD";
   let reply: ApiReply;
+  const extras: ReplyExtras = {};
   try {
     const url = new URL(request.url);
     info.path = url.pathname;
@@ -117,16 +123,20 @@ export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply>
       };
     }
     if (!found) throw new AppError("not_found", "No such endpoint under /api/v1.");
-    const runner = found.entry.methods.get(isHead ? "GET" : method);
+    const verb = isHead ? "GET" : method;
+    const runner = found.entry.methods.get(verb);
     if (!runner) {
       throw new AppError("method_not_allowed", `${method} is not allowed here. Allowed: ${found.entry.allow}.`, {
         headers: { allow: found.entry.allow },
       });
     }
-    reply = await runner.run(request, found.params, queryObject(url.searchParams), requestId);
+    request.route = found.entry.routeNames.get(verb);
+    reply = await runner.run(request, found.params, queryObject(url.searchParams), requestId, extras);
   } catch (error) {
     reply = toErrorReply(error, info);
   }
+  if (extras.headers) Object.assign(reply.headers, extras.headers);
+  meterApiRequest(request, method, reply, requestId, startedMs);
   if (isHead) reply.body = null;
   return reply;
 }
@@ -138,6 +148,9 @@ export async function handleApiRequest(request: Request): Promise<Response> {
     url: request.url,
     headers: request.headers,
     readBody: (limit) => readBody(request.body, { limit, headers: request.headers }),
+    route: undefined,
+    clientId: undefined,
+    userId: undefined,
   });
   return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }

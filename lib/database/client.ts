@@ -10,11 +10,11 @@ import { logger } from "../logger";
  * directly (raw pg is ~5x faster than Prisma's per-query planning for single reads).
  */
 function createPool(): pg.Pool {
-  const url = env().DATABASE_URL;
+  const { DATABASE_URL: url, DATABASE_POOL_SIZE } = env();
   if (!url) throw new Error("DATABASE_URL is not set (the server sets it after starting the embedded PostgreSQL)");
   const created = new pg.Pool({
     connectionString: url,
-    max: 20,
+    max: DATABASE_POOL_SIZE,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
     // A query that cannot reach the server must fail promptly, not hang a request.

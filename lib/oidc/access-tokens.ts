@@ -95,6 +95,8 @@ export interface CheckedAccessToken {
   userId: number | undefined;
   /** The user's disabled flag (undefined for app-only tokens): callers decide how to answer it. */
   userDisabled: boolean | undefined;
+  /** The app's API quota per minute as stored (null: the platform default). */
+  appRequestsPerMinute: number | null;
 }
 
 /**
@@ -111,7 +113,7 @@ export async function checkAccessToken(token: string): Promise<CheckedAccessToke
   if (status.userDisabled === null) throw new AppError("invalid_token", "The access token is invalid.");
   const revoked = revokedThrough(status);
   if (revoked !== null && claims.iat <= revoked) throw new AppError("invalid_token", "The access token has been revoked.");
-  return { claims, userId, userDisabled: status.userDisabled ?? undefined };
+  return { claims, userId, userDisabled: status.userDisabled ?? undefined, appRequestsPerMinute: status.appRequestsPerMinute };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { errors } from "oidc-provider";
@@ -5,6 +6,7 @@ import { pgTransactionWithChanges } from "../database/changes";
 import { pool } from "../database/client";
 import { logger } from "../logger";
 import { voidGrantTokensWith } from "../queries/token-revocations";
+import { deleteStalePollCounters } from "../services/throttle";
 import { findClientMetadata } from "./clients";
 
 /**
@@ -55,6 +57,19 @@ const SECRET_ID_KINDS = new Set([
   "BackchannelAuthenticationRequest",
 ]);
 
+/**
+ * A device code found by its user code (RFC 8628 verification page) has no jti: the row keeps only
+ * the code's digest. oidc-provider saves it back (in flight, approved, denied) and finds it again
+ * from the interaction by that jti, so it gets a reference to its row instead. Such a reference is
+ * honoured only inside deviceCodeReferences.run() (the verification routes, lib/oidc/device.ts),
+ * never at the token endpoint: the database alone must never yield a usable device code.
+ */
+const DEVICE_CODE_REF = "devref.";
+export const deviceCodeReferences = new AsyncLocalStorage<true>();
+
+/** How long an expired device code's row stays (oidc-provider checks the payload's own `exp`). */
+const EXPIRED_DEVICE_CODE_KEPT_SECONDS = 10 * 60;
+
 export class PgAdapter implements Adapter {
   private readonly hashesIds: boolean;
 
@@ -64,12 +79,16 @@ export class PgAdapter implements Adapter {
 
   /** The row key for an id: the id itself, or its SHA-256 for bearer-value kinds. */
   private key(id: string): string {
+    if (this.kind === "DeviceCode" && id.startsWith(DEVICE_CODE_REF)) return id.slice(DEVICE_CODE_REF.length);
     return this.hashesIds ? `sha256:${createHash("sha256").update(id).digest("base64url")}` : id;
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     if (this.kind === "Client") return; // clients are read-only here (the portal owns them)
-    const expiresAt = expiresIn ? iso(new Date(Date.now() + expiresIn * 1000)) : null;
+    // An expired device code must still be found, so that polling learns `expired_token` (RFC 8628
+    // §3.5) rather than invalid_grant: its row outlives its expiry by a while.
+    const keep = this.kind === "DeviceCode" ? EXPIRED_DEVICE_CODE_KEPT_SECONDS : 0;
+    const expiresAt = expiresIn ? iso(new Date(Date.now() + (expiresIn + keep) * 1000)) : null;
     await pool.query(
       `INSERT INTO ${TABLE} (kind, id, payload, "grantId", "userCode", uid, "clientId", "expiresAt")
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -91,20 +110,22 @@ export class PgAdapter implements Adapter {
   }
 
   private async findWhere(column: "id" | "uid" | `"userCode"`, value: string): Promise<AdapterPayload | undefined> {
-    const { rows } = await pool.query<{ payload: AdapterPayload; consumed: boolean }>(
-      `SELECT payload, "consumedAt" IS NOT NULL AS consumed FROM ${TABLE}
+    const { rows } = await pool.query<{ id: string; payload: AdapterPayload; consumed: boolean }>(
+      `SELECT id, payload, "consumedAt" IS NOT NULL AS consumed FROM ${TABLE}
        WHERE kind = $1 AND ${column} = $2 AND ("expiresAt" IS NULL OR "expiresAt" > $3) LIMIT 1`,
       [this.kind, value, iso(new Date())],
     );
     const row = rows[0];
     if (!row) return undefined;
-    return row.consumed ? { ...row.payload, consumed: true } : row.payload;
+    const payload = column === `"userCode"` && this.hashesIds ? { ...row.payload, jti: `${DEVICE_CODE_REF}${row.id}` } : row.payload;
+    return row.consumed ? { ...payload, consumed: true } : payload;
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
     if (this.kind === "Client") return findClientMetadata(id);
     // Ids are opaque strings of bounded size; anything longer is not ours (e.g. a JWT).
     if (!isLookupValue(id)) return undefined;
+    if (id.startsWith(DEVICE_CODE_REF) && deviceCodeReferences.getStore() !== true) return undefined;
     const payload = await this.findWhere("id", this.key(id));
     return payload && this.hashesIds ? { ...payload, jti: id } : payload;
   }
@@ -189,9 +210,9 @@ export async function deleteExpiredOidcModels(now = new Date()): Promise<number>
 /** Periodic clean-up of expired rows; the timer never keeps the process alive. */
 export function startExpiredModelCleanup(intervalMs = 10 * 60_000): () => void {
   const run = () =>
-    deleteExpiredOidcModels()
-      .then((count) => {
-        if (count) logger.debug("expired sign-in records removed", { count });
+    Promise.all([deleteExpiredOidcModels(), deleteStalePollCounters()])
+      .then(([count, counters]) => {
+        if (count || counters) logger.debug("expired sign-in records removed", { count, counters });
       })
       .catch((error: unknown) => logger.warn("expired sign-in record clean-up failed", { error: (error as Error).message }));
   const first = setTimeout(run, 30_000);

@@ -5,6 +5,7 @@ import { env } from "../env";
 import { readBody } from "../http/body";
 import { sendJson } from "../http/reply";
 import { verifyClientCredentials } from "../services/app-secrets";
+import { usageMeter } from "../services/usage-meter";
 import { waitPastRevocation } from "./access-tokens";
 import { findSignInClient } from "./clients";
 import { ACCESS_TOKEN_ALG, type StoredSigningKey } from "./keys";
@@ -94,6 +95,7 @@ export async function tryClientCredentialsGrant(
   body: Buffer,
   signer: AccessTokenSigner | undefined,
 ): Promise<boolean> {
+  const startedMs = performance.now();
   if (!signer) return false;
   const form = parseForm(body);
   if (!form) return false;
@@ -125,5 +127,7 @@ export async function tryClientCredentialsGrant(
     "access-control-allow-origin": "*",
     "access-control-expose-headers": "WWW-Authenticate",
   });
+  // Issue 16: counted like the grants oidc-provider answers (provider.ts), per app.
+  usageMeter().recordGrant(client.clientId, "client_credentials", 200, null, performance.now() - startedMs, Date.now());
   return true;
 }

@@ -23,6 +23,8 @@ export interface SignInClient {
   svcScopes: SvcScope[];
   redirectUris: string[];
   postLogoutRedirectUris: string[];
+  /** Login clients that enabled device sign-in (approved configuration only; issue 17). */
+  deviceFlow: boolean;
 }
 
 const CACHE_TTL_MS = 5_000;
@@ -63,6 +65,7 @@ export async function findSignInClient(clientId: string): Promise<SignInClient |
       svcScopes: row.type === "api" ? appLevelScopes(registered) : registered,
       redirectUris: row.redirectUris,
       postLogoutRedirectUris: row.postLogoutRedirectUris,
+      deviceFlow: row.type === "login" && row.deviceFlow,
     };
   }
   cache.set(clientId, value ?? false);
@@ -80,6 +83,9 @@ const SECRETS_CHECKED_ELSEWHERE = "hashed-secrets-checked-by-compareClientSecret
 export function loginClientScopes(client: SignInClient): string[] {
   return [...Object.keys(OIDC_SCOPES), ...client.svcScopes];
 }
+
+/** RFC 8628 §3.4: the device authorization grant's grant_type. */
+export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
 /** oidc-provider client metadata for an application (see docs/README.md "clients"). */
 export function toClientMetadata(client: SignInClient): AdapterPayload {
@@ -100,7 +106,9 @@ export function toClientMetadata(client: SignInClient): AdapterPayload {
     client_name: client.name,
     application_type: "web",
     token_endpoint_auth_method: "none",
-    grant_types: ["authorization_code", "refresh_token"],
+    // RFC 8628: only apps whose approved configuration allows device sign-in; any other client
+    // asking the device endpoint gets unauthorized_client.
+    grant_types: ["authorization_code", "refresh_token", ...(client.deviceFlow ? [DEVICE_CODE_GRANT] : [])],
     response_types: ["code"],
     redirect_uris: client.redirectUris,
     // SPEC Authentication step 7: `post_logout_redirect_uri` "must match a registered redirect URI

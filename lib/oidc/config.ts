@@ -11,6 +11,7 @@ import { PgAdapter } from "./adapter";
 import { apiResource, findSignInClient } from "./clients";
 import { renderErrorPage } from "./html";
 import { ACCESS_TOKEN_ALG, ID_TOKEN_TTL } from "./keys";
+import { DEVICE_CODE_TTL, successSource, userCodeConfirmSource, userCodeInputSource } from "./device";
 
 /**
  * oidc-provider configuration (docs/README.md "Configuration options", v9). Everything here is
@@ -27,6 +28,9 @@ export const ROUTES = {
   userinfo: "/protocol/openid-connect/userinfo",
   introspection: "/protocol/openid-connect/token/introspect",
   revocation: "/protocol/openid-connect/revoke",
+  // RFC 8628 (issue 17): Keycloak's device endpoint, and its verification page under the realm.
+  device_authorization: "/protocol/openid-connect/auth/device",
+  code_verification: "/device",
 } as const;
 
 /** Authorization codes are for immediate exchange (RFC 6749 §4.1.2 recommends at most 10 minutes). */
@@ -64,7 +68,10 @@ async function applyScopeRules(ctx: KoaContextWithOIDC): Promise<void> {
   const app = await findSignInClient(client.clientId);
   if (!app) return;
   const requested = typeof params.scope === "string" && params.scope ? params.scope.split(" ") : [];
-  if (route === "authorization" && app.type === "login" && requested.includes("openid")) {
+  // The device flow's scope is decided at its device authorization request (RFC 8628 §3.1) and
+  // kept with the device code for the person's part.
+  const userFacing = route === "authorization" || route === "device_authorization";
+  if (userFacing && app.type === "login" && requested.includes("openid")) {
     params.scope = [...new Set([...requested, ...app.svcScopes])].join(" ");
   } else if (route === "token" && params.grant_type === "client_credentials" && app.type === "api") {
     const allowed = requested.length ? app.svcScopes.filter((s) => requested.includes(s)) : app.svcScopes;
@@ -181,6 +188,16 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
       // Not part of the platform's contract: fewer endpoints, fewer surprises for the API's verifier.
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      // RFC 8628 device sign-in (issue 17), for login clients whose approved configuration allows it
+      // (clients.ts grant_types). User codes: 8 of 20 consonants (no vowels: no words), XXXX-XXXX.
+      deviceFlow: {
+        enabled: true,
+        charset: "base-20",
+        mask: "****-****",
+        userCodeInputSource,
+        userCodeConfirmSource,
+        successSource,
+      },
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: input.logoutSource,
@@ -220,6 +237,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
       AccessToken: config.ACCESS_TOKEN_TTL,
       ClientCredentials: config.ACCESS_TOKEN_TTL,
       AuthorizationCode: AUTHORIZATION_CODE_TTL,
+      DeviceCode: DEVICE_CODE_TTL,
       IdToken: ID_TOKEN_TTL,
       Interaction: INTERACTION_TTL,
       // A sign-in lasts REFRESH_TOKEN_TTL: rotated refresh tokens keep the first one's expiry.

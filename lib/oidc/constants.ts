@@ -18,3 +18,14 @@ export const SIGNED_OUT_PAGE_PATH = "/interaction/signed-out";
  * the interaction's lifetime) so that a wrong password does not wipe it; never in the URL.
  */
 export const LOGIN_USERNAME_COOKIE = "_login_username";
+
+/**
+ * Device sign-in (RFC 8628): oidc-provider's user-code pages are rendered by Next at this path
+ * (pages/interaction/device.tsx); the form's CSRF value travels in this cookie, never the URL.
+ */
+export const DEVICE_PAGE_PATH = "/interaction/device";
+export const DEVICE_XSRF_COOKIE = "_device_xsrf";
+/** What the device page shows, as lib/oidc/device.ts redirects to it (`?step=`). */
+export const DEVICE_STEPS = ["input", "confirm", "success", "cancelled"] as const;
+/** Why the device page shows the code input again (`?error=`). */
+export const DEVICE_ERRORS = ["missing", "not_found", "expired", "used", "too_many_attempts", "app_unavailable", "failed"] as const;

@@ -10,6 +10,7 @@ import { isSameOriginRequest } from "../http/same-origin";
 import { logger } from "../logger";
 import { rememberConsent } from "../services/consents";
 import { signInWithPassword } from "./account";
+import { deviceCodeReferences } from "./adapter";
 import { interactionBase, INTERACTION_TTL, isHttps, ROUTES } from "./config";
 import { LOGIN_USERNAME_COOKIE } from "./constants";
 import { renderErrorPage } from "./html";
@@ -99,6 +100,21 @@ function restartUrl(params: Record<string, unknown>): string {
   return url.href;
 }
 
+/** The device's code page again, with its code filled in; the code stops being "in use". */
+async function restartDeviceUrl(provider: Provider, deviceCodeId: string): Promise<string> {
+  const url = new URL(`${env().ISSUER}${ROUTES.code_verification}`);
+  // The interaction names its device code by reference (adapter.ts deviceCodeReferences).
+  return deviceCodeReferences.run(true, async () => {
+    const code = await provider.DeviceCode.find(deviceCodeId, { ignoreExpiration: true, ignoreSessionBinding: true } as never);
+    if (code && !code.accountId && !code.error && !code.isExpired) {
+      code.inFlight = undefined;
+      await code.save();
+      if (code.userCode) url.searchParams.set("user_code", code.userCode);
+    }
+    return url.href;
+  });
+}
+
 export async function handleInteraction(
   provider: Provider,
   req: IncomingMessage,
@@ -137,6 +153,9 @@ export async function handleInteraction(
       const interaction = await provider.Interaction.find(details.uid);
       await interaction?.destroy();
       logger.info("sign-in restarted for another account", { client: details.params.client_id });
+      // A device sign-in (RFC 8628) starts again at its code, which is made enterable once more.
+      const deviceCodeId = (details as { deviceCode?: string }).deviceCode;
+      if (deviceCodeId) return sendRedirect(res, await restartDeviceUrl(provider, deviceCodeId));
       sendRedirect(res, restartUrl(details.params));
       return;
     }

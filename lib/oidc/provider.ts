@@ -6,11 +6,13 @@ import { logger } from "../logger";
 import { getCookieKeys } from "../services/settings";
 import { verifyClientCredentials } from "../services/app-secrets";
 import { markConnectedAppUsed } from "../services/connected-apps";
+import { usageMeter } from "../services/usage-meter";
 import { checkAccessToken } from "./access-tokens";
 import { findAccount } from "./account";
 import { clientOrigins, findSignInClient } from "./clients";
 import { buildConfiguration, interactionBase, ROUTES } from "./config";
 import { LOGOUT_PAGE_PATH, LOGOUT_XSRF_COOKIE, SIGNED_OUT_PAGE_PATH } from "./constants";
+import { DEVICE_POLL_INTERVAL, deviceFlowMiddleware } from "./device";
 import { getProviderJwks, keySetFingerprint } from "./keys";
 
 /**
@@ -107,6 +109,23 @@ async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
   ctx.body = body;
 }
 
+/**
+ * Issue 16: counts a token request oidc-provider answered, per app and grant type, once its status
+ * is known. oidc-provider sets the client before checking its credentials, so an `invalid_client`
+ * answer belongs to no app (anyone can send a client id) and is not counted.
+ */
+function meterGrant(ctx: KoaContextWithOIDC, startedMs: number): void {
+  const clientId = ctx.oidc?.client?.clientId;
+  const grantType = ctx.oidc?.params?.grant_type;
+  if (!clientId || typeof grantType !== "string") return;
+  const body = ctx.body as { error?: unknown } | undefined;
+  const errorCode = ctx.status >= 400 && typeof body?.error === "string" ? body.error : null;
+  if (errorCode === "invalid_client") return;
+  // Only the grant types the platform offers become route names (a client picks the string).
+  if (grantType !== "client_credentials" && grantType !== "authorization_code" && grantType !== "refresh_token") return;
+  usageMeter().recordGrant(clientId, grantType, ctx.status, errorCode, performance.now() - startedMs, Date.now());
+}
+
 export interface BuiltProvider {
   provider: Provider;
   keysFingerprint: string;
@@ -132,12 +151,20 @@ export async function buildProvider(): Promise<BuiltProvider> {
       await userinfo(ctx as KoaContextWithOIDC);
       return;
     }
+    const startedMs = performance.now();
     await next();
+    if (ctx.path === ROUTES.token && ctx.method === "POST") meterGrant(ctx as KoaContextWithOIDC, startedMs);
     // v9 leaves unknown paths under the issuer as a bare 404; answer in OAuth form.
     if (ctx.status === 404 && ctx.body === undefined) {
       ctx.status = 404;
       ctx.body = { error: "not_found", error_description: "no such endpoint under the issuer" };
     }
+  });
+
+  provider.use(deviceFlowMiddleware(ROUTES));
+  // RFC 8628 §3.2: oidc-provider leaves out `interval` (default 5 s); say it, since slow_down enforces it.
+  provider.on("device_authorization.success", (_ctx: unknown, body: Record<string, unknown>) => {
+    body.interval = DEVICE_POLL_INTERVAL;
   });
 
   provider.on("server_error", (_ctx: unknown, error: Error) => {

@@ -18,6 +18,8 @@ export interface AccessStatus {
   appTokensRevokedAt: number | null;
   /** Unix seconds: this person's tokens for the app with `iat` at or before it are void. */
   userTokensRevokedAt: number | null;
+  /** The app's API quota per minute as an admin set it; null: the platform default (issue 16). */
+  appRequestsPerMinute: number | null;
 }
 
 const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefined }, AccessStatus>(async (keys) => {
@@ -27,10 +29,12 @@ const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefi
     app_revoked: number | null;
     user_disabled: boolean | null;
     grant_revoked: number | null;
+    app_quota: number | null;
   }>({
-    name: "api_access_status_batch_v2",
+    name: "api_access_status_batch_v3",
     // Timestamps hold UTC (as Prisma writes them): epoch of a timestamp without time zone is UTC.
     text: `SELECT k.i, a.status::text AS app_status, floor(extract(epoch FROM a."tokensRevokedAt"))::int AS app_revoked,
+                  a."requestsPerMinute" AS app_quota,
                   u.disabled AS user_disabled, floor(extract(epoch FROM r."revokedAt"))::int AS grant_revoked
            FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS k(client_id, user_id, i)
            LEFT JOIN "Application" a ON a."clientId" = k.client_id
@@ -46,6 +50,7 @@ const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefi
       userDisabled: k.userId === undefined ? undefined : (row?.user_disabled ?? null),
       appTokensRevokedAt: row?.app_revoked ?? null,
       userTokensRevokedAt: row?.grant_revoked ?? null,
+      appRequestsPerMinute: row?.app_quota ?? null,
     };
   });
 });

@@ -46,3 +46,13 @@ export async function decrementRateLimits(entries: readonly { key: string; windo
 export async function deleteRateLimit(key: string): Promise<void> {
   await pool.query(`DELETE FROM "RateLimit" WHERE key = $1`, [key]);
 }
+
+/** Removes the counters under `prefix` whose window began more than `olderThanSeconds` ago. */
+export async function deleteStaleRateLimits(prefix: string, olderThanSeconds: number): Promise<number> {
+  const { rowCount } = await pool.query(
+    `DELETE FROM "RateLimit" WHERE key LIKE $1 || '%'
+       AND "windowStart" < (now() AT TIME ZONE 'UTC') - make_interval(secs => $2)`,
+    [prefix, olderThanSeconds],
+  );
+  return rowCount ?? 0;
+}

@@ -172,6 +172,14 @@ export function checkScopesForType(type: (typeof APP_TYPES)[number], scopes: rea
   };
 }
 
+/**
+ * The device-flow rule that depends on the client type (issue 17): only a login client signs a
+ * person in, so only it may use the device authorization grant. Field → message.
+ */
+export function checkDeviceFlowForType(type: (typeof APP_TYPES)[number], deviceFlow: boolean | undefined): Record<string, string> {
+  return type === "api" && deviceFlow ? { deviceFlow: "An API client cannot use device sign-in (login clients only)" } : {};
+}
+
 export const createAppSchema = z
   .object({
     name: nameSchema,
@@ -186,10 +194,13 @@ export const createAppSchema = z
     termsUrl: publicLinkSchema.optional(),
     /** Bytes of a logo to upload; absent: none. */
     logo: logoInputSchema.optional(),
+    /** Allow device sign-in (RFC 8628 device authorization grant; login clients only). */
+    deviceFlow: z.boolean().optional(),
   })
   .superRefine((input, ctx) => {
     const problems = {
       ...checkScopesForType(input.type, input.scopes),
+      ...checkDeviceFlowForType(input.type, input.deviceFlow),
       ...checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris),
     };
     for (const [field, message] of Object.entries(problems)) ctx.addIssue({ code: "custom", path: [field], message });
@@ -211,6 +222,7 @@ export const updateAppSchema = z.object({
   termsUrl: publicLinkSchema.optional(),
   /** New logo bytes, null to remove the logo, absent to keep it. */
   logo: logoInputSchema.optional(),
+  deviceFlow: z.boolean().optional(),
 });
 export type UpdateAppInput = z.infer<typeof updateAppSchema>;
 
@@ -229,6 +241,8 @@ export const pendingChangeSchema = z.object({
   termsUrl: z.string().nullable().optional(),
   /** The requested logo's file name (its bytes wait in AppLogo), or null to remove the logo. */
   logo: z.string().nullable().optional(),
+  /** Only ever `true`: turning device sign-in off applies at once. */
+  deviceFlow: z.boolean().optional(),
   requestedAt: z.coerce.date(),
   requestedBy: z.string(),
 });
@@ -244,6 +258,7 @@ export const CHANGE_FIELDS = [
   "scopes",
   "redirectUris",
   "postLogoutRedirectUris",
+  "deviceFlow",
 ] as const;
 export type ChangeField = (typeof CHANGE_FIELDS)[number];
 
@@ -331,6 +346,8 @@ export const appViewSchema = z.object({
   termsUrl: z.string().nullable(),
   /** The approved logo's file name (`<hash>.<ext>`), or null; served at logoPath(clientId, logo). */
   logo: z.string().nullable(),
+  /** May use the device authorization grant (approved configuration; a pending enable is in pendingChange). */
+  deviceFlow: z.boolean(),
   firstParty: z.boolean(),
   owner: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }),
   /** A widening change waiting for review (issue 15); the fields above are the approved ones. */
@@ -339,6 +356,10 @@ export const appViewSchema = z.object({
   pendingChangeRejection: z.string().nullable(),
   /** The team besides the owner (issue 15), longest-standing first. */
   members: z.array(appMemberSchema),
+  /** API requests per minute this app may make (issue 16: the admin's setting, or the default). */
+  requestsPerMinute: z.number().int(),
+  /** Whether an admin set the quota (false: the platform default applies). */
+  customQuota: z.boolean(),
   /** True once a secret was revealed (API clients only). */
   hasSecret: z.boolean(),
   /** The API client's active secrets (at most two), oldest first; never a value or a hash. */

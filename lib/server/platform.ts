@@ -80,6 +80,14 @@ export async function startPlatform(options: {
     postLogoutRedirectUri: `${config.APP_URL}/`,
   });
 
+  // Issue 16: usage metering flushes every USAGE_FLUSH_MS (and at stop); the rollup and
+  // retention job runs in every process (it is idempotent), every USAGE_RETENTION_SECONDS.
+  const { usageMeter } = await import("../services/usage-meter");
+  const { startUsageRetention } = await import("../services/usage");
+  const meter = usageMeter();
+  meter.start(config.USAGE_FLUSH_MS);
+  const stopRetention = meter.enabled ? startUsageRetention(config.USAGE_RETENTION_SECONDS * 1000) : () => {};
+
   const { createOidc } = await import("../oidc");
   const oidc = await createOidc();
 
@@ -168,6 +176,9 @@ export async function startPlatform(options: {
       return lines.join("\n") + "\n";
     },
     async stop() {
+      // In-flight requests are done (server.ts waits for them): what they counted is written now.
+      stopRetention();
+      await meter.stop().catch((error: Error) => logger.warn("usage flush at stop failed", { error: error.message }));
       await changes.stop();
       await oidc.stop?.();
       await closeNext?.().catch(() => {});

@@ -3,6 +3,7 @@ import { transactionWithChanges } from "../database/changes";
 import { db, Prisma, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import {
+  checkDeviceFlowForType,
   checkRedirectsForType,
   checkScopesForType,
   CHANGE_FIELDS,
@@ -16,6 +17,7 @@ import {
   type CreateAppInput,
   type UpdateAppInput,
 } from "../schemas/apps";
+import { DEFAULT_REQUESTS_PER_MINUTE } from "../schemas/rate-limits";
 import { isAdminActor, type Actor } from "./actor";
 import { checkLogo, pruneLogos, storeLogo, type CheckedLogo } from "./app-logos";
 import { findLatestAudit, recordAudit } from "./audit";
@@ -60,11 +62,14 @@ function toAppView(row: AppRow): AppView {
     privacyPolicyUrl: row.privacyPolicyUrl,
     termsUrl: row.termsUrl,
     logo: row.logo,
+    deviceFlow: row.deviceFlow,
     firstParty: row.firstParty,
     owner: row.owner,
     members: row.members.map((m) => ({ ...m.user, role: m.role, addedAt: m.addedAt })),
     pendingChange: readPendingChange(row.pendingChange),
     pendingChangeRejection: row.pendingChangeRejection,
+    requestsPerMinute: row.requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
+    customQuota: row.requestsPerMinute !== null,
     hasSecret: row.secrets.length > 0,
     secrets: row.secrets,
     reviewedAt: row.reviewedAt,
@@ -177,6 +182,7 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
   }
   const problems = {
     ...checkScopesForType(input.type, input.scopes),
+    ...checkDeviceFlowForType(input.type, input.deviceFlow),
     ...checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris),
   };
   if (Object.keys(problems).length) {
@@ -198,6 +204,7 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
         homepageUrl: input.homepageUrl ?? null,
         privacyPolicyUrl: input.privacyPolicyUrl ?? null,
         termsUrl: input.termsUrl ?? null,
+        deviceFlow: input.type === "login" && input.deviceFlow === true,
       },
       include: appInclude,
     });
@@ -211,7 +218,7 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
         action: "app.create",
         targetType: "app",
         targetId: row.clientId,
-        detail: { name: row.name, type: row.type, owner: row.owner.handle, scopes: row.scopes },
+        detail: { name: row.name, type: row.type, owner: row.owner.handle, scopes: row.scopes, deviceFlow: row.deviceFlow },
       },
       tx,
     );
@@ -344,6 +351,7 @@ function checkedChanges(app: AppRow, input: AppChanges): AppChanges {
   const postLogoutRedirectUris = input.postLogoutRedirectUris ?? app.postLogoutRedirectUris;
   const problems = {
     ...checkScopesForType(app.type, input.scopes ?? []),
+    ...checkDeviceFlowForType(app.type, input.deviceFlow),
     ...checkRedirectsForType(app.type, redirectUris, postLogoutRedirectUris),
   };
   if (Object.keys(problems).length) {
@@ -393,6 +401,15 @@ function splitChange(
     if (kept.length !== current.length) (now as Record<string, string[]>)[field] = kept;
     if (value.some((entry) => !current.includes(entry))) Object.assign(pending, { [field]: value });
     else delete pending[field];
+  }
+  // Device sign-in (issue 17): turning it on widens what the app may do; turning it off applies at
+  // once (and withdraws a waiting request to turn it on).
+  if (changed.deviceFlow !== undefined) {
+    if (changed.deviceFlow && !app.deviceFlow) pending.deviceFlow = true;
+    else {
+      delete pending.deviceFlow;
+      if (!changed.deviceFlow && app.deviceFlow) now.deviceFlow = false;
+    }
   }
   return { now, pending };
 }
@@ -805,6 +822,7 @@ export async function findClientForSignIn(clientId: string) {
       postLogoutRedirectUris: true,
       scopes: true,
       firstParty: true,
+      deviceFlow: true,
       ownerId: true,
     },
   });

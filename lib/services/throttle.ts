@@ -1,4 +1,10 @@
-import { decrementRateLimits, deleteRateLimit, incrementRateLimits, type RateLimitCounter } from "../queries/throttle";
+import {
+  decrementRateLimits,
+  deleteRateLimit,
+  deleteStaleRateLimits,
+  incrementRateLimits,
+  type RateLimitCounter,
+} from "../queries/throttle";
 
 /**
  * The login throttle: fixed-window counters in the RateLimit table, shared by every process
@@ -122,4 +128,50 @@ export async function settleLoginAttempt(reservation: LoginReservation, outcome:
     { key: keys.ip, windowStart: counters.ip.windowStart },
     { key: keys.account, windowStart: counters.account.windowStart },
   ]);
+}
+
+/**
+ * Device sign-in (issue 17, RFC 8628 §5.1): the user code is short (8 characters of 20, about
+ * 34 bits), so wrong entries are counted per client IP in the same RateLimit table. Only wrong
+ * codes stay counted: an entry that found its code is given back.
+ */
+export const DEVICE_CODE_WINDOW_SECONDS = 15 * 60;
+/** Wrong user codes per client IP per window. */
+export const DEVICE_CODE_LIMIT_PER_IP = 10;
+
+export type DeviceCodeAdmission =
+  | { ok: true; release: () => Promise<void> }
+  | { ok: false; retryAt: Date };
+
+/** Reserves one user-code entry for this IP; `release` gives it back (the code was not a wrong one). */
+export async function reserveDeviceCodeEntry(ip: string): Promise<DeviceCodeAdmission> {
+  const key = `device:ip:${keyPart(ip, 64)}`;
+  const [counter] = await incrementRateLimits([key], DEVICE_CODE_WINDOW_SECONDS);
+  if (!counter) throw new Error("device throttle: no counter returned");
+  const entry = { key, windowStart: counter.windowStart };
+  if (counter.count > DEVICE_CODE_LIMIT_PER_IP) {
+    await giveBack([entry]);
+    return { ok: false, retryAt: counter.windowEnd };
+  }
+  return { ok: true, release: () => giveBack([entry]) };
+}
+
+/**
+ * RFC 8628 §3.5 `slow_down`: a device code polled again within `intervalSeconds` of the poll that
+ * opened its window is polling too fast. One fixed window per device code (keyed by a digest: the
+ * code itself is a secret), shared by every process.
+ */
+export async function isPollingTooFast(deviceCodeDigest: string, intervalSeconds: number): Promise<boolean> {
+  const [counter] = await incrementRateLimits([`${DEVICE_POLL_PREFIX}${deviceCodeDigest}`], intervalSeconds);
+  return (counter?.count ?? 1) > 1;
+}
+
+const DEVICE_POLL_PREFIX = "device:poll:";
+
+/**
+ * One polling counter is left per device code; device codes live minutes, so counters an hour old
+ * belong to codes that are gone (called by the sign-in service's periodic clean-up).
+ */
+export function deleteStalePollCounters(): Promise<number> {
+  return deleteStaleRateLimits(DEVICE_POLL_PREFIX, 60 * 60);
 }

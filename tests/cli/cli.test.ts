@@ -39,7 +39,7 @@ describe("help", () => {
   it("lists every command without touching the database", async () => {
     const run = await cli(["--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
     expect(run.code).toBe(0);
-    for (const command of ["apps create", "apps approve", "apps reject", "apps suspend", "apps list", "apps secrets list", "apps secrets add", "apps secrets retire", "apps secrets roll", "users create", "users disable", "users enable", "users mute", "users unmute", "users apps", "users revoke-app", "apps update", "apps changes approve", "apps changes reject", "apps members list", "apps members add", "apps members remove", "apps transfer"]) {
+    for (const command of ["apps create", "apps approve", "apps reject", "apps suspend", "apps list", "apps secrets list", "apps secrets add", "apps secrets retire", "apps secrets roll", "users create", "users disable", "users enable", "users mute", "users unmute", "users apps", "users revoke-app", "apps update", "apps changes approve", "apps changes reject", "apps members list", "apps members add", "apps members remove", "apps transfer", "apps usage", "apps requests", "usage retention", "apps show", "apps limit"]) {
       expect(run.stdout).toContain(command);
     }
     const sub = await cli(["apps", "create", "--help"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
@@ -49,16 +49,13 @@ describe("help", () => {
   });
 });
 
-/** An app created without links or a logo (issue 15): the keys are there, empty; never a client_secret. */
-const NO_IDENTITY = { homepage_url: null, privacy_policy_url: null, terms_url: null, logo_url: null };
-
 describe("apps", () => {
   it("create --approve prints an API client's secret once and stores only its hash", async () => {
     const run = await cli(["apps", "create", "--name", "Ops bot", "--type", "api", "--owner", "alice", "--scope", "svc:chat.read", "--scope", "svc:directory.read", "--approve", "--json"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe("");
     const out = JSON.parse(run.stdout) as { client_id: string; status: string; client_secret: string };
-    expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "homepage_url", "logo_url", "privacy_policy_url", "status", "terms_url"]);
+    expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "status"]);
     expect(out.client_id).toMatch(/^api_/);
     expect(out.status).toBe("approved");
     const [row] = await query<{ secretHash: string; scopes: string[]; owner: string }>(
@@ -104,7 +101,7 @@ describe("apps", () => {
       "--post-logout-redirect-uri", "https://spa.example/", "--approve", "--json",
     ]);
     expect(login.code, login.stderr).toBe(0);
-    expect(JSON.parse(login.stdout)).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved", ...NO_IDENTITY });
+    expect(JSON.parse(login.stdout)).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved" });
     const [row] = await query<{ redirectUris: string[]; postLogoutRedirectUris: string[]; secrets: number }>(
       databaseUrl,
       `SELECT "redirectUris", "postLogoutRedirectUris", (SELECT count(*)::int FROM "ClientSecret" s WHERE s."applicationId" = a.id) AS secrets
@@ -118,7 +115,7 @@ describe("apps", () => {
     });
 
     const pending = await cli(["apps", "create", "--name", "Later", "--type", "api", "--owner", "alice", "--json"]);
-    expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending", ...NO_IDENTITY });
+    expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending" });
   });
 
   it("refuses user-only scopes for an API client with the portal's message (one schema), and creates nothing", async () => {
@@ -229,6 +226,40 @@ describe("apps", () => {
       { action: "app.approve", actorHandle: "system:cli" },
       { action: "app.suspend", actorHandle: "system:cli" },
     ]);
+  });
+
+  it("--device allows device sign-in (login clients only); turning it on later waits for review, off applies at once", async () => {
+    const created = await cli([
+      "apps", "create", "--name", "TV app", "--type", "login", "--owner", "alice",
+      "--redirect-uri", "https://tv.example/cb", "--device", "--approve", "--json",
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    // apps create keeps PRODUCT.md's shape; the flag shows in apps list and apps show.
+    const { client_id: tv, ...rest } = JSON.parse(created.stdout) as { client_id: string };
+    expect(rest).toEqual({ status: "approved" });
+    const list = JSON.parse((await cli(["apps", "list", "--json"])).stdout) as { apps: { client_id: string; device: boolean }[] };
+    expect(list.apps.find((x) => x.client_id === tv)?.device).toBe(true);
+
+    expectOneLineError(
+      await cli(["apps", "create", "--name", "Bot", "--type", "api", "--owner", "alice", "--device"]),
+      2,
+      /^Error: --device: An API client cannot use device sign-in/,
+    );
+
+    const off = JSON.parse((await cli(["apps", "update", tv, "--no-device", "--json"])).stdout) as { device: boolean; pending_change: unknown };
+    expect(off).toMatchObject({ device: false, pending_change: null });
+    const on = JSON.parse((await cli(["apps", "update", tv, "--device", "--json"])).stdout) as { device: boolean; pending_change: { device?: boolean } };
+    expect(on.device).toBe(false);
+    expect(on.pending_change.device).toBe(true);
+    // Turning it off again withdraws the request at once; asking again puts it back.
+    const withdrawn = JSON.parse((await cli(["apps", "update", tv, "--no-device", "--json"])).stdout) as { pending_change: unknown };
+    expect(withdrawn.pending_change).toBeNull();
+    await cli(["apps", "update", tv, "--device", "--json"]);
+    const shown = await cli(["apps", "show", tv, "--json"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ client_id: tv, device: false, pending_change: { device: true } });
+    const approved = JSON.parse((await cli(["apps", "changes", "approve", tv, "--json"])).stdout) as { device: boolean };
+    expect(approved.device).toBe(true);
   });
 });
 

@@ -22,6 +22,8 @@ export interface TestAppOptions {
   ownerHandle?: string;
   firstParty?: boolean;
   name?: string;
+  /** Login clients: allow device sign-in (RFC 8628). */
+  deviceFlow?: boolean;
 }
 
 export interface TestApp {
@@ -48,8 +50,8 @@ export async function createTestApp(databaseUrl: string, options: TestAppOptions
   const [app] = await query<{ id: number }>(
     databaseUrl,
     `INSERT INTO "Application" ("clientId", name, type, status, "ownerId",
-       "redirectUris", "postLogoutRedirectUris", scopes, "firstParty", "updatedAt")
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now()) RETURNING id`,
+       "redirectUris", "postLogoutRedirectUris", scopes, "firstParty", "deviceFlow", "updatedAt")
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now()) RETURNING id`,
     [
       clientId,
       options.name ?? `Test ${options.type} app`,
@@ -60,6 +62,7 @@ export async function createTestApp(databaseUrl: string, options: TestAppOptions
       options.postLogoutRedirectUris ?? [],
       options.scopes ?? [],
       options.firstParty ?? false,
+      options.deviceFlow ?? false,
     ],
   );
   if (clientSecret) {
@@ -175,6 +178,11 @@ export class CookieJar {
       .join("; ");
   }
 
+  /** A cookie's value by name (the most specific path first), or undefined. */
+  get(name: string): string | undefined {
+    return [...this.cookies.values()].sort((a, b) => b.path.length - a.path.length).find((c) => c.name === name)?.value;
+  }
+
   names(): string[] {
     return [...this.cookies.values()].map((c) => c.name);
   }
@@ -262,7 +270,22 @@ export async function authorize(server: ServerLike, options: AuthorizeOptions): 
     ...options.extraParams,
   };
   for (const [k, v] of Object.entries(params)) auth.searchParams.set(k, v);
+  const result = await completeSignIn(server, auth.href, { ...options, jar });
+  return { ...result, state, verifier };
+}
 
+/**
+ * The browser part of a code flow started elsewhere (e.g. by an SDK or an example app building its
+ * own authorization URL): follows `authorizationUrl` through login and consent (if asked) until the
+ * redirect to `options.redirectUri`, and returns that callback. Throws if the flow stops elsewhere.
+ */
+export async function completeSignIn(
+  server: ServerLike,
+  authorizationUrl: string,
+  options: Pick<AuthorizeOptions, "handle" | "password" | "redirectUri" | "jar" | "consent">,
+): Promise<Omit<AuthorizeResult, "state" | "verifier">> {
+  const jar = options.jar ?? new CookieJar();
+  const auth = new URL(authorizationUrl);
   let res = await jarFetch(jar, auth.href);
   let consentShown = false;
   let loginShown = false;
@@ -274,7 +297,7 @@ export async function authorize(server: ServerLike, options: AuthorizeOptions): 
     if (!location) throw new Error("redirect without Location");
     const next = new URL(location, auth);
     if (next.href.startsWith(options.redirectUri.split("?")[0]!) && !next.pathname.startsWith("/interaction/")) {
-      return { code: next.searchParams.get("code"), state, verifier, callback: next, jar, consentShown, loginShown };
+      return { code: next.searchParams.get("code"), callback: next, jar, consentShown, loginShown };
     }
     const interaction = /^\/interaction\/([A-Za-z0-9_-]+)$/.exec(next.pathname);
     if (interaction) {
@@ -362,4 +385,150 @@ export async function signInAndGetTokens(
     expires_in: tokens.expires_in,
     jar: flow.jar,
   };
+}
+
+/**
+ * RP-initiated logout as a browser does it: GET the end_session URL, then confirm on the platform's
+ * page (POST its form with the CSRF cookie). Returns the final redirect (to the post-logout URI).
+ */
+export async function confirmLogout(server: ServerLike, jar: CookieJar, endSessionUrl: string): Promise<Response> {
+  const start = await jarFetch(jar, endSessionUrl);
+  if (start.status !== 303) throw new Error(`end_session answered ${start.status}`);
+  const xsrf = /(?:^|; )_logout_xsrf=([^;]+)/.exec(jar.header(`${server.url}/interaction/logout`))?.[1];
+  if (!xsrf) throw new Error("no logout confirmation cookie");
+  return jarFetch(jar, `${server.issuer}/protocol/openid-connect/logout/confirm`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(server.url).origin },
+    body: new URLSearchParams({ xsrf, logout: "yes" }),
+  });
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Device sign-in (RFC 8628, issue 17): the device's requests and the person's side, by plain HTTP.
+ * ------------------------------------------------------------------------------------------- */
+
+export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+
+export function deviceAuthorizationEndpoint(server: ServerLike): string {
+  return `${server.issuer}/protocol/openid-connect/auth/device`;
+}
+
+export interface DeviceAuthorization {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  expires_in: number;
+  interval: number;
+}
+
+/** POSTs the device authorization request (public client: client_id in the body). */
+export async function requestDeviceAuthorization(
+  server: ServerLike,
+  form: Record<string, string | undefined>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const body = new URLSearchParams(Object.entries(form).filter((e): e is [string, string] => e[1] !== undefined));
+  const res = await fetch(deviceAuthorizationEndpoint(server), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body,
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** A device authorization for this client; throws unless 200. */
+export async function startDeviceSignIn(server: ServerLike, clientId: string, scope = "openid"): Promise<DeviceAuthorization> {
+  const { status, body } = await requestDeviceAuthorization(server, { client_id: clientId, scope });
+  if (status !== 200) throw new Error(`device authorization failed: ${status} ${JSON.stringify(body)}`);
+  return body as unknown as DeviceAuthorization;
+}
+
+/** One poll of the token endpoint with a device code. */
+export function pollDeviceToken(server: ServerLike, clientId: string, deviceCode: string) {
+  return tokenRequest(server, { grant_type: DEVICE_CODE_GRANT, client_id: clientId, device_code: deviceCode });
+}
+
+export interface DeviceSignInOptions {
+  userCode: string;
+  handle: string;
+  password: string;
+  /** Reuse a jar to keep the platform session between flows. */
+  jar?: CookieJar;
+  /** Open verification_uri_complete (code filled in) rather than verification_uri and type it. Default true. */
+  prefilled?: boolean;
+  /** The answer on the "is this your code?" page. Default continue. */
+  confirm?: "continue" | "cancel";
+  /** The answer on the consent page, if shown. Default allow. */
+  consent?: "allow" | "deny";
+}
+
+export interface DeviceSignInResult {
+  /** Where the person ended: the device page's step (success, cancelled, input…) and its URL. */
+  step: string;
+  page: URL;
+  jar: CookieJar;
+  loginShown: boolean;
+  consentShown: boolean;
+}
+
+/**
+ * The person's side of device sign-in, as a browser without JavaScript does it: the verification
+ * page, the code form, the confirmation, then the usual login and consent pages, until the device
+ * page's last step. Throws if the flow stops anywhere else.
+ */
+export async function completeDeviceSignIn(
+  server: ServerLike & Partial<Pick<TestServer, "databaseUrl">>,
+  options: DeviceSignInOptions,
+): Promise<DeviceSignInResult> {
+  const jar = options.jar ?? new CookieJar();
+  const verification = new URL(`${server.issuer}/device`);
+  if (options.prefilled !== false) verification.searchParams.set("user_code", options.userCode);
+  let res = await jarFetch(jar, verification.href);
+  let loginShown = false;
+  let consentShown = false;
+  const form = (fields: Record<string, string>) =>
+    jarFetch(jar, `${server.issuer}/device`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(server.url).origin },
+      body: new URLSearchParams(fields),
+    });
+  for (let step = 0; step < 16; step++) {
+    const location = res.headers.get("location");
+    if (res.status !== 302 && res.status !== 303) {
+      throw new Error(`device sign-in stopped with HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    }
+    if (!location) throw new Error("redirect without Location");
+    const next = new URL(location, server.url);
+    if (next.pathname === "/interaction/device") {
+      const pageStep = next.searchParams.get("step") ?? "input";
+      const xsrf = jar.get("_device_xsrf") ?? "";
+      if (pageStep === "input" && !next.searchParams.get("error")) {
+        res = await form({ xsrf, user_code: options.userCode });
+        continue;
+      }
+      if (pageStep === "confirm") {
+        const fields: Record<string, string> = { xsrf, user_code: next.searchParams.get("user_code") ?? "", confirm: "yes" };
+        if (options.confirm === "cancel") fields.abort = "yes";
+        res = await form(fields);
+        continue;
+      }
+      return { step: pageStep, page: next, jar, loginShown, consentShown };
+    }
+    const interaction = /^\/interaction\/([A-Za-z0-9_-]+)$/.exec(next.pathname);
+    if (interaction) {
+      const pending = await pendingPrompt(server, interaction[1]!);
+      if (pending === "login") {
+        loginShown = true;
+        res = await postInteraction(server, jar, next.href, "login", { username: options.handle, password: options.password });
+        const error = new URL(res.headers.get("location") ?? "/", server.url).searchParams.get("error");
+        if (error) throw new Error(`login refused: ${error}`);
+      } else {
+        consentShown = true;
+        res = await postInteraction(server, jar, next.href, options.consent === "deny" ? "abort" : "consent");
+      }
+      continue;
+    }
+    res = await jarFetch(jar, next.href);
+  }
+  throw new Error("too many redirects in device sign-in");
 }

@@ -32,11 +32,17 @@ describe("discovery", () => {
       userinfo_endpoint: `${base}/userinfo`,
       introspection_endpoint: `${base}/token/introspect`,
       revocation_endpoint: `${base}/revoke`,
+      device_authorization_endpoint: `${base}/auth/device`,
       authorization_response_iss_parameter_supported: true,
       code_challenge_methods_supported: ["S256"],
       response_types_supported: ["code"],
     });
-    expect((doc.grant_types_supported as string[]).sort()).toEqual(["authorization_code", "client_credentials", "refresh_token"]);
+    expect((doc.grant_types_supported as string[]).sort()).toEqual([
+      "authorization_code",
+      "client_credentials",
+      "refresh_token",
+      "urn:ietf:params:oauth:grant-type:device_code",
+    ]);
     expect((doc.token_endpoint_auth_methods_supported as string[]).sort()).toEqual([
       "client_secret_basic",
       "client_secret_post",

@@ -78,6 +78,7 @@ describe("settings the client-credentials fast path mirrors", () => {
     expect(Object.keys(features).sort()).toEqual(
       [
         "clientCredentials",
+        "deviceFlow",
         "devInteractions",
         "introspection",
         "pushedAuthorizationRequests",

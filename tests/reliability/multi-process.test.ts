@@ -169,6 +169,31 @@ describe("two processes, one database", () => {
     expect(Number(notifications[0]!.n)).toBe(1);
   });
 
+  it("the per-app quota holds across both: 1,400 requests split over the processes admit the quota of 1,000 within 5 %", async () => {
+    const app = await createTestApp(databaseUrl, { type: "api", scopes: ["svc:chat.read"] });
+    const cli = await runCli(["apps", "limit", app.clientId, "--per-minute", "1000", "--json"], { DATABASE_URL: databaseUrl });
+    expect(cli.code, cli.stderr).toBe(0);
+    const token = await appToken(0, app.clientId, app.clientSecret!);
+    // Quota windows are calendar minutes: the burst must fit in one.
+    const left = 60 - (Date.now() / 1000) % 60;
+    if (left < 30) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 200));
+    const statuses: number[] = [];
+    for (let wave = 0; wave < 28; wave++) {
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => api(i % 2, "/global-chat/messages?limit=1", { token })),
+      );
+      statuses.push(...replies.map((r) => r.status));
+    }
+    const admitted = statuses.filter((s) => s === 200).length;
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    expect(admitted).toBeLessThanOrEqual(1000);
+    expect(admitted).toBeGreaterThanOrEqual(950);
+    const [row] = await query<{ reserved: number }>(databaseUrl, `SELECT reserved FROM "ApiQuotaWindow" WHERE "clientId" = $1`, [
+      app.clientId,
+    ]);
+    expect(row!.reserved).toBeLessThanOrEqual(1000);
+  });
+
   it("a key rotation (keys rotate, from a third process) is seen by both: a token signed with the new key verifies on the other", async () => {
     const app = await createTestApp(databaseUrl, { type: "api", scopes: ["svc:directory.read"] });
     const before = await appToken(0, app.clientId, app.clientSecret!);

@@ -65,12 +65,19 @@ const plain = (html: string) => html.replaceAll("<!-- -->", "");
 
 const createArgs = (name: string) => ["apps", "create", "--name", name, "--type", "api", "--owner", "alice"];
 
+/** `apps create` (its JSON keeps PRODUCT.md's shape), then `apps show` for the links and logo. */
+async function createApp(args: string[]): Promise<AppJson> {
+  const created = await cliJson<{ client_id: string; status: string }>(server.databaseUrl, args);
+  expect(Object.keys(created).sort()).toEqual(["client_id", "status"]);
+  return cliJson<AppJson>(server.databaseUrl, ["apps", "show", created.client_id]);
+}
+
 describe("links", () => {
   it("must be https: http:// is refused by the CLI (naming the flag) and by the portal's server action", async () => {
     const refused = await cliFail([...createArgs("Plain http"), "--homepage-url", "http://example.com/"]);
     expect(refused.code).toBe(2);
     expect(refused.error.message).toBe("--homepage-url: must use https://");
-    const app = await cliJson<AppJson>(server.databaseUrl, [
+    const app = await createApp([
       ...createArgs("Linked"),
       "--homepage-url", "https://linked.example/",
       "--privacy-url", "https://linked.example/privacy",
@@ -116,7 +123,7 @@ describe("logos", () => {
     ["webp", "webp", "image/webp"],
   ] as const)("a %s is accepted and served from our origin under its content hash", async (format, ext, type) => {
     const bytes = await makeLogo(format, { width: 200, height: 160 });
-    const app = await cliJson<AppJson>(server.databaseUrl, [...createArgs(`Logo ${format}`), "--logo", await file(`logo.${ext}`, bytes)]);
+    const app = await createApp([...createArgs(`Logo ${format}`), "--logo", await file(`logo.${ext}`, bytes)]);
     const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 16);
     // The CLI names the URL on its APP_URL; the path is what matters here.
     expect(new URL(app.logo_url!).pathname).toBe(`/media/logos/${app.client_id}/${hash}.${ext}`);
@@ -129,7 +136,7 @@ describe("logos", () => {
   });
 
   it("refuses an HTML page or an SVG renamed .png, an oversize file, bad dimensions and a damaged image, saying why", async () => {
-    const { client_id: clientId } = await cliJson<AppJson>(server.databaseUrl, createArgs("Refusals"));
+    const { client_id: clientId } = await createApp(createArgs("Refusals"));
     const refusal = async (name: string, bytes: Buffer) =>
       (await cliFail(["apps", "update", clientId, "--logo", await file(name, bytes)])).error.message;
     const notAnImage = /must be a PNG, JPEG or WebP image \(this file is not one, whatever its name says\)/;
@@ -160,7 +167,7 @@ describe("logos", () => {
   });
 
   it("a replaced or unknown logo name is 404; --remove-logo removes it", async () => {
-    const first = await cliJson<AppJson>(server.databaseUrl, [...createArgs("Replaced"), "--logo", await file("a.png", await makeLogo("png", { color: "#16a34a" }))]);
+    const first = await createApp([...createArgs("Replaced"), "--logo", await file("a.png", await makeLogo("png", { color: "#16a34a" }))]);
     const second = await cliJson<AppJson>(server.databaseUrl, ["apps", "update", first.client_id, "--logo", await file("b.png", await makeLogo("png", { color: "#dc2626" }))]);
     expect(second.logo_url).not.toBe(first.logo_url);
     expect((await fetch(onServer(second.logo_url))).status).toBe(200);

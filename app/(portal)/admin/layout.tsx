@@ -23,6 +23,9 @@ export default async function AdminLayout({ children }: { children: React.ReactN
         <AdminTab href="/admin/users">
           <Icon name="users" /> Users
         </AdminTab>
+        <AdminTab href="/admin/usage">
+          <Icon name="chart" /> Usage
+        </AdminTab>
         <AdminTab href="/admin/audit">
           <Icon name="list" /> Audit log
         </AdminTab>

@@ -53,7 +53,9 @@ export default function GettingStartedPage() {
       <p>
         <Link href="/apps/new">Register an application</Link> in the portal: a name, a description of what it does, the
         type, and the <Link href="/docs/scopes">scopes</Link> it needs. A login client also lists its redirect URIs —
-        exact URLs, https (plain http only on <code>localhost</code> and <code>127.0.0.1</code>), no fragment.
+        exact URLs, https (plain http only on <code>localhost</code> and <code>127.0.0.1</code>), no fragment. Tick{" "}
+        <strong>Allow device sign-in</strong> if people sign in to it on a device without a browser (a TV, a CLI, a chat
+        bot): see <Link href="/docs/authentication#device">Device sign-in</Link>.
       </p>
       <p id="identity">
         People decide on the consent page, so give them what they need to trust the app. Optionally add a{" "}
@@ -76,9 +78,9 @@ export default function GettingStartedPage() {
       <p>
         Once approved, the app runs on its approved configuration. Removing scopes or URIs applies at once; anything that
         widens what it can do or changes how people see it — new scopes, new redirect or post-logout URIs, a new name,
-        description, link or logo — is reviewed first. The app page shows the change waiting, as a before/after diff
-        (old and new logo side by side); until an admin approves it, tokens carry only the approved scopes and the consent
-        page shows the approved name, logo and links. If the change
+        description, link or logo, turning device sign-in on — is reviewed first. The app page shows the change waiting,
+        as a before/after diff (old and new logo side by side); until an admin approves it, tokens carry only the approved
+        scopes and the consent page shows the approved name, logo and links. If the change
         is refused, the app page says why, and the app keeps working as before.
       </p>
 
@@ -126,7 +128,13 @@ curl -s "${API_URL}/global-chat/messages?limit=5" -H "Authorization: Bearer $ACC
         </li>
       </ol>
       <p>
-        Each app page has a ready-to-paste example with its own client ID. The details are in{" "}
+        No browser on the device? With device sign-in allowed, the app asks the device authorization endpoint for a code,
+        shows it, and polls the token endpoint while the person enters the code at <code>{`${ISSUER}/device`}</code> and
+        signs in there (<Link href="/docs/authentication#device">how</Link>).
+      </p>
+      <p>
+        Each app page has ready-to-paste examples in curl, TypeScript and Python with its own client ID; the{" "}
+        <Link href="/docs/sdk">TypeScript SDK</Link> does all of this for you. The details are in{" "}
         <Link href="/docs/authentication">Authentication</Link>.
       </p>
 
@@ -159,6 +167,10 @@ curl -s "${API_URL}/global-chat/messages?limit=5" -H "Authorization: Bearer $ACC
 
       <h2 id="next">Next</h2>
       <ul>
+        <li>
+          <Link href="/docs/sdk">SDK and quickstarts</Link> — the typed TypeScript SDK, the example apps, snippets in three
+          languages.
+        </li>
         <li>
           <Link href="/docs/api-reference">API reference</Link> — every endpoint, parameter and response.
         </li>

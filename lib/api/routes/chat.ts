@@ -43,6 +43,7 @@ export const postChatRoute = defineRoute({
   body: postChatBodySchema,
   response: { status: 201, schema: chatMessageSchema, description: "The message as stored." },
   errors: ["invalid_request", "invalid_reply", "forbidden", "rate_limited"],
+  limit: "chat-post",
   async handler({ caller, body }) {
     return serializeChatMessage(await postChatMessage(caller.userId, { text: body.text, replyToId: body.reply_to_id }));
   },

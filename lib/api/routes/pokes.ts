@@ -19,6 +19,7 @@ export const pokeRoute = defineRoute({
   params: pokeParamsSchema,
   response: { status: 200, schema: pokeResultSchema, description: "The poke was sent." },
   errors: ["invalid_request", "user_not_found", "poke_cooldown"],
+  limit: "poke",
   async handler({ caller, params }) {
     const poke = await pokeUser(caller.userId, params.handle);
     return { target_handle: poke.targetHandle, poked_at: poke.pokedAt };

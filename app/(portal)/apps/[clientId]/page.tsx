@@ -3,9 +3,11 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AppReviewActions } from "@/components/admin/app-review-actions";
 import { ChangeReviewActions } from "@/components/admin/change-review-actions";
+import { QuotaForm } from "@/components/admin/quota-form";
 import { AppIdentity } from "@/components/apps/app-identity";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppStatusCallout } from "@/components/apps/app-status-callout";
+import { AppTabs } from "@/components/apps/app-tabs";
 import { AppTypeBadge } from "@/components/apps/app-type-badge";
 import { ClientSecretPanel, type SecretItem } from "@/components/apps/client-secret-panel";
 import { DeleteAppButton } from "@/components/apps/delete-app-button";
@@ -75,6 +77,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
     <div className="space-y-8">
       {isOwner ? null : <NavSection href="/admin" />}
       <PageHeader
+        bordered={false}
         eyebrow={
           <Link href={isOwner ? "/apps" : "/admin/apps"} className="inline-flex items-center gap-1 hover:text-slate-900">
             <Icon name="arrowLeft" /> {isOwner ? "My apps" : "All applications"}
@@ -100,6 +103,8 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           ) : null
         }
       />
+
+      <AppTabs clientId={app.clientId} current="overview" />
 
       {revealed ? (
         <NewSecretBanner
@@ -288,8 +293,34 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                       )}
                     </dd>
                   </div>
+                  <div>
+                    <dt className="font-medium text-slate-700">Device sign-in</dt>
+                    <dd className="mt-1 text-slate-900">
+                      {app.deviceFlow ? "Allowed (device authorization grant)" : "Off"}
+                      {app.pendingChange?.deviceFlow ? <span className="text-slate-600"> · turning it on waits for review</span> : null}
+                    </dd>
+                  </div>
                 </>
               ) : null}
+              <div>
+                <dt className="font-medium text-slate-700">API quota</dt>
+                <dd className="mt-1 text-slate-900" data-testid="app-quota">
+                  {app.requestsPerMinute.toLocaleString("en-US")} requests per minute
+                  {app.customQuota ? " (set by an admin)" : " (the default)"}
+                  <span className="block text-slate-600">
+                    Every API response says what is left in the <code className="font-mono text-xs">RateLimit</code> and{" "}
+                    <code className="font-mono text-xs">X-RateLimit-*</code> headers.{" "}
+                    <Link href="/docs/errors" className="underline">
+                      Limits
+                    </Link>
+                  </span>
+                  {isAdmin(user) && !app.firstParty ? (
+                    <div className="mt-3">
+                      <QuotaForm clientId={app.clientId} perMinute={app.requestsPerMinute} custom={app.customQuota} />
+                    </div>
+                  ) : null}
+                </dd>
+              </div>
               <div>
                 <dt className="font-medium text-slate-700">Registered</dt>
                 <dd className="mt-1 text-slate-900">

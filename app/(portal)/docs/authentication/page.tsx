@@ -30,6 +30,12 @@ export default function AuthenticationPage() {
       `${ISSUER}/protocol/openid-connect/revoke`,
       "RFC 7009: revoke a refresh token and its grant.",
     ],
+    [
+      "Device authorization",
+      "device_authorization_endpoint",
+      `${ISSUER}/protocol/openid-connect/auth/device`,
+      "RFC 8628: device sign-in for TVs, CLIs and bots (login clients that allow it).",
+    ],
   ];
   return (
     <DocsPage
@@ -140,6 +146,73 @@ export default function AuthenticationPage() {
           redirect origins.
         </li>
       </ul>
+
+      <h2 id="device">Device sign-in (login clients)</h2>
+      <p>
+        For apps that cannot open a browser or receive a redirect — a TV, a command-line tool, a chat bot acting for its
+        operator — the platform implements the OAuth device authorization grant (RFC 8628). The app shows a short code;
+        the person opens the platform&apos;s device page on their phone or computer, enters the code, checks it, and signs
+        in and consents on the usual pages. Meanwhile the app polls the token endpoint.
+      </p>
+      <p>
+        Turn it on with <strong>Allow device sign-in</strong> on the app&apos;s registration or edit form (login clients
+        only; on the CLI, <code>apps create … --device</code> or <code>apps update … --device</code>). On an approved app,
+        turning it on is a change an admin reviews first, like new scopes; turning it off applies at once. Until then the
+        device endpoint answers <code>unauthorized_client</code>.
+      </p>
+      <CodeBlock
+        title="1. Ask for a code"
+        code={`curl -s -X POST "${ISSUER}/protocol/openid-connect/auth/device" \
+  -d client_id=<CLIENT_ID> \
+  -d scope="openid profile"
+
+{ "device_code": "…", "user_code": "WDJB-MJHT",
+  "verification_uri": "${ISSUER}/device",
+  "verification_uri_complete": "${ISSUER}/device?user_code=WDJB-MJHT",
+  "expires_in": 600, "interval": 5 }`}
+      />
+      <p>
+        Show <code>user_code</code> and <code>verification_uri</code> (or a QR code of{" "}
+        <code>verification_uri_complete</code>, which fills the code in). Codes are eight letters from{" "}
+        <code>BCDFGHJKLMNPQRSTVWXZ</code> shown as <code>XXXX-XXXX</code>; people may type them in any case, with or
+        without the dash. The short address <code>{"/device"}</code> of this site leads to the same page.
+      </p>
+      <CodeBlock
+        title="2. Poll for the tokens, every interval seconds"
+        code={`curl -s -X POST "${ISSUER}/protocol/openid-connect/token" \
+  -d grant_type=urn:ietf:params:oauth:grant-type:device_code \
+  -d client_id=<CLIENT_ID> \
+  -d device_code=<device_code>`}
+      />
+      <ul>
+        <li>
+          <code>400 authorization_pending</code>: the person has not finished yet; wait <code>interval</code> seconds
+          and poll again.
+        </li>
+        <li>
+          <code>400 slow_down</code>: you polled faster than <code>interval</code>; add 5 seconds to your interval from
+          now on.
+        </li>
+        <li>
+          <code>400 access_denied</code>: the person cancelled on the device page or denied consent. Stop polling.
+        </li>
+        <li>
+          <code>400 expired_token</code>: the code is older than <code>expires_in</code> (10 minutes). Start again with a
+          new code.
+        </li>
+        <li>
+          <code>401 invalid_client</code>: the app is not approved or was suspended; its device codes stop working.
+        </li>
+        <li>
+          Success is the same response as the code exchange: a user-delegated <code>access_token</code> with the
+          app&apos;s <code>svc:</code> scopes (when <code>openid</code> was asked for), a rotating{" "}
+          <code>refresh_token</code>, <code>id_token</code> and <code>scope</code>. A device code works once.
+        </li>
+      </ul>
+      <p>
+        The same rules as browser sign-in apply: the login throttle, disabled accounts, remembered consent. Wrong codes
+        on the device page are throttled per network address.
+      </p>
 
       <h2 id="logout">Sign-out</h2>
       <p>

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { DocsPage } from "@/components/docs/docs-page";
 import { TableScroll } from "@/components/ui/table-scroll";
 import { CodeBlock } from "@/components/ui/code-block";
+import { DEFAULT_REQUESTS_PER_MINUTE, QUOTA_WINDOW_SECONDS } from "@/lib/schemas/rate-limits";
 
 export const metadata: Metadata = { title: "Errors and limits" };
 
@@ -24,12 +25,20 @@ const ERRORS: [number, string, string][] = [
   [404, "not_found", "No such endpoint under /api/v1, or no such user profile."],
   [404, "user_not_found", "The target user of an action does not exist."],
   [405, "method_not_allowed", "Wrong HTTP method; the Allow header lists the right ones."],
-  [429, "rate_limited", "Posting to chat faster than once every 2 seconds. Wait Retry-After seconds."],
+  [
+    429,
+    "rate_limited",
+    "Your app used its request quota for this minute, or an account posted to chat faster than once every 2 seconds. Wait Retry-After seconds.",
+  ],
   [429, "poke_cooldown", "The same person was poked within 24 hours; next_allowed_at says when you can again."],
   [500, "internal_error", "Something failed on our side. Safe to retry with exponential backoff."],
 ];
 
 const LIMITS: [string, string][] = [
+  [
+    "Every request with a token",
+    `${DEFAULT_REQUESTS_PER_MINUTE.toLocaleString("en-US")} requests per minute per app, over all its tokens (admins can set another quota for an app; the app page shows yours)`,
+  ],
   ["GET /me/notifications", "limit 1–50 (default 10, out-of-range falls back to 10); page from 1"],
   ["GET /global-chat/messages", "limit default 20, capped at 100"],
   ["GET /users", "limit default 25, capped at 100; opaque cursor"],
@@ -109,11 +118,92 @@ Retry-After: 2
           </tbody>
         </table>
       </TableScroll>
+      <h2 id="rate-limit-headers">Rate-limit headers</h2>
+      <p>
+        Every API response to a request with a token says which limits apply and how much of each is left, so you can
+        slow down before a 429. Two standards are sent side by side: <code>RateLimit-Policy</code> and{" "}
+        <code>RateLimit</code> of the IETF draft (every limit of the endpoint), and the widely used{" "}
+        <code>X-RateLimit-*</code> headers (the limit that runs out first). Requests without a token (the public profile)
+        count against no app and carry none of them.
+      </p>
+      <CodeBlock
+        title="A chat post, just sent"
+        language="http"
+        code={`HTTP/1.1 201 Created
+RateLimit-Policy: "app";q=${DEFAULT_REQUESTS_PER_MINUTE};w=${QUOTA_WINDOW_SECONDS}, "chat-post";q=1;w=2
+RateLimit: "app";r=5987;t=41, "chat-post";r=0;t=2
+X-RateLimit-Limit: 1
+X-RateLimit-Remaining: 0
+X-RateLimit-Reset: 1764000002`}
+      />
+      <TableScroll label="Rate-limit headers">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Header</th>
+              <th scope="col">What it says</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th scope="row">
+                <code>RateLimit-Policy</code>
+              </th>
+              <td>
+                Each limit: <code>&quot;app&quot;</code> (your app&apos;s quota: <code>q</code> requests per <code>w</code> seconds),
+                and on chat posts <code>&quot;chat-post&quot;</code> (1 per 2 seconds per account) or on pokes{" "}
+                <code>&quot;poke&quot;</code> (1 per 24 hours per target).
+              </td>
+            </tr>
+            <tr>
+              <th scope="row">
+                <code>RateLimit</code>
+              </th>
+              <td>
+                For each limit known for this request: <code>r</code> requests remaining, <code>t</code> seconds until it
+                resets. The quota&apos;s window is the calendar minute.
+              </td>
+            </tr>
+            <tr>
+              <th scope="row">
+                <code>X-RateLimit-Limit</code>, <code>X-RateLimit-Remaining</code>, <code>X-RateLimit-Reset</code>
+              </th>
+              <td>
+                The limit that runs out first: after a chat post or poke that endpoint&apos;s (0 remaining), otherwise your
+                app&apos;s quota. <code>X-RateLimit-Reset</code> is in Unix seconds.
+              </td>
+            </tr>
+          </tbody>
+        </table>
+      </TableScroll>
+      <p>
+        Over the quota, every call of the app gets <code>429 rate_limited</code> with <code>Retry-After</code> until the
+        minute ends. The quota holds across all of the platform&apos;s server processes (counted in the database, in
+        batches of 2 % of the quota, so an app may be admitted a few percent less than its quota, never more). Requests
+        refused for a missing scope count; requests with an invalid token do not.
+      </p>
       <h2 id="pagination">Pagination</h2>
       <p>
         Lists use cursors. Pass <code>next_cursor</code> back verbatim (as <code>before</code> for chat, as{" "}
         <code>cursor</code> for the directory); a page deep in the list costs the same as the first. A malformed cursor is{" "}
         <code>400 invalid_request</code>.
+      </p>
+      <h2 id="usage">Usage and the request log</h2>
+      <p>
+        Every API call made with your app&apos;s token is counted on your app&apos;s <strong>Usage</strong> tab (My apps →
+        your app → Usage), within a few seconds: requests over time by status class, latency (p50 and p95), errors by
+        code and the most used routes, for the last 24 hours, 7 days or 30 days. Token requests (client credentials,
+        authorization code, refresh) are counted per grant type. Calls without a valid token (<code>401</code>) belong to
+        no app and are not counted; neither are paths that do not exist.
+      </p>
+      <p>
+        The <strong>request log</strong> below the charts lists your app&apos;s latest requests: time, route (as{" "}
+        <code>/users/{"{username}"}</code>, never the concrete path), status, error code, latency, the request id and, for
+        user tokens, whose. It keeps at least the last 1,000 requests and every error answer of the last 7 days (up to
+        10,000). No tokens, bodies or query strings are stored. Every response carries <code>X-Request-Id</code> (send
+        your own, 8–64 letters, digits, <code>.</code>, <code>_</code> or <code>-</code>, to trace a call end to end):
+        log it, and search for it on the Usage tab when a user reports a problem. Your app&apos;s whole team sees its
+        usage, viewers included.
       </p>
     </DocsPage>
   );

@@ -1,0 +1,318 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { z } from "zod";
+import { AppStatusBadge } from "@/components/apps/app-status-badge";
+import { AppTabs } from "@/components/apps/app-tabs";
+import { AppTypeBadge } from "@/components/apps/app-type-badge";
+import { NavSection } from "@/components/layout/nav-section";
+import { RequestLogTable } from "@/components/usage/request-log-table";
+import { RouteName } from "@/components/usage/route-name";
+import { ChartLegend, ErrorsByCode, LATENCY_LEGEND, LatencyChart, REQUEST_LEGEND, RequestsChart } from "@/components/usage/usage-charts";
+import { UsageEmptyState } from "@/components/usage/usage-empty-state";
+import { buttonClasses } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { inputClasses } from "@/components/ui/field";
+import { Icon } from "@/components/ui/icon";
+import { PageHeader } from "@/components/ui/page-header";
+import { env } from "@/lib/env";
+import { isAppError } from "@/lib/errors";
+import { clientIdSchema, roleInTeam } from "@/lib/schemas/apps";
+import { GRANT_ROUTE_PREFIX, requestIdSchema, statusFilterSchema, usageRangeSchema, type UsageRange } from "@/lib/schemas/usage";
+import { requireUser, toActor } from "@/lib/portal/session";
+import { getAppForViewer } from "@/lib/services/apps";
+import { getAppUsage, getAppUsageSeries, listRequestLog } from "@/lib/services/usage";
+
+export const metadata: Metadata = { title: "Usage" };
+
+/**
+ * Issue 16: an app's Usage tab, for its team (owner, team admins, viewers) and platform admins (the
+ * services answer not_found to anyone else). Range and request-log filters live in the URL, parsed
+ * here with zod; junk falls back to the defaults (never a 500), and a malformed request id says so.
+ */
+const querySchema = z.object({
+  range: usageRangeSchema.catch("24h"),
+  status: z.string().max(3).optional().catch(undefined),
+  route: z.string().max(200).optional().catch(undefined),
+  request_id: z.string().trim().max(100).optional().catch(undefined),
+});
+type Query = z.infer<typeof querySchema>;
+
+const RANGE_LABEL: Record<UsageRange, string> = { "24h": "24 hours", "7d": "7 days", "30d": "30 days" };
+
+function usageHref(clientId: string, query: Query, change: Partial<Query>): string {
+  const next = { ...query, ...change };
+  const params = new URLSearchParams();
+  if (next.range !== "24h") params.set("range", next.range);
+  if (next.status) params.set("status", next.status);
+  if (next.route) params.set("route", next.route);
+  if (next.request_id) params.set("request_id", next.request_id);
+  const s = params.toString();
+  return `/apps/${clientId}/usage${s ? `?${s}` : ""}`;
+}
+
+const pct = (n: number, total: number) => (total ? `${Math.round((n / total) * 1000) / 10}%` : "–");
+const ms = (v: number | null) => (v === null ? "–" : `${v} ms`);
+
+export default async function AppUsagePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ clientId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const user = await requireUser();
+  const parsed = clientIdSchema.safeParse((await params).clientId);
+  if (!parsed.success) notFound();
+  const actor = await toActor(user);
+  const app = await getAppForViewer(parsed.data, actor).catch((error: unknown) => {
+    if (isAppError(error) && error.code === "not_found") notFound();
+    throw error;
+  });
+  const query = querySchema.parse(await searchParams);
+  const status = query.status ? statusFilterSchema.safeParse(query.status) : null;
+  const requestId = query.request_id ? requestIdSchema.safeParse(query.request_id) : null;
+  const filterError =
+    status && !status.success
+      ? "Status must be 2xx, 4xx, 5xx or a code such as 429."
+      : requestId && !requestId.success
+        ? "That is not a request id: they are 8 to 64 letters, digits, dots, dashes or underscores, as in the X-Request-Id response header."
+        : null;
+
+  const [summary, series, log] = await Promise.all([
+    getAppUsage(app.clientId, query.range, actor),
+    getAppUsageSeries(app.clientId, query.range, actor),
+    filterError
+      ? Promise.resolve([])
+      : listRequestLog(
+          app.clientId,
+          {
+            status: status?.success ? status.data : undefined,
+            route: query.route || undefined,
+            requestId: requestId?.success ? requestId.data : undefined,
+            limit: 50,
+          },
+          actor,
+        ),
+  ]);
+  const isTeam = roleInTeam(app.owner.id, app.members, user.id) !== null;
+  const apiRoutes = summary.routes.filter((r) => !r.route.startsWith(GRANT_ROUTE_PREFIX));
+  const grants = summary.routes.filter((r) => r.route.startsWith(GRANT_ROUTE_PREFIX));
+  const points = series.map((p) => ({ ...p, at: p.at.toISOString() }));
+  const daily = query.range !== "24h";
+  const filtered = Boolean(query.status || query.route || query.request_id);
+  const config = env();
+  const limited = summary.routes.reduce((n, r) => n + r.byStatus.filter((b) => b.status === 429).reduce((m, b) => m + b.count, 0), 0);
+
+  return (
+    <div className="space-y-8">
+      {isTeam ? null : <NavSection href="/admin" />}
+      <PageHeader
+        bordered={false}
+        eyebrow={
+          <Link href={isTeam ? "/apps" : "/admin/usage"} className="inline-flex items-center gap-1 hover:text-slate-900">
+            <Icon name="arrowLeft" /> {isTeam ? "My apps" : "Usage of all apps"}
+          </Link>
+        }
+        title={<span className="wrap-anywhere">{app.name}</span>}
+        description={
+          <div className="flex flex-wrap items-center gap-2">
+            <AppTypeBadge type={app.type} />
+            <AppStatusBadge status={app.status} />
+          </div>
+        }
+      />
+      <AppTabs clientId={app.clientId} current="usage" />
+
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <p className="text-sm text-slate-600">
+          API calls made with this app&apos;s tokens and its token requests, counted per minute. Times are UTC; counts
+          arrive within a few seconds.
+        </p>
+        <nav aria-label="Time range" className="inline-flex rounded-lg border border-slate-200 bg-white p-1 shadow-xs">
+          {usageRangeSchema.options.map((r) => (
+            <Link
+              key={r}
+              href={usageHref(app.clientId, query, { range: r })}
+              prefetch={false}
+              aria-current={r === query.range ? "page" : undefined}
+              className={`rounded-md px-3 py-1.5 text-sm font-medium ${
+                r === query.range ? "bg-brand-600 text-white" : "text-slate-700 hover:bg-slate-100"
+              }`}
+            >
+              {r}
+            </Link>
+          ))}
+        </nav>
+      </div>
+
+      <dl className="grid grid-cols-2 gap-4 lg:grid-cols-4" data-testid="usage-totals">
+        {[
+          { label: `Requests, last ${RANGE_LABEL[query.range]}`, value: summary.total.toLocaleString("en") },
+          { label: "Error rate (4xx + 5xx)", value: pct(summary.byClass["4xx"]! + summary.byClass["5xx"]!, summary.total) },
+          { label: "Latency p50 / p95", value: `${ms(summary.p50Ms)} / ${ms(summary.p95Ms)}` },
+          { label: "Rate limited (429)", value: limited.toLocaleString("en") },
+        ].map((s) => (
+          <div key={s.label} className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 shadow-xs">
+            <dt className="text-sm text-slate-600">{s.label}</dt>
+            <dd className="mt-1 text-xl font-semibold break-words text-slate-900 tabular-nums">{s.value}</dd>
+          </div>
+        ))}
+      </dl>
+
+      {summary.total === 0 && grants.length === 0 ? (
+        <UsageEmptyState app={app} range={RANGE_LABEL[query.range]} issuer={config.ISSUER} apiUrl={config.API_URL} />
+      ) : (
+        <>
+          <div className="grid gap-6 xl:grid-cols-2">
+            <Card className="min-w-0" title="Requests" description="By status class.">
+              <ChartLegend items={REQUEST_LEGEND} />
+              <RequestsChart points={points} daily={daily} />
+            </Card>
+            <Card className="min-w-0" title="Latency" description="Time to answer, in milliseconds, measured in the server.">
+              <ChartLegend items={LATENCY_LEGEND} />
+              <LatencyChart points={points} daily={daily} />
+            </Card>
+          </div>
+          <div className="grid gap-6 xl:grid-cols-2">
+            <Card className="min-w-0" title="Errors by code" description="The error codes of 4xx and 5xx answers (see Errors and limits in the docs).">
+              {summary.errors.length ? (
+                <ErrorsByCode errors={summary.errors} />
+              ) : (
+                <p className="text-sm text-slate-600">No errors in the last {RANGE_LABEL[query.range]}.</p>
+              )}
+            </Card>
+            <Card className="min-w-0" title="Top routes" description="Route templates, most called first; token requests below.">
+              <div role="region" aria-label="Top routes" tabIndex={0} className="max-w-full overflow-x-auto">
+                <table className="w-full text-left text-sm">
+                  <thead className="text-xs font-semibold tracking-wide text-slate-600 uppercase">
+                    <tr>
+                      <th scope="col" className="py-2 pr-3">Route</th>
+                      <th scope="col" className="py-2 pr-3 text-right">Calls</th>
+                      <th scope="col" className="py-2 pr-3 text-right">Errors</th>
+                      <th scope="col" className="py-2 text-right">p95</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {[...apiRoutes.slice(0, 10), ...grants].map((r) => {
+                      const errors = r.byStatus.filter((b) => b.status >= 400).reduce((n, b) => n + b.count, 0);
+                      return (
+                        <tr key={r.route} className="border-t border-slate-100">
+                          <td className="py-2 pr-3">
+                            {r.route.startsWith(GRANT_ROUTE_PREFIX) ? (
+                              <span className="text-slate-700">
+                                Token: <code className="font-mono text-xs">{r.route.slice(GRANT_ROUTE_PREFIX.length)}</code>
+                              </span>
+                            ) : (
+                              <Link
+                                href={usageHref(app.clientId, query, { route: r.route, request_id: undefined })}
+                                prefetch={false}
+                                className="font-mono text-xs text-brand-700 hover:underline"
+                              >
+                                <RouteName route={r.route} />
+                              </Link>
+                            )}
+                          </td>
+                          <td className="py-2 pr-3 text-right tabular-nums">{r.total.toLocaleString("en")}</td>
+                          <td className="py-2 pr-3 text-right tabular-nums">{pct(errors, r.total)}</td>
+                          <td className="py-2 text-right whitespace-nowrap tabular-nums">{ms(r.p95Ms)}</td>
+                        </tr>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </div>
+            </Card>
+          </div>
+        </>
+      )}
+
+      <Card
+        id="request-log"
+        title="Request log"
+        description="The latest API requests, newest first: at least the last 1,000, and every error answer of the last 7 days (up to 10,000). No tokens, bodies or query strings are kept."
+      >
+        <form
+          role="search"
+          aria-label="Filter the request log"
+          action={`/apps/${app.clientId}/usage#request-log`}
+          method="get"
+          className="grid gap-3 sm:grid-cols-2 lg:grid-cols-[minmax(0,10rem)_minmax(0,1fr)_minmax(0,1fr)_auto] lg:items-end"
+        >
+          {query.range !== "24h" ? <input type="hidden" name="range" value={query.range} /> : null}
+          <div>
+            <label htmlFor="log-status" className="block text-sm font-medium text-slate-900">
+              Status
+            </label>
+            <select id="log-status" name="status" defaultValue={query.status ?? ""} className={`${inputClasses} mt-1`}>
+              <option value="">Any</option>
+              <option value="2xx">2xx success</option>
+              <option value="4xx">4xx client error</option>
+              <option value="5xx">5xx server error</option>
+              <option value="429">429 rate limited</option>
+              {query.status && !["2xx", "4xx", "5xx", "429"].includes(query.status) ? <option value={query.status}>{query.status}</option> : null}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="log-route" className="block text-sm font-medium text-slate-900">
+              Route
+            </label>
+            <select id="log-route" name="route" defaultValue={query.route ?? ""} className={`${inputClasses} mt-1`}>
+              <option value="">Any route</option>
+              {[...new Set([...apiRoutes.map((r) => r.route), ...(query.route ? [query.route] : [])])].map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="log-request-id" className="block text-sm font-medium text-slate-900">
+              Request id
+            </label>
+            <input
+              id="log-request-id"
+              name="request_id"
+              defaultValue={query.request_id ?? ""}
+              placeholder="From the X-Request-Id header"
+              autoComplete="off"
+              spellCheck={false}
+              aria-invalid={requestId && !requestId.success ? true : undefined}
+              aria-describedby={filterError ? "log-filter-error" : undefined}
+              className={`${inputClasses} mt-1 font-mono`}
+            />
+          </div>
+          <div className="flex gap-2">
+            <button type="submit" className={buttonClasses("secondary")}>
+              <Icon name="search" /> Search
+            </button>
+            {filtered ? (
+              <Link href={`${usageHref(app.clientId, query, { status: undefined, route: undefined, request_id: undefined })}#request-log`} className={buttonClasses("ghost")}>
+                Clear
+              </Link>
+            ) : null}
+          </div>
+        </form>
+        {filterError ? (
+          <p id="log-filter-error" role="alert" className="mt-3 text-sm text-red-700">
+            {filterError}
+          </p>
+        ) : null}
+        <div className="mt-4">
+          <RequestLogTable
+            entries={log.map((e) => ({ ...e, at: e.at.toISOString() }))}
+            emptyText={
+              filterError
+                ? "Fix the filter above to search."
+                : filtered
+                  ? query.request_id
+                    ? "No request with that id in this app's log. Request ids are kept with the log: the last 1,000 requests and the errors of the last 7 days."
+                    : "No requests match these filters."
+                  : "No requests logged yet. Calls appear here a few seconds after they are made."
+            }
+          />
+        </div>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,33 @@
+import Link from "next/link";
+import { Icon } from "@/components/ui/icon";
+
+/**
+ * The app page's sections (issue 16): the overview (settings, secrets, team) and its usage. Rendered
+ * on the server with the current tab given, so it needs no client JavaScript.
+ */
+export function AppTabs({ clientId, current }: { clientId: string; current: "overview" | "usage" }) {
+  const tabs = [
+    { key: "overview", href: `/apps/${clientId}`, label: "Overview", icon: "grid" as const },
+    { key: "usage", href: `/apps/${clientId}/usage`, label: "Usage", icon: "chart" as const },
+  ];
+  return (
+    <nav aria-label="Application sections" className="-mt-2 flex gap-6 overflow-x-auto border-b border-slate-200">
+      {tabs.map((tab) => {
+        const active = tab.key === current;
+        return (
+          <Link
+            key={tab.key}
+            href={tab.href}
+            prefetch={false}
+            aria-current={active ? "page" : undefined}
+            className={`-mb-px inline-flex items-center gap-2 border-b-2 px-1 pb-3 text-sm font-medium whitespace-nowrap transition-colors ${
+              active ? "border-brand-600 text-brand-700" : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900"
+            }`}
+          >
+            <Icon name={tab.icon} /> {tab.label}
+          </Link>
+        );
+      })}
+    </nav>
+  );
+}

@@ -1,0 +1,25 @@
+import { ButtonLink } from "@/components/ui/button-link";
+import { Card } from "@/components/ui/card";
+import { Quickstart } from "@/components/apps/quickstart";
+import { Icon } from "@/components/ui/icon";
+import type { AppView } from "@/lib/schemas/apps";
+
+/** No traffic in the range yet: how to make the first call, with the app's own ids (issue 16). */
+export function UsageEmptyState({ app, range, issuer, apiUrl }: { app: AppView; range: string; issuer: string; apiUrl: string }) {
+  return (
+    <Card title={`No API calls in the last ${range}`} description="Charts appear a few seconds after this app's first call with its token.">
+      <div className="space-y-4" data-testid="usage-empty">
+        <p className="flex items-start gap-2 text-sm text-slate-600">
+          <Icon name="info" className="mt-0.5 size-4 shrink-0" />
+          {app.status === "approved"
+            ? "Get a token for the app, then call any endpoint of the API with it: every call is counted here, by route, status and latency, and listed in the request log below."
+            : "The app can get tokens once an admin approves it; its calls are counted here from then on."}
+        </p>
+        {app.status === "approved" ? <Quickstart app={app} issuer={issuer} apiUrl={apiUrl} /> : null}
+        <ButtonLink href="/docs" variant="secondary" prefetch={false}>
+          <Icon name="book" /> Read the docs
+        </ButtonLink>
+      </div>
+    </Card>
+  );
+}

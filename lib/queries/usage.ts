@@ -1,0 +1,227 @@
+// Data layer (STYLE.md Layout): the usage tables' SQL over pg (issue 16); the rules live in
+// lib/services/usage.ts and lib/services/usage-meter.ts.
+import { pool } from "../database/client";
+
+/** Dates go in as epoch seconds and are compared as UTC (the columns are `timestamp` in UTC, as Prisma writes them). */
+const at = (date: Date) => date.getTime() / 1000;
+const UTC = (n: number) => `(to_timestamp($${n}) AT TIME ZONE 'UTC')`;
+
+/** One flush of a process's aggregates, as column arrays (one statement, `unnest`). */
+export interface UsageBatch {
+  counts: { clientId: string[]; route: string[]; status: number[]; errorCode: string[]; minute: number[]; count: number[] };
+  latency: { clientId: string[]; route: string[]; minute: number[]; bucket: number[]; count: number[] };
+  log: {
+    atMs: number[];
+    clientId: string[];
+    method: string[];
+    route: string[];
+    status: number[];
+    errorCode: (string | null)[];
+    latencyMs: number[];
+    requestId: string[];
+    userId: (number | null)[];
+  };
+}
+
+/**
+ * Adds one batch in ONE statement: additive upserts of the counters and latency buckets (so any
+ * number of processes add up), plus the request-log rows. Times are epoch minutes / ms, stored as
+ * UTC like every other timestamp of the schema. Each key appears once per batch (the meter merges
+ * them), as ON CONFLICT DO UPDATE requires.
+ */
+export async function insertUsageBatch(batch: UsageBatch): Promise<void> {
+  const { counts: c, latency: l, log } = batch;
+  await pool.query({
+    name: "usage-flush",
+    text: `WITH counted AS (
+         INSERT INTO "UsageCount" AS u ("clientId", route, status, "errorCode", "periodStart", count)
+         SELECT k, r, s, e, to_timestamp(m::bigint * 60) AT TIME ZONE 'UTC', n
+         FROM unnest($1::text[], $2::text[], $3::smallint[], $4::text[], $5::int[], $6::int[]) AS t(k, r, s, e, m, n)
+         ON CONFLICT ("clientId", "periodStart", route, status, "errorCode") DO UPDATE SET count = u.count + EXCLUDED.count
+       ), timed AS (
+         INSERT INTO "UsageLatency" AS u ("clientId", route, "periodStart", bucket, count)
+         SELECT k, r, to_timestamp(m::bigint * 60) AT TIME ZONE 'UTC', b, n
+         FROM unnest($7::text[], $8::text[], $9::int[], $10::smallint[], $11::int[]) AS t(k, r, m, b, n)
+         ON CONFLICT ("clientId", "periodStart", route, bucket) DO UPDATE SET count = u.count + EXCLUDED.count
+       )
+       INSERT INTO "RequestLog" ("clientId", at, method, route, status, "errorCode", "latencyMs", "requestId", "userId")
+       SELECT k, to_timestamp(a / 1000.0) AT TIME ZONE 'UTC', me, r, s, e, ms, q, u
+       FROM unnest($12::float8[], $13::text[], $14::text[], $15::text[], $16::smallint[], $17::text[], $18::real[], $19::text[], $20::int[])
+         AS t(a, k, me, r, s, e, ms, q, u)`,
+    values: [
+      c.clientId, c.route, c.status, c.errorCode, c.minute, c.count,
+      l.clientId, l.route, l.minute, l.bucket, l.count,
+      log.atMs, log.clientId, log.method, log.route, log.status, log.errorCode, log.latencyMs, log.requestId, log.userId,
+    ],
+  });
+}
+
+/**
+ * Rolls every minute row older than `before` into its hour's row (the row at the full hour), in
+ * one statement per table: the minute rows are deleted and their sums added, so a rollup that runs
+ * twice, or in two processes at once, never counts a request twice.
+ */
+export async function rollUpUsage(before: Date): Promise<{ counts: number; latency: number }> {
+  const counts = await pool.query(
+    `WITH moved AS (
+       DELETE FROM "UsageCount" WHERE "periodStart" < ${UTC(1)} AND "periodStart" <> date_trunc('hour', "periodStart")
+       RETURNING "clientId", route, status, "errorCode", "periodStart", count
+     )
+     INSERT INTO "UsageCount" AS u ("clientId", route, status, "errorCode", "periodStart", count)
+     SELECT "clientId", route, status, "errorCode", date_trunc('hour', "periodStart"), sum(count)::int
+     FROM moved GROUP BY 1, 2, 3, 4, 5
+     ON CONFLICT ("clientId", "periodStart", route, status, "errorCode") DO UPDATE SET count = u.count + EXCLUDED.count`,
+    [at(before)],
+  );
+  const latency = await pool.query(
+    `WITH moved AS (
+       DELETE FROM "UsageLatency" WHERE "periodStart" < ${UTC(1)} AND "periodStart" <> date_trunc('hour', "periodStart")
+       RETURNING "clientId", route, "periodStart", bucket, count
+     )
+     INSERT INTO "UsageLatency" AS u ("clientId", route, "periodStart", bucket, count)
+     SELECT "clientId", route, date_trunc('hour', "periodStart"), bucket, sum(count)::int
+     FROM moved GROUP BY 1, 2, 3, 4
+     ON CONFLICT ("clientId", "periodStart", route, bucket) DO UPDATE SET count = u.count + EXCLUDED.count`,
+    [at(before)],
+  );
+  return { counts: counts.rowCount ?? 0, latency: latency.rowCount ?? 0 };
+}
+
+/** Deletes usage rows (hours) older than `before`. */
+export async function deleteUsageBefore(before: Date): Promise<number> {
+  const a = await pool.query(`DELETE FROM "UsageCount" WHERE "periodStart" < ${UTC(1)}`, [at(before)]);
+  const b = await pool.query(`DELETE FROM "UsageLatency" WHERE "periodStart" < ${UTC(1)}`, [at(before)]);
+  return (a.rowCount ?? 0) + (b.rowCount ?? 0);
+}
+
+/**
+ * Trims the request log per app: a row stays while it is among the app's `keepRecent` newest, or it
+ * is a non-2xx answer newer than `errorsSince` and among the app's `errorCap` newest of those.
+ */
+export async function trimRequestLog(keepRecent: number, errorsSince: Date, errorCap: number): Promise<number> {
+  const result = await pool.query(
+    `DELETE FROM "RequestLog" r USING (
+       SELECT id FROM (
+         SELECT id, status, at,
+           row_number() OVER (PARTITION BY "clientId" ORDER BY at DESC, id DESC) AS recent,
+           row_number() OVER (PARTITION BY "clientId", (status BETWEEN 200 AND 299) ORDER BY at DESC, id DESC) AS nth
+         FROM "RequestLog"
+       ) x
+       WHERE recent > $1 AND (status BETWEEN 200 AND 299 OR at < ${UTC(2)} OR nth > $3)
+     ) d
+     WHERE r.id = d.id`,
+    [keepRecent, at(errorsSince), errorCap],
+  );
+  return result.rowCount ?? 0;
+}
+
+export interface UsageTotalRow {
+  route: string;
+  status: number;
+  errorCode: string;
+  count: number;
+}
+
+/** Totals per route, status and error code of one app since `since`. */
+export async function selectUsageTotals(clientId: string, since: Date): Promise<UsageTotalRow[]> {
+  const { rows } = await pool.query<UsageTotalRow>(
+    `SELECT route, status::int AS status, "errorCode", sum(count)::int AS count
+     FROM "UsageCount" WHERE "clientId" = $1 AND "periodStart" >= ${UTC(2)}
+     GROUP BY route, status, "errorCode" ORDER BY route, status, "errorCode"`,
+    [clientId, at(since)],
+  );
+  return rows;
+}
+
+/** Latency buckets per route of one app since `since`. */
+export async function selectLatencyTotals(clientId: string, since: Date): Promise<{ route: string; bucket: number; count: number }[]> {
+  const { rows } = await pool.query<{ route: string; bucket: number; count: number }>(
+    `SELECT route, bucket::int AS bucket, sum(count)::int AS count
+     FROM "UsageLatency" WHERE "clientId" = $1 AND "periodStart" >= ${UTC(2)}
+     GROUP BY route, bucket`,
+    [clientId, at(since)],
+  );
+  return rows;
+}
+
+/** Requests per time slot (`stepSeconds` wide, from the epoch) and status class of one app. */
+export async function selectUsageSeries(
+  clientId: string,
+  since: Date,
+  stepSeconds: number,
+): Promise<{ slot: number; statusClass: number; count: number }[]> {
+  const { rows } = await pool.query<{ slot: string; statusClass: number; count: number }>(
+    `SELECT floor(extract(epoch FROM "periodStart") / $3)::bigint AS slot, (status / 100)::int AS "statusClass",
+            sum(count)::int AS count
+     FROM "UsageCount" WHERE "clientId" = $1 AND "periodStart" >= ${UTC(2)} AND route NOT LIKE 'token:%'
+     GROUP BY 1, 2 ORDER BY 1`,
+    [clientId, at(since), stepSeconds],
+  );
+  return rows.map((r) => ({ slot: Number(r.slot), statusClass: r.statusClass, count: r.count }));
+}
+
+/** Latency buckets per time slot of one app's API requests. */
+export async function selectLatencySeries(
+  clientId: string,
+  since: Date,
+  stepSeconds: number,
+): Promise<{ slot: number; bucket: number; count: number }[]> {
+  const { rows } = await pool.query<{ slot: string; bucket: number; count: number }>(
+    `SELECT floor(extract(epoch FROM "periodStart") / $3)::bigint AS slot, bucket::int AS bucket, sum(count)::int AS count
+     FROM "UsageLatency" WHERE "clientId" = $1 AND "periodStart" >= ${UTC(2)} AND route NOT LIKE 'token:%'
+     GROUP BY 1, 2`,
+    [clientId, at(since), stepSeconds],
+  );
+  return rows.map((r) => ({ slot: Number(r.slot), bucket: r.bucket, count: r.count }));
+}
+
+export interface AppTrafficRow {
+  clientId: string;
+  name: string | null;
+  total: number;
+  errors: number;
+  limited: number;
+}
+
+/** Every app's totals since `since` (the admin overview), most traffic first. */
+export async function selectTrafficByApp(since: Date, limit: number): Promise<AppTrafficRow[]> {
+  const { rows } = await pool.query<AppTrafficRow>(
+    `SELECT c."clientId", a.name, sum(c.count)::int AS total,
+            (sum(c.count) FILTER (WHERE c.status >= 400))::int AS errors,
+            (sum(c.count) FILTER (WHERE c.status = 429))::int AS limited
+     FROM "UsageCount" c LEFT JOIN "Application" a ON a."clientId" = c."clientId"
+     WHERE c."periodStart" >= ${UTC(1)}
+     GROUP BY c."clientId", a.name ORDER BY total DESC, c."clientId" LIMIT $2`,
+    [at(since), limit],
+  );
+  return rows.map((r) => ({ ...r, errors: r.errors ?? 0, limited: r.limited ?? 0 }));
+}
+
+export interface RequestLogRow {
+  id: string;
+  atMs: number;
+  method: string;
+  route: string;
+  status: number;
+  errorCode: string | null;
+  latencyMs: number;
+  requestId: string;
+  userHandle: string | null;
+}
+
+/** An app's request log, newest first, filtered; the user's handle is read here, not per request. */
+export async function selectRequestLog(
+  clientId: string,
+  filter: { statusFrom: number; statusTo: number; route?: string; requestId?: string; limit: number },
+): Promise<RequestLogRow[]> {
+  const { rows } = await pool.query<RequestLogRow & { atMs: string }>(
+    `SELECT r.id::text AS id, extract(epoch FROM r.at) * 1000 AS "atMs", r.method, r.route, r.status::int AS status, r."errorCode", r."latencyMs",
+            r."requestId", u.handle AS "userHandle"
+     FROM "RequestLog" r LEFT JOIN "User" u ON u.id = r."userId"
+     WHERE r."clientId" = $1 AND r.status BETWEEN $2 AND $3
+       AND ($4::text IS NULL OR r.route = $4) AND ($5::text IS NULL OR r."requestId" = $5)
+     ORDER BY r.at DESC, r.id DESC LIMIT $6`,
+    [clientId, filter.statusFrom, filter.statusTo, filter.route ?? null, filter.requestId ?? null, filter.limit],
+  );
+  return rows.map((r) => ({ ...r, atMs: Number(r.atMs) }));
+}

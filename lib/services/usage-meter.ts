@@ -1,0 +1,249 @@
+import { env } from "../env";
+import { logger } from "../logger";
+import { insertUsageBatch, type UsageBatch } from "../queries/usage";
+import { GRANT_ROUTE_PREFIX, LATENCY_BUCKET_COUNT, latencyBucket } from "../schemas/usage";
+
+/**
+ * Issue 16, usage metering: every API request made with a verified token and every token grant is
+ * counted here, in this process's memory, per app × route × minute (a counter per status and error
+ * code, plus a fixed log-scale latency histogram), and written to PostgreSQL every USAGE_FLUSH_MS by
+ * one additive upsert (lib/queries/usage.ts insertUsageBatch), so processes add up and a crash loses
+ * at most the unflushed interval. SIGTERM flushes (lib/server/platform.ts stop()).
+ *
+ * The request path pays one Map lookup with a short string key, a few integer increments and one
+ * small request-log object; nothing else (no database, no I/O). The request log keeps per app and
+ * flush interval the last LOG_RECENT_PER_FLUSH requests and up to LOG_ERRORS_PER_FLUSH non-2xx ones,
+ * so a flood cannot grow memory or the table without bound (the retention job trims the rest).
+ */
+
+/** Per app and flush interval: the newest requests kept for the log (the log keeps 1,000 per app). */
+const LOG_RECENT_PER_FLUSH = 1000;
+/** Per app and flush interval: non-2xx requests kept beyond those (the log keeps up to 10,000 per app). */
+const LOG_ERRORS_PER_FLUSH = 2000;
+/** Cells kept after failed flushes (database down); beyond this, new keys are dropped and counted. */
+const MAX_CELLS = 200_000;
+
+interface Cell {
+  clientId: string;
+  route: string;
+  minute: number;
+  /** status (2xx, no code) or `status code` → count */
+  outcomes: Map<number | string, number>;
+  latency: Uint32Array;
+}
+
+interface LogEntry {
+  atMs: number;
+  clientId: string;
+  method: string;
+  route: string;
+  status: number;
+  errorCode: string | null;
+  latencyMs: number;
+  requestId: string;
+  userId: number | null;
+}
+
+/** One app's log entries of the current interval: a ring of the newest, plus the errors. */
+interface AppLog {
+  ring: LogEntry[];
+  next: number;
+  errors: LogEntry[];
+}
+
+export interface ApiRequestUsage {
+  clientId: string;
+  userId: number | null;
+  method: string;
+  /** `GET /users/{username}`: the template, never the concrete path. */
+  route: string;
+  status: number;
+  errorCode: string | null;
+  latencyMs: number;
+  requestId: string;
+}
+
+export class UsageMeter {
+  private cells = new Map<string, Cell>();
+  private logs = new Map<string, AppLog>();
+  private dropped = 0;
+  private flushing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(readonly enabled: boolean) {}
+
+  /** Counts one API request and keeps it for the request log. */
+  recordApiRequest(usage: ApiRequestUsage, nowMs: number): void {
+    if (!this.enabled) return;
+    this.count(usage.clientId, usage.route, usage.status, usage.errorCode, usage.latencyMs, nowMs);
+    const entry: LogEntry = {
+      atMs: nowMs,
+      clientId: usage.clientId,
+      method: usage.method,
+      route: usage.route,
+      status: usage.status,
+      errorCode: usage.errorCode,
+      latencyMs: usage.latencyMs,
+      requestId: usage.requestId,
+      userId: usage.userId,
+    };
+    let log = this.logs.get(usage.clientId);
+    if (!log) {
+      log = { ring: [], next: 0, errors: [] };
+      this.logs.set(usage.clientId, log);
+    }
+    if (usage.status >= 200 && usage.status < 300) {
+      if (log.ring.length < LOG_RECENT_PER_FLUSH) log.ring.push(entry);
+      else {
+        log.ring[log.next] = entry;
+        log.next = (log.next + 1) % LOG_RECENT_PER_FLUSH;
+      }
+    } else if (log.errors.length < LOG_ERRORS_PER_FLUSH) log.errors.push(entry);
+  }
+
+  /** Counts one token grant (`grantType` as sent: client_credentials, authorization_code, refresh_token). */
+  recordGrant(clientId: string, grantType: string, status: number, errorCode: string | null, latencyMs: number, nowMs: number): void {
+    if (!this.enabled) return;
+    this.count(clientId, GRANT_ROUTE_PREFIX + grantType, status, errorCode, latencyMs, nowMs);
+  }
+
+  private count(clientId: string, route: string, status: number, errorCode: string | null, latencyMs: number, nowMs: number): void {
+    const minute = Math.floor(nowMs / 60_000);
+    const key = `${clientId}|${route}|${minute}`;
+    let cell = this.cells.get(key);
+    if (!cell) {
+      if (this.cells.size >= MAX_CELLS) {
+        this.dropped++;
+        return;
+      }
+      cell = { clientId, route, minute, outcomes: new Map(), latency: new Uint32Array(LATENCY_BUCKET_COUNT) };
+      this.cells.set(key, cell);
+    }
+    // Successes are keyed by the number itself: no string is built for the common case.
+    const outcome = errorCode === null ? status : `${status} ${errorCode}`;
+    cell.outcomes.set(outcome, (cell.outcomes.get(outcome) ?? 0) + 1);
+    cell.latency[latencyBucket(latencyMs)]!++;
+  }
+
+  /** Writes everything counted so far (one statement); concurrent calls share one flush. */
+  flush(): Promise<void> {
+    if (!this.flushing) {
+      this.flushing = this.write().finally(() => {
+        this.flushing = null;
+      });
+    }
+    return this.flushing;
+  }
+
+  private async write(): Promise<void> {
+    if (this.cells.size === 0 && this.logs.size === 0) return;
+    const cells = this.cells;
+    const logs = this.logs;
+    this.cells = new Map();
+    this.logs = new Map();
+    const batch = toBatch(cells, logs);
+    try {
+      await insertUsageBatch(batch);
+    } catch (error) {
+      // Counts go back for the next flush (additive, so nothing is counted twice); the request
+      // log of this interval is given up rather than held while the database is away.
+      for (const [key, cell] of cells) this.restore(key, cell);
+      logger.warn("usage flush failed: counts kept for the next flush", { error: (error as Error).message });
+    }
+    if (this.dropped > 0) {
+      logger.warn("usage meter full: requests not counted", { dropped: this.dropped });
+      this.dropped = 0;
+    }
+  }
+
+  private restore(key: string, cell: Cell): void {
+    const current = this.cells.get(key);
+    if (!current) {
+      if (this.cells.size < MAX_CELLS) this.cells.set(key, cell);
+      return;
+    }
+    for (const [outcome, n] of cell.outcomes) current.outcomes.set(outcome, (current.outcomes.get(outcome) ?? 0) + n);
+    for (let i = 0; i < LATENCY_BUCKET_COUNT; i++) current.latency[i]! += cell.latency[i]!;
+  }
+
+  /** Flushes every `intervalMs` until stop(). */
+  start(intervalMs: number): void {
+    if (!this.enabled || this.timer) return;
+    this.timer = setInterval(() => void this.flush(), intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and writes what is left (graceful shutdown: no counted request is lost). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+    // A request counted while that flush ran is written by a second one.
+    await this.flush();
+  }
+}
+
+function toBatch(cells: Map<string, Cell>, logs: Map<string, AppLog>): UsageBatch {
+  const batch: UsageBatch = {
+    counts: { clientId: [], route: [], status: [], errorCode: [], minute: [], count: [] },
+    latency: { clientId: [], route: [], minute: [], bucket: [], count: [] },
+    log: { atMs: [], clientId: [], method: [], route: [], status: [], errorCode: [], latencyMs: [], requestId: [], userId: [] },
+  };
+  const { counts, latency, log } = batch;
+  for (const cell of cells.values()) {
+    for (const [outcome, n] of cell.outcomes) {
+      let status: number;
+      let code = "";
+      if (typeof outcome === "number") status = outcome;
+      else {
+        const space = outcome.indexOf(" ");
+        status = Number(outcome.slice(0, space));
+        code = outcome.slice(space + 1);
+      }
+      counts.clientId.push(cell.clientId);
+      counts.route.push(cell.route);
+      counts.status.push(status);
+      counts.errorCode.push(code);
+      counts.minute.push(cell.minute);
+      counts.count.push(n);
+    }
+    for (let b = 0; b < LATENCY_BUCKET_COUNT; b++) {
+      const n = cell.latency[b]!;
+      if (n === 0) continue;
+      latency.clientId.push(cell.clientId);
+      latency.route.push(cell.route);
+      latency.minute.push(cell.minute);
+      latency.bucket.push(b);
+      latency.count.push(n);
+    }
+  }
+  for (const app of logs.values()) {
+    for (const e of app.ring) pushLog(log, e);
+    for (const e of app.errors) pushLog(log, e);
+  }
+  return batch;
+}
+
+function pushLog(log: UsageBatch["log"], e: LogEntry): void {
+  log.atMs.push(e.atMs);
+  log.clientId.push(e.clientId);
+  log.method.push(e.method);
+  log.route.push(e.route);
+  log.status.push(e.status);
+  log.errorCode.push(e.errorCode);
+  log.latencyMs.push(Math.round(e.latencyMs * 1000) / 1000);
+  log.requestId.push(e.requestId);
+  log.userId.push(e.userId);
+}
+
+const store = globalThis as unknown as { __platformUsageMeter?: UsageMeter };
+
+/**
+ * The process's meter, on globalThis like the database client: server.ts and Next's bundled route
+ * modules (app/api/v1 under `next dev`) are two module graphs in one process and must share it.
+ * METERING is read once, here.
+ */
+export function usageMeter(): UsageMeter {
+  store.__platformUsageMeter ??= new UsageMeter(env().METERING);
+  return store.__platformUsageMeter;
+}

@@ -1,0 +1,278 @@
+import { AppError } from "../errors";
+import { logger } from "../logger";
+import {
+  deleteUsageBefore,
+  rollUpUsage,
+  selectLatencySeries,
+  selectLatencyTotals,
+  selectRequestLog,
+  selectTrafficByApp,
+  selectUsageSeries,
+  selectUsageTotals,
+  trimRequestLog,
+  type RequestLogRow,
+} from "../queries/usage";
+import {
+  GRANT_ROUTE_PREFIX,
+  LATENCY_BUCKET_COUNT,
+  latencyQuantile,
+  USAGE_RANGE_MS,
+  type RequestLogFilter,
+  type StatusFilter,
+  type UsageRange,
+} from "../schemas/usage";
+import { isAdminActor, type Actor } from "./actor";
+import { loadManageable } from "./apps";
+
+/**
+ * Issue 16: what an app's team (owner, team admins, viewers) and platform admins read about its
+ * traffic — totals, time series, latency percentiles and the request log — and the rollup and
+ * retention job. The counting itself is lib/services/usage-meter.ts.
+ */
+
+/** Minutes older than this become hour rows. */
+export const ROLLUP_AFTER_MS = 24 * 3600_000;
+/** Hour rows older than this are deleted. */
+export const KEEP_USAGE_MS = 90 * 24 * 3600_000;
+/** The request log keeps at least this many newest rows per app… */
+export const LOG_KEEP_RECENT = 1000;
+/** …and the non-2xx rows of this long, up to LOG_ERROR_CAP per app. */
+export const LOG_KEEP_ERRORS_MS = 7 * 24 * 3600_000;
+export const LOG_ERROR_CAP = 10_000;
+
+export interface RetentionResult {
+  rolledUp: number;
+  deleted: number;
+  logTrimmed: number;
+}
+
+/**
+ * Rolls minute rows older than a day (whole hours only, so the last day keeps its minutes) into hour
+ * rows, deletes usage older than 90 days and trims the request log. Safe to run in several
+ * processes at once and again at any time (lib/queries/usage.ts).
+ */
+export async function runUsageRetention(nowMs = Date.now()): Promise<RetentionResult> {
+  const hour = 3600_000;
+  const rollupBefore = new Date(Math.floor((nowMs - ROLLUP_AFTER_MS) / hour) * hour);
+  const rolled = await rollUpUsage(rollupBefore);
+  const deleted = await deleteUsageBefore(new Date(nowMs - KEEP_USAGE_MS));
+  const logTrimmed = await trimRequestLog(LOG_KEEP_RECENT, new Date(nowMs - LOG_KEEP_ERRORS_MS), LOG_ERROR_CAP);
+  return { rolledUp: rolled.counts + rolled.latency, deleted, logTrimmed };
+}
+
+/** Runs the retention job every `intervalMs` (first run after a random part of it, so processes spread out). */
+export function startUsageRetention(intervalMs: number): () => void {
+  let timer: NodeJS.Timeout;
+  const run = () => {
+    runUsageRetention()
+      .catch((error: Error) => logger.warn("usage retention failed", { error: error.message }))
+      .finally(() => {
+        timer = setTimeout(run, intervalMs);
+        timer.unref();
+      });
+  };
+  timer = setTimeout(run, Math.floor(intervalMs * (0.5 + Math.random() / 2)));
+  timer.unref();
+  return () => clearTimeout(timer);
+}
+
+export interface RouteUsage {
+  route: string;
+  total: number;
+  byStatus: { status: number; errorCode: string | null; count: number }[];
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
+export interface UsageSummary {
+  clientId: string;
+  range: UsageRange;
+  since: Date;
+  total: number;
+  /** Requests by status class ("2xx", "4xx", "5xx"). */
+  byClass: Record<string, number>;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  /** API routes, then token grants (`token:…`), most used first. */
+  routes: RouteUsage[];
+  /** Error answers by code, most frequent first. */
+  errors: { code: string; status: number; count: number }[];
+}
+
+function sinceFor(range: UsageRange, nowMs: number): Date {
+  return new Date(nowMs - USAGE_RANGE_MS[range]);
+}
+
+const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
+
+/** An app's usage over a range. Team members (viewers included) and admins; others get not_found. */
+export async function getAppUsage(clientId: string, range: UsageRange, actor: Actor, nowMs = Date.now()): Promise<UsageSummary> {
+  await loadManageable(clientId, actor, "app.usage", "viewer");
+  const since = sinceFor(range, nowMs);
+  const [totals, latency] = await Promise.all([selectUsageTotals(clientId, since), selectLatencyTotals(clientId, since)]);
+
+  const routes = new Map<string, RouteUsage & { buckets: number[] }>();
+  const routeOf = (route: string) => {
+    let r = routes.get(route);
+    if (!r) {
+      r = { route, total: 0, byStatus: [], p50Ms: null, p95Ms: null, buckets: new Array<number>(LATENCY_BUCKET_COUNT).fill(0) };
+      routes.set(route, r);
+    }
+    return r;
+  };
+  const byClass: Record<string, number> = { "2xx": 0, "4xx": 0, "5xx": 0 };
+  const errors = new Map<string, { code: string; status: number; count: number }>();
+  let total = 0;
+  for (const row of totals) {
+    const r = routeOf(row.route);
+    r.total += row.count;
+    r.byStatus.push({ status: row.status, errorCode: row.errorCode || null, count: row.count });
+    if (row.route.startsWith(GRANT_ROUTE_PREFIX)) continue;
+    total += row.count;
+    const cls = statusClass(row.status);
+    byClass[cls] = (byClass[cls] ?? 0) + row.count;
+    if (row.status >= 400) {
+      const key = `${row.status} ${row.errorCode}`;
+      const e = errors.get(key) ?? { code: row.errorCode || "unknown", status: row.status, count: 0 };
+      e.count += row.count;
+      errors.set(key, e);
+    }
+  }
+  const apiBuckets = new Array<number>(LATENCY_BUCKET_COUNT).fill(0);
+  for (const row of latency) {
+    routeOf(row.route).buckets[row.bucket] = (routeOf(row.route).buckets[row.bucket] ?? 0) + row.count;
+    if (!row.route.startsWith(GRANT_ROUTE_PREFIX)) apiBuckets[row.bucket]! += row.count;
+  }
+  const list = [...routes.values()].map(({ buckets, ...r }) => ({
+    ...r,
+    p50Ms: latencyQuantile(buckets, 0.5),
+    p95Ms: latencyQuantile(buckets, 0.95),
+  }));
+  list.sort(
+    (a, b) =>
+      Number(a.route.startsWith(GRANT_ROUTE_PREFIX)) - Number(b.route.startsWith(GRANT_ROUTE_PREFIX)) ||
+      b.total - a.total ||
+      a.route.localeCompare(b.route),
+  );
+  return {
+    clientId,
+    range,
+    since,
+    total,
+    byClass,
+    p50Ms: latencyQuantile(apiBuckets, 0.5),
+    p95Ms: latencyQuantile(apiBuckets, 0.95),
+    routes: list,
+    errors: [...errors.values()].sort((a, b) => b.count - a.count),
+  };
+}
+
+export interface UsagePoint {
+  /** Start of the slot. */
+  at: Date;
+  "2xx": number;
+  "4xx": number;
+  "5xx": number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
+/** Slot widths per range: 96 quarter hours, 168 hours, 120 six-hour slots. */
+export const SERIES_STEP_SECONDS: Record<UsageRange, number> = { "24h": 900, "7d": 3600, "30d": 6 * 3600 };
+
+/** An app's API requests over time by status class, with latency percentiles per slot (charts). */
+export async function getAppUsageSeries(clientId: string, range: UsageRange, actor: Actor, nowMs = Date.now()): Promise<UsagePoint[]> {
+  await loadManageable(clientId, actor, "app.usage", "viewer");
+  const step = SERIES_STEP_SECONDS[range];
+  const since = sinceFor(range, nowMs);
+  const [counts, latency] = await Promise.all([
+    selectUsageSeries(clientId, since, step),
+    selectLatencySeries(clientId, since, step),
+  ]);
+  const first = Math.floor(since.getTime() / 1000 / step);
+  const last = Math.floor(nowMs / 1000 / step);
+  const points: (UsagePoint & { buckets: number[] })[] = [];
+  for (let slot = first; slot <= last; slot++) {
+    points.push({
+      at: new Date(slot * step * 1000),
+      "2xx": 0,
+      "4xx": 0,
+      "5xx": 0,
+      p50Ms: null,
+      p95Ms: null,
+      buckets: new Array<number>(LATENCY_BUCKET_COUNT).fill(0),
+    });
+  }
+  const at = (slot: number) => points[slot - first];
+  for (const row of counts) {
+    const p = at(row.slot);
+    if (!p) continue;
+    const cls = row.statusClass >= 5 ? "5xx" : row.statusClass >= 4 ? "4xx" : "2xx";
+    p[cls] += row.count;
+  }
+  for (const row of latency) {
+    const p = at(row.slot);
+    if (p) p.buckets[row.bucket]! += row.count;
+  }
+  return points.map(({ buckets, ...p }) => ({ ...p, p50Ms: latencyQuantile(buckets, 0.5), p95Ms: latencyQuantile(buckets, 0.95) }));
+}
+
+export interface RequestLogEntry {
+  at: Date;
+  method: string;
+  route: string;
+  status: number;
+  errorCode: string | null;
+  latencyMs: number;
+  requestId: string;
+  /** The person a user-delegated token acted for (null: app-only token, or the account is gone). */
+  userHandle: string | null;
+}
+
+function statusBounds(status: StatusFilter | undefined): { statusFrom: number; statusTo: number } {
+  if (status === undefined) return { statusFrom: 0, statusTo: 999 };
+  if (typeof status === "number") return { statusFrom: status, statusTo: status };
+  const base = Number(status[0]) * 100;
+  return { statusFrom: base, statusTo: base + 99 };
+}
+
+/** An app's request log, newest first (filters: status class or code, route, request id). */
+export async function listRequestLog(clientId: string, filter: RequestLogFilter, actor: Actor): Promise<RequestLogEntry[]> {
+  await loadManageable(clientId, actor, "app.usage", "viewer");
+  const rows = await selectRequestLog(clientId, {
+    ...statusBounds(filter.status),
+    route: filter.route,
+    requestId: filter.requestId,
+    limit: filter.limit,
+  });
+  return rows.map(toEntry);
+}
+
+function toEntry(row: RequestLogRow): RequestLogEntry {
+  return {
+    at: new Date(row.atMs),
+    method: row.method,
+    route: row.route,
+    status: row.status,
+    errorCode: row.errorCode,
+    latencyMs: Math.round(row.latencyMs * 100) / 100,
+    requestId: row.requestId,
+    userHandle: row.userHandle,
+  };
+}
+
+export interface AppTraffic {
+  clientId: string;
+  name: string | null;
+  total: number;
+  errors: number;
+  errorRate: number;
+  limited: number;
+}
+
+/** Admins: every app's traffic over a range, for the overview's three rankings. */
+export async function getUsageOverview(range: UsageRange, actor: Actor, nowMs = Date.now()): Promise<AppTraffic[]> {
+  if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can see every app's usage.");
+  const rows = await selectTrafficByApp(sinceFor(range, nowMs), 500);
+  return rows.map((r) => ({ ...r, errorRate: r.total ? r.errors / r.total : 0 }));
+}

@@ -1,0 +1,138 @@
+import type { GetServerSideProps, PageConfig } from "next";
+import { z } from "zod";
+import { DeviceCodeForm } from "@/components/interaction/device-code-form";
+import { DeviceConfirmForm } from "@/components/interaction/device-confirm-form";
+import { DeviceResultCard } from "@/components/interaction/device-result-card";
+import { ExpiredCard } from "@/components/interaction/expired-card";
+import { HostedPage } from "@/components/interaction/hosted-page";
+import { env } from "@/lib/env";
+import { DEVICE_ERRORS, DEVICE_STEPS, DEVICE_XSRF_COOKIE } from "@/lib/oidc/constants";
+import { findDeviceRequestView } from "@/lib/oidc/device-view";
+import { findClientName } from "@/lib/oidc/interaction-view";
+import { describeRetryWait } from "@/lib/oidc/login-errors";
+
+/** Plain HTML forms: no JavaScript (pages/_app.tsx). */
+export const config: PageConfig = { unstable_runtimeJS: false };
+
+type Props =
+  | { kind: "expired"; restart: string }
+  | { kind: "input"; action: string; xsrf: string; userCode: string; error: string | null }
+  | { kind: "confirm"; action: string; xsrf: string; userCode: string; clientName: string; ownerHandle: string | null }
+  | { kind: "success"; clientName: string | null }
+  | { kind: "cancelled" };
+
+/** The page's query, as lib/oidc/device.ts writes it; junk is ignored. */
+const querySchema = z.object({
+  step: z.enum(DEVICE_STEPS).catch("input"),
+  error: z.enum(DEVICE_ERRORS).optional().catch(undefined),
+  user_code: z.string().trim().max(32).regex(/^[A-Za-z0-9 -]*$/).optional().catch(undefined),
+  client_id: z.string().max(128).optional().catch(undefined),
+  retry_at: z.coerce.number().int().positive().optional().catch(undefined),
+});
+
+function errorMessage(error: (typeof DEVICE_ERRORS)[number], retryAt: number | null): string {
+  switch (error) {
+    case "missing":
+      return "Enter the code shown on your device.";
+    case "not_found":
+      return "That code is not valid. Check the code on your device and try again.";
+    case "expired":
+      return "That code has expired. Start signing in again on your device to get a new one.";
+    case "used":
+      return "That code was already used. Start signing in again on your device to get a new one.";
+    case "too_many_attempts":
+      return describeRetryWait(retryAt, Date.now() / 1000);
+    case "app_unavailable":
+      return "The app that showed this code can't sign you in: it is not approved or was suspended. Nothing was shared with it.";
+    case "failed":
+      return "This sign-in could not continue (the page may have been open too long). Enter the code again.";
+  }
+}
+
+/**
+ * Device sign-in (RFC 8628 verification URI), rendered for oidc-provider's `deviceFlow` sources
+ * (lib/oidc/device.ts redirects here with `step`). The forms post to oidc-provider's verification
+ * endpoint with the CSRF value from the cookie; without it the page has expired (400, as the
+ * hosted login page answers), and "Start again" fetches a new one.
+ */
+export const getServerSideProps: GetServerSideProps<Props> = async ({ query, req, res }) => {
+  const q = querySchema.parse(query);
+  const action = `${env().ISSUER}/device`;
+  if (q.step === "success") return { props: { kind: "success", clientName: await findClientName(q.client_id) } };
+  if (q.step === "cancelled") return { props: { kind: "cancelled" } };
+  const xsrf = req.cookies[DEVICE_XSRF_COOKIE];
+  if (!xsrf) {
+    res.statusCode = 400;
+    const restart = new URL(action);
+    if (q.user_code) restart.searchParams.set("user_code", q.user_code);
+    return { props: { kind: "expired", restart: restart.href } };
+  }
+  if (q.step === "confirm" && q.user_code) {
+    const request = await findDeviceRequestView(q.user_code);
+    if (request) {
+      return {
+        props: {
+          kind: "confirm",
+          action,
+          xsrf,
+          userCode: request.userCode,
+          clientName: request.client.name,
+          ownerHandle: request.client.ownerHandle,
+        },
+      };
+    }
+  }
+  const error = q.step === "confirm" ? "not_found" : (q.error ?? null);
+  return {
+    props: {
+      kind: "input",
+      action,
+      xsrf,
+      userCode: q.user_code ?? "",
+      error: error ? errorMessage(error, q.retry_at ?? null) : null,
+    },
+  };
+};
+
+export default function DevicePage(props: Props) {
+  switch (props.kind) {
+    case "expired":
+      return (
+        <HostedPage title="Device sign-in expired">
+          <ExpiredCard title="This page has expired">
+            Device sign-in pages are valid for a limited time. <a href={props.restart} className="font-medium text-brand-700 underline">Start again</a> and enter the code shown on your device.
+          </ExpiredCard>
+        </HostedPage>
+      );
+    case "input":
+      return (
+        <HostedPage title="Device sign-in">
+          <DeviceCodeForm action={props.action} xsrf={props.xsrf} userCode={props.userCode} error={props.error} />
+        </HostedPage>
+      );
+    case "confirm":
+      return (
+        <HostedPage title="Confirm device sign-in">
+          <DeviceConfirmForm
+            action={props.action}
+            xsrf={props.xsrf}
+            userCode={props.userCode}
+            clientName={props.clientName}
+            ownerHandle={props.ownerHandle}
+          />
+        </HostedPage>
+      );
+    case "success":
+      return (
+        <HostedPage title="Signed in on your device">
+          <DeviceResultCard outcome="success" clientName={props.clientName} />
+        </HostedPage>
+      );
+    case "cancelled":
+      return (
+        <HostedPage title="Device sign-in cancelled">
+          <DeviceResultCard outcome="cancelled" clientName={null} />
+        </HostedPage>
+      );
+  }
+}

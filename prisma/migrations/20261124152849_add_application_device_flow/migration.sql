@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Application" ADD COLUMN     "deviceFlow" BOOLEAN NOT NULL DEFAULT false;
+

@@ -1,0 +1,299 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliJson } from "../helpers/cli";
+import { query } from "../helpers/db";
+import { clientCredentialsToken, createTestApp, createTestUser, refreshTokens, signInAndGetTokens } from "../helpers/oidc";
+import { newDatabase, pointAppAt, startServer, type TestServer } from "../helpers/server";
+
+/**
+ * Issue 16, usage metering and the request log, through a real server: what `apps usage`, the
+ * usage service and `apps requests` report equals the requests made; a request is found by its
+ * X-Request-Id; nothing secret reaches the usage tables; the rollup and retention job rolls and
+ * removes old rows. (Two processes and SIGTERM: tests/reliability/usage-flush.test.ts.)
+ */
+const FLUSH_MS = 150;
+const REDIRECT = "http://localhost:9/callback";
+const PASSWORD = "usage test passphrase";
+const QUERY_VALUE = "q-value-7e1f0c93";
+const ABSENT_HANDLE = "nobody-5ac1d2";
+
+let databaseUrl: string;
+let server: TestServer;
+let closeDb: () => Promise<void>;
+let apiApp: { clientId: string; clientSecret: string };
+let appToken: string;
+let loginApp: { clientId: string };
+let userToken: string;
+let refreshToken: string;
+
+interface UsageJson {
+  total: number;
+  by_status_class: Record<string, number>;
+  p50_ms: number | null;
+  p95_ms: number | null;
+  routes: { route: string; total: number; p50_ms: number | null; by_status: { status: number; error_code: string | null; count: number }[] }[];
+  errors: { code: string; status: number; count: number }[];
+}
+
+interface LogJson {
+  at: string;
+  method: string;
+  route: string;
+  status: number;
+  error_code: string | null;
+  latency_ms: number;
+  request_id: string;
+  user: string | null;
+}
+
+async function call(path: string, token?: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${server.apiUrl}${path}`, {
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+  });
+  await res.text();
+  return { status: res.status, requestId: res.headers.get("x-request-id")! };
+}
+
+/** Waits until the app's flushed counts reach `total` (the server flushes every FLUSH_MS). */
+async function flushed(clientId: string, total: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const [row] = await query<{ n: number }>(databaseUrl, `SELECT coalesce(sum(count), 0)::int AS n FROM "UsageCount" WHERE "clientId" = $1`, [clientId]);
+    if (row!.n >= total || Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, FLUSH_MS));
+  }
+}
+
+beforeAll(async () => {
+  databaseUrl = await newDatabase({ seed: true });
+  server = await startServer({ databaseUrl, env: { USAGE_FLUSH_MS: String(FLUSH_MS) } });
+  closeDb = await pointAppAt(databaseUrl);
+  apiApp = (await createTestApp(databaseUrl, { type: "api", scopes: ["svc:directory.read"] })) as typeof apiApp;
+  appToken = (await clientCredentialsToken(server, apiApp.clientId, apiApp.clientSecret)).access_token;
+  loginApp = await createTestApp(databaseUrl, { type: "login", scopes: ["svc:stats.read"], redirectUris: [REDIRECT] });
+  await createTestUser(databaseUrl, { handle: "usagefan", password: PASSWORD });
+  const tokens = await signInAndGetTokens(server, {
+    handle: "usagefan",
+    password: PASSWORD,
+    clientId: loginApp.clientId,
+    redirectUri: REDIRECT,
+    scope: "openid svc:stats.read offline_access",
+  });
+  userToken = tokens.access_token;
+  refreshToken = tokens.refresh_token;
+});
+
+afterAll(async () => {
+  await closeDb?.();
+  await server?.stop();
+});
+
+describe("usage metering", () => {
+  it("counts every request with a token per app, route template, status and code, and the grants", async () => {
+    const made: Promise<{ status: number }>[] = [];
+    for (let i = 0; i < 7; i++) made.push(call(`/users/alice?probe=${QUERY_VALUE}`, appToken));
+    for (let i = 0; i < 3; i++) made.push(call(`/users/${ABSENT_HANDLE}`, appToken));
+    made.push(call("/users?limit=2", appToken));
+    made.push(call("/me", appToken)); // 403 requires_user
+    made.push(call("/global-chat/messages", appToken)); // 403 insufficient_scope
+    // Not this app's: no token, a forged token, an unknown path.
+    made.push(call("/users/alice"), call("/users/alice", "not-a-token"), call("/no-such-endpoint", appToken));
+    const statuses = (await Promise.all(made)).map((r) => r.status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 404, 404, 404, 200, 403, 403, 200, 401, 404]);
+    await flushed(apiApp.clientId, 13 + 1);
+
+    const usage = await cliJson<UsageJson>(databaseUrl, ["apps", "usage", apiApp.clientId, "--since", "24h"]);
+    expect(usage.total).toBe(13);
+    expect(usage.by_status_class).toEqual({ "2xx": 8, "4xx": 5, "5xx": 0 });
+    const byRoute = Object.fromEntries(usage.routes.map((r) => [r.route, r]));
+    expect(Object.keys(byRoute).sort()).toEqual(
+      ["GET /global-chat/messages", "GET /me", "GET /users", "GET /users/{username}", "token:client_credentials"].sort(),
+    );
+    expect(byRoute["GET /users/{username}"]!.total).toBe(10);
+    expect(byRoute["GET /users/{username}"]!.by_status).toEqual([
+      { status: 200, error_code: null, count: 7 },
+      { status: 404, error_code: "not_found", count: 3 },
+    ]);
+    expect(byRoute["GET /me"]!.by_status).toEqual([{ status: 403, error_code: "requires_user", count: 1 }]);
+    expect(byRoute["token:client_credentials"]!.by_status).toEqual([{ status: 200, error_code: null, count: 1 }]);
+    expect(usage.errors).toEqual(
+      expect.arrayContaining([
+        { code: "not_found", status: 404, count: 3 },
+        { code: "insufficient_scope", status: 403, count: 1 },
+      ]),
+    );
+    expect(usage.p50_ms).toBeGreaterThan(0);
+    expect(usage.p95_ms).toBeGreaterThanOrEqual(usage.p50_ms!);
+
+    // The service the portal reads answers the same, and only for the app's team and admins.
+    const { getAppUsage } = await import("../../lib/services/usage");
+    const { CLI_ACTOR } = await import("../../lib/services/actor");
+    const summary = await getAppUsage(apiApp.clientId, "24h", CLI_ACTOR);
+    expect(summary.total).toBe(13);
+    const [stranger] = await query<{ id: number }>(databaseUrl, `SELECT id FROM "User" WHERE handle = 'bob'`);
+    await expect(
+      getAppUsage(apiApp.clientId, "24h", { kind: "user", id: stranger!.id, handle: "bob", role: "user" }),
+    ).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("counts the code and refresh grants and user-delegated calls of a login app", async () => {
+    const refreshed = await refreshTokens(server, loginApp.clientId, refreshToken);
+    expect(refreshed.status).toBe(200);
+    const bad = await refreshTokens(server, loginApp.clientId, "not-a-refresh-token");
+    expect(bad.status).toBe(400);
+    expect((await call("/me/stats", userToken)).status).toBe(200);
+    await flushed(loginApp.clientId, 4);
+    const usage = await cliJson<UsageJson>(databaseUrl, ["apps", "usage", loginApp.clientId]);
+    const byRoute = Object.fromEntries(usage.routes.map((r) => [r.route, r.by_status]));
+    expect(byRoute["token:authorization_code"]).toEqual([{ status: 200, error_code: null, count: 1 }]);
+    expect(byRoute["token:refresh_token"]).toEqual([
+      { status: 200, error_code: null, count: 1 },
+      { status: 400, error_code: "invalid_grant", count: 1 },
+    ]);
+    expect(byRoute["GET /me/stats"]).toEqual([{ status: 200, error_code: null, count: 1 }]);
+    const log = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", loginApp.clientId]);
+    expect(log).toEqual([expect.objectContaining({ route: "GET /me/stats", status: 200, user: "usagefan" })]);
+  });
+
+  it("counts the quota's 429s per app, for the app's usage and the admin overview", async () => {
+    const limited = (await createTestApp(databaseUrl, { type: "api", scopes: ["svc:directory.read"] })) as typeof apiApp;
+    await cliJson(databaseUrl, ["apps", "limit", limited.clientId, "--per-minute", "3"]);
+    const token = (await clientCredentialsToken(server, limited.clientId, limited.clientSecret)).access_token;
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await call("/users/alice", token)).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    await flushed(limited.clientId, 6);
+    const usage = await cliJson<UsageJson>(databaseUrl, ["apps", "usage", limited.clientId]);
+    expect(usage.routes.find((r) => r.route === "GET /users/{username}")!.by_status).toEqual([
+      { status: 200, error_code: null, count: 3 },
+      { status: 429, error_code: "rate_limited", count: 2 },
+    ]);
+    const { getUsageOverview } = await import("../../lib/services/usage");
+    const { CLI_ACTOR } = await import("../../lib/services/actor");
+    const overview = await getUsageOverview("24h", CLI_ACTOR);
+    expect(overview.find((a) => a.clientId === limited.clientId)).toMatchObject({ total: 6, errors: 2, limited: 2 });
+    await expect(getUsageOverview("24h", { kind: "user", id: 1, handle: "alice", role: "user" })).rejects.toMatchObject({ code: "forbidden" });
+  });
+});
+
+describe("request log", () => {
+  it("finds a request by the X-Request-Id the client saw, and filters by status", async () => {
+    const failed = await call(`/users/${ABSENT_HANDLE}?probe=${QUERY_VALUE}`, appToken);
+    const given = await call("/users/alice", appToken, { "x-request-id": "support-ticket-4711" });
+    expect(given.requestId).toBe("support-ticket-4711");
+    await flushed(apiApp.clientId, 16);
+
+    const found = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", apiApp.clientId, "--request-id", failed.requestId]);
+    expect(found).toEqual([
+      expect.objectContaining({
+        method: "GET",
+        route: "GET /users/{username}",
+        status: 404,
+        error_code: "not_found",
+        request_id: failed.requestId,
+        user: null,
+      }),
+    ]);
+    expect(found[0]!.latency_ms).toBeGreaterThan(0);
+    const byGiven = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", apiApp.clientId, "--request-id", "support-ticket-4711"]);
+    expect(byGiven.map((e) => e.status)).toEqual([200]);
+
+    const errors = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", apiApp.clientId, "--status", "4xx", "--limit", "100"]);
+    expect(errors.map((e) => e.status).sort()).toEqual([403, 403, 404, 404, 404, 404]);
+    const notFound = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", apiApp.clientId, "--status", "404", "--limit", "2"]);
+    expect(notFound).toHaveLength(2);
+    expect(notFound[0]!.request_id).toBe(failed.requestId); // newest first
+  });
+
+  it("stores no token, secret, query value or concrete path in any usage row", async () => {
+    const needles = [appToken, userToken, refreshToken, apiApp.clientSecret, QUERY_VALUE, ABSENT_HANDLE, "probe="];
+    // Each token's signature part too, in case something kept a piece of it.
+    needles.push(...[appToken, userToken].map((t) => t.split(".")[2]!));
+    const rows = await query<{ t: string }>(
+      databaseUrl,
+      `SELECT u::text AS t FROM "UsageCount" u UNION ALL SELECT l::text FROM "UsageLatency" l UNION ALL SELECT r::text FROM "RequestLog" r`,
+    );
+    expect(rows.length).toBeGreaterThan(20);
+    for (const needle of needles) {
+      const hits = rows.filter((r) => r.t.includes(needle));
+      expect(hits, `found ${needle.slice(0, 12)}… in ${hits[0]?.t}`).toEqual([]);
+    }
+  });
+
+  it("refuses bad filters as usage errors", async () => {
+    const { runCli } = await import("../helpers/cli");
+    const run = await runCli(databaseUrl, ["apps", "requests", apiApp.clientId, "--status", "3xx", "--json"]);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stderr)).toMatchObject({ error: { code: "invalid_request" } });
+    const since = await runCli(databaseUrl, ["apps", "usage", apiApp.clientId, "--since", "2y", "--json"]);
+    expect(since.code).toBe(2);
+  });
+});
+
+describe("rollup and retention", () => {
+  it("rolls minutes older than a day into hours, deletes hours past 90 days and trims the request log", async () => {
+    const app = "api_retention_probe";
+    const hourAgo = (h: number) => `date_trunc('hour', now() AT TIME ZONE 'UTC') - interval '${h} hours'`;
+    await query(
+      databaseUrl,
+      `INSERT INTO "UsageCount" ("clientId", route, status, "errorCode", "periodStart", count) VALUES
+         ($1, 'GET /me', 200, '', ${hourAgo(48)}, 2),
+         ($1, 'GET /me', 200, '', ${hourAgo(48)} + interval '1 minute', 3),
+         ($1, 'GET /me', 200, '', ${hourAgo(48)} + interval '59 minutes', 4),
+         ($1, 'GET /me', 404, 'not_found', ${hourAgo(48)} + interval '7 minutes', 1),
+         ($1, 'GET /me', 200, '', ${hourAgo(1)} + interval '5 minutes', 6),
+         ($1, 'GET /me', 200, '', ${hourAgo(24 * 91)}, 9)`,
+      [app],
+    );
+    await query(
+      databaseUrl,
+      `INSERT INTO "UsageLatency" ("clientId", route, "periodStart", bucket, count) VALUES
+         ($1, 'GET /me', ${hourAgo(48)} + interval '2 minutes', 5, 2), ($1, 'GET /me', ${hourAgo(48)} + interval '3 minutes', 5, 3)`,
+      [app],
+    );
+    // 1,050 successes (the newest 1,000 stay), an old error (goes) and a recent error older than
+    // the 1,000 newest (stays: non-2xx of the last 7 days are kept).
+    await query(
+      databaseUrl,
+      `INSERT INTO "RequestLog" ("clientId", at, method, route, status, "latencyMs", "requestId")
+       SELECT $1, now() AT TIME ZONE 'UTC' - make_interval(secs => g), 'GET', 'GET /me', 200, 1, 'ok-' || g
+       FROM generate_series(1, 1050) g`,
+      [app],
+    );
+    await query(
+      databaseUrl,
+      `INSERT INTO "RequestLog" ("clientId", at, method, route, status, "errorCode", "latencyMs", "requestId") VALUES
+         ($1, now() AT TIME ZONE 'UTC' - interval '8 days', 'GET', 'GET /me', 403, 'forbidden', 1, 'old-error'),
+         ($1, now() AT TIME ZONE 'UTC' - interval '2 days', 'GET', 'GET /me', 404, 'not_found', 1, 'kept-error')`,
+      [app],
+    );
+
+    const result = await cliJson<{ rolled_up: number; deleted: number; log_trimmed: number }>(databaseUrl, ["usage", "retention"]);
+    expect(result.log_trimmed).toBe(51);
+
+    const counts = await query<{ age: number; status: number; count: number }>(
+      databaseUrl,
+      `SELECT round(extract(epoch FROM (date_trunc('hour', now() AT TIME ZONE 'UTC') - "periodStart")) / 60)::int AS age, status::int, count
+       FROM "UsageCount" WHERE "clientId" = $1 ORDER BY age, status`,
+      [app],
+    );
+    expect(counts).toEqual([
+      { age: 55, status: 200, count: 6 }, // the last day keeps its minutes
+      { age: 48 * 60, status: 200, count: 9 },
+      { age: 48 * 60, status: 404, count: 1 },
+    ]);
+    const latency = await query<{ count: number }>(databaseUrl, `SELECT count FROM "UsageLatency" WHERE "clientId" = $1`, [app]);
+    expect(latency).toEqual([{ count: 5 }]);
+    const log = await query<{ n: number; kept: number; old: number }>(
+      databaseUrl,
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE "requestId" = 'kept-error')::int AS kept,
+              count(*) FILTER (WHERE "requestId" = 'old-error' OR "requestId" = 'ok-1050')::int AS old
+       FROM "RequestLog" WHERE "clientId" = $1`,
+      [app],
+    );
+    expect(log).toEqual([{ n: 1001, kept: 1, old: 0 }]);
+
+    // Again: nothing more to do, nothing counted twice.
+    const again = await cliJson<{ rolled_up: number; deleted: number; log_trimmed: number }>(databaseUrl, ["usage", "retention"]);
+    expect(again).toEqual({ rolled_up: 0, deleted: 0, log_trimmed: 0 });
+  });
+});
