@@ -377,7 +377,8 @@ export async function completeDeviceSignInInBrowser(
       await page.getByLabel("Username").fill(options.handle);
       await page.getByLabel("Password").fill(options.password);
       await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    } else if (heading.startsWith("Allow ")) {
+    } else if (heading.startsWith("Allow ") || heading.endsWith(" now asks for more")) {
+      // The consent page: first time ("Allow … to access your account?") or more scopes than allowed before (issue 15).
       await options.onStep?.("consent");
       await page.getByRole("button", { name: "Allow" }).click();
     } else {
