@@ -83,6 +83,21 @@ const list = (v: unknown) => (Array.isArray(v) ? (v as string[]) : []);
 
 type AppViewLike = Awaited<ReturnType<Awaited<ReturnType<typeof services>>["apps"]["approveApp"]>>;
 
+/** A logo's absolute URL on the platform's origin, as the JSON names it (logo_url). */
+function logoUrl(clientId: string, file: string | null | undefined): string | null {
+  return file ? `${env().APP_URL}/media/logos/${clientId}/${file}` : null;
+}
+
+/** The links and logo of an app (issue 15), as every app JSON of the CLI names them. */
+function identityJson(app: AppViewLike) {
+  return {
+    homepage_url: app.homepageUrl,
+    privacy_policy_url: app.privacyPolicyUrl,
+    terms_url: app.termsUrl,
+    logo_url: logoUrl(app.clientId, app.logo),
+  };
+}
+
 function appJson(app: AppViewLike) {
   return {
     client_id: app.clientId,
@@ -94,6 +109,7 @@ function appJson(app: AppViewLike) {
     scopes: app.scopes,
     redirect_uris: app.redirectUris,
     post_logout_redirect_uris: app.postLogoutRedirectUris,
+    ...identityJson(app),
     device: app.deviceFlow,
     created_at: unix(app.createdAt),
     requests_per_minute: app.requestsPerMinute,
@@ -106,6 +122,10 @@ function appJson(app: AppViewLike) {
           ...(app.pendingChange.postLogoutRedirectUris
             ? { post_logout_redirect_uris: app.pendingChange.postLogoutRedirectUris }
             : {}),
+          ...(app.pendingChange.homepageUrl !== undefined ? { homepage_url: app.pendingChange.homepageUrl } : {}),
+          ...(app.pendingChange.privacyPolicyUrl !== undefined ? { privacy_policy_url: app.pendingChange.privacyPolicyUrl } : {}),
+          ...(app.pendingChange.termsUrl !== undefined ? { terms_url: app.pendingChange.termsUrl } : {}),
+          ...(app.pendingChange.logo !== undefined ? { logo_url: logoUrl(app.clientId, app.pendingChange.logo) } : {}),
           ...(app.pendingChange.deviceFlow !== undefined ? { device: app.pendingChange.deviceFlow } : {}),
           requested_at: unix(app.pendingChange.requestedAt),
           requested_by: app.pendingChange.requestedBy,
@@ -132,8 +152,43 @@ const APP_CREATE_FLAGS = {
   scopes: "--scope",
   redirectUris: "--redirect-uri",
   postLogoutRedirectUris: "--post-logout-redirect-uri",
+  homepageUrl: "--homepage-url",
+  privacyPolicyUrl: "--privacy-url",
+  termsUrl: "--terms-url",
+  logo: "--logo",
   deviceFlow: "--device",
 };
+
+/** The identity options of `apps create` and `apps update` (issue 15). */
+const IDENTITY_OPTIONS = {
+  "homepage-url": { type: "string" },
+  "privacy-url": { type: "string" },
+  "terms-url": { type: "string" },
+  logo: { type: "string" },
+} satisfies Options;
+const IDENTITY_USAGE = "[--homepage-url URL] [--privacy-url URL] [--terms-url URL] [--logo FILE]";
+
+/** `--logo FILE`: the file's bytes (checked by the schema and the service); `--remove-logo`: null. */
+function logoOption(values: Record<string, unknown>): Uint8Array | null | undefined {
+  if (values["remove-logo"] && values.logo !== undefined) throw new UsageError("--logo and --remove-logo exclude each other");
+  if (values["remove-logo"]) return null;
+  if (typeof values.logo !== "string") return undefined;
+  try {
+    return readFileSync(values.logo);
+  } catch {
+    throw new UsageError(`--logo: cannot read the file ${values.logo}`);
+  }
+}
+
+/** The identity fields of an input: an empty URL clears a link. */
+function identityInput(values: Record<string, unknown>) {
+  return {
+    homepageUrl: values["homepage-url"],
+    privacyPolicyUrl: values["privacy-url"],
+    termsUrl: values["terms-url"],
+    logo: logoOption(values),
+  };
+}
 
 /** --device / --no-device: undefined when neither is given; both at once is a usage error. */
 function deviceFlag(values: Record<string, unknown>): boolean | undefined {
@@ -266,10 +321,12 @@ const SECRET_COMMANDS: Record<string, Command> = {
   "apps update": {
     usage:
       "apps update CLIENT_ID [--name N] [--description D] [--scope SCOPE]… [--redirect-uri URL]… " +
-      "[--post-logout-redirect-uri URL]… [--device|--no-device] [--json]",
+      `[--post-logout-redirect-uri URL]… ${IDENTITY_USAGE} [--remove-logo] [--device|--no-device] [--json]`,
     summary:
-      "Change an app (a given list replaces the current one). On an approved app, narrowing changes apply at once and widening ones (new scopes or URIs, name, description, --device) wait for review as its pending_change",
+      "Change an app (a given list replaces the current one; an empty URL clears a link). On an approved app, narrowing changes apply at once and widening or presentation ones (new scopes or URIs, name, description, links, logo, --device) wait for review as its pending_change",
     options: {
+      ...IDENTITY_OPTIONS,
+      "remove-logo": { type: "boolean" },
       name: { type: "string" },
       description: { type: "string" },
       "redirect-uri": { type: "string", multiple: true },
@@ -291,6 +348,7 @@ const SECRET_COMMANDS: Record<string, Command> = {
           redirectUris: values["redirect-uri"] === undefined ? undefined : list(values["redirect-uri"]),
           postLogoutRedirectUris:
             values["post-logout-redirect-uri"] === undefined ? undefined : list(values["post-logout-redirect-uri"]),
+          ...identityInput(values),
           deviceFlow: deviceFlag(values),
         },
         APP_CREATE_FLAGS,
@@ -574,10 +632,11 @@ const COMMANDS: Record<string, Command> = {
   "apps create": {
     usage:
       "apps create --name N --type api|login --owner HANDLE [--description D] [--redirect-uri URL]… " +
-      "[--post-logout-redirect-uri URL]… [--scope SCOPE]… [--device] [--approve] [--json]",
+      `[--post-logout-redirect-uri URL]… [--scope SCOPE]… ${IDENTITY_USAGE} [--device] [--approve] [--json]`,
     summary:
       "Register an application; with --approve an API client's secret is printed once; --device allows device sign-in (login clients)",
     options: {
+      ...IDENTITY_OPTIONS,
       name: { type: "string" },
       description: { type: "string" },
       type: { type: "string" },
@@ -604,6 +663,7 @@ const COMMANDS: Record<string, Command> = {
           scopes: list(values.scope),
           redirectUris: list(values["redirect-uri"]),
           postLogoutRedirectUris: list(values["post-logout-redirect-uri"]),
+          ...identityInput(values),
           deviceFlow: values.device === true,
         },
         APP_CREATE_FLAGS,
@@ -621,8 +681,8 @@ const COMMANDS: Record<string, Command> = {
         lines.push(`client_secret: ${secret.clientSecret}`, "Store the secret now: it is shown only once and cannot be recovered.");
       }
       return {
-        // PRODUCT.md fixes this shape ({ client_id, status, client_secret? }); the device flag is in
-        // apps list / apps show.
+        // PRODUCT.md fixes this shape ({ client_id, status, client_secret? }); the device flag, links
+        // and logo are in apps list / apps show.
         json: { client_id: app.clientId, status: app.status, ...(secret ? { client_secret: secret.clientSecret } : {}) },
         text: lines.join("\n"),
       };

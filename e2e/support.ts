@@ -1,5 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { expect, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "@playwright/test";
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
@@ -22,8 +22,12 @@ export const password = (handle: string) => DEMO_ACCOUNTS.find((a) => a.handle =
  * Anything else is aborted and its URL pushed onto `foreignRequests`, which each spec checks is
  * empty: the pages load no remote fonts, scripts or telemetry.
  */
-export async function newContext(browser: Browser, foreignRequests: string[]): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+export async function newContext(
+  browser: Browser,
+  foreignRequests: string[],
+  options: BrowserContextOptions = {},
+): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
   const origin = server.url;
   await context.route("**/*", (route) => {
     const url = route.request().url();
@@ -36,8 +40,12 @@ export async function newContext(browser: Browser, foreignRequests: string[]): P
 }
 
 /** A fresh person: their own context (cookies) and page, with newContext's remote-request guard. */
-export async function newPersonPage(browser: Browser, foreignRequests: string[]): Promise<Page> {
-  return (await newContext(browser, foreignRequests)).newPage();
+export async function newPersonPage(
+  browser: Browser,
+  foreignRequests: string[],
+  options: BrowserContextOptions = {},
+): Promise<Page> {
+  return (await newContext(browser, foreignRequests, options)).newPage();
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
@@ -369,7 +377,8 @@ export async function completeDeviceSignInInBrowser(
       await page.getByLabel("Username").fill(options.handle);
       await page.getByLabel("Password").fill(options.password);
       await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    } else if (heading.startsWith("Allow ")) {
+    } else if (heading.startsWith("Allow ") || heading.endsWith(" now asks for more")) {
+      // The consent page: first time ("Allow … to access your account?") or more scopes than allowed before (issue 15).
       await options.onStep?.("consent");
       await page.getByRole("button", { name: "Allow" }).click();
     } else {

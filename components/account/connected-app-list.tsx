@@ -1,3 +1,4 @@
+import { AppLogo } from "@/components/apps/app-identity";
 import { EmptyState } from "@/components/ui/empty-state";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { describeScope } from "@/lib/scopes";
@@ -32,12 +33,7 @@ export function ConnectedAppList({
       {apps.map((app) => (
         <li key={app.clientId} className="rounded-xl border border-slate-200 bg-white p-5 shadow-xs">
           <div className="flex flex-col gap-4 sm:flex-row sm:items-start">
-            <span
-              aria-hidden="true"
-              className="flex size-11 shrink-0 items-center justify-center rounded-lg bg-sky-50 text-lg font-semibold text-sky-800"
-            >
-              {app.name.trim().charAt(0).toUpperCase() || "?"}
-            </span>
+            <AppLogo clientId={app.clientId} name={app.name} logo={app.logo} size="md" />
             <div className="min-w-0 flex-1">
               <h2 className="font-semibold break-words text-slate-900">{app.name}</h2>
               <p className="text-sm break-words text-slate-600">

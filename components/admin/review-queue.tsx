@@ -4,8 +4,10 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { toast } from "sonner";
+import { AppIdentity, AppLogo } from "@/components/apps/app-identity";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppTypeBadge } from "@/components/apps/app-type-badge";
+import { PendingChangeDiff } from "@/components/apps/pending-change";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
@@ -140,13 +142,16 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                     ) : null}
                   </td>
                   <td className="min-w-0 lg:py-4 lg:pr-4">
-                    <Link
-                      href={`/apps/${app.clientId}`}
-                      prefetch={false}
-                      className="font-semibold wrap-anywhere text-slate-900 hover:text-brand-700 hover:underline"
-                    >
-                      {app.name}
-                    </Link>
+                    <div className="flex items-center gap-2">
+                      <AppLogo clientId={app.clientId} name={app.name} logo={app.logo} size="sm" />
+                      <Link
+                        href={`/apps/${app.clientId}`}
+                        prefetch={false}
+                        className="min-w-0 font-semibold wrap-anywhere text-slate-900 hover:text-brand-700 hover:underline"
+                      >
+                        {app.name}
+                      </Link>
+                    </div>
                     <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1.5 text-xs text-slate-600">
                       <span className="font-mono break-all">{app.clientId}</span>
                       <AppTypeBadge type={app.type} />
@@ -202,9 +207,14 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                         <Icon name="chevronDown" className="size-4 transition-transform group-open:rotate-180" /> Details
                         <span className="sr-only"> of {app.name}</span>
                       </summary>
+                      <AppIdentity app={app} headingLevel="p" size="md" className="mt-2 rounded-lg border border-slate-200 p-3" />
+                      {app.pendingChange ? (
+                        <div className="mt-2">
+                          <p className="mb-1 text-xs font-semibold tracking-wide text-slate-600 uppercase">Changes waiting for review</p>
+                          <PendingChangeDiff app={app} />
+                        </div>
+                      ) : null}
                       <dl className="mt-2 grid gap-x-4 gap-y-2 rounded-lg bg-slate-50 p-3 text-sm sm:grid-cols-[9rem_minmax(0,1fr)]">
-                        <dt className="font-medium text-slate-900">Description</dt>
-                        <dd className="wrap-anywhere whitespace-pre-line text-slate-700">{app.description || "—"}</dd>
                         <dt className="font-medium text-slate-900">Scopes</dt>
                         <dd className="wrap-anywhere text-slate-700">{app.scopes.join(", ") || "—"}</dd>
                         {app.type === "login" ? (
@@ -229,10 +239,6 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                             </dd>
                           </>
                         ) : null}
-                        <dt className="font-medium text-slate-900">Owner</dt>
-                        <dd className="wrap-anywhere text-slate-700">
-                          {app.owner.displayName} (@{app.owner.handle})
-                        </dd>
                         <dt className="font-medium text-slate-900">Registered</dt>
                         <dd className="text-slate-700">{app.createdAt.toISOString().slice(0, 16).replace("T", " ")} UTC</dd>
                       </dl>

@@ -2,7 +2,7 @@
 
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
-import { useTransition } from "react";
+import { useState, useTransition } from "react";
 import { Controller, useForm, useWatch, type FieldError as RhfFieldError } from "react-hook-form";
 import { toast } from "sonner";
 import type { z } from "zod";
@@ -14,7 +14,14 @@ import { Icon } from "@/components/ui/icon";
 import type { ActionResult } from "@/lib/actions/result";
 import { createAppSchema, type AppView } from "@/lib/schemas/apps";
 import { SVC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES, type SvcScope } from "@/lib/scopes";
+import { LogoInput } from "./logo-input";
 import { UriListInput } from "./uri-list-input";
+
+const LINK_FIELDS = [
+  { name: "homepageUrl", label: "Homepage", placeholder: "https://app.example.com/" },
+  { name: "privacyPolicyUrl", label: "Privacy policy", placeholder: "https://app.example.com/privacy" },
+  { name: "termsUrl", label: "Terms of service", placeholder: "https://app.example.com/terms" },
+] as const;
 
 type FormInput = z.input<typeof createAppSchema>;
 type FormOutput = z.output<typeof createAppSchema>;
@@ -39,6 +46,9 @@ export function AppForm({ app }: { app?: AppView }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const editing = Boolean(app);
+  // Bytes stay outside react-hook-form (it would copy a Uint8Array into a plain object).
+  const [logo, setLogo] = useState<Uint8Array | null | undefined>(undefined);
+  const [logoError, setLogoError] = useState<string | undefined>(undefined);
   const form = useForm<FormInput, unknown, FormOutput>({
     resolver: (values, context, options) =>
       // An API client has no redirect URIs: the (hidden) lists must not fail its validation.
@@ -55,6 +65,9 @@ export function AppForm({ app }: { app?: AppView }) {
       scopes: (app?.scopes as SvcScope[] | undefined) ?? [],
       redirectUris: app?.redirectUris ?? [""],
       postLogoutRedirectUris: app?.postLogoutRedirectUris ?? [],
+      homepageUrl: app?.homepageUrl ?? "",
+      privacyPolicyUrl: app?.privacyPolicyUrl ?? "",
+      termsUrl: app?.termsUrl ?? "",
       // A request to turn it on that waits for review stays asked for (saving must not withdraw it).
       deviceFlow: Boolean(app?.deviceFlow || app?.pendingChange?.deviceFlow),
     },
@@ -70,6 +83,7 @@ export function AppForm({ app }: { app?: AppView }) {
   // useWatch, not watch(): a subscription React's compiler can memoize around.
   const type = useWatch({ control, name: "type" });
   const scopes = useWatch({ control, name: "scopes" }) ?? [];
+  const name = useWatch({ control, name: "name" }) ?? "";
 
   function applyResult(result: ActionResult<{ clientId: string }>, success: string) {
     if (result.ok) {
@@ -79,7 +93,8 @@ export function AppForm({ app }: { app?: AppView }) {
       return;
     }
     for (const [field, message] of Object.entries(result.error.fields ?? {})) {
-      if (field in createAppSchema.shape) setError(field as keyof FormInput, { type: "server", message });
+      if (field === "logo") setLogoError(message);
+      else if (field in createAppSchema.shape) setError(field as keyof FormInput, { type: "server", message });
     }
     toast.error(result.error.message);
   }
@@ -88,7 +103,8 @@ export function AppForm({ app }: { app?: AppView }) {
   const canResubmit = app?.status === "rejected";
   const submit = (resubmit: boolean) =>
     handleSubmit((values) => {
-      const data = values;
+      if (logoError) return;
+      const data = { ...values, ...(logo !== undefined ? { logo } : {}) };
       startTransition(async () => {
         if (app) {
           const { type: _fixed, ...update } = data;
@@ -148,6 +164,47 @@ export function AppForm({ app }: { app?: AppView }) {
               {...register("description")}
             />
           </Field>
+          <LogoInput
+            clientId={app?.clientId ?? null}
+            name={name}
+            current={app?.logo ?? null}
+            value={logo}
+            onChange={setLogo}
+            error={logoError}
+            onError={setLogoError}
+          />
+        </div>
+      </section>
+
+      <section className="rounded-xl border border-slate-200 bg-white p-5 shadow-xs sm:p-6" aria-labelledby="links-heading">
+        <h2 id="links-heading" className="text-base font-semibold">
+          Links
+        </h2>
+        <p className="mt-1 text-sm text-slate-600">
+          Optional, https only. Shown as links on the consent page, so people can check who is asking.
+          {app && (app.status === "approved" || app.status === "suspended")
+            ? " On an approved app, an admin reviews changed links and a new logo before people see them."
+            : ""}
+        </p>
+        <div className="mt-6 grid gap-6">
+          {LINK_FIELDS.map((link) => {
+            const error = errors[link.name]?.message;
+            return (
+              <Field key={link.name} id={link.name} label={link.label} error={error}>
+                <input
+                  id={link.name}
+                  type="url"
+                  inputMode="url"
+                  className={inputClasses}
+                  autoComplete="off"
+                  placeholder={link.placeholder}
+                  aria-invalid={error ? true : undefined}
+                  aria-describedby={describedBy(link.name, { error: Boolean(error) })}
+                  {...register(link.name)}
+                />
+              </Field>
+            );
+          })}
         </div>
       </section>
 

@@ -1,8 +1,13 @@
 import { CHANGE_FIELDS, type AppView, type ChangeField } from "@/lib/schemas/apps";
+import { AppLogo } from "./app-identity";
 
 const LABELS: Record<ChangeField, string> = {
   name: "Name",
+  logo: "Logo",
   description: "Description",
+  homepageUrl: "Homepage",
+  privacyPolicyUrl: "Privacy policy",
+  termsUrl: "Terms of service",
   scopes: "Scopes",
   redirectUris: "Redirect URIs",
   postLogoutRedirectUris: "Post-logout redirect URIs",
@@ -10,7 +15,7 @@ const LABELS: Record<ChangeField, string> = {
 };
 
 /** How a requested or approved value reads in the diff; a flag reads On/Off. */
-function display(value: string | boolean): string {
+function display(value: string | boolean | null): string {
   if (typeof value === "boolean") return value ? "On" : "Off";
   return value || "(empty)";
 }
@@ -26,13 +31,29 @@ export function PendingChangeDiff({ app }: { app: AppView }) {
   return (
     <dl className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white text-sm" data-testid="pending-change">
       {fields.map((field) => {
-        const requested = change[field]!;
+        const requested = change[field];
         const approved = app[field];
         return (
           <div key={field} className="grid gap-1 p-3 sm:grid-cols-[10rem_minmax(0,1fr)]">
             <dt className="font-medium text-slate-700">{LABELS[field]}</dt>
             <dd className="min-w-0">
-              {Array.isArray(requested) ? (
+              {field === "logo" ? (
+                <div className="flex flex-wrap items-center gap-4" data-testid="pending-logo">
+                  <figure className="flex flex-col items-center gap-1">
+                    <AppLogo clientId={app.clientId} name={app.name} logo={app.logo} size="md" />
+                    <figcaption className="text-xs text-red-700">Approved{app.logo ? "" : " (none)"}</figcaption>
+                  </figure>
+                  <span aria-hidden="true" className="text-slate-500">→</span>
+                  <figure className="flex flex-col items-center gap-1">
+                    {typeof requested === "string" ? (
+                      <AppLogo clientId={app.clientId} name={app.name} logo={requested} size="md" />
+                    ) : (
+                      <AppLogo clientId={app.clientId} name={change.name ?? app.name} logo={null} size="md" />
+                    )}
+                    <figcaption className="text-xs text-emerald-800">Requested{requested ? "" : " (removed)"}</figcaption>
+                  </figure>
+                </div>
+              ) : Array.isArray(requested) ? (
                 <ul className="space-y-1">
                   {[...new Set([...(approved as string[]), ...requested])].map((entry) => {
                     const added = !(approved as string[]).includes(entry);
@@ -52,10 +73,12 @@ export function PendingChangeDiff({ app }: { app: AppView }) {
               ) : (
                 <div className="space-y-1 break-words">
                   <p className="text-red-700">
-                    <span className="font-medium">Approved:</span> <span className="line-through">{display(approved as string | boolean)}</span>
+                    <span className="font-medium">Approved:</span>{" "}
+                    <span className="line-through wrap-anywhere">{display(approved as string | boolean | null)}</span>
                   </p>
                   <p className="text-emerald-800">
-                    <span className="font-medium">Requested:</span> {display(requested)}
+                    <span className="font-medium">Requested:</span>{" "}
+                    <span className="wrap-anywhere">{display(requested as string | boolean | null)}</span>
                   </p>
                 </div>
               )}

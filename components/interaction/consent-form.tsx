@@ -1,16 +1,18 @@
+import { AppIdentity, AppLogo, type AppIdentityData } from "@/components/apps/app-identity";
 import { buttonClasses } from "@/components/ui/button";
 import { Icon } from "@/components/ui/icon";
 import { InteractionCard } from "./interaction-card";
 
-/** Where a person reads how to take an app's access back (the docs' revocation section). */
 /** Where a person sees and revokes the apps they allowed (issue 15). */
 const CONNECTED_APPS = "/account/apps";
 
 /**
- * The consent page for third-party login clients: who built the app, who is signed in (with "Not
- * you?", which signs that account out of the platform and restarts this same sign-in), and each
- * scope in plain words. "Allow" posts to /interaction/:uid/consent, "Deny" to .../abort, "Use
- * another account" to .../switch. Plain forms: the page ships no JavaScript.
+ * The consent page for third-party login clients (issue 15: a page people can trust): who asks
+ * (the app's approved logo from our own origin, name, owner, description and links: AppIdentity),
+ * whether it asks for the first time or now asks for more than the person allowed before, who is
+ * signed in (with "Not you?", which signs that account out of the platform and restarts this same
+ * sign-in), and each scope in plain words. "Allow" posts to /interaction/:uid/consent, "Deny" to
+ * .../abort, "Use another account" to .../switch. Plain forms: the page ships no JavaScript.
  */
 export function ConsentForm({
   uid,
@@ -18,33 +20,55 @@ export function ConsentForm({
   ownerHandle,
   account,
   scopes,
+  identity,
+  kind,
+  added,
 }: {
   uid: string;
   clientName: string;
   ownerHandle: string | null;
   account: { handle: string; displayName: string } | null;
   scopes: { scope: string; description: string }[];
+  identity: AppIdentityData;
+  kind: "first" | "more" | "again";
+  /** Scopes not allowed before ("more"). */
+  added: string[];
 }) {
+  const isNew = (scope: string) => kind === "more" && added.includes(scope);
+  // New permissions first: they are what the person decides about now.
+  const ordered = kind === "more" ? [...scopes.filter((s) => isNew(s.scope)), ...scopes.filter((s) => !isNew(s.scope))] : scopes;
   return (
     <InteractionCard labelledBy="consent-title">
-      <div className="flex size-12 items-center justify-center rounded-xl bg-brand-600 text-white">
-        <Icon name="shield" className="size-6" />
-      </div>
-      <h1 id="consent-title" className="mt-6 text-2xl font-semibold tracking-tight">
-        Allow {clientName} to access your account?
+      <AppLogo clientId={identity.clientId} name={clientName} logo={identity.logo} size="lg" />
+      <h1 id="consent-title" className="mt-6 text-2xl font-semibold tracking-tight wrap-anywhere">
+        {kind === "more" ? `${clientName} now asks for more` : `Allow ${clientName} to access your account?`}
       </h1>
-      <p className="mt-2 text-sm text-slate-600">
-        {ownerHandle ? (
+      <p className="mt-2 text-sm text-slate-600" data-testid="consent-kind" data-kind={kind}>
+        {kind === "first" ? (
           <>
-            <strong className="font-semibold text-slate-900">{clientName}</strong> is an app built by{" "}
-            <strong className="font-semibold text-slate-900">@{ownerHandle}</strong>, not by the platform.
+            This is the first time <strong className="font-semibold wrap-anywhere text-slate-900">{clientName}</strong> asks for
+            access to your account.
+          </>
+        ) : kind === "more" ? (
+          <>
+            You allowed <strong className="font-semibold wrap-anywhere text-slate-900">{clientName}</strong> before. It now
+            also asks for {added.length === 1 ? "one new permission" : `${added.length} new permissions`}, marked “New” below.
           </>
         ) : (
           <>
-            <strong className="font-semibold text-slate-900">{clientName}</strong> is not built by the platform.
+            You allowed <strong className="font-semibold wrap-anywhere text-slate-900">{clientName}</strong> before; it asks you
+            to confirm.
           </>
+        )}{" "}
+        {ownerHandle ? (
+          <>
+            It is built by <strong className="font-semibold text-slate-900">@{ownerHandle}</strong>, not by the platform.
+          </>
+        ) : (
+          "It is not built by the platform."
         )}
       </p>
+      <AppIdentity app={identity} headingLevel="h2" showLogo={false} className="mt-4 rounded-xl border border-slate-200 p-4" />
       {account ? (
         <form
           method="post"
@@ -65,14 +89,20 @@ export function ConsentForm({
           </button>
         </form>
       ) : null}
-      <h2 className="mt-6 text-sm font-semibold text-slate-900">If you allow it, {clientName} will be able to:</h2>
+      <h2 className="mt-6 text-sm font-semibold wrap-anywhere text-slate-900">If you allow it, {clientName} will be able to:</h2>
       <ul className="mt-3 divide-y divide-slate-100 rounded-xl border border-slate-200" aria-label="Requested permissions">
-        {scopes.map((s) => (
-          <li key={s.scope} className="flex gap-3 px-4 py-3">
-            <Icon name="check" className="mt-0.5 size-5 shrink-0 text-brand-600" />
+        {ordered.map((s) => (
+          <li key={s.scope} className={`flex gap-3 px-4 py-3 ${isNew(s.scope) ? "bg-amber-50" : ""}`} data-new={isNew(s.scope) || undefined}>
+            <Icon name={isNew(s.scope) ? "plus" : "check"} className={`mt-0.5 size-5 shrink-0 ${isNew(s.scope) ? "text-amber-800" : "text-brand-600"}`} />
             <div className="min-w-0">
-              <p className="text-sm text-slate-900">{s.description}</p>
-              <p className="mt-0.5 font-mono text-xs text-slate-500">{s.scope}</p>
+              <p className="text-sm text-slate-900">
+                {isNew(s.scope) ? (
+                  <span className="mr-2 inline-block rounded bg-amber-200 px-1.5 py-0.5 text-xs font-semibold text-amber-950">New</span>
+                ) : null}
+                {s.description}
+                {kind === "more" && !isNew(s.scope) ? <span className="text-slate-600"> (already allowed)</span> : null}
+              </p>
+              <p className="mt-0.5 font-mono text-xs text-slate-600">{s.scope}</p>
             </div>
           </li>
         ))}

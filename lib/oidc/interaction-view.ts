@@ -1,4 +1,6 @@
 import { describeScope } from "../scopes";
+import { findAppIdentity } from "../services/apps";
+import { findConsentScopes } from "../services/consents";
 import { findUserById } from "../services/users";
 import { findInteractionPayload } from "./adapter";
 import { findSignInClient } from "./clients";
@@ -14,6 +16,30 @@ export interface InteractionView {
   client: { clientId: string; name: string; ownerHandle: string | null; firstParty: boolean };
   scopes: { scope: string; description: string }[];
   account: { handle: string; displayName: string } | null;
+  /** The consent page only (null on the login page). */
+  consent: ConsentDetails | null;
+}
+
+/**
+ * Who asks and whether it asked before (issue 15): the app's approved identity (read apart from the
+ * hot client cache, lib/oidc/clients.ts), and the scopes this person already allowed. "first": no
+ * earlier consent; "more": the request adds scopes to an earlier consent (`added` lists them);
+ * "again": an earlier consent covers the request (the provider asks anyway, e.g. prompt=consent).
+ */
+export interface ConsentDetails {
+  identity: {
+    clientId: string;
+    name: string;
+    description: string;
+    homepageUrl: string | null;
+    privacyPolicyUrl: string | null;
+    termsUrl: string | null;
+    logo: string | null;
+    owner: { handle: string; displayName: string } | null;
+  };
+  kind: "first" | "more" | "again";
+  /** Requested scopes not allowed before ("more" only). */
+  added: string[];
 }
 
 export async function findInteractionView(uid: string): Promise<InteractionView | null> {
@@ -44,6 +70,21 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
     client: { clientId: client.clientId, name: client.name, ownerHandle: owner?.handle ?? null, firstParty: client.firstParty },
     scopes,
     account: user ? { handle: user.handle, displayName: user.displayName } : null,
+    consent: prompt === "consent" ? await findConsentDetails(client.clientId, user?.id ?? null, scopes.map((s) => s.scope)) : null,
+  };
+}
+
+async function findConsentDetails(clientId: string, userId: number | null, requested: string[]): Promise<ConsentDetails | null> {
+  const [identity, previous] = await Promise.all([
+    findAppIdentity(clientId),
+    userId === null ? Promise.resolve(null) : findConsentScopes(userId, clientId),
+  ]);
+  if (!identity) return null;
+  const added = previous ? requested.filter((scope) => !previous.includes(scope)) : [];
+  return {
+    identity: { ...identity, owner: identity.owner ?? null },
+    kind: previous === null ? "first" : added.length ? "more" : "again",
+    added,
   };
 }
 

@@ -64,6 +64,77 @@ const descriptionSchema = storable(z.string().trim().max(500, "At most 500 chara
 const scopesSchema = z.array(svcScopeSchema).transform((list) => [...new Set(list)]);
 
 /**
+ * Why a link shown to people (homepage, privacy policy, terms: issue 15) is unacceptable, or null.
+ * https only, even for localhost: the consent page sends people there.
+ */
+export function checkPublicLink(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "must be an absolute URL (for example https://example.com/privacy)";
+  }
+  if (url.protocol !== "https:") return "must use https://";
+  if (url.username || url.password) return "must not contain a user name or password";
+  return null;
+}
+
+/** An optional link: empty clears it (null). */
+const publicLinkSchema = storable(z.string().trim().max(2000, "must be at most 2000 characters"))
+  .superRefine((value, ctx) => {
+    const problem = value === "" ? null : checkPublicLink(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .transform((value) => (value === "" ? null : value))
+  .nullable();
+
+/** Logos (issue 15): PNG, JPEG or WebP, at most 256 KiB, 16 to 1024 px a side, at most twice as wide as high (or high as wide). */
+export const MAX_LOGO_BYTES = 256 * 1024;
+export const LOGO_MIN_SIDE = 16;
+export const LOGO_MAX_SIDE = 1024;
+export const LOGO_MAX_ASPECT = 2;
+export const LOGO_RULES = "A PNG, JPEG or WebP image of at most 256 KiB, 16 to 1024 pixels a side, roughly square (at most 2:1).";
+export const LOGO_TYPES = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  webp: "image/webp",
+} as const;
+export type LogoExtension = keyof typeof LOGO_TYPES;
+
+/**
+ * The image type by its first bytes (magic numbers), or null: PNG's 8-byte signature, JPEG's SOI
+ * marker, WebP's RIFF…WEBP header. The file name and the browser's claimed type are never trusted.
+ */
+export function sniffLogoType(bytes: Uint8Array): LogoExtension | null {
+  const starts = (sig: number[], at = 0) => sig.every((b, i) => bytes[at + i] === b);
+  if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "png";
+  if (starts([0xff, 0xd8, 0xff])) return "jpg";
+  if (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], 8)) return "webp";
+  return null;
+}
+
+/**
+ * A logo upload: its bytes (the services decode and check them), or null to remove the logo.
+ * The size and magic bytes are checked here already, so a form says so before the upload.
+ */
+export const logoInputSchema = z
+  .instanceof(Uint8Array, { message: "Choose an image file" })
+  .superRefine((bytes, ctx) => {
+    if (bytes.byteLength === 0) ctx.addIssue({ code: "custom", message: "The file is empty" });
+    else if (bytes.byteLength > MAX_LOGO_BYTES) {
+      ctx.addIssue({ code: "custom", message: `The logo is ${Math.ceil(bytes.byteLength / 1024)} KiB; at most 256 KiB` });
+    } else if (!sniffLogoType(bytes)) {
+      ctx.addIssue({ code: "custom", message: "The logo must be a PNG, JPEG or WebP image (this file is not one, whatever its name says)" });
+    }
+  })
+  .nullable();
+
+/** Where a logo is served: the platform's own origin, the content hash in the file name. */
+export function logoPath(clientId: string, file: string): string {
+  return `/media/logos/${clientId}/${file}`;
+}
+
+/**
  * The redirect rules that depend on the client type; shared by create (type in the input) and
  * update (type from the stored app). Returns field → message.
  */
@@ -118,6 +189,11 @@ export const createAppSchema = z
     scopes: scopesSchema.default([]),
     redirectUris: redirectListSchema.default([]),
     postLogoutRedirectUris: redirectListSchema.default([]),
+    homepageUrl: publicLinkSchema.optional(),
+    privacyPolicyUrl: publicLinkSchema.optional(),
+    termsUrl: publicLinkSchema.optional(),
+    /** Bytes of a logo to upload; absent: none. */
+    logo: logoInputSchema.optional(),
     /** Allow device sign-in (RFC 8628 device authorization grant; login clients only). */
     deviceFlow: z.boolean().optional(),
   })
@@ -141,6 +217,11 @@ export const updateAppSchema = z.object({
   scopes: scopesSchema.optional(),
   redirectUris: redirectListSchema.optional(),
   postLogoutRedirectUris: redirectListSchema.optional(),
+  homepageUrl: publicLinkSchema.optional(),
+  privacyPolicyUrl: publicLinkSchema.optional(),
+  termsUrl: publicLinkSchema.optional(),
+  /** New logo bytes, null to remove the logo, absent to keep it. */
+  logo: logoInputSchema.optional(),
   deviceFlow: z.boolean().optional(),
 });
 export type UpdateAppInput = z.infer<typeof updateAppSchema>;
@@ -155,6 +236,11 @@ export const pendingChangeSchema = z.object({
   scopes: z.array(z.string()).optional(),
   redirectUris: z.array(z.string()).optional(),
   postLogoutRedirectUris: z.array(z.string()).optional(),
+  homepageUrl: z.string().nullable().optional(),
+  privacyPolicyUrl: z.string().nullable().optional(),
+  termsUrl: z.string().nullable().optional(),
+  /** The requested logo's file name (its bytes wait in AppLogo), or null to remove the logo. */
+  logo: z.string().nullable().optional(),
   /** Only ever `true`: turning device sign-in off applies at once. */
   deviceFlow: z.boolean().optional(),
   requestedAt: z.coerce.date(),
@@ -162,7 +248,18 @@ export const pendingChangeSchema = z.object({
 });
 export type PendingChange = z.infer<typeof pendingChangeSchema>;
 /** The fields a change can touch, in the order the diff shows them. */
-export const CHANGE_FIELDS = ["name", "description", "scopes", "redirectUris", "postLogoutRedirectUris", "deviceFlow"] as const;
+export const CHANGE_FIELDS = [
+  "name",
+  "logo",
+  "description",
+  "homepageUrl",
+  "privacyPolicyUrl",
+  "termsUrl",
+  "scopes",
+  "redirectUris",
+  "postLogoutRedirectUris",
+  "deviceFlow",
+] as const;
 export type ChangeField = (typeof CHANGE_FIELDS)[number];
 
 const reasonSchema = storable(z.string().trim().min(1, "Give a reason").max(500, "At most 500 characters"));
@@ -244,6 +341,11 @@ export const appViewSchema = z.object({
   scopes: z.array(z.string()),
   redirectUris: z.array(z.string()),
   postLogoutRedirectUris: z.array(z.string()),
+  homepageUrl: z.string().nullable(),
+  privacyPolicyUrl: z.string().nullable(),
+  termsUrl: z.string().nullable(),
+  /** The approved logo's file name (`<hash>.<ext>`), or null; served at logoPath(clientId, logo). */
+  logo: z.string().nullable(),
   /** May use the device authorization grant (approved configuration; a pending enable is in pendingChange). */
   deviceFlow: z.boolean(),
   firstParty: z.boolean(),

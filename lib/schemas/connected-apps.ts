@@ -3,6 +3,8 @@ export interface ConnectedApp {
   clientId: string;
   name: string;
   description: string;
+  /** The approved logo's file name (served at logoPath), or null (issue 15). */
+  logo: string | null;
   ownerHandle: string;
   ownerDisplayName: string;
   /** The scopes the person granted, sorted. */

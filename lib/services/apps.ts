@@ -19,6 +19,7 @@ import {
 } from "../schemas/apps";
 import { DEFAULT_REQUESTS_PER_MINUTE } from "../schemas/rate-limits";
 import { isAdminActor, type Actor } from "./actor";
+import { checkLogo, pruneLogos, storeLogo, type CheckedLogo } from "./app-logos";
 import { findLatestAudit, recordAudit } from "./audit";
 import { ensureSystemUser } from "./users";
 
@@ -57,6 +58,10 @@ function toAppView(row: AppRow): AppView {
     scopes: row.scopes,
     redirectUris: row.redirectUris,
     postLogoutRedirectUris: row.postLogoutRedirectUris,
+    homepageUrl: row.homepageUrl,
+    privacyPolicyUrl: row.privacyPolicyUrl,
+    termsUrl: row.termsUrl,
+    logo: row.logo,
     deviceFlow: row.deviceFlow,
     firstParty: row.firstParty,
     owner: row.owner,
@@ -183,8 +188,9 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
   if (Object.keys(problems).length) {
     throw new AppError("invalid_request", Object.values(problems)[0]!, { fields: problems });
   }
+  const upload = input.logo ? await checkLogo(input.logo) : null;
   return db.$transaction(async (tx) => {
-    const row = await tx.application.create({
+    let row = await tx.application.create({
       data: {
         clientId: generateClientId(input.type),
         name: input.name,
@@ -195,10 +201,17 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
         scopes: input.scopes,
         redirectUris: input.type === "login" ? input.redirectUris : [],
         postLogoutRedirectUris: input.type === "login" ? input.postLogoutRedirectUris : [],
+        homepageUrl: input.homepageUrl ?? null,
+        privacyPolicyUrl: input.privacyPolicyUrl ?? null,
+        termsUrl: input.termsUrl ?? null,
         deviceFlow: input.type === "login" && input.deviceFlow === true,
       },
       include: appInclude,
     });
+    if (upload) {
+      await storeLogo(tx, row.id, upload);
+      row = await tx.application.update({ where: { id: row.id }, data: { logo: upload.file }, include: appInclude });
+    }
     await recordAudit(
       {
         actor,
@@ -320,8 +333,20 @@ export async function getAppForViewer(clientId: string, actor: Actor): Promise<A
   return toAppView(await loadManageable(clientId, actor, "app.view", "viewer"));
 }
 
+/** An update as the services apply it: a logo upload is already checked and named by its file. */
+type AppChanges = Omit<UpdateAppInput, "logo"> & { logo?: string | null };
+
+/** Checks an update's logo upload (if any) and names it: the change then carries its file name. */
+async function prepareChanges(input: UpdateAppInput): Promise<{ changes: AppChanges; upload: CheckedLogo | null }> {
+  const { logo, ...rest } = input;
+  if (logo === undefined) return { changes: rest, upload: null };
+  if (logo === null) return { changes: { ...rest, logo: null }, upload: null };
+  const upload = await checkLogo(logo);
+  return { changes: { ...rest, logo: upload.file }, upload };
+}
+
 /** The fields an update changes, after the type-dependent redirect rules are checked against the stored app. */
-function checkedChanges(app: AppRow, input: UpdateAppInput): UpdateAppInput {
+function checkedChanges(app: AppRow, input: AppChanges): AppChanges {
   const redirectUris = input.redirectUris ?? app.redirectUris;
   const postLogoutRedirectUris = input.postLogoutRedirectUris ?? app.postLogoutRedirectUris;
   const problems = {
@@ -332,7 +357,7 @@ function checkedChanges(app: AppRow, input: UpdateAppInput): UpdateAppInput {
   if (Object.keys(problems).length) {
     throw new AppError("invalid_request", Object.values(problems)[0]!, { fields: problems });
   }
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as UpdateAppInput;
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as AppChanges;
 }
 
 function readPendingChange(value: Prisma.JsonValue | null): PendingChange | null {
@@ -353,18 +378,19 @@ type ChangeFields = Partial<Pick<PendingChange, ChangeField>>;
  */
 function splitChange(
   app: AppRow,
-  changed: UpdateAppInput,
-): { now: UpdateAppInput; pending: ChangeFields } {
-  const now: UpdateAppInput = {};
+  changed: AppChanges,
+): { now: AppChanges; pending: ChangeFields } {
+  const now: AppChanges = {};
   const pending: ChangeFields = {};
   const waiting = readPendingChange(app.pendingChange);
   for (const field of CHANGE_FIELDS) {
     if (waiting?.[field] !== undefined && changed[field] === undefined) Object.assign(pending, { [field]: waiting[field] });
   }
-  for (const field of ["name", "description"] as const) {
+  // How the app presents itself (name, description, links, logo): any change waits, even a removal.
+  for (const field of ["name", "description", "homepageUrl", "privacyPolicyUrl", "termsUrl", "logo"] as const) {
     const value = changed[field];
     if (value === undefined) continue;
-    if (value !== app[field]) pending[field] = value;
+    if (value !== app[field]) Object.assign(pending, { [field]: value });
     else delete pending[field];
   }
   for (const field of LIST_FIELDS) {
@@ -397,7 +423,8 @@ function splitChange(
 export async function updateApp(clientId: string, input: UpdateAppInput, actor: Actor): Promise<AppView> {
   const app = await loadManageable(clientId, actor, "app.update");
   refuseFirstParty(app, "edited");
-  const changed = checkedChanges(app, input);
+  const prepared = await prepareChanges(input);
+  const changed = checkedChanges(app, prepared.changes);
   const reviewed = app.status === "approved" || app.status === "suspended";
   const { now, pending } = reviewed ? splitChange(app, changed) : { now: changed, pending: {} };
   const hasPending = Object.keys(pending).length > 0;
@@ -409,6 +436,7 @@ export async function updateApp(clientId: string, input: UpdateAppInput, actor: 
       }
     : null;
   return transactionWithChanges(async (tx, announce) => {
+    if (prepared.upload) await storeLogo(tx, app.id, prepared.upload);
     const row = await tx.application.update({
       where: { clientId },
       data: {
@@ -422,6 +450,8 @@ export async function updateApp(clientId: string, input: UpdateAppInput, actor: 
       },
       include: appInclude,
     });
+    // The approved logo and the one waiting for review stay; a replaced one goes.
+    if ("logo" in changed) await pruneLogos(tx, app.id, [row.logo, readPendingChange(row.pendingChange)?.logo]);
     await recordAudit(
       {
         actor,
@@ -455,13 +485,14 @@ export async function approvePendingChange(clientId: string, actor: Actor): Prom
   const change = readPendingChange(app.pendingChange);
   if (!change) throw new AppError("conflict", `${clientId} has no change waiting for review.`);
   const { requestedAt: _at, requestedBy: _by, ...fields } = change;
-  const applied = checkedChanges(app, fields as UpdateAppInput);
+  const applied = checkedChanges(app, fields as AppChanges);
   return transactionWithChanges(async (tx, announce) => {
     const { count } = await tx.application.updateMany({
       where: { clientId, updatedAt: app.updatedAt },
       data: { ...applied, pendingChange: Prisma.DbNull, pendingChangeRejection: null },
     });
     if (count === 0) throw new AppError("conflict", `${clientId} changed meanwhile; reload and review it again.`);
+    if ("logo" in applied) await pruneLogos(tx, app.id, [applied.logo]);
     await recordAudit(
       { actor, action: "app.change.approve", targetType: "app", targetId: clientId, detail: { fields: Object.keys(applied) } },
       tx,
@@ -484,6 +515,7 @@ export async function rejectPendingChange(clientId: string, reason: string, acto
       data: { pendingChange: Prisma.DbNull, pendingChangeRejection: reason },
     });
     if (count === 0) throw new AppError("conflict", `${clientId} changed meanwhile; reload and review it again.`);
+    await pruneLogos(tx, app.id, [app.logo]);
     await recordAudit({ actor, action: "app.change.reject", targetType: "app", targetId: clientId, detail: { reason } }, tx);
     await notifyOwner(tx, app.ownerId, `The changes to your app "${app.name}" were not approved: ${reason}.`);
     await announce({ kind: "app", clientId });
@@ -506,8 +538,10 @@ export async function resubmitApp(clientId: string, input: UpdateAppInput, actor
     throw new AppError("forbidden", "Only the app's owner or team admins can resubmit it for review.");
   }
   refuseFirstParty(app, "resubmitted");
-  const changed = checkedChanges(app, input);
+  const prepared = await prepareChanges(input);
+  const changed = checkedChanges(app, prepared.changes);
   return transactionWithChanges(async (tx, announce) => {
+    if (prepared.upload) await storeLogo(tx, app.id, prepared.upload);
     // Conditional on the status, so a resubmission cannot undo an approval that happened meanwhile.
     const { count } = await tx.application.updateMany({
       where: { clientId, status: "rejected" },
@@ -523,6 +557,7 @@ export async function resubmitApp(clientId: string, input: UpdateAppInput, actor
       const current = (await loadApp(clientId, tx))?.status ?? app.status;
       throw new AppError("conflict", `Only a rejected application can be resubmitted; ${clientId} is ${current}.`);
     }
+    if ("logo" in changed) await pruneLogos(tx, app.id, [changed.logo]);
     await recordAudit(
       {
         actor,
@@ -789,6 +824,27 @@ export async function findClientForSignIn(clientId: string) {
       firstParty: true,
       deviceFlow: true,
       ownerId: true,
+    },
+  });
+}
+
+/**
+ * Who is asking, for the consent page (issue 15): the approved name, description, links and logo
+ * and the owner. A read of its own, so the sign-in service's hot client cache (lib/oidc/clients.ts)
+ * stays small. Null if the app is unknown.
+ */
+export async function findAppIdentity(clientId: string) {
+  return db.application.findUnique({
+    where: { clientId },
+    select: {
+      clientId: true,
+      name: true,
+      description: true,
+      homepageUrl: true,
+      privacyPolicyUrl: true,
+      termsUrl: true,
+      logo: true,
+      owner: { select: { handle: true, displayName: true } },
     },
   });
 }

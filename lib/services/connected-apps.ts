@@ -30,6 +30,7 @@ export async function listConnectedApps(handle: string, actor: Actor): Promise<C
       clientId: string;
       name: string;
       description: string;
+      logo: string | null;
       ownerHandle: string;
       ownerDisplayName: string;
       scopes: string[];
@@ -37,7 +38,7 @@ export async function listConnectedApps(handle: string, actor: Actor): Promise<C
       lastUsedAt: Date | null;
     }>
   >`
-    SELECT a."clientId", a.name, a.description, o.handle AS "ownerHandle", o."displayName" AS "ownerDisplayName",
+    SELECT a."clientId", a.name, a.description, a.logo, o.handle AS "ownerHandle", o."displayName" AS "ownerDisplayName",
            c.scopes, c."createdAt" AS "authorizedAt", c."lastUsedAt"
       FROM "Consent" c
       JOIN "Application" a ON a."clientId" = c."clientId"

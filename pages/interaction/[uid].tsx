@@ -1,5 +1,6 @@
 import type { GetServerSideProps, PageConfig } from "next";
 import { z } from "zod";
+import type { AppIdentityData } from "@/components/apps/app-identity";
 import { ConsentForm } from "@/components/interaction/consent-form";
 import { ExpiredCard } from "@/components/interaction/expired-card";
 import { HostedPage } from "@/components/interaction/hosted-page";
@@ -21,6 +22,9 @@ type Props =
       ownerHandle: string | null;
       account: { handle: string; displayName: string } | null;
       scopes: { scope: string; description: string }[];
+      identity: AppIdentityData;
+      consentKind: "first" | "more" | "again";
+      added: string[];
     };
 
 /** The page's query, as lib/oidc/interactions.ts writes it after a refused sign-in. */
@@ -50,6 +54,7 @@ export const getServerSideProps: GetServerSideProps<Props, { uid: string }> = as
   if (req.cookies[INTERACTION_COOKIE] !== uid) return expired();
   const view = await findInteractionView(uid);
   if (!view) return expired();
+  if (view.prompt === "consent" && !view.consent) return expired();
   if (view.prompt === "login") {
     const { error, retry_at: retryAt } = querySchema.parse(query);
     const code = isLoginError(error) ? error : null;
@@ -76,6 +81,9 @@ export const getServerSideProps: GetServerSideProps<Props, { uid: string }> = as
       ownerHandle: view.client.ownerHandle,
       account: view.account,
       scopes: view.scopes,
+      identity: view.consent!.identity,
+      consentKind: view.consent!.kind,
+      added: view.consent!.added,
     },
   };
 };
@@ -103,6 +111,9 @@ export default function InteractionPage(props: Props) {
         ownerHandle={props.ownerHandle}
         account={props.account}
         scopes={props.scopes}
+        identity={props.identity}
+        kind={props.consentKind}
+        added={props.added}
       />
     </HostedPage>
   );

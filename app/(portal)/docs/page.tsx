@@ -57,6 +57,14 @@ export default function GettingStartedPage() {
         <strong>Allow device sign-in</strong> if people sign in to it on a device without a browser (a TV, a CLI, a chat
         bot): see <Link href="/docs/authentication#device">Device sign-in</Link>.
       </p>
+      <p id="identity">
+        People decide on the consent page, so give them what they need to trust the app. Optionally add a{" "}
+        <strong>homepage</strong>, a <strong>privacy policy</strong> and <strong>terms of service</strong> link (https
+        only) and a <strong>logo</strong>: a PNG, JPEG or WebP image of at most 256 KiB, 16 to 1024 pixels a side and
+        roughly square (at most 2:1). The platform checks the file by its content, not its name (an HTML page or an SVG
+        renamed <code>.png</code> is refused), stores it and serves it from its own address; hosted pages never load
+        images from elsewhere. Without a logo, people see your app&apos;s initial on a coloured square.
+      </p>
 
       <h2 id="approval">3. Wait for approval</h2>
       <p>
@@ -69,9 +77,10 @@ export default function GettingStartedPage() {
       </p>
       <p>
         Once approved, the app runs on its approved configuration. Removing scopes or URIs applies at once; anything that
-        widens what it can do or changes how people see it — new scopes, new redirect or post-logout URIs, a new name or
-        description, turning device sign-in on — is reviewed first. The app page shows the change waiting, as a before/after diff; until an admin
-        approves it, tokens carry only the approved scopes and the consent page shows the approved name. If the change
+        widens what it can do or changes how people see it — new scopes, new redirect or post-logout URIs, a new name,
+        description, link or logo, turning device sign-in on — is reviewed first. The app page shows the change waiting,
+        as a before/after diff (old and new logo side by side); until an admin approves it, tokens carry only the approved
+        scopes and the consent page shows the approved name, logo and links. If the change
         is refused, the app page says why, and the app keeps working as before.
       </p>
 
@@ -136,6 +145,15 @@ curl -s "${API_URL}/global-chat/messages?limit=5" -H "Authorization: Bearer $ACC
         delete the app or give it away) or <strong>viewers</strong> (they read the app&apos;s page and change nothing).
         The owner can make someone else the owner; the previous owner stays on the team as an admin. Everyone on the
         team finds the app under <Link href="/apps">My apps</Link>.
+      </p>
+
+      <h2 id="consent-page">What people see: the consent page</h2>
+      <p>
+        The first time someone signs in to your login client, the consent page shows your app&apos;s approved logo, name,
+        owner, description and links, and each scope in plain words, and says it is the first time your app asks. If
+        your app later gets a scope approved that they have not allowed yet, the next sign-in says your app{" "}
+        <strong>now asks for more</strong> and marks the new permissions; what they allowed before is listed as already
+        allowed. The page works without JavaScript.
       </p>
 
       <h2 id="connected-apps">What people see: Connected apps</h2>

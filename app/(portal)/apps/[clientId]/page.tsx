@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { AppReviewActions } from "@/components/admin/app-review-actions";
 import { ChangeReviewActions } from "@/components/admin/change-review-actions";
 import { QuotaForm } from "@/components/admin/quota-form";
+import { AppIdentity } from "@/components/apps/app-identity";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppStatusCallout } from "@/components/apps/app-status-callout";
 import { AppTabs } from "@/components/apps/app-tabs";
@@ -115,6 +116,19 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
       <div className="grid gap-8 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
           <AppStatusCallout app={app} viewer={isOwner ? "owner" : "admin"} secretShownAbove={revealed !== null} />
+
+          {app.firstParty ? null : (
+            <Card
+              title="On the consent page"
+              description={
+                app.type === "login"
+                  ? "Who people see asking for access when they sign in: the approved logo, name, owner, description and links."
+                  : "How the app presents itself: the approved logo, name, owner, description and links."
+              }
+            >
+              <AppIdentity app={app} headingLevel="p" />
+            </Card>
+          )}
 
           {app.pendingChange ? (
             <Card

@@ -84,7 +84,8 @@ export default function ScopesPage() {
         </li>
         <li>
           A token without the scope an endpoint needs gets <code>403 insufficient_scope</code>. Edit the app to add a
-          scope; people are asked again for the new one.
+          scope; once an admin approves the change, people are asked again for the new one (the consent page says the
+          app &ldquo;now asks for more&rdquo; and marks it).
         </li>
       </ul>
     </DocsPage>

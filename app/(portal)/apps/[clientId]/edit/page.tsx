@@ -39,7 +39,7 @@ export default async function EditAppPage({ params }: { params: Promise<{ client
           app.status === "rejected"
             ? "Address the reviewer's reason, then choose Save and resubmit to send the app back to the review queue. Save changes alone keeps it rejected."
             : app.status === "approved" || app.status === "suspended"
-              ? "Removing scopes or URIs applies at once. New scopes, new URIs, a new name or description wait for an admin's review; the app keeps running as approved meanwhile."
+              ? "Removing scopes or URIs applies at once. New scopes, new URIs, a new name, description, link or logo wait for an admin's review; the app keeps running as approved meanwhile."
               : "Changes apply at once."
         }
       />

@@ -1,0 +1,52 @@
+import { getCurrentUser, toActor } from "@/lib/portal/session";
+import { clientIdSchema } from "@/lib/schemas/apps";
+import { findServedLogo } from "@/lib/services/app-logos";
+import { getAppForViewer } from "@/lib/services/apps";
+
+/**
+ * `/media/logos/<clientId>/<sha256 prefix>.<png|jpg|webp>`: app logos from the platform's own origin
+ * (issue 15), so hosted pages never load a developer's server. The file name is the content hash, so
+ * the answer never changes: cached for a year, immutable. A replaced logo's old name (or any other)
+ * is 404. Content-Type is the one the upload check found (magic bytes + decode), never the upload's
+ * claim; nosniff so no browser second-guesses it. A logo still waiting for review is served only to
+ * the app's team and admins (the diff they review shows it), privately and uncached: nothing
+ * unreviewed is published from our origin.
+ */
+const FILE = /^[0-9a-f]{16}\.(png|jpg|webp)$/;
+
+export async function GET(_request: Request, { params }: { params: Promise<{ clientId: string; file: string }> }): Promise<Response> {
+  const { clientId, file } = await params;
+  if (!clientIdSchema.safeParse(clientId).success || !FILE.test(file)) return notFound();
+  const logo = await findServedLogo(clientId, file);
+  if (!logo) return notFound();
+  if (logo.pending && !(await mayReview(clientId))) return notFound();
+  return new Response(new Uint8Array(logo.bytes), {
+    headers: {
+      "Content-Type": logo.contentType,
+      "Content-Length": String(logo.bytes.byteLength),
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": logo.pending ? "private, no-store" : "public, max-age=31536000, immutable",
+      // Opened directly, an image runs nothing; belt and braces for any browser that disagrees.
+      "Content-Security-Policy": "default-src 'none'; sandbox",
+    },
+  });
+}
+
+/** The app's team or a platform admin (the service decides, as for the app page). */
+async function mayReview(clientId: string): Promise<boolean> {
+  const user = await getCurrentUser();
+  if (!user) return false;
+  try {
+    await getAppForViewer(clientId, await toActor(user));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function notFound(): Response {
+  return new Response("Not found", {
+    status: 404,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" },
+  });
+}
