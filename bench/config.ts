@@ -27,7 +27,7 @@ const schema = z.object({
   signInConcurrency: z.coerce.number().int().min(1).max(64).default(8),
   /** Serve Next too (production build, built if needed) — off: API and sign-in only. */
   next: z.enum(["auto", "on", "off"]).default("auto"),
-  /** Comma-separated case ids to run (A,B,C,4,4off,5,5off,6a,6b,7a,7b,7c,7d,8a,8b; 4off and 5off run on a METERING=off process); default all. */
+  /** Comma-separated case ids to run (A,B,C,4,4on,4off,5,5on,5off,6a,6b,7a,7b,7c,7d,8a,8b; 4on/4off and 5on/5off run on twin processes with METERING=on/off); default all. */
   only: z.string().optional(),
   /** Extra Node flags for the server process (space-separated), e.g. "--max-old-space-size=256". */
   serverNodeArgs: z.string().optional(),

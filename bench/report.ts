@@ -113,12 +113,12 @@ export function buildRatiosAndTargets(cases: CaseResult[], peakRssMb: number | n
   const usersDepth = depth("7a", "7b", "GET /users deep / first page (time per request)");
   const chatDepth = depth("7c", "7d", "GET /global-chat/messages deep / first page (time per request)");
 
-  // Issue 16: what usage metering costs, as server CPU per request with it on (cases 4, 5) and off
-  // (4off, 5off: a METERING=off process of the same run, measured interleaved with them).
+  // Issue 16: what usage metering costs, as server CPU per request of two twin processes started
+  // alike, one with METERING=on (4on, 5on) and one off (4off, 5off), measured interleaved.
   const overheads: number[] = [];
   for (const [on, off, name] of [
-    ["4", "4off", "Metering on / off, token endpoint (server CPU per request, 4 / 4off)"],
-    ["5", "5off", "Metering on / off, GET /users/{username} (server CPU per request, 5 / 5off)"],
+    ["4on", "4off", "Metering on / off, token endpoint (server CPU per request, 4on / 4off)"],
+    ["5on", "5off", "Metering on / off, GET /users/{username} (server CPU per request, 5on / 5off)"],
   ] as const) {
     const a = get(on)?.serverCpuMsPerRequest;
     const b = get(off)?.serverCpuMsPerRequest;

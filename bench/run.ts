@@ -45,11 +45,14 @@ interface Context {
   issuer: string;
   server?: Child;
   /**
-   * Issue 16: a second app process on the same database with METERING=off (the switch is read once
-   * at start, so it takes its own process), for the "metering off" twins of cases 4 and 5.
+   * Issue 16: two more app processes on the same database, started alike after the sign-in phase,
+   * one with METERING=on and one with METERING=off (the switch is read once at start, so each takes
+   * its own process), for cases 4on/4off and 5on/5off. Twins, not the main server against a twin:
+   * the main server, which ran the sign-ins and every other case, measured ~15 % more CPU per
+   * profile read than a fresh process with metering on both (JIT and heap history), which would be
+   * charged to metering.
    */
-  unmetered?: Child;
-  unmeteredOrigin?: string;
+  twins: Partial<Record<Twin, { child: Child; origin: string }>>;
   /** When the server was spawned (ms): case windows for `--profile` are relative to it. */
   serverSpawnedAt?: number;
   sampler?: RssSampler;
@@ -65,6 +68,8 @@ interface Context {
 }
 
 class Unavailable extends Error {}
+
+type Twin = "on" | "off";
 
 // ---------------------------------------------------------------------------------------------
 // Setup
@@ -241,24 +246,24 @@ async function startServer(ctx: Context, withNext: boolean, port: number): Promi
 }
 
 /**
- * The METERING=off twin (issue 16): the same code, database and APP_URL (so the tokens of the run
- * are valid on it), on its own port. Only the token-endpoint and profile-read twins call it.
+ * A metering twin (issue 16): the same code, database and APP_URL (so the tokens of the run are
+ * valid on it), on its own port, with METERING on or off. Only cases 4on/4off and 5on/5off call them.
  */
-async function startUnmeteredServer(ctx: Context, withNext: boolean): Promise<void> {
+async function startTwin(ctx: Context, withNext: boolean, metering: Twin): Promise<void> {
   const port = await findFreePort();
   const started = Date.now();
-  ctx.unmetered = await startChild({
-    name: "server-unmetered",
+  const child = await startChild({
+    name: `server-metering-${metering}`,
     script: path.join(ROOT, "server.ts"),
     args: withNext ? [] : ["--no-next"],
     nodeArgs: ctx.config.serverNodeArgs?.split(" ").filter(Boolean) ?? [],
-    env: serverEnv(ctx, port, false),
+    env: serverEnv(ctx, port, metering === "on"),
     logDir: ctx.workDir,
     timeoutMs: 600_000,
     ready: async (text) => (await listeningPort(text)) !== undefined,
   });
-  ctx.unmeteredOrigin = `http://127.0.0.1:${port}`;
-  say(`Server without metering (pid ${ctx.unmetered.pid}, METERING=off) listening in ${seconds(started)} s; log: ${ctx.unmetered.logFile}`);
+  ctx.twins[metering] = { child, origin: `http://127.0.0.1:${port}` };
+  say(`Twin server with METERING=${metering} (pid ${child.pid}) listening in ${seconds(started)} s; log: ${child.logFile}`);
 }
 
 async function mintTokens(ctx: Context, loginClient: { loginClientId: string; redirectUri: string }): Promise<number | null> {
@@ -332,8 +337,8 @@ interface CaseSpec {
   name: string;
   /** Baselines run against their own process, the rest against the app (RSS attributed). */
   app: boolean;
-  /** Issue 16: the app process with METERING=off rather than the main (metered) one. */
-  unmetered?: boolean;
+  /** Issue 16: runs against a metering twin rather than the main server. */
+  twin?: Twin;
   prepare(ctx: Context): Promise<Prepared>;
 }
 
@@ -346,9 +351,10 @@ function needAppToken(ctx: Context): string {
   return ctx.appToken;
 }
 
-function needUnmetered(ctx: Context): string {
-  if (!ctx.unmeteredOrigin) throw new Unavailable("the METERING=off server did not start");
-  return ctx.unmeteredOrigin;
+function needTwin(ctx: Context, twin: Twin): string {
+  const started = ctx.twins[twin];
+  if (!started) throw new Unavailable(`the METERING=${twin} twin server did not start`);
+  return started.origin;
 }
 
 function needUserTokens(ctx: Context): string[] {
@@ -469,20 +475,22 @@ function buildCases(): CaseSpec[] {
         return { scenario: scenario(ctx, endpoint.origin, { method: "POST", path: endpoint.pathname, headers: FORM, body, mode: "fixed" }) };
       },
     },
-    {
-      id: "4off",
-      name: "Token endpoint, metering off (METERING=off process)",
-      app: true,
-      unmetered: true,
-      async prepare(ctx) {
-        if (!ctx.discovery || !ctx.apiClient) throw new Unavailable(ctx.appTokenError ?? "sign-in service unavailable");
-        const origin = needUnmetered(ctx);
-        const path = new URL(ctx.discovery.token_endpoint).pathname;
-        const body = clientCredentialsBody(ctx.apiClient.clientId, ctx.apiClient.clientSecret);
-        await probe(`${origin}${path}`, { method: "POST", headers: FORM, body }, [200]);
-        return { scenario: scenario(ctx, origin, { method: "POST", path, headers: FORM, body, mode: "fixed" }) };
-      },
-    },
+    ...(["on", "off"] as const).map(
+      (twin): CaseSpec => ({
+        id: `4${twin}`,
+        name: `Token endpoint, METERING=${twin} twin process`,
+        app: true,
+        twin,
+        async prepare(ctx) {
+          if (!ctx.discovery || !ctx.apiClient) throw new Unavailable(ctx.appTokenError ?? "sign-in service unavailable");
+          const origin = needTwin(ctx, twin);
+          const path = new URL(ctx.discovery.token_endpoint).pathname;
+          const body = clientCredentialsBody(ctx.apiClient.clientId, ctx.apiClient.clientSecret);
+          await probe(`${origin}${path}`, { method: "POST", headers: FORM, body }, [200]);
+          return { scenario: scenario(ctx, origin, { method: "POST", path, headers: FORM, body, mode: "fixed" }) };
+        },
+      }),
+    ),
     {
       id: "B",
       name: "Baseline B: node:http + pg, user by handle",
@@ -505,18 +513,20 @@ function buildCases(): CaseSpec[] {
         return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/users/{handle}", mode: "random", tokens, handles: allHandles(ctx) }) };
       },
     },
-    {
-      id: "5off",
-      name: "GET /users/{username}, metering off (METERING=off process)",
-      app: true,
-      unmetered: true,
-      async prepare(ctx) {
-        const tokens = needUserTokens(ctx);
-        const origin = needUnmetered(ctx);
-        await probe(`${origin}/api/v1/users/${benchHandle(2, ctx.seed.handleWidth)}`, { headers: bearer(tokens[0]!) }, [200]);
-        return { scenario: scenario(ctx, origin, { path: "/api/v1/users/{handle}", mode: "random", tokens, handles: allHandles(ctx) }) };
-      },
-    },
+    ...(["on", "off"] as const).map(
+      (twin): CaseSpec => ({
+        id: `5${twin}`,
+        name: `GET /users/{username}, METERING=${twin} twin process`,
+        app: true,
+        twin,
+        async prepare(ctx) {
+          const tokens = needUserTokens(ctx);
+          const origin = needTwin(ctx, twin);
+          await probe(`${origin}/api/v1/users/${benchHandle(2, ctx.seed.handleWidth)}`, { headers: bearer(tokens[0]!) }, [200]);
+          return { scenario: scenario(ctx, origin, { path: "/api/v1/users/{handle}", mode: "random", tokens, handles: allHandles(ctx) }) };
+        },
+      }),
+    ),
     {
       id: "6a",
       name: "GET /me",
@@ -659,7 +669,7 @@ function buildCases(): CaseSpec[] {
 }
 
 /** Measured together, interleaved: a case with its baseline, a first page with its deep page. */
-const GROUPS = [["A"], ["C", "4", "4off"], ["B", "5", "5off"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"]];
+const GROUPS = [["A"], ["C", "4", "4on", "4off"], ["B", "5", "5on", "5off"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"]];
 /** Rounds a group's measured time is split into (each member gets duration / ROUNDS per round). */
 const ROUNDS = 4;
 
@@ -688,27 +698,31 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
     if (ready.length) {
       const phase = ready.map((r) => r.spec.id).join("+");
       await ctx.sampler?.setPhase(phase);
-      const cpuBefore = ctx.server ? await readCpuSeconds(ctx.server.pid) : undefined;
-      const offBefore = ctx.unmetered ? await readCpuSeconds(ctx.unmetered.pid) : undefined;
+      // Each app process's CPU over the group, per request it answered (warm-ups included): the
+      // main server for the app cases, each metering twin for its own (issue 16).
+      const processes: { key: Twin | "main"; pid: number | undefined }[] = [
+        { key: "main", pid: ctx.server?.pid },
+        { key: "on", pid: ctx.twins.on?.child.pid },
+        { key: "off", pid: ctx.twins.off?.child.pid },
+      ];
+      const cpuBefore = await Promise.all(processes.map((p) => (p.pid ? readCpuSeconds(p.pid) : undefined)));
       let loads: LoadResult[];
       try {
         loads = await runLoad(ready.map((r) => r.prepared.scenario), ROUNDS, ctx.workDir);
       } finally {
         await ctx.sampler?.setPhase("between");
       }
-      const cpuAfter = ctx.server ? await readCpuSeconds(ctx.server.pid) : undefined;
-      const offAfter = ctx.unmetered ? await readCpuSeconds(ctx.unmetered.pid) : undefined;
-      // Each app process's CPU over the group, per request it answered (warm-ups included): the
-      // metered server for the app cases, the METERING=off twin for theirs (issue 16).
-      const requestsOn = (unmetered: boolean) =>
-        ready.reduce(
-          (sum, r, i) => sum + (r.spec.app && Boolean(r.spec.unmetered) === unmetered ? loads[i]!.requests + (loads[i]!.warmupRequests ?? 0) : 0),
+      const cpuAfter = await Promise.all(processes.map((p) => (p.pid ? readCpuSeconds(p.pid) : undefined)));
+      const cpuPerRequest = new Map<Twin | "main", number | undefined>();
+      for (const [i, p] of processes.entries()) {
+        const requests = ready.reduce(
+          (sum, r, j) => sum + (r.spec.app && (r.spec.twin ?? "main") === p.key ? loads[j]!.requests + (loads[j]!.warmupRequests ?? 0) : 0),
           0,
         );
-      const perRequest = (before: number | undefined, after: number | undefined, requests: number) =>
-        before !== undefined && after !== undefined && requests > 0 ? ((after - before) * 1000) / requests : undefined;
-      const cpuPerRequest = perRequest(cpuBefore, cpuAfter, requestsOn(false));
-      const offCpuPerRequest = perRequest(offBefore, offAfter, requestsOn(true));
+        const before = cpuBefore[i];
+        const after = cpuAfter[i];
+        cpuPerRequest.set(p.key, before !== undefined && after !== undefined && requests > 0 ? ((after - before) * 1000) / requests : undefined);
+      }
       if (ctx.config.profile && ctx.serverSpawnedAt) {
         // The measured part is the end of the run; the profile clock starts just after the spawn.
         const end = (Date.now() - ctx.serverSpawnedAt) / 1000;
@@ -721,9 +735,9 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
         const note = [prepared.note, finished].filter(Boolean).join("; ") || undefined;
         const { ackedIds: _dropped, ...kept } = load;
         const result: CaseResult = { id: spec.id, name: spec.name, status: "ok", load: kept, ...(note ? { note } : {}) };
-        const caseCpu = spec.unmetered ? offCpuPerRequest : cpuPerRequest;
+        const caseCpu = cpuPerRequest.get(spec.twin ?? "main");
         if (spec.app) {
-          if (!spec.unmetered) result.peakRssMb = ctx.sampler?.peakOf(phase);
+          if (!spec.twin) result.peakRssMb = ctx.sampler?.peakOf(phase);
           if (caseCpu !== undefined) result.serverCpuMsPerRequest = caseCpu;
         }
         for (const [status, body] of Object.entries(load.samples ?? {})) {
@@ -780,7 +794,7 @@ async function main(): Promise<number> {
 
     const port = await findFreePort();
     const origin = `http://127.0.0.1:${port}`;
-    ctx = { config, workDir, databaseUrl: database.url, seed, origin, issuer: `${origin}/realms/platform`, cases: [], notes };
+    ctx = { config, workDir, databaseUrl: database.url, seed, origin, issuer: `${origin}/realms/platform`, cases: [], notes, twins: {} };
     await resetMutableState(ctx);
     const clientsStarted = Date.now();
     // Independent: the server never looks the bench's clients up before the first token request.
@@ -793,8 +807,10 @@ async function main(): Promise<number> {
     ]);
     const signInSeconds = await mintTokens(ctx, loginClient);
     const only = config.only ? new Set(config.only.split(",").map((s) => s.trim().toLowerCase())) : undefined;
-    if (!only || only.has("4off") || only.has("5off")) {
-      await startUnmeteredServer(ctx, withNext).catch((error: Error) => say(`Server without metering unavailable: ${error.message}`));
+    if (!only || ["4on", "4off", "5on", "5off"].some((id) => only.has(id))) {
+      for (const twin of ["on", "off"] as const) {
+        await startTwin(ctx, withNext, twin).catch((error: Error) => say(`Twin server METERING=${twin} unavailable: ${error.message}`));
+      }
     }
 
     const specs = new Map(buildCases().map((c) => [c.id, c]));
@@ -808,8 +824,8 @@ async function main(): Promise<number> {
     const peakRssMb = final ? Math.max(final.hwmMb, ctx.sampler!.hwmMb) : ctx.sampler!.hwmMb || null;
     await ctx.server!.stop();
     ctx.server = undefined;
-    await ctx.unmetered?.stop();
-    ctx.unmetered = undefined;
+    for (const twin of Object.values(ctx.twins)) await twin.child.stop();
+    ctx.twins = {};
 
     const { ratios, targets } = buildRatiosAndTargets(ctx.cases, peakRssMb);
     const report: BenchReport = {
@@ -852,7 +868,7 @@ async function main(): Promise<number> {
   } finally {
     await ctx?.sampler?.stop();
     await ctx?.server?.stop().catch(() => {});
-    await ctx?.unmetered?.stop().catch(() => {});
+    for (const twin of Object.values(ctx?.twins ?? {})) await twin.child.stop().catch(() => {});
     await embedded?.stop().catch(() => {});
     if (!config.keep && !failed) {
       for (const dir of [workDir, pgDir]) if (dir && existsSync(dir)) await rm(dir, { recursive: true, force: true });

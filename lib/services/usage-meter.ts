@@ -63,8 +63,13 @@ export interface ApiRequestUsage {
   requestId: string;
 }
 
+/** `token:<grant_type>` route names, built once each. */
+const grantRoutes = new Map<string, string>();
+
 export class UsageMeter {
   private cells = new Map<string, Cell>();
+  /** client id → route → the cell being counted (the newest minute's): the request path's index into `cells`. */
+  private current = new Map<string, Map<string, Cell>>();
   private logs = new Map<string, AppLog>();
   private dropped = 0;
   private flushing: Promise<void> | null = null;
@@ -76,48 +81,55 @@ export class UsageMeter {
   recordApiRequest(usage: ApiRequestUsage, nowMs: number): void {
     if (!this.enabled) return;
     this.count(usage.clientId, usage.route, usage.status, usage.errorCode, usage.latencyMs, nowMs);
-    const entry: LogEntry = {
-      atMs: nowMs,
-      clientId: usage.clientId,
-      method: usage.method,
-      route: usage.route,
-      status: usage.status,
-      errorCode: usage.errorCode,
-      latencyMs: usage.latencyMs,
-      requestId: usage.requestId,
-      userId: usage.userId,
-    };
     let log = this.logs.get(usage.clientId);
     if (!log) {
       log = { ring: [], next: 0, errors: [] };
       this.logs.set(usage.clientId, log);
     }
     if (usage.status >= 200 && usage.status < 300) {
-      if (log.ring.length < LOG_RECENT_PER_FLUSH) log.ring.push(entry);
+      if (log.ring.length < LOG_RECENT_PER_FLUSH) log.ring.push(toLogEntry(usage, nowMs));
       else {
-        log.ring[log.next] = entry;
+        // A full ring overwrites its oldest entry in place: under load, no object per request.
+        fillLogEntry(log.ring[log.next]!, usage, nowMs);
         log.next = (log.next + 1) % LOG_RECENT_PER_FLUSH;
       }
-    } else if (log.errors.length < LOG_ERRORS_PER_FLUSH) log.errors.push(entry);
+    } else if (log.errors.length < LOG_ERRORS_PER_FLUSH) log.errors.push(toLogEntry(usage, nowMs));
   }
 
   /** Counts one token grant (`grantType` as sent: client_credentials, authorization_code, refresh_token). */
   recordGrant(clientId: string, grantType: string, status: number, errorCode: string | null, latencyMs: number, nowMs: number): void {
     if (!this.enabled) return;
-    this.count(clientId, GRANT_ROUTE_PREFIX + grantType, status, errorCode, latencyMs, nowMs);
+    let route = grantRoutes.get(grantType);
+    if (route === undefined) {
+      route = GRANT_ROUTE_PREFIX + grantType;
+      // Grant types come from requests: remember only a few (the known ones come first).
+      if (grantRoutes.size < 16) grantRoutes.set(grantType, route);
+    }
+    this.count(clientId, route, status, errorCode, latencyMs, nowMs);
   }
 
   private count(clientId: string, route: string, status: number, errorCode: string | null, latencyMs: number, nowMs: number): void {
     const minute = Math.floor(nowMs / 60_000);
-    const key = `${clientId}|${route}|${minute}`;
-    let cell = this.cells.get(key);
-    if (!cell) {
-      if (this.cells.size >= MAX_CELLS) {
-        this.dropped++;
-        return;
+    // The current minute's cell through two lookups with the strings the request already holds (the
+    // token's client id, the route table's template): no key string is built per request.
+    let byRoute = this.current.get(clientId);
+    let cell = byRoute?.get(route);
+    if (!cell || cell.minute !== minute) {
+      const key = `${clientId}|${route}|${minute}`;
+      cell = this.cells.get(key);
+      if (!cell) {
+        if (this.cells.size >= MAX_CELLS) {
+          this.dropped++;
+          return;
+        }
+        cell = { clientId, route, minute, outcomes: new Map(), latency: new Uint32Array(LATENCY_BUCKET_COUNT) };
+        this.cells.set(key, cell);
       }
-      cell = { clientId, route, minute, outcomes: new Map(), latency: new Uint32Array(LATENCY_BUCKET_COUNT) };
-      this.cells.set(key, cell);
+      if (!byRoute) {
+        byRoute = new Map();
+        this.current.set(clientId, byRoute);
+      }
+      byRoute.set(route, cell);
     }
     // Successes are keyed by the number itself: no string is built for the common case.
     const outcome = errorCode === null ? status : `${status} ${errorCode}`;
@@ -140,6 +152,7 @@ export class UsageMeter {
     const cells = this.cells;
     const logs = this.logs;
     this.cells = new Map();
+    this.current = new Map();
     this.logs = new Map();
     const batch = toBatch(cells, logs);
     try {
@@ -181,6 +194,32 @@ export class UsageMeter {
     // A request counted while that flush ran is written by a second one.
     await this.flush();
   }
+}
+
+function toLogEntry(usage: ApiRequestUsage, nowMs: number): LogEntry {
+  return {
+    atMs: nowMs,
+    clientId: usage.clientId,
+    method: usage.method,
+    route: usage.route,
+    status: usage.status,
+    errorCode: usage.errorCode,
+    latencyMs: usage.latencyMs,
+    requestId: usage.requestId,
+    userId: usage.userId,
+  };
+}
+
+function fillLogEntry(entry: LogEntry, usage: ApiRequestUsage, nowMs: number): void {
+  entry.atMs = nowMs;
+  entry.clientId = usage.clientId;
+  entry.method = usage.method;
+  entry.route = usage.route;
+  entry.status = usage.status;
+  entry.errorCode = usage.errorCode;
+  entry.latencyMs = usage.latencyMs;
+  entry.requestId = usage.requestId;
+  entry.userId = usage.userId;
 }
 
 function toBatch(cells: Map<string, Cell>, logs: Map<string, AppLog>): UsageBatch {
