@@ -36,9 +36,16 @@ function auditHref(query: Query, change: Partial<Query>): string {
   return `/admin/audit${s ? `?${s}` : ""}`;
 }
 
+/** Lists read as words (`fields: name, description, scopes`), so a long one wraps between them. */
+function formatValue(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) return value.map(formatValue).join(", ");
+  return JSON.stringify(value);
+}
+
 function formatDetail(detail: Record<string, unknown>): string {
   return Object.entries(detail)
-    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .map(([k, v]) => `${k}: ${formatValue(v)}`)
     .join(" · ");
 }
 
@@ -200,7 +207,7 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
                       <span className="font-mono text-xs break-all text-slate-900">{`${e.targetType}:${e.targetId}`}</span>
                     )}
                   </td>
-                  <td className="max-w-md px-4 py-3 text-xs wrap-anywhere text-slate-600">{formatDetail(e.detail)}</td>
+                  <td className="max-w-md min-w-64 px-4 py-3 text-xs wrap-anywhere text-slate-600">{formatDetail(e.detail)}</td>
                 </tr>
               ))}
             </tbody>

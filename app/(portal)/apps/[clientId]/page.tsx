@@ -244,12 +244,15 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
         <aside className="min-w-0 space-y-6" aria-label="Application details">
           <Card title="Details">
             <dl className="space-y-4 text-sm">
+              {/* Other apps show their description in the identity block ("On the consent page"). */}
+              {app.firstParty ? (
               <div>
-                <dt className="font-medium text-slate-700">Description</dt>
-                <dd className="mt-1 break-words whitespace-pre-line text-slate-900" data-testid="app-description">
-                  {app.description || <span className="text-slate-600 italic">None</span>}
-                </dd>
-              </div>
+                  <dt className="font-medium text-slate-700">Description</dt>
+                  <dd className="mt-1 break-words whitespace-pre-line text-slate-900" data-testid="app-description">
+                    {app.description || <span className="text-slate-600 italic">None</span>}
+                  </dd>
+                </div>
+              ) : null}
               <div>
                 <dt className="font-medium text-slate-700">Scopes</dt>
                 <dd className="mt-1">
