@@ -1,18 +1,6 @@
 import { Icon } from "@/components/ui/icon";
-import { logoPath } from "@/lib/schemas/apps";
+import { logoPath, type AppIdentityData } from "@/lib/schemas/apps";
 
-/** What the identity block shows: the approved presentation of an app (issue 15). */
-export interface AppIdentityData {
-  clientId: string;
-  name: string;
-  description: string;
-  homepageUrl: string | null;
-  privacyPolicyUrl: string | null;
-  termsUrl: string | null;
-  /** The logo's file name (`<hash>.<ext>`), served from our own origin; null: the initial-letter placeholder. */
-  logo: string | null;
-  owner: { handle: string; displayName: string } | null;
-}
 
 const SIZES = { sm: "size-8 rounded-md text-sm", md: "size-12 rounded-lg text-xl", lg: "size-16 rounded-xl text-2xl" } as const;
 const PIXELS = { sm: 32, md: 48, lg: 64 } as const;

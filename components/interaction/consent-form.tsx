@@ -1,4 +1,5 @@
-import { AppIdentity, AppLogo, type AppIdentityData } from "@/components/apps/app-identity";
+import { AppIdentity, AppLogo } from "@/components/apps/app-identity";
+import type { AppIdentityData } from "@/lib/schemas/apps";
 import { buttonClasses } from "@/components/ui/button";
 import { Icon } from "@/components/ui/icon";
 import { InteractionCard } from "./interaction-card";

@@ -1,6 +1,6 @@
 import { AppError } from "../errors";
 import { checkAccessToken } from "../oidc/access-tokens";
-import { DEFAULT_REQUESTS_PER_MINUTE } from "../schemas/rate-limits";
+import { effectiveQuota } from "../schemas/rate-limits";
 import type { SvcScope } from "../scopes";
 import type { ApiRequest } from "./http";
 
@@ -68,7 +68,7 @@ export async function identify(request: ApiRequest, requirement: AuthRequirement
   // metering reads it after the reply, so a 403 or a 429 of the quota still counts for the app.
   request.clientId = claims.clientId;
   request.userId = userId;
-  const quota = checked.appRequestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE;
+  const quota = effectiveQuota(checked.appRequestsPerMinute);
   const caller: Exclude<ApiCaller, { kind: "anonymous" }> =
     userId === undefined
       ? { kind: "app", clientId: claims.clientId, scopes: claims.scopes, quota }

@@ -1,7 +1,7 @@
 import { z, ZodError, type ZodType } from "zod";
 import { AppError, isAppError } from "../errors";
 import type { ApiErrorCode } from "../schemas/api";
-import { ENDPOINT_POLICIES, type EndpointPolicyName } from "../schemas/rate-limits";
+import { ENDPOINT_POLICIES, type EndpointPolicyName, type RatePolicy } from "../schemas/rate-limits";
 import type { SvcScope } from "../scopes";
 import { admitApiRequest, type QuotaState } from "../services/api-quota";
 import { authorize, identify, type ApiCaller, type AuthRequirement, type UserCaller } from "./auth";
@@ -83,12 +83,11 @@ export interface Route {
 async function countAgainstQuota(
   clientId: string,
   quota: number,
-  endpoint: EndpointPolicyName | undefined,
+  policy: RatePolicy | undefined,
   extras: ReplyExtras,
 ): Promise<QuotaState> {
   const pending = admitApiRequest(clientId, quota);
   const state = pending instanceof Promise ? await pending : pending;
-  const policy = endpoint ? ENDPOINT_POLICIES[endpoint] : undefined;
   extras.headers = rateLimitHeaders(state, policy ? { policy, state: null } : undefined);
   if (!state.admitted) {
     throw new AppError("rate_limited", `This app has made its ${state.limit} API requests of this minute. Retry after the window resets.`, {
@@ -122,7 +121,7 @@ export function defineRoute<
       const identified = await identify(request, auth);
       const quota =
         identified.kind === "token"
-          ? await countAgainstQuota(identified.caller.clientId, identified.caller.quota, limit, extras)
+          ? await countAgainstQuota(identified.caller.clientId, identified.caller.quota, policy, extras)
           : undefined;
       const caller = authorize(identified, auth, scope) as CallerFor<A>;
       let payload;

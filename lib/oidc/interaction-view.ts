@@ -1,3 +1,4 @@
+import type { AppIdentityData } from "../schemas/apps";
 import { describeScope } from "../scopes";
 import { findAppIdentity } from "../services/apps";
 import { findConsentScopes } from "../services/consents";
@@ -27,16 +28,7 @@ export interface InteractionView {
  * "again": an earlier consent covers the request (the provider asks anyway, e.g. prompt=consent).
  */
 export interface ConsentDetails {
-  identity: {
-    clientId: string;
-    name: string;
-    description: string;
-    homepageUrl: string | null;
-    privacyPolicyUrl: string | null;
-    termsUrl: string | null;
-    logo: string | null;
-    owner: { handle: string; displayName: string } | null;
-  };
+  identity: AppIdentityData;
   kind: "first" | "more" | "again";
   /** Requested scopes not allowed before ("more" only). */
   added: string[];

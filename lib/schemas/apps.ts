@@ -129,6 +129,19 @@ export const logoInputSchema = z
   })
   .nullable();
 
+/** What the identity block shows: the approved presentation of an app (issue 15). */
+export interface AppIdentityData {
+  clientId: string;
+  name: string;
+  description: string;
+  homepageUrl: string | null;
+  privacyPolicyUrl: string | null;
+  termsUrl: string | null;
+  /** The logo's file name (`<hash>.<ext>`), served from our own origin; null: the initial-letter placeholder. */
+  logo: string | null;
+  owner: { handle: string; displayName: string } | null;
+}
+
 /** Where a logo is served: the platform's own origin, the content hash in the file name. */
 export function logoPath(clientId: string, file: string): string {
   return `/media/logos/${clientId}/${file}`;

@@ -11,6 +11,11 @@ import { POKE_COOLDOWN_SECONDS } from "./pokes";
  */
 export const DEFAULT_REQUESTS_PER_MINUTE = 6_000;
 export const QUOTA_WINDOW_SECONDS = 60;
+/** The quota of an app whose stored `requestsPerMinute` is `stored` (null: no admin set one). */
+export function effectiveQuota(stored: number | null): number {
+  return stored ?? DEFAULT_REQUESTS_PER_MINUTE;
+}
+
 /** What admins may set: at least one request a minute, at most ten million. */
 export const MAX_REQUESTS_PER_MINUTE = 10_000_000;
 

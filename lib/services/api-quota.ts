@@ -3,7 +3,7 @@ import { AppError } from "../errors";
 import { logger } from "../logger";
 import { deleteApiQuotaWindowsBefore, reserveApiQuota } from "../queries/api-quota";
 import type { AppView } from "../schemas/apps";
-import { DEFAULT_REQUESTS_PER_MINUTE, QUOTA_WINDOW_SECONDS, type RequestQuotaInput } from "../schemas/rate-limits";
+import { effectiveQuota, QUOTA_WINDOW_SECONDS, type RequestQuotaInput } from "../schemas/rate-limits";
 import { isAdminActor, type Actor } from "./actor";
 import { getAppForViewer, notFound } from "./apps";
 import { recordAudit } from "./audit";
@@ -129,11 +129,6 @@ function spend(allowance: Allowance, now: number): QuotaState {
   if (admitted) allowance.left -= 1;
   const remaining = Math.max(0, Math.min(quota, quota - allowance.reserved + allowance.left));
   return { admitted, limit: quota, remaining, resetSeconds, resetAt };
-}
-
-/** The quota of an app whose `requestsPerMinute` is `stored`. */
-export function effectiveQuota(stored: number | null): number {
-  return stored ?? DEFAULT_REQUESTS_PER_MINUTE;
 }
 
 /**

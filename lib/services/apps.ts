@@ -17,7 +17,7 @@ import {
   type CreateAppInput,
   type UpdateAppInput,
 } from "../schemas/apps";
-import { DEFAULT_REQUESTS_PER_MINUTE } from "../schemas/rate-limits";
+import { effectiveQuota } from "../schemas/rate-limits";
 import { isAdminActor, type Actor } from "./actor";
 import { checkLogo, pruneLogos, storeLogo, type CheckedLogo } from "./app-logos";
 import { findLatestAudit, recordAudit } from "./audit";
@@ -68,7 +68,7 @@ function toAppView(row: AppRow): AppView {
     members: row.members.map((m) => ({ ...m.user, role: m.role, addedAt: m.addedAt })),
     pendingChange: readPendingChange(row.pendingChange),
     pendingChangeRejection: row.pendingChangeRejection,
-    requestsPerMinute: row.requestsPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
+    requestsPerMinute: effectiveQuota(row.requestsPerMinute),
     customQuota: row.requestsPerMinute !== null,
     hasSecret: row.secrets.length > 0,
     secrets: row.secrets,

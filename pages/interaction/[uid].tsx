@@ -1,6 +1,6 @@
 import type { GetServerSideProps, PageConfig } from "next";
 import { z } from "zod";
-import type { AppIdentityData } from "@/components/apps/app-identity";
+import type { AppIdentityData } from "@/lib/schemas/apps";
 import { ConsentForm } from "@/components/interaction/consent-form";
 import { ExpiredCard } from "@/components/interaction/expired-card";
 import { HostedPage } from "@/components/interaction/hosted-page";

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { query } from "../helpers/db";
 import { clientCredentialsToken, createTestApp, createTestUser, signInAndGetTokens } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
+import { slowResolve } from "../helpers/slow-request";
 
 /**
  * Issue 18, "Every core": WEB_CONCURRENCY=2 runs two workers of server.ts on one port under a
@@ -140,36 +140,7 @@ describe("WEB_CONCURRENCY=2", () => {
   it("on SIGTERM, every worker finishes its in-flight requests, then all exit 0", async () => {
     const app = await createTestApp(server.databaseUrl, { type: "api", scopes: ["svc:directory.read"] });
     const { access_token: token } = await clientCredentialsToken(server, app.clientId, app.clientSecret!);
-    const body = JSON.stringify({ identifiers: [{ type: "handle", value: "alice" }] });
-    const half = Math.floor(body.length / 2);
-    const slow = Array.from({ length: 6 }, () => {
-      const req = http.request(`${server.url}/api/v1/directory/resolve`, {
-        method: "POST",
-        agent: false,
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-          expect: "100-continue",
-        },
-      });
-      const accepted = new Promise<void>((resolve, reject) => {
-        req.once("continue", () => {
-          req.write(body.slice(0, half));
-          resolve();
-        });
-        req.once("error", reject);
-      });
-      const response = new Promise<number>((resolve, reject) => {
-        req.on("response", (res) => {
-          res.resume();
-          res.on("end", () => resolve(res.statusCode ?? 0));
-        });
-        req.on("error", reject);
-      });
-      req.flushHeaders();
-      return { accepted, response, finish: () => req.end(body.slice(half)) };
-    });
+    const slow = Array.from({ length: 6 }, () => slowResolve(server.url, token, ["alice"]));
     await Promise.all(slow.map((s) => s.accepted));
     const pids = workerPids();
     expect(pids).toHaveLength(2);
@@ -177,7 +148,7 @@ describe("WEB_CONCURRENCY=2", () => {
     server.process.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 500));
     for (const s of slow) s.finish();
-    expect(await Promise.all(slow.map((s) => s.response))).toEqual(slow.map(() => 200));
+    expect((await Promise.all(slow.map((s) => s.response))).map((r) => r.status)).toEqual(slow.map(() => 200));
     expect(await exited).toBe(0);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
     expect(server.logs.filter((l) => l.includes("SIGTERM received")).length).toBeGreaterThanOrEqual(3);

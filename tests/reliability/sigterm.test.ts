@@ -1,7 +1,7 @@
-import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server";
+import { slowResolve } from "../helpers/slow-request";
 import { prepareTraffic, startTraffic, type Sample, type TrafficSetup } from "./traffic";
 
 /**
@@ -22,53 +22,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface SlowRequest {
-  /** Resolves once the server has read the request's headers (it answered 100 Continue). */
-  accepted: Promise<void>;
-  /** Sends the rest of the body. */
-  finish(): void;
-  response: Promise<{ status: number; body: string; connection: string | undefined }>;
-}
-
-/**
- * A POST that is in flight on the server: headers sent with `Expect: 100-continue` (Node answers
- * 100 once it has parsed them and handed the request to the app), then half the body; the rest
- * is sent on `finish()`.
- */
-function slowResolve(token: string): SlowRequest {
-  const body = JSON.stringify({ identifiers: [{ type: "handle", value: "alice" }, { type: "handle", value: "bob" }] });
-  const half = Math.floor(body.length / 2);
-  const req = http.request(`${server.apiUrl}/directory/resolve`, {
-    method: "POST",
-    agent: false,
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(body),
-      expect: "100-continue",
-    },
-  });
-  const accepted = new Promise<void>((resolve, reject) => {
-    req.once("continue", () => {
-      req.write(body.slice(0, half));
-      resolve();
-    });
-    req.once("error", reject);
-  });
-  const response = new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
-    req.on("response", (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, connection: res.headers.connection }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-  });
-  req.flushHeaders();
-  return { accepted, finish: () => req.end(body.slice(half)), response };
-}
 
 function connectOutcome(port: number): Promise<string> {
   return new Promise((resolve) => {
@@ -94,9 +47,9 @@ describe("SIGTERM under load", () => {
     // ones the server has accepted, not ones still waiting in the kernel's accept queue.
     const traffic = startTraffic(setup, { ratePerSecond: 15, kinds: ["profile", "chat-read", "users", "directory", "token", "me"] });
     await sleep(2_000);
-    const slow = Array.from({ length: 6 }, () => slowResolve(setup.appToken));
+    const slow = Array.from({ length: 6 }, () => slowResolve(server.url, setup.appToken));
     // One client that never finishes its request: shutdown must not wait for it forever.
-    const stalled = slowResolve(setup.appToken);
+    const stalled = slowResolve(server.url, setup.appToken);
     stalled.response.catch(() => {});
     await Promise.all([...slow, stalled].map((s) => s.accepted));
 
