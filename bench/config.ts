@@ -27,8 +27,16 @@ const schema = z.object({
   signInConcurrency: z.coerce.number().int().min(1).max(64).default(8),
   /** Serve Next too (production build, built if needed) — off: API and sign-in only. */
   next: z.enum(["auto", "on", "off"]).default("auto"),
-  /** Comma-separated case ids to run (A,B,C,4,4on,4off,5,5on,5off,6a,6b,7a,7b,7c,7d,8a,8b; 4on/4off and 5on/5off run on twin processes with METERING=on/off); default all. */
+  /**
+   * Comma-separated case ids to run (A,B,C,4,4on,4off,4w,5,5on,5off,5w,6a,6b,7a,7b,7c,7d,8a,8b; 4on/4off and 5on/5off
+   * run on twin processes with METERING=on/off, 4w and 5w on one with WEB_CONCURRENCY=workers); default all.
+   */
   only: z.string().optional(),
+  /**
+   * Issue 18: workers of the extra WEB_CONCURRENCY process for cases 4w and 5w, whose scaling is
+   * reported against the 1-process METERING=on twin (4on, 5on); 0 or 1 skips those cases.
+   */
+  workers: z.coerce.number().int().min(0).max(64).default(2),
   /** Extra Node flags for the server process (space-separated), e.g. "--max-old-space-size=256". */
   serverNodeArgs: z.string().optional(),
   /** Run the server under `node --cpu-prof`, profiles written to this directory. */
@@ -58,6 +66,7 @@ const FLAGS = {
   "sign-in-budget": "BENCH_SIGN_IN_BUDGET",
   next: "BENCH_NEXT",
   only: "BENCH_ONLY",
+  workers: "BENCH_WORKERS",
   profile: "BENCH_PROFILE",
   "server-node-args": "BENCH_SERVER_NODE_ARGS",
   "log-level": "BENCH_LOG_LEVEL",
@@ -76,6 +85,7 @@ export const USAGE = `npm run bench -- [options]
   --sign-in-budget S     at most S seconds signing users in (240)    BENCH_SIGN_IN_BUDGET
   --next auto|on|off     serve Next as production does (auto: build if needed, fall back to off if the build fails)
   --only A,B,4,…         run only these cases (results not written)  BENCH_ONLY
+  --workers N            4w, 5w on N workers (default 2; 0/1: skip)  BENCH_WORKERS
   --profile DIR          run the server under node --cpu-prof        BENCH_PROFILE
   --server-node-args="…" extra Node flags for the server process    BENCH_SERVER_NODE_ARGS
   --log-level LEVEL      the server's LOG_LEVEL (default: the app's default)

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
@@ -83,16 +83,58 @@ export async function readRss(pid: number): Promise<{ rssMb: number; hwmMb: numb
   }
 }
 
-/** CPU time (user + system) a process has used so far, in seconds (Linux /proc, 100 Hz ticks). */
-export async function readCpuSeconds(pid: number): Promise<number | undefined> {
+/** The fields of /proc/<pid>/stat after the parenthesised command name (state is [0], ppid [1]). */
+async function readStat(pid: number): Promise<string[] | undefined> {
   try {
     const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th overall.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
     return undefined;
   }
+}
+
+/** CPU time (user + system) a process has used so far, in seconds (Linux /proc, 100 Hz ticks). */
+export async function readCpuSeconds(pid: number): Promise<number | undefined> {
+  const fields = await readStat(pid);
+  // utime and stime are the 14th and 15th fields overall.
+  return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : undefined;
+}
+
+/**
+ * The live children of a process (a cluster primary's workers), by scanning /proc for their
+ * parent pid: /proc/<pid>/task/<tid>/children needs CONFIG_PROC_CHILDREN, which this VM lacks.
+ */
+export async function childPids(pid: number): Promise<number[]> {
+  const entries = await readdir("/proc").catch(() => [] as string[]);
+  const candidates = entries.filter((name) => /^\d+$/.test(name)).map(Number);
+  const stats = await Promise.all(candidates.map(async (candidate) => ({ candidate, fields: await readStat(candidate) })));
+  return stats.filter(({ fields }) => fields !== undefined && Number(fields[1]) === pid).map(({ candidate }) => candidate);
+}
+
+/**
+ * CPU time of a process and its children (a cluster primary and its workers), in seconds: each
+ * live child's own time plus the parent's cutime and cstime, which hold the time of the children
+ * it has already reaped (a worker replaced mid-run), so the total never goes backwards.
+ */
+export async function readTreeCpuSeconds(pid: number): Promise<{ total: number; byPid: Map<number, number> } | undefined> {
+  const fields = await readStat(pid);
+  if (!fields) return undefined;
+  const byPid = new Map([[pid, (Number(fields[11]) + Number(fields[12])) / 100]]);
+  let total = byPid.get(pid)! + (Number(fields[13]) + Number(fields[14])) / 100;
+  for (const child of await childPids(pid)) {
+    const seconds = await readCpuSeconds(child);
+    if (seconds === undefined) continue;
+    byPid.set(child, seconds);
+    total += seconds;
+  }
+  return { total, byPid };
+}
+
+/** Current RSS of a process and of each of its live children (MiB), the parent first. */
+export async function readTreeRss(pid: number): Promise<number[]> {
+  const pids = [pid, ...(await childPids(pid))];
+  const rss = await Promise.all(pids.map((p) => readRss(p)));
+  return rss.flatMap((r) => (r ? [r.rssMb] : []));
 }
 
 /** Samples a process's RSS every `intervalMs`, tracking the peak per labelled phase. */

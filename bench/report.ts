@@ -46,6 +46,8 @@ export interface BenchReport {
     warmup: number;
     connections: number;
     signedIn: number;
+    /** Issue 18: WEB_CONCURRENCY of the process of cases 4w and 5w (0 or 1: not run). */
+    workers?: number;
     next: boolean;
     database: "embedded" | "DATABASE_URL";
   };
@@ -75,7 +77,11 @@ export function ok(result: CaseResult | undefined): result is CaseResult & { loa
   return result?.status === "ok" && result.load !== undefined;
 }
 
-export function buildRatiosAndTargets(cases: CaseResult[], peakRssMb: number | null): { ratios: Ratio[]; targets: Target[] } {
+export function buildRatiosAndTargets(
+  cases: CaseResult[],
+  peakRssMb: number | null,
+  workers = 0,
+): { ratios: Ratio[]; targets: Target[] } {
   const byId = new Map(cases.map((c) => [c.id, c]));
   const get = (id: string) => byId.get(id);
   const ratios: Ratio[] = [];
@@ -130,6 +136,29 @@ export function buildRatiosAndTargets(cases: CaseResult[], peakRssMb: number | n
       detail:
         value === null ? "not measured" : `${fmt(a!, 3)} vs ${fmt(b!, 3)} ms/request: ${value >= 1 ? "+" : ""}${fmt((value - 1) * 100, 1)}%`,
     });
+  }
+  // Issue 18: scaling from one process to `workers` (WEB_CONCURRENCY), both started alike after the
+  // sign-in phase and measured interleaved: 4w / 4on and 5w / 5on in 2xx/s, CPU per request (the
+  // workers process's primary and workers summed) alongside. A report, not a target: on 2 cores
+  // shared with PostgreSQL and the load generator the bound is the machine (docs/performance.md).
+  if (workers > 1) {
+    for (const [many, one, name] of [
+      ["4w", "4on", "Token endpoint"],
+      ["5w", "5on", "GET /users/{username}"],
+    ] as const) {
+      const a = get(many);
+      const b = get(one);
+      const value = ok(a) && ok(b) && b.load.okRps > 0 ? a.load.okRps / b.load.okRps : null;
+      ratios.push({
+        name: `${name}, ${workers} workers / 1 worker (2xx/s, ${many} / ${one})`,
+        value,
+        detail:
+          value === null
+            ? `not measured (needs cases ${many} and ${one})`
+            : `${fmt(a!.load!.okRps)} vs ${fmt(b!.load!.okRps)} 2xx/s; server CPU ${fmt(a!.serverCpuMsPerRequest, 3)} vs ` +
+              `${fmt(b!.serverCpuMsPerRequest, 3)} ms/request`,
+      });
+    }
   }
   targets.push({
     name: "Usage metering overhead (server CPU per request)",

@@ -25,7 +25,7 @@ import { migrate } from "../lib/database/migrate";
 import { ensureNextBuild as ensureBuildUnderLock } from "../lib/server/build";
 import { parseConfig, USAGE, type BenchConfig } from "./config";
 import { runLoad, type LoadResult, type LoadScenario } from "./load";
-import { listeningPort, readCpuSeconds, readRss, ROOT, RssSampler, startChild, type Child } from "./processes";
+import { listeningPort, readCpuSeconds, readRss, readTreeCpuSeconds, readTreeRss, ROOT, RssSampler, startChild, type Child } from "./processes";
 import { buildRatiosAndTargets, machineInfo, ok, toConsoleTable, writeResults, type BenchReport, type CaseResult } from "./report";
 import { BENCH_PASSWORD, benchHandle, seedLarge, type SeedInfo } from "./seed-large";
 import { clientCredentialsBody, clientCredentialsToken, discover, signInMany, type Discovery } from "./tokens";
@@ -53,6 +53,13 @@ interface Context {
    * charged to metering.
    */
   twins: Partial<Record<Twin, { child: Child; origin: string }>>;
+  /**
+   * Issue 18: one more app process started like the twins, with WEB_CONCURRENCY=config.workers (a
+   * cluster primary and its workers, METERING=on as in production), for cases 4w and 5w. Its
+   * 1-process reference is the METERING=on twin, started alike, rather than the main server (whose
+   * history costs it ~16 % more CPU per read, above).
+   */
+  workers?: { child: Child; origin: string };
   /** When the server was spawned (ms): case windows for `--profile` are relative to it. */
   serverSpawnedAt?: number;
   sampler?: RssSampler;
@@ -70,6 +77,10 @@ interface Context {
 class Unavailable extends Error {}
 
 type Twin = "on" | "off";
+/** The app process a case runs against: the main server, a metering twin, or the workers process. */
+type AppProcess = Twin | "main" | "workers";
+/** Issue 18: the cases on the WEB_CONCURRENCY process; none when --workers is 0 or 1. */
+const WORKER_CASES = ["4w", "5w"];
 
 // ---------------------------------------------------------------------------------------------
 // Setup
@@ -202,7 +213,7 @@ async function resetMutableState(ctx: Context): Promise<void> {
   await query(ctx.databaseUrl, `DELETE FROM "Poke" WHERE "callerId" BETWEEN $1 AND $2`, [first, last]);
 }
 
-function serverEnv(ctx: Context, port: number, metering: boolean): Record<string, string | undefined> {
+function serverEnv(ctx: Context, port: number, metering: boolean, workers = 1): Record<string, string | undefined> {
   return {
     ...process.env,
     NODE_ENV: "production",
@@ -219,6 +230,9 @@ function serverEnv(ctx: Context, port: number, metering: boolean): Record<string
     ...(ctx.config.logLevel ? { LOG_LEVEL: ctx.config.logLevel } : {}),
     // Issue 16: usage metering is on by default, as in production; the twin process turns it off.
     METERING: metering ? "on" : "off",
+    // One process (whose /proc figures are the app's) unless this is the workers process, whatever
+    // the shell running the bench says.
+    WEB_CONCURRENCY: String(workers),
   };
 }
 
@@ -264,6 +278,27 @@ async function startTwin(ctx: Context, withNext: boolean, metering: Twin): Promi
   });
   ctx.twins[metering] = { child, origin: `http://127.0.0.1:${port}` };
   say(`Twin server with METERING=${metering} (pid ${child.pid}) listening in ${seconds(started)} s; log: ${child.logFile}`);
+}
+
+/**
+ * Issue 18: the WEB_CONCURRENCY=N process for cases 4w and 5w, started like a twin (METERING=on);
+ * `listening on port` comes from its primary once every worker listens.
+ */
+async function startWorkers(ctx: Context, withNext: boolean): Promise<void> {
+  const port = await findFreePort();
+  const started = Date.now();
+  const child = await startChild({
+    name: `server-workers-${ctx.config.workers}`,
+    script: path.join(ROOT, "server.ts"),
+    args: withNext ? [] : ["--no-next"],
+    nodeArgs: ctx.config.serverNodeArgs?.split(" ").filter(Boolean) ?? [],
+    env: serverEnv(ctx, port, true, ctx.config.workers),
+    logDir: ctx.workDir,
+    timeoutMs: 600_000,
+    ready: async (text) => (await listeningPort(text)) !== undefined,
+  });
+  ctx.workers = { child, origin: `http://127.0.0.1:${port}` };
+  say(`Server with WEB_CONCURRENCY=${ctx.config.workers} (primary pid ${child.pid}) listening in ${seconds(started)} s; log: ${child.logFile}`);
 }
 
 async function mintTokens(ctx: Context, loginClient: { loginClientId: string; redirectUri: string }): Promise<number | null> {
@@ -339,6 +374,8 @@ interface CaseSpec {
   app: boolean;
   /** Issue 16: runs against a metering twin rather than the main server. */
   twin?: Twin;
+  /** Issue 18: runs against the WEB_CONCURRENCY process (CPU summed over its primary and workers). */
+  workers?: boolean;
   prepare(ctx: Context): Promise<Prepared>;
 }
 
@@ -355,6 +392,15 @@ function needTwin(ctx: Context, twin: Twin): string {
   const started = ctx.twins[twin];
   if (!started) throw new Unavailable(`the METERING=${twin} twin server did not start`);
   return started.origin;
+}
+
+function needWorkers(ctx: Context): string {
+  if (!ctx.workers) throw new Unavailable(`the WEB_CONCURRENCY=${ctx.config.workers} server did not start`);
+  return ctx.workers.origin;
+}
+
+function processOf(spec: CaseSpec): AppProcess {
+  return spec.workers ? "workers" : (spec.twin ?? "main");
 }
 
 function needUserTokens(ctx: Context): string[] {
@@ -435,7 +481,7 @@ function chatIdsNote(stored: number, acked: number): string {
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
-function buildCases(): CaseSpec[] {
+function buildCases(config: BenchConfig): CaseSpec[] {
   const apiScopes = API_CLIENT_SCOPES.join(" ");
   return [
     {
@@ -492,6 +538,20 @@ function buildCases(): CaseSpec[] {
       }),
     ),
     {
+      id: "4w",
+      name: `Token endpoint, ${config.workers} workers (WEB_CONCURRENCY process)`,
+      app: true,
+      workers: true,
+      async prepare(ctx) {
+        if (!ctx.discovery || !ctx.apiClient) throw new Unavailable(ctx.appTokenError ?? "sign-in service unavailable");
+        const origin = needWorkers(ctx);
+        const path = new URL(ctx.discovery.token_endpoint).pathname;
+        const body = clientCredentialsBody(ctx.apiClient.clientId, ctx.apiClient.clientSecret);
+        await probe(`${origin}${path}`, { method: "POST", headers: FORM, body }, [200]);
+        return { scenario: scenario(ctx, origin, { method: "POST", path, headers: FORM, body, mode: "fixed" }) };
+      },
+    },
+    {
       id: "B",
       name: "Baseline B: node:http + pg, user by handle",
       app: false,
@@ -527,6 +587,18 @@ function buildCases(): CaseSpec[] {
         },
       }),
     ),
+    {
+      id: "5w",
+      name: `GET /users/{username}, ${config.workers} workers (WEB_CONCURRENCY process)`,
+      app: true,
+      workers: true,
+      async prepare(ctx) {
+        const tokens = needUserTokens(ctx);
+        const origin = needWorkers(ctx);
+        await probe(`${origin}/api/v1/users/${benchHandle(2, ctx.seed.handleWidth)}`, { headers: bearer(tokens[0]!) }, [200]);
+        return { scenario: scenario(ctx, origin, { path: "/api/v1/users/{handle}", mode: "random", tokens, handles: allHandles(ctx) }) };
+      },
+    },
     {
       id: "6a",
       name: "GET /me",
@@ -669,7 +741,7 @@ function buildCases(): CaseSpec[] {
 }
 
 /** Measured together, interleaved: a case with its baseline, a first page with its deep page. */
-const GROUPS = [["A"], ["C", "4", "4on", "4off"], ["B", "5", "5on", "5off"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"]];
+const GROUPS = [["A"], ["C", "4", "4on", "4off", "4w"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"]];
 /** Rounds a group's measured time is split into (each member gets duration / ROUNDS per round). */
 const ROUNDS = 4;
 
@@ -677,6 +749,21 @@ function describe(load: LoadResult, note?: string): string {
   return (
     `${load.rps.toFixed(0)} req/s (2xx ${load.okRps.toFixed(0)}/s), p50 ${load.latency.p50.toFixed(1)} ms, p99 ${load.latency.p99.toFixed(1)} ms, ` +
     `errors ${load.errors}, non-2xx ${load.non2xx}${note ? `; ${note}` : ""}`
+  );
+}
+
+/**
+ * Where the workers process's CPU went during the group (primary vs each worker, from the two
+ * readings of readTreeCpuSeconds), and its RSS now, for the note of case 4w or 5w: peak RSS (case 9)
+ * stays the main server's.
+ */
+async function describeWorkers(primary: number, [before, after]: Map<number, number>[]): Promise<string> {
+  const used = (pid: number) => (after!.get(pid) ?? 0) - (before!.get(pid) ?? 0);
+  const workers = [...after!.keys()].filter((pid) => pid !== primary);
+  const rss = await readTreeRss(primary);
+  return (
+    `CPU in the group: primary ${used(primary).toFixed(1)} s, workers ${workers.map((pid) => `${used(pid).toFixed(1)} s`).join(" + ")}; ` +
+    `RSS ${rss.map((mb) => mb.toFixed(0)).join(" + ")} = ${rss.reduce((a, b) => a + b, 0).toFixed(0)} MB (primary + workers)`
   );
 }
 
@@ -699,24 +786,35 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
       const phase = ready.map((r) => r.spec.id).join("+");
       await ctx.sampler?.setPhase(phase);
       // Each app process's CPU over the group, per request it answered (warm-ups included): the
-      // main server for the app cases, each metering twin for its own (issue 16).
-      const processes: { key: Twin | "main"; pid: number | undefined }[] = [
+      // main server for the app cases, each metering twin for its own (issue 16), the workers
+      // process's primary and workers together for theirs (issue 18).
+      const processes: { key: AppProcess; pid: number | undefined }[] = [
         { key: "main", pid: ctx.server?.pid },
         { key: "on", pid: ctx.twins.on?.child.pid },
         { key: "off", pid: ctx.twins.off?.child.pid },
+        { key: "workers", pid: ready.some((r) => r.spec.workers) ? ctx.workers?.child.pid : undefined },
       ];
-      const cpuBefore = await Promise.all(processes.map((p) => (p.pid ? readCpuSeconds(p.pid) : undefined)));
+      const workersCpu: Map<number, number>[] = [];
+      const readCpu = async (p: (typeof processes)[number]) => {
+        if (!p.pid) return undefined;
+        if (p.key !== "workers") return readCpuSeconds(p.pid);
+        const tree = await readTreeCpuSeconds(p.pid);
+        if (tree) workersCpu.push(tree.byPid);
+        return tree?.total;
+      };
+      const cpuBefore = await Promise.all(processes.map(readCpu));
       let loads: LoadResult[];
       try {
         loads = await runLoad(ready.map((r) => r.prepared.scenario), ROUNDS, ctx.workDir);
       } finally {
         await ctx.sampler?.setPhase("between");
       }
-      const cpuAfter = await Promise.all(processes.map((p) => (p.pid ? readCpuSeconds(p.pid) : undefined)));
-      const cpuPerRequest = new Map<Twin | "main", number | undefined>();
+      const cpuAfter = await Promise.all(processes.map(readCpu));
+      const workersNote = workersCpu.length === 2 && ctx.workers ? await describeWorkers(ctx.workers.child.pid, workersCpu) : undefined;
+      const cpuPerRequest = new Map<AppProcess, number | undefined>();
       for (const [i, p] of processes.entries()) {
         const requests = ready.reduce(
-          (sum, r, j) => sum + (r.spec.app && (r.spec.twin ?? "main") === p.key ? loads[j]!.requests + (loads[j]!.warmupRequests ?? 0) : 0),
+          (sum, r, j) => sum + (r.spec.app && processOf(r.spec) === p.key ? loads[j]!.requests + (loads[j]!.warmupRequests ?? 0) : 0),
           0,
         );
         const before = cpuBefore[i];
@@ -732,12 +830,12 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
       for (const [i, { spec, prepared }] of ready.entries()) {
         const load = loads[i]!;
         const finished = prepared.finish ? await prepared.finish(load) : undefined;
-        const note = [prepared.note, finished].filter(Boolean).join("; ") || undefined;
+        const note = [prepared.note, finished, spec.workers ? workersNote : undefined].filter(Boolean).join("; ") || undefined;
         const { ackedIds: _dropped, ...kept } = load;
         const result: CaseResult = { id: spec.id, name: spec.name, status: "ok", load: kept, ...(note ? { note } : {}) };
-        const caseCpu = cpuPerRequest.get(spec.twin ?? "main");
+        const caseCpu = cpuPerRequest.get(processOf(spec));
         if (spec.app) {
-          if (!spec.twin) result.peakRssMb = ctx.sampler?.peakOf(phase);
+          if (processOf(spec) === "main") result.peakRssMb = ctx.sampler?.peakOf(phase);
           if (caseCpu !== undefined) result.serverCpuMsPerRequest = caseCpu;
         }
         for (const [status, body] of Object.entries(load.samples ?? {})) {
@@ -812,10 +910,16 @@ async function main(): Promise<number> {
         await startTwin(ctx, withNext, twin).catch((error: Error) => say(`Twin server METERING=${twin} unavailable: ${error.message}`));
       }
     }
+    // Issue 18: --workers 0 or 1 leaves the scaling cases out altogether.
+    const skipped = new Set(config.workers > 1 ? [] : WORKER_CASES);
+    if (skipped.size && (!only || WORKER_CASES.some((id) => only.has(id)))) say(`--workers ${config.workers}: cases ${WORKER_CASES.join(", ")} skipped.`);
+    else if (!only || WORKER_CASES.some((id) => only.has(id))) {
+      await startWorkers(ctx, withNext).catch((error: Error) => say(`Server WEB_CONCURRENCY=${config.workers} unavailable: ${error.message}`));
+    }
 
-    const specs = new Map(buildCases().map((c) => [c.id, c]));
+    const specs = new Map(buildCases(config).map((c) => [c.id, c]));
     for (const group of GROUPS) {
-      const members = group.filter((id) => !only || only.has(id.toLowerCase())).map((id) => specs.get(id)!);
+      const members = group.filter((id) => !skipped.has(id) && (!only || only.has(id.toLowerCase()))).map((id) => specs.get(id)!);
       if (members.length) ctx.cases.push(...(await runGroup(ctx, members)));
     }
 
@@ -826,8 +930,10 @@ async function main(): Promise<number> {
     ctx.server = undefined;
     for (const twin of Object.values(ctx.twins)) await twin.child.stop();
     ctx.twins = {};
+    await ctx.workers?.child.stop();
+    ctx.workers = undefined;
 
-    const { ratios, targets } = buildRatiosAndTargets(ctx.cases, peakRssMb);
+    const { ratios, targets } = buildRatiosAndTargets(ctx.cases, peakRssMb, config.workers);
     const report: BenchReport = {
       date: new Date().toISOString(),
       machine: machineInfo(),
@@ -839,6 +945,7 @@ async function main(): Promise<number> {
         warmup: config.warmup,
         connections: config.connections,
         signedIn: ctx.userTokens?.length ?? 0,
+        workers: config.workers,
         next: withNext,
         database: config.databaseUrl ? "DATABASE_URL" : "embedded",
       },
@@ -869,6 +976,7 @@ async function main(): Promise<number> {
     await ctx?.sampler?.stop();
     await ctx?.server?.stop().catch(() => {});
     for (const twin of Object.values(ctx?.twins ?? {})) await twin.child.stop().catch(() => {});
+    await ctx?.workers?.child.stop().catch(() => {});
     await embedded?.stop().catch(() => {});
     if (!config.keep && !failed) {
       for (const dir of [workDir, pgDir]) if (dir && existsSync(dir)) await rm(dir, { recursive: true, force: true });
