@@ -15,6 +15,7 @@
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import type { LoadJob, LoadResult, LoadScenario } from "./load";
+import { signIn } from "./tokens";
 
 const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as LoadJob;
 
@@ -77,6 +78,43 @@ class Tally {
     return { method: s.method ?? "GET", path: fill(s.path, values), headers, ...(body !== undefined ? { body } : {}) };
   }
 
+  /** Mode refreshChain: the next refresh token nobody has sent yet. */
+  private unusedToken = 0;
+  /**
+   * The rotated token of the response just read. autocannon reads a response and builds that
+   * connection's next request in one synchronous step (onResponse, then setupRequest), and clears
+   * the per-connection context in between when it loops over its request list, so the token is
+   * handed over here instead.
+   */
+  private handoff: string | undefined;
+
+  refreshRequest(): RawRequest {
+    const s = this.scenario;
+    const tokens = s.tokens ?? [];
+    let token = this.handoff;
+    this.handoff = undefined;
+    if (token === undefined) {
+      if (this.unusedToken >= tokens.length) throw new Error(`refreshChain: all ${tokens.length} refresh tokens used up`);
+      token = tokens[this.unusedToken++]!;
+    }
+    const body = fill(s.body ?? "", { token: encodeURIComponent(token) });
+    return { method: s.method ?? "POST", path: s.path, headers: { ...(s.headers ?? {}) }, body };
+  }
+
+  /** The chain goes on with the rotated token; any other answer ends it (the next request takes a fresh one). */
+  onRefreshResponse(status: number, body: string): void {
+    let next: unknown;
+    if (status === 200) {
+      try {
+        next = (JSON.parse(body) as { refresh_token?: unknown }).refresh_token;
+      } catch {
+        /* counted as a 200 without a chain: the next request starts a new one */
+      }
+    }
+    this.handoff = typeof next === "string" ? next : undefined;
+    this.onResponse(status, body);
+  }
+
   onResponse(status: number, body: string): void {
     if ((status < 200 || status > 299) && !(status in this.samples)) this.samples[status] = body.slice(0, 300);
     if (status !== 201 || this.scenario.collect !== "dataId") return;
@@ -88,9 +126,78 @@ class Tally {
     }
   }
 
+  /**
+   * Mode flow: `concurrency` sign-ins at a time until `duration` is over. Sign-ins still running
+   * then are finished but not counted (nor is their time), so the next round starts on an idle
+   * server, as autocannon's rounds do.
+   */
+  async runFlows(duration: number, measured: boolean): Promise<void> {
+    const flow = this.scenario.flow!;
+    const started = performance.now();
+    const deadline = started + duration * 1000;
+    let done = 0;
+    let failed = 0;
+    const loop = async () => {
+      while (performance.now() < deadline) {
+        const user = flow.usernames[this.sequence++ % flow.usernames.length]!;
+        const t = performance.now();
+        try {
+          await signIn(flow.discovery, flow.client, flow.appOrigin, user, flow.password, { loginPage: flow.loginPage });
+          if (performance.now() > deadline) return;
+          done++;
+          if (measured) this.latencies.push(performance.now() - t);
+        } catch (error) {
+          if (performance.now() > deadline) return;
+          failed++;
+          const message = (error as Error).message;
+          if (!("flow" in this.samples)) this.samples.flow = message.slice(0, 300);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: this.scenario.connections }, loop));
+    if (!measured) {
+      this.warmupRequests += done + failed;
+      return;
+    }
+    this.duration += duration;
+    this.requests += done + failed;
+    this.ok += done;
+    this.errors += failed;
+    if (done) this.statusCounts["200"] = (this.statusCounts["200"] ?? 0) + done;
+  }
+
+  /** autocannon's per-request hooks for this scenario's mode. */
+  autocannonRequests(fixed: RawRequest) {
+    const s = this.scenario;
+    if (s.mode === "refreshChain") {
+      return [
+        {
+          setupRequest: (request: RawRequest) => Object.assign(request, this.refreshRequest()),
+          onResponse: (status: number, body: string) => this.onRefreshResponse(status, body),
+        },
+      ];
+    }
+    if (s.mode === "fixed" && s.collect === undefined) {
+      return [{ path: fixed.path, onResponse: (status: number, body: string) => this.onResponse(status, body) }];
+    }
+    return [
+      {
+        setupRequest: (request: RawRequest) => {
+          const next = this.requestFor(this.sequence++);
+          request.method = next.method;
+          request.path = next.path;
+          request.headers = next.headers;
+          if (next.body !== undefined) request.body = next.body;
+          return request;
+        },
+        onResponse: (status: number, body: string) => this.onResponse(status, body),
+      },
+    ];
+  }
+
   async run(duration: number, measured: boolean): Promise<void> {
     const s = this.scenario;
-    const dynamic = s.mode !== "fixed" || s.collect !== undefined;
+    if (s.mode === "flow") return this.runFlows(duration, measured);
     const fixed = this.requestFor(0);
     const instance = autocannon({
       url: s.url,
@@ -101,21 +208,7 @@ class Tally {
       method: fixed.method,
       headers: fixed.headers,
       ...(fixed.body !== undefined ? { body: fixed.body } : {}),
-      requests: dynamic
-        ? [
-            {
-              setupRequest: (request: RawRequest) => {
-                const next = this.requestFor(this.sequence++);
-                request.method = next.method;
-                request.path = next.path;
-                request.headers = next.headers;
-                if (next.body !== undefined) request.body = next.body;
-                return request;
-              },
-              onResponse: (status, body) => this.onResponse(status, body),
-            },
-          ]
-        : [{ path: fixed.path, onResponse: (status, body) => this.onResponse(status, body) }],
+      requests: this.autocannonRequests(fixed),
     });
     // Every response time, so percentiles over several rounds are exact rather than averaged.
     if (measured) instance.on("response", (_client, _status, _bytes, responseTime) => this.latencies.push(responseTime));

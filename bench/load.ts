@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Discovery, LoginClient } from "./tokens";
 
 /** What bench/load-worker.ts runs: plain JSON, written to a file (token lists can be megabytes). */
 export interface LoadScenario {
@@ -21,12 +22,27 @@ export interface LoadScenario {
    * fixed: the same request every time (first token, if any).
    * random: a random token and a random handle per request.
    * roundRobin: token i mod T, handle (⌊i/T⌋ + i) mod N: distinct (token, handle) pairs.
+   * refreshChain: each connection sends a refresh token from `tokens` as `{token}` in the body,
+   *   then the `refresh_token` of each 200 answer (rotation: every token is used once); a
+   *   connection whose chain breaks, or a new round, takes the next unused token.
+   * flow: `flow.concurrency` sign-ins at a time through the whole authorization-code flow
+   *   (bench/tokens.ts signIn), one user after another; a "request" is one completed sign-in.
    */
-  mode: "fixed" | "random" | "roundRobin";
+  mode: "fixed" | "random" | "roundRobin" | "refreshChain" | "flow";
   tokens?: string[];
   handles?: string[];
   /** dataId: collect `data.id` of every 201 response (to check that acknowledged writes are stored). */
   collect?: "dataId";
+  /** Mode `flow`: who signs in, where. */
+  flow?: {
+    discovery: Discovery;
+    client: LoginClient;
+    appOrigin: string;
+    usernames: string[];
+    password: string;
+    /** Fetch the hosted login page before posting its form (a browser does; needs Next). */
+    loginPage: boolean;
+  };
 }
 
 /** Several scenarios alternate over `rounds` rounds (bench/load-worker.ts). */

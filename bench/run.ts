@@ -21,14 +21,15 @@ import path from "node:path";
 import pg from "pg";
 import { SVC_SCOPE_NAMES, USER_ONLY_SCOPES } from "../lib/scopes";
 import { ensureDatabase, findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../lib/database/embedded";
+import { hashPassword } from "../lib/crypto/passwords";
 import { migrate } from "../lib/database/migrate";
 import { ensureNextBuild as ensureBuildUnderLock } from "../lib/server/build";
 import { parseConfig, USAGE, type BenchConfig } from "./config";
 import { runLoad, type LoadResult, type LoadScenario } from "./load";
 import { listeningPort, readCpuSeconds, readRss, readTreeCpuSeconds, readTreeRss, ROOT, RssSampler, startChild, type Child } from "./processes";
-import { buildRatiosAndTargets, machineInfo, ok, toConsoleTable, writeResults, type BenchReport, type CaseResult } from "./report";
+import { buildRatiosAndTargets, machineInfo, PASSWORD_HASH_NAME, ok, toConsoleTable, writeResults, type BenchReport, type CaseResult } from "./report";
 import { BENCH_PASSWORD, benchHandle, seedLarge, type SeedInfo } from "./seed-large";
-import { clientCredentialsBody, clientCredentialsToken, discover, signInMany, type Discovery } from "./tokens";
+import { clientCredentialsBody, clientCredentialsToken, discover, signIn, signInMany, type Discovery, type LoginClient } from "./tokens";
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const seconds = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
@@ -67,6 +68,13 @@ interface Context {
   apiClient?: { clientId: string; clientSecret: string };
   appToken?: string;
   userTokens?: string[];
+  /** The signed-in users' refresh tokens (login clients get one), for the refresh case R. */
+  refreshTokens?: string[];
+  /** Whether the server serves Next (the flow case then fetches the hosted login page too). */
+  withNext: boolean;
+  loginClient?: LoginClient;
+  /** Issue 18: the users of the sign-in flow case, whose password hash has production parameters. */
+  flowUsers?: { handles: string[]; storedHash: string };
   /** Why user tokens are missing, for the cases that need them. */
   userTokensError?: string;
   appTokenError?: string;
@@ -165,6 +173,15 @@ function tokenUserIds(ctx: Pick<Context, "seed" | "config">): { first: number; l
   return { first, last: first + Math.min(ctx.config.signedIn, ctx.seed.users) - 1 };
 }
 
+/** Users of the sign-in flow case (F): the ones after the signed-in users. */
+const FLOW_USERS = 200;
+
+function flowUserIds(ctx: Pick<Context, "seed" | "config">): { first: number; last: number } | null {
+  const { last: signedInLast } = tokenUserIds(ctx);
+  const last = Math.min(signedInLast + FLOW_USERS, ctx.seed.firstUserId + ctx.seed.users - 1);
+  return last > signedInLast ? { first: signedInLast + 1, last } : null;
+}
+
 /** The bench apps' API quota: the most an admin may set (far above what this machine can serve). */
 const BENCH_REQUESTS_PER_MINUTE = 10_000_000;
 
@@ -197,12 +214,23 @@ async function createClients(ctx: Context): Promise<{ loginClientId: string; red
   // The signed-in users are returning users: they consented to this app before (Consent rows),
   // so the flow is authorize → login form → code, as for anyone signing in a second time.
   const { first, last } = tokenUserIds(ctx);
+  const flow = flowUserIds(ctx);
   await query(
     ctx.databaseUrl,
     `INSERT INTO "Consent" ("userId", "clientId", scopes, "createdAt", "updatedAt")
      SELECT id, $1, $2, now(), now() FROM generate_series($3::int, $4::int) AS id ON CONFLICT DO NOTHING`,
-    [login.client_id, ["openid", "profile", "offline_access", ...SVC_SCOPE_NAMES], first, last],
+    [login.client_id, ["openid", "profile", "offline_access", ...SVC_SCOPE_NAMES], first, flow?.last ?? last],
   );
+  if (flow) {
+    // The flow case's users sign in as anyone would: their password hash has today's production
+    // parameters (one hash shared by all of them: each check costs the same as with their own salt).
+    const storedHash = await hashPassword(BENCH_PASSWORD);
+    await query(ctx.databaseUrl, `UPDATE "User" SET "passwordHash" = $1 WHERE id BETWEEN $2 AND $3`, [storedHash, flow.first, flow.last]);
+    const handles = Array.from({ length: flow.last - flow.first + 1 }, (_, i) =>
+      benchHandle(flow.first - ctx.seed.firstUserId + 1 + i, ctx.seed.handleWidth),
+    );
+    ctx.flowUsers = { handles, storedHash };
+  }
   return { loginClientId: login.client_id, redirectUri };
 }
 
@@ -320,7 +348,7 @@ async function mintTokens(ctx: Context, loginClient: { loginClientId: string; re
   const serverCpu = await readCpuSeconds(ctx.server!.pid);
   say(`Signing ${handles.length} users in through the login form (${ctx.config.signInConcurrency} at a time)…`);
   try {
-    ctx.userTokens = await signInMany(
+    const signedIn = await signInMany(
       ctx.discovery,
       { clientId: loginClient.loginClientId, redirectUri: loginClient.redirectUri },
       ctx.origin,
@@ -330,6 +358,8 @@ async function mintTokens(ctx: Context, loginClient: { loginClientId: string; re
       started + ctx.config.signInBudget * 1000,
       (done) => say(`  ${done} signed in (${seconds(started)} s)`),
     );
+    ctx.userTokens = signedIn.map((t) => t.accessToken);
+    ctx.refreshTokens = signedIn.flatMap((t) => (t.refreshToken ? [t.refreshToken] : []));
     const used = process.cpuUsage(cpu);
     const serverUsed = ((await readCpuSeconds(ctx.server!.pid)) ?? NaN) - (serverCpu ?? NaN);
     if (ctx.userTokens.length < handles.length) {
@@ -737,11 +767,104 @@ function buildCases(config: BenchConfig): CaseSpec[] {
         };
       },
     },
+    {
+      id: "D",
+      name: "Baseline D: the password check alone (verifyPassword, production scrypt)",
+      app: false,
+      async prepare(ctx) {
+        const users = needFlowUsers(ctx);
+        const { child, origin } = await startBaseline(ctx, "baseline-d", "password-hash.ts", [users.storedHash]);
+        try {
+          await probe(origin, { method: "POST", body: BENCH_PASSWORD }, [204]);
+          return {
+            scenario: { ...scenario(ctx, origin, { method: "POST", path: "/", body: BENCH_PASSWORD, mode: "fixed" }), connections: ctx.config.signInConcurrency },
+            note: `${PASSWORD_HASH_NAME}; ${ctx.config.signInConcurrency} at a time`,
+            cleanup: () => child.stop(),
+          };
+        } catch (error) {
+          await child.stop();
+          throw error;
+        }
+      },
+    },
+    {
+      id: "F",
+      name: "Sign-in flow: authorize → login → code → token (returning user, production scrypt)",
+      app: true,
+      async prepare(ctx) {
+        const users = needFlowUsers(ctx);
+        if (!ctx.discovery || !ctx.loginClient) throw new Unavailable(ctx.userTokensError ?? "sign-in service unavailable");
+        const flow = { discovery: ctx.discovery, client: ctx.loginClient, appOrigin: ctx.origin, usernames: users.handles, password: BENCH_PASSWORD, loginPage: ctx.withNext };
+        // One sign-in first: a refusal (wrong hash, throttle) makes the case fail with its reason.
+        await signIn(flow.discovery, flow.client, flow.appOrigin, users.handles[0]!, BENCH_PASSWORD, { loginPage: flow.loginPage });
+        return {
+          scenario: { ...scenario(ctx, ctx.origin, { path: "/", mode: "flow", flow }), connections: ctx.config.signInConcurrency },
+          note:
+            `${ctx.config.signInConcurrency} sign-ins at a time over ${users.handles.length} users; ` +
+            (ctx.withNext ? "GET authorize, GET login page, POST login, GET resume, POST token" : "GET authorize, POST login, GET resume, POST token (no Next: login page not fetched)"),
+        };
+      },
+    },
+    {
+      id: "R",
+      name: "Refresh grant: rotation (consume old, issue new) through oidc-provider",
+      app: true,
+      async prepare(ctx) {
+        if (!ctx.discovery || !ctx.loginClient) throw new Unavailable(ctx.userTokensError ?? "sign-in service unavailable");
+        const tokens = ctx.refreshTokens ?? [];
+        if (tokens.length < ctx.config.connections * (ROUNDS + 2)) {
+          throw new Unavailable(`${tokens.length} refresh tokens; needs ${ctx.config.connections * (ROUNDS + 2)} (one per connection per round)`);
+        }
+        const endpoint = new URL(ctx.discovery.token_endpoint);
+        const loginClient = ctx.loginClient;
+        const body = `grant_type=refresh_token&client_id=${encodeURIComponent(loginClient.clientId)}&refresh_token={token}`;
+        return {
+          scenario: scenario(ctx, endpoint.origin, { method: "POST", path: endpoint.pathname, headers: FORM, body, mode: "refreshChain", tokens }),
+          finish: async () => reuseDetectionNote(ctx, loginClient),
+        };
+      },
+    },
   ];
 }
 
+function needFlowUsers(ctx: Context): NonNullable<Context["flowUsers"]> {
+  if (!ctx.flowUsers) throw new Unavailable("no users left for the sign-in flow (raise --users or lower --signed-in)");
+  return ctx.flowUsers;
+}
+
+async function refreshGrant(tokenEndpoint: string, clientId: string, refreshToken: string): Promise<{ status: number; body: { refresh_token?: string; error?: string } }> {
+  const response = await fetch(tokenEndpoint, {
+    method: "POST",
+    headers: FORM,
+    body: new URLSearchParams({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken }).toString(),
+  });
+  return { status: response.status, body: (await response.json().catch(() => ({}))) as { refresh_token?: string; error?: string } };
+}
+
+/**
+ * After case R: rotation still detects reuse. A refresh token is used once (200, a new one), then
+ * again: invalid_grant, and the grant is revoked, so the new one fails too (oidc-provider's reuse
+ * detection; lib/oidc/adapter.ts consume()). Revoking a grant voids that user's access tokens for
+ * the app, so the check signs in a user of the flow case, whose tokens no other case uses.
+ */
+async function reuseDetectionNote(ctx: Context, client: LoginClient): Promise<string> {
+  const users = ctx.flowUsers;
+  if (!users || !ctx.discovery) return "reuse check skipped (no flow users)";
+  const tokenEndpoint = ctx.discovery.token_endpoint;
+  const { refreshToken: first } = await signIn(ctx.discovery, client, ctx.origin, users.handles.at(-1)!, BENCH_PASSWORD);
+  if (!first) return "reuse check: the sign-in gave no refresh token (NOT intact)";
+  const once = await refreshGrant(tokenEndpoint, client.clientId, first);
+  if (once.status !== 200 || !once.body.refresh_token) return `reuse check: first use answered ${once.status} ${once.body.error ?? ""} (NOT intact)`;
+  const replay = await refreshGrant(tokenEndpoint, client.clientId, first);
+  const successor = await refreshGrant(tokenEndpoint, client.clientId, once.body.refresh_token);
+  const intact = replay.status === 400 && replay.body.error === "invalid_grant" && successor.status === 400 && successor.body.error === "invalid_grant";
+  return intact
+    ? "reuse detection intact: a replayed refresh token answered invalid_grant and revoked its successor"
+    : `reuse detection NOT intact: replay ${replay.status} ${replay.body.error ?? ""}, successor ${successor.status} ${successor.body.error ?? ""}`;
+}
+
 /** Measured together, interleaved: a case with its baseline, a first page with its deep page. */
-const GROUPS = [["A"], ["C", "4", "4on", "4off", "4w"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"]];
+const GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["D", "F"]];
 /** Rounds a group's measured time is split into (each member gets duration / ROUNDS per round). */
 const ROUNDS = 4;
 
@@ -892,7 +1015,7 @@ async function main(): Promise<number> {
 
     const port = await findFreePort();
     const origin = `http://127.0.0.1:${port}`;
-    ctx = { config, workDir, databaseUrl: database.url, seed, origin, issuer: `${origin}/realms/platform`, cases: [], notes, twins: {} };
+    ctx = { config, workDir, databaseUrl: database.url, seed, origin, issuer: `${origin}/realms/platform`, cases: [], notes, twins: {}, withNext };
     await resetMutableState(ctx);
     const clientsStarted = Date.now();
     // Independent: the server never looks the bench's clients up before the first token request.
@@ -903,6 +1026,7 @@ async function main(): Promise<number> {
       }),
       startServer(ctx, withNext, port),
     ]);
+    ctx.loginClient = { clientId: loginClient.loginClientId, redirectUri: loginClient.redirectUri };
     const signInSeconds = await mintTokens(ctx, loginClient);
     const only = config.only ? new Set(config.only.split(",").map((s) => s.trim().toLowerCase())) : undefined;
     if (!only || ["4on", "4off", "5on", "5off"].some((id) => only.has(id))) {
@@ -933,7 +1057,7 @@ async function main(): Promise<number> {
     await ctx.workers?.child.stop();
     ctx.workers = undefined;
 
-    const { ratios, targets } = buildRatiosAndTargets(ctx.cases, peakRssMb, config.workers);
+    const { ratios, targets } = buildRatiosAndTargets(ctx.cases, peakRssMb, config.workers, machineInfo().cores);
     const report: BenchReport = {
       date: new Date().toISOString(),
       machine: machineInfo(),

@@ -64,14 +64,25 @@ export interface LoginClient {
   redirectUri: string;
 }
 
-/** One user through authorize → login form → (consent) → callback → code exchange. */
+export interface UserTokens {
+  accessToken: string;
+  /** Login clients get one without asking for offline_access (SPEC step 5). */
+  refreshToken?: string;
+}
+
+/**
+ * One user through authorize → login form → (consent) → callback → code exchange. With
+ * `loginPage`, the hosted login page (Next) is fetched before its form is posted, as a browser
+ * does; without it only the form post is sent (the page is static for a given interaction).
+ */
 export async function signIn(
   discovery: Discovery,
   client: LoginClient,
   appOrigin: string,
   username: string,
   password: string,
-): Promise<string> {
+  options: { loginPage?: boolean } = {},
+): Promise<UserTokens> {
   const jar = new CookieJar();
   const verifier = randomBytes(32).toString("base64url");
   const challenge = createHash("sha256").update(verifier).digest("base64url");
@@ -132,14 +143,17 @@ export async function signIn(
           code_verifier: verifier,
         }).toString(),
       });
-      const tokens = (await exchange.json().catch(() => ({}))) as { access_token?: string; error?: string };
+      const tokens = (await exchange.json().catch(() => ({}))) as { access_token?: string; refresh_token?: string; error?: string };
       if (!exchange.ok || !tokens.access_token) throw new Error(`code exchange answered ${exchange.status} ${tokens.error ?? ""}`);
-      return tokens.access_token;
+      return { accessToken: tokens.access_token, ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}) };
     }
     const interaction = /\/interaction\/([A-Za-z0-9_-]+)$/.exec(next.pathname);
     if (interaction && !next.searchParams.has("error")) {
-      // The hosted page itself (Next) is not needed: its form posts straight to the server.
       const base = `${next.origin}/interaction/${interaction[1]}`;
+      if (options.loginPage && !loggedIn) {
+        const page = await get(next.href);
+        if (page.status !== 200) throw new Error(`the login page of ${username} answered ${page.status}`);
+      }
       if (loggedIn) {
         response = await post(`${base}/consent`, {});
       } else {
@@ -175,8 +189,8 @@ export async function signInMany(
   concurrency: number,
   deadline: number,
   onProgress?: (done: number) => void,
-): Promise<string[]> {
-  const tokens = new Array<string>(usernames.length);
+): Promise<UserTokens[]> {
+  const tokens = new Array<UserTokens>(usernames.length);
   let next = 0;
   let done = 0;
   const worker = async () => {

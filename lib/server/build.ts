@@ -7,7 +7,7 @@ import path from "node:path";
  * `npm start` builds first when there is no production build, or when the sources changed since
  * the last one (a fingerprint of the sources' paths, sizes and mtimes).
  */
-const SOURCE_ROOTS = ["app", "pages", "components", "lib", "public", "proxy.ts", "next.config.ts", "package-lock.json", "postcss.config.mjs"];
+const SOURCE_ROOTS = ["app", "pages", "components", "lib", "public", "proxy.ts", "next.config.mjs", "package-lock.json", "postcss.config.mjs"];
 const SKIP = new Set(["node_modules", "generated", ".next"]);
 
 function walk(entry: string, out: string[]): void {

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import sharp from "sharp";
 import { db, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import {
@@ -44,6 +43,9 @@ export async function checkLogo(input: Uint8Array): Promise<CheckedLogo> {
   if (!ext) throw refuse("The logo must be a PNG, JPEG or WebP image (this file is not one, whatever its name says)");
   let width: number;
   let height: number;
+  // Loaded on first use: libvips is ~6 MB of resident code every process would otherwise carry
+  // (issue 18, peak RSS), for the rare logo upload.
+  const { default: sharp } = await import("sharp");
   try {
     // limitInputPixels: a small file can claim a huge canvas (a decompression bomb).
     const image = sharp(bytes, { failOn: "error", limitInputPixels: LOGO_MAX_SIDE * LOGO_MAX_SIDE * 4, animated: true });
