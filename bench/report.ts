@@ -240,7 +240,7 @@ export function toMarkdown(report: BenchReport): string {
     lines.push("", "Plans of the list statements (lib/queries), `EXPLAIN (ANALYZE, BUFFERS)` during this run (bench/explain.ts):");
     for (const p of report.plans) {
       const name = report.cases.find((c) => c.id === p.caseId)?.name ?? p.caseId;
-      lines.push("", `${p.caseId} ${name}: \`${p.statement}\`(${p.values.join(", ")})`, "", "```", p.plan, "```");
+      lines.push("", `${p.caseId} ${name}: \`${p.statement}(${p.values.join(", ")})\``, "", "```", p.plan, "```");
     }
   }
   return lines.join("\n") + "\n";
