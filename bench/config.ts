@@ -1,6 +1,9 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 
+/** The default data set (issue 18): a million users, chat messages and notifications. */
+export const DEFAULT_SIZES = { users: 1_000_000, messages: 1_000_000, notifications: 1_000_000 } as const;
+
 /**
  * `npm run bench -- [flags]`; every flag also has a BENCH_* environment variable (flags win).
  * This is the bench's only reader of process.env (the app's is lib/env.ts).
@@ -8,9 +11,9 @@ import { z } from "zod";
 const count = (fallback: number) => z.coerce.number().int().min(0).max(50_000_000).default(fallback);
 
 const schema = z.object({
-  users: count(100_000).refine((n) => n >= 10, "needs at least 10 users"),
-  messages: count(200_000),
-  notifications: count(200_000),
+  users: count(DEFAULT_SIZES.users).refine((n) => n >= 10, "needs at least 10 users"),
+  messages: count(DEFAULT_SIZES.messages),
+  notifications: count(DEFAULT_SIZES.notifications),
   /** Seconds measured per case. */
   duration: z.coerce.number().positive().max(600).default(10),
   /** Seconds of unmeasured load before each case. */
@@ -74,9 +77,9 @@ const FLAGS = {
 
 export const USAGE = `npm run bench -- [options]
 
-  --users N              bench users to seed (default 100000)        BENCH_USERS
-  --messages N           chat messages to seed (default 200000)      BENCH_MESSAGES
-  --notifications N      notifications to seed (default 200000)      BENCH_NOTIFICATIONS
+  --users N              bench users to seed (default 1000000)       BENCH_USERS
+  --messages N           chat messages to seed (default 1000000)     BENCH_MESSAGES
+  --notifications N      notifications to seed (default 1000000)     BENCH_NOTIFICATIONS
   --duration S           seconds measured per case (default 10)      BENCH_DURATION
   --warmup S             unmeasured seconds before each (default 2)  BENCH_WARMUP
   --connections N        concurrent connections (default 50)         BENCH_CONNECTIONS

@@ -19,12 +19,18 @@ import { spawn } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { encodeUsersCursor } from "../lib/api/pagination";
+import { CHAT_MESSAGES_BEFORE_STATEMENT, NEWEST_CHAT_MESSAGES_STATEMENT } from "../lib/queries/chat";
+import { LIST_DIRECTORY_USERS_STATEMENT } from "../lib/queries/directory";
+import { CHAT_DEFAULT_LIMIT } from "../lib/schemas/chat";
+import { USERS_DEFAULT_LIMIT } from "../lib/schemas/directory";
 import { SVC_SCOPE_NAMES, USER_ONLY_SCOPES } from "../lib/scopes";
 import { ensureDatabase, findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../lib/database/embedded";
 import { hashPassword } from "../lib/crypto/passwords";
 import { migrate } from "../lib/database/migrate";
 import { ensureNextBuild as ensureBuildUnderLock } from "../lib/server/build";
 import { parseConfig, USAGE, type BenchConfig } from "./config";
+import { explainStatement, type QueryPlan, type Statement } from "./explain";
 import { runLoad, type LoadResult, type LoadScenario } from "./load";
 import { listeningPort, readCpuSeconds, readRss, readTreeCpuSeconds, readTreeRss, ROOT, RssSampler, startChild, type Child } from "./processes";
 import { buildRatiosAndTargets, machineInfo, PASSWORD_HASH_NAME, ok, toConsoleTable, writeResults, type BenchReport, type CaseResult } from "./report";
@@ -80,6 +86,8 @@ interface Context {
   appTokenError?: string;
   cases: CaseResult[];
   notes: string[];
+  /** Issue 18: EXPLAIN (ANALYZE, BUFFERS) of the list statements, first and deep page (bench/explain.ts). */
+  plans: QueryPlan[];
 }
 
 class Unavailable extends Error {}
@@ -486,23 +494,39 @@ function allHandles(ctx: Context): string[] {
 const api = (ctx: Context, p: string) => `${ctx.origin}/api/v1${p}`;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** The `next_cursor` after `depth` rows of GET /users, by walking pages (the cursor is opaque). */
-async function deepUsersCursor(ctx: Context, token: string, depth: number): Promise<string> {
-  let cursor: string | null = null;
-  let walked = 0;
-  const started = Date.now();
-  while (walked < depth) {
-    const limit = Math.min(100, depth - walked);
-    const query = new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) });
-    const response = await fetch(api(ctx, `/users?${query}`), { headers: bearer(token) });
-    if (!response.ok) throw new Error(`walking GET /users: ${response.status} after ${walked} rows`);
-    const body = (await response.json()) as { data: { users: unknown[]; next_cursor: string | null } };
-    walked += body.data.users.length;
-    cursor = body.data.next_cursor;
-    if (!cursor) throw new Error(`GET /users ended after ${walked} rows`);
-    if (Date.now() - started > 120_000) throw new Error(`walking GET /users took over 2 minutes (${walked} rows)`);
+/**
+ * The `next_cursor` after `depth` rows of GET /users. Walking a million rows through the API takes
+ * 10,000 requests, so the cursor is built with the app's own encoder (lib/api/pagination.ts) from
+ * the id of the depth-th listed user, read with the listing's own condition. Two checks keep that
+ * honest: the API's next_cursor after its first 100 rows equals what the encoder gives for the
+ * 100th id, and the caller probes the deep page and compares its first user with `firstHandle`.
+ */
+async function deepUsersCursor(ctx: Context, token: string, depth: number): Promise<{ cursor: string; afterId: number; firstHandle: string }> {
+  const listed = (offset: number) =>
+    query<{ id: number; handle: string }>(
+      ctx.databaseUrl,
+      `SELECT id, handle FROM "User" WHERE "directoryVisible" AND NOT disabled ORDER BY id OFFSET $1 LIMIT 2`,
+      [offset],
+    );
+  const response = await fetch(api(ctx, "/users?limit=100"), { headers: bearer(token) });
+  if (!response.ok) throw new Error(`GET /users?limit=100: ${response.status}`);
+  const first = (await response.json()) as { data: { next_cursor: string | null } };
+  const [hundredth] = await listed(99);
+  if (!hundredth || first.data.next_cursor !== encodeUsersCursor(hundredth.id)) {
+    throw new Error("GET /users's cursor is not encodeUsersCursor(last id) any more: the bench cannot build a deep cursor");
   }
-  return cursor!;
+  const [last, next] = await listed(depth - 1);
+  if (!last || !next) throw new Error(`GET /users has fewer than ${depth + 1} rows`);
+  return { cursor: encodeUsersCursor(last.id), afterId: last.id, firstHandle: next.handle };
+}
+
+/** The plan of a list statement for a case; a failure is a note, never a failed case. */
+async function recordPlan(ctx: Context, caseId: string, statement: Statement, values: (string | number)[]): Promise<void> {
+  try {
+    ctx.plans.push(await explainStatement(ctx.databaseUrl, caseId, statement, values));
+  } catch (error) {
+    ctx.notes.push(`EXPLAIN of ${statement.name} for case ${caseId} failed: ${(error as Error).message}`);
+  }
 }
 
 function chatIdsNote(stored: number, acked: number): string {
@@ -656,25 +680,32 @@ function buildCases(config: BenchConfig): CaseSpec[] {
       async prepare(ctx) {
         const token = needAppToken(ctx);
         await probe(api(ctx, "/users"), { headers: bearer(token) }, [200]);
+        // The handler asks for one row more than the page, to know whether another page follows.
+        await recordPlan(ctx, "7a", LIST_DIRECTORY_USERS_STATEMENT, [0, USERS_DEFAULT_LIMIT + 1]);
         return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/users", mode: "fixed", tokens: [token] }) };
       },
     },
     {
       id: "7b",
-      name: "GET /users, page ~100,000 rows deep",
+      name: "GET /users, deep page (two pages before the end)",
       app: true,
       async prepare(ctx) {
         const token = needAppToken(ctx);
         await probe(api(ctx, "/users"), { headers: bearer(token) }, [200]);
         const n = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "User" WHERE "directoryVisible"`);
-        // As deep as the data allows, up to 100,000 rows, leaving at least two default pages after it.
-        const depth = Math.max(0, Math.floor(Math.min(100_000, n - 50) / 100) * 100);
+        // As deep as the data allows, leaving at least two default pages after it.
+        const depth = Math.floor((n - 2 * USERS_DEFAULT_LIMIT) / 100) * 100;
+        if (depth < 100) throw new Unavailable("not enough listed users for a deep page");
         const started = Date.now();
-        const cursor = await deepUsersCursor(ctx, token, depth);
-        const walk = `cursor found by walking ${depth.toLocaleString("en-US")} rows in ${seconds(started)} s`;
+        const { cursor, afterId, firstHandle } = await deepUsersCursor(ctx, token, depth);
+        const path = `/api/v1/users?cursor=${encodeURIComponent(cursor)}`;
+        const body = (await probe(`${ctx.origin}${path}`, { headers: bearer(token) }, [200])) as { data?: { users?: { handle?: string }[] } };
+        const shown = body.data?.users?.[0]?.handle;
+        if (shown !== firstHandle) throw new Error(`the deep page starts with ${shown ?? "nothing"}, not ${firstHandle}`);
+        await recordPlan(ctx, "7b", LIST_DIRECTORY_USERS_STATEMENT, [afterId, USERS_DEFAULT_LIMIT + 1]);
         return {
-          scenario: scenario(ctx, ctx.origin, { path: `/api/v1/users?cursor=${encodeURIComponent(cursor)}`, mode: "fixed", tokens: [token] }),
-          note: `${depth.toLocaleString("en-US")} rows deep (${walk})`,
+          scenario: scenario(ctx, ctx.origin, { path, mode: "fixed", tokens: [token] }),
+          note: `${depth.toLocaleString("en-US")} rows deep (cursor built with lib/api/pagination.ts and checked against the API in ${seconds(started)} s)`,
         };
       },
     },
@@ -685,24 +716,27 @@ function buildCases(config: BenchConfig): CaseSpec[] {
       async prepare(ctx) {
         const token = needAppToken(ctx);
         await probe(api(ctx, "/global-chat/messages"), { headers: bearer(token) }, [200]);
+        await recordPlan(ctx, "7c", NEWEST_CHAT_MESSAGES_STATEMENT, [CHAT_DEFAULT_LIMIT + 1]);
         return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/global-chat/messages", mode: "fixed", tokens: [token] }) };
       },
     },
     {
       id: "7d",
-      name: "GET /global-chat/messages, page ~100,000 rows deep",
+      name: "GET /global-chat/messages, deep page (100 rows before the oldest)",
       app: true,
       async prepare(ctx) {
         const token = needAppToken(ctx);
         await probe(api(ctx, "/global-chat/messages"), { headers: bearer(token) }, [200]);
         const n = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage"`);
-        const depth = Math.max(0, Math.min(100_000, n - 100));
+        // As deep as the data allows, leaving 100 older messages (five default pages).
+        const depth = Math.max(0, n - 100);
         // SPEC: `before` is a message id, so the deep cursor is the id `depth` rows from the newest.
         const rows = await query<{ id: string }>(ctx.databaseUrl, `SELECT id FROM "ChatMessage" ORDER BY id DESC OFFSET $1 LIMIT 1`, [depth]);
         if (!rows[0]) throw new Unavailable("not enough chat messages for a deep page");
         const path = `/api/v1/global-chat/messages?before=${rows[0].id}`;
         const body = (await probe(`${ctx.origin}${path}`, { headers: bearer(token) }, [200])) as { data?: { messages?: unknown[] } };
         if (!body.data?.messages?.length) throw new Error("the deep page came back empty");
+        await recordPlan(ctx, "7d", CHAT_MESSAGES_BEFORE_STATEMENT, [CHAT_DEFAULT_LIMIT + 1, rows[0].id]);
         return {
           scenario: scenario(ctx, ctx.origin, { path, mode: "fixed", tokens: [token] }),
           note: `${depth.toLocaleString("en-US")} rows deep (before=${rows[0].id})`,
@@ -1015,7 +1049,7 @@ async function main(): Promise<number> {
 
     const port = await findFreePort();
     const origin = `http://127.0.0.1:${port}`;
-    ctx = { config, workDir, databaseUrl: database.url, seed, origin, issuer: `${origin}/realms/platform`, cases: [], notes, twins: {}, withNext };
+    ctx = { config, workDir, databaseUrl: database.url, seed, origin, issuer: `${origin}/realms/platform`, cases: [], notes, twins: {}, withNext, plans: [] };
     await resetMutableState(ctx);
     const clientsStarted = Date.now();
     // Independent: the server never looks the bench's clients up before the first token request.
@@ -1079,6 +1113,7 @@ async function main(): Promise<number> {
       targets,
       peakRssMb,
       notes,
+      plans: ctx.plans,
     };
     report.setup.totalSeconds = Math.round((Date.now() - runStarted) / 1000);
     if (!ctx.cases.some(ok)) notes.push("No case could be measured.");

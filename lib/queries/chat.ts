@@ -54,25 +54,27 @@ function toRecord(r: ChatRow): ChatMessageRecord {
  * use as an index bound. Both return at most `count` messages, newest first.
  */
 
+/** The statements of the two functions below; bench/explain.ts shows their plans. */
+export const NEWEST_CHAT_MESSAGES_STATEMENT = {
+  name: "api_chat_newest",
+  text: `SELECT ${MESSAGE_COLUMNS} FROM "ChatMessage" m JOIN "User" u ON u.id = m."authorId"
+         ORDER BY m.id DESC LIMIT $1`,
+};
+export const CHAT_MESSAGES_BEFORE_STATEMENT = {
+  name: "api_chat_before",
+  text: `SELECT ${MESSAGE_COLUMNS} FROM "ChatMessage" m JOIN "User" u ON u.id = m."authorId"
+         WHERE m.id < $2::int8 ORDER BY m.id DESC LIMIT $1`,
+};
+
 /** The newest `count` messages, newest first. */
 export async function listNewestChatMessages(count: number): Promise<ChatMessageRecord[]> {
-  const { rows } = await pool.query<ChatRow>({
-    name: "api_chat_newest",
-    text: `SELECT ${MESSAGE_COLUMNS} FROM "ChatMessage" m JOIN "User" u ON u.id = m."authorId"
-                 ORDER BY m.id DESC LIMIT $1`,
-    values: [count],
-  });
+  const { rows } = await pool.query<ChatRow>({ ...NEWEST_CHAT_MESSAGES_STATEMENT, values: [count] });
   return rows.map(toRecord);
 }
 
 /** At most `count` messages older than `before`, newest first. */
 export async function listChatMessagesBefore(before: bigint, count: number): Promise<ChatMessageRecord[]> {
-  const { rows } = await pool.query<ChatRow>({
-    name: "api_chat_before",
-    text: `SELECT ${MESSAGE_COLUMNS} FROM "ChatMessage" m JOIN "User" u ON u.id = m."authorId"
-                 WHERE m.id < $2::int8 ORDER BY m.id DESC LIMIT $1`,
-    values: [count, before.toString()],
-  });
+  const { rows } = await pool.query<ChatRow>({ ...CHAT_MESSAGES_BEFORE_STATEMENT, values: [count, before.toString()] });
   return rows.map(toRecord);
 }
 

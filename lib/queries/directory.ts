@@ -58,14 +58,16 @@ export async function findDirectoryIdentities(identifiers: StoredIdentifier[]): 
   return identifiers.map((_, i) => found.get(i + 1) ?? null);
 }
 
+/** The statement of listDirectoryUsersAfter ($1 after id, $2 count); bench/explain.ts shows its plan. */
+export const LIST_DIRECTORY_USERS_STATEMENT = {
+  name: "api_directory_list",
+  text: `SELECT u.id, ${IDENTITY_COLUMNS} FROM "User" u
+         WHERE u."directoryVisible" AND NOT u.disabled AND u.id > $1
+         ORDER BY u.id LIMIT $2`,
+};
+
 /** At most `count` listed users with ids above `afterId`, in id order (a keyset page). */
 export async function listDirectoryUsersAfter(afterId: number, count: number): Promise<(DirectoryIdentityRecord & { id: number })[]> {
-  const { rows } = await pool.query<IdentityRow & { id: number }>({
-    name: "api_directory_list",
-    text: `SELECT u.id, ${IDENTITY_COLUMNS} FROM "User" u
-           WHERE u."directoryVisible" AND NOT u.disabled AND u.id > $1
-           ORDER BY u.id LIMIT $2`,
-    values: [afterId, count],
-  });
+  const { rows } = await pool.query<IdentityRow & { id: number }>({ ...LIST_DIRECTORY_USERS_STATEMENT, values: [afterId, count] });
   return rows.map((r) => ({ id: r.id, ...toRecord(r) }));
 }
