@@ -255,8 +255,13 @@ async function main(): Promise<void> {
   const tallies = job.scenarios.map((s) => new Tally(s));
   for (const t of tallies) if (t.scenario.warmup > 0) await t.run(t.scenario.warmup, false);
   const rounds = Math.max(1, job.rounds);
+  const pause = (t: Tally) => (t.scenario.settle ? new Promise((resolve) => setTimeout(resolve, t.scenario.settle! * 1000)) : undefined);
+  for (const t of tallies) await pause(t);
   for (let r = 0; r < rounds; r++) {
-    for (const t of tallies) await t.run(t.scenario.duration / rounds, true);
+    for (const t of tallies) {
+      await t.run(t.scenario.duration / rounds, true);
+      await pause(t);
+    }
   }
   process.stdout.write(`${JSON.stringify(tallies.map((t) => t.result()))}\n`);
 }

@@ -33,6 +33,12 @@ export interface LoadScenario {
   handles?: string[];
   /** dataId: collect `data.id` of every 201 response (to check that acknowledged writes are stored). */
   collect?: "dataId";
+  /**
+   * Seconds to wait after each of its rounds (unmeasured): requests that take a second (a password
+   * hash in a queue) are still being served when the round ends, and must not run into the next
+   * scenario's round.
+   */
+  settle?: number;
   /** Mode `flow`: who signs in, where. */
   flow?: {
     discovery: Discovery;

@@ -89,7 +89,7 @@ export function ok(result: CaseResult | undefined): result is CaseResult & { loa
 export const KEYCLOAK_LOGINS_PER_VCPU = 15;
 export const KEYCLOAK_REFRESHES_PER_VCPU = 120;
 /** The production password hash the sign-in flow pays (lib/crypto/passwords.ts). */
-export const PASSWORD_HASH_NAME = `scrypt N=2^${Math.log2(SCRYPT_PARAMETERS.N)}, r=${SCRYPT_PARAMETERS.r}, p=${SCRYPT_PARAMETERS.p} (32 MiB), at most ${MAX_CONCURRENT_SCRYPT} at once per process`;
+export const PASSWORD_HASH_NAME = `scrypt N=2^${Math.log2(SCRYPT_PARAMETERS.N)}, r=${SCRYPT_PARAMETERS.r}, p=${SCRYPT_PARAMETERS.p} (32 MiB), at most ${MAX_CONCURRENT_SCRYPT} at once per process (the cores less one, at most 2)`;
 
 export function buildRatiosAndTargets(
   cases: CaseResult[],

@@ -28,6 +28,7 @@ import { SVC_SCOPE_NAMES, USER_ONLY_SCOPES } from "../lib/scopes";
 import { ensureDatabase, findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../lib/database/embedded";
 import { hashPassword } from "../lib/crypto/passwords";
 import { migrate } from "../lib/database/migrate";
+import { PRODUCTION_NODE_FLAGS } from "../lib/server/node-flags";
 import { ensureNextBuild as ensureBuildUnderLock } from "../lib/server/build";
 import { parseConfig, USAGE, type BenchConfig } from "./config";
 import { explainStatement, type QueryPlan, type Statement } from "./explain";
@@ -272,10 +273,15 @@ function serverEnv(ctx: Context, port: number, metering: boolean, workers = 1): 
   };
 }
 
+/** The app processes run with production's Node flags (`npm start`), then --server-node-args. */
+function serverNodeArgs(ctx: Context): string[] {
+  return [...PRODUCTION_NODE_FLAGS, ...(ctx.config.serverNodeArgs?.split(" ").filter(Boolean) ?? [])];
+}
+
 async function startServer(ctx: Context, withNext: boolean, port: number): Promise<void> {
   const env = serverEnv(ctx, port, true);
   const nodeArgs = [
-    ...(ctx.config.serverNodeArgs?.split(" ").filter(Boolean) ?? []),
+    ...serverNodeArgs(ctx),
     ...(ctx.config.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(ctx.config.profile)}`] : []),
   ];
   const started = Date.now();
@@ -306,7 +312,7 @@ async function startTwin(ctx: Context, withNext: boolean, metering: Twin): Promi
     name: `server-metering-${metering}`,
     script: path.join(ROOT, "server.ts"),
     args: withNext ? [] : ["--no-next"],
-    nodeArgs: ctx.config.serverNodeArgs?.split(" ").filter(Boolean) ?? [],
+    nodeArgs: serverNodeArgs(ctx),
     env: serverEnv(ctx, port, metering === "on"),
     logDir: ctx.workDir,
     timeoutMs: 600_000,
@@ -327,7 +333,7 @@ async function startWorkers(ctx: Context, withNext: boolean): Promise<void> {
     name: `server-workers-${ctx.config.workers}`,
     script: path.join(ROOT, "server.ts"),
     args: withNext ? [] : ["--no-next"],
-    nodeArgs: ctx.config.serverNodeArgs?.split(" ").filter(Boolean) ?? [],
+    nodeArgs: serverNodeArgs(ctx),
     env: serverEnv(ctx, port, true, ctx.config.workers),
     logDir: ctx.workDir,
     timeoutMs: 600_000,
@@ -811,7 +817,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
         try {
           await probe(origin, { method: "POST", body: BENCH_PASSWORD }, [204]);
           return {
-            scenario: { ...scenario(ctx, origin, { method: "POST", path: "/", body: BENCH_PASSWORD, mode: "fixed" }), connections: ctx.config.signInConcurrency },
+            scenario: { ...scenario(ctx, origin, { method: "POST", path: "/", body: BENCH_PASSWORD, mode: "fixed", settle: SIGN_IN_SETTLE }), connections: ctx.config.signInConcurrency },
             note: `${PASSWORD_HASH_NAME}; ${ctx.config.signInConcurrency} at a time`,
             cleanup: () => child.stop(),
           };
@@ -832,7 +838,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
         // One sign-in first: a refusal (wrong hash, throttle) makes the case fail with its reason.
         await signIn(flow.discovery, flow.client, flow.appOrigin, users.handles[0]!, BENCH_PASSWORD, { loginPage: flow.loginPage });
         return {
-          scenario: { ...scenario(ctx, ctx.origin, { path: "/", mode: "flow", flow }), connections: ctx.config.signInConcurrency },
+          scenario: { ...scenario(ctx, ctx.origin, { path: "/", mode: "flow", flow, settle: SIGN_IN_SETTLE }), connections: ctx.config.signInConcurrency },
           note:
             `${ctx.config.signInConcurrency} sign-ins at a time over ${users.handles.length} users; ` +
             (ctx.withNext ? "GET authorize, GET login page, POST login, GET resume, POST token" : "GET authorize, POST login, GET resume, POST token (no Next: login page not fetched)"),
@@ -860,6 +866,15 @@ function buildCases(config: BenchConfig): CaseSpec[] {
     },
   ];
 }
+
+/**
+ * D and F: a sign-in takes about a second at 8 at a time, so each round is followed by a pause for
+ * the server to finish what is in flight (a queued hash of D, a flow's last requests) before the
+ * other side's round, and the group runs in 2 rounds rather than ROUNDS (fewer round ends, each
+ * of which leaves a sign-in's partial work uncounted).
+ */
+const SIGN_IN_SETTLE = 2;
+const SIGN_IN_ROUNDS = 2;
 
 function needFlowUsers(ctx: Context): NonNullable<Context["flowUsers"]> {
   if (!ctx.flowUsers) throw new Unavailable("no users left for the sign-in flow (raise --users or lower --signed-in)");
@@ -962,7 +977,8 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
       const cpuBefore = await Promise.all(processes.map(readCpu));
       let loads: LoadResult[];
       try {
-        loads = await runLoad(ready.map((r) => r.prepared.scenario), ROUNDS, ctx.workDir);
+        const slow = ready.some((r) => r.prepared.scenario.settle !== undefined);
+        loads = await runLoad(ready.map((r) => r.prepared.scenario), slow ? SIGN_IN_ROUNDS : ROUNDS, ctx.workDir);
       } finally {
         await ctx.sampler?.setPhase("between");
       }

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
 /**
@@ -22,12 +23,16 @@ interface ParsedHash extends ScryptParameters {
 
 /**
  * At most this many scrypt computations run at once in a process; the others wait their turn (no
- * CPU). Each one occupies a thread of libuv's pool (4 by default) for ~150 ms, and that pool also
- * runs pg's SCRAM handshake (WebCrypto PBKDF2), file reads and DNS lookups: a burst of sign-ins must
- * not hold every thread, or new database connections time out (seen: "Connection terminated due to
- * connection timeout" on 25 parallel logins on a loaded machine).
+ * CPU). Each one occupies a thread of libuv's pool (4 by default) for ~150 ms and 32 MiB, and that
+ * pool also runs pg's SCRAM handshake (WebCrypto PBKDF2), file reads and DNS lookups: a burst of
+ * sign-ins must not hold every thread, or new database connections time out (seen: "Connection
+ * terminated due to connection timeout" on 25 parallel logins on a loaded machine). It must not
+ * take every core either (issue 18): one core stays for the event loop, PostgreSQL and the rest of
+ * the sign-in, so the API keeps answering during a burst of logins and each login's own requests
+ * are not queued behind other logins' hashes. So: the cores less one, at least 1, at most 2; on a
+ * 2-core machine one hash at a time (32 MiB of memory for hashing at most, not 64).
  */
-export const MAX_CONCURRENT_SCRYPT = 2;
+export const MAX_CONCURRENT_SCRYPT = Math.max(1, Math.min(2, availableParallelism() - 1));
 let running = 0;
 const waiting: (() => void)[] = [];
 

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Account, KoaContextWithOIDC } from "oidc-provider";
 import { env } from "../env";
 import { reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
-import { findUserById, verifyUserCredentials } from "../services/users";
+import { findAccountRow } from "../queries/accounts";
+import { verifyUserCredentials } from "../services/users";
 
 /**
  * Accounts for oidc-provider: the platform's users. The account id is the decimal User.id, which
@@ -20,7 +21,7 @@ function absoluteUrl(path: string): string | undefined {
 /** oidc-provider's findAccount: disabled or deleted users have no account (their grants stop working). */
 export async function findAccount(_ctx: KoaContextWithOIDC | undefined, id: string): Promise<Account | undefined> {
   if (!/^[1-9][0-9]{0,9}$/.test(id)) return undefined;
-  const user = await findUserById(Number(id));
+  const user = await findAccountRow(Number(id));
   if (!user || user.disabled) return undefined;
   return {
     accountId: String(user.id),

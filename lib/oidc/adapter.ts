@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { errors } from "oidc-provider";
 import { pgTransactionWithChanges } from "../database/changes";
+import { turnBatched } from "../database/batch";
 import { pool } from "../database/client";
 import { logger } from "../logger";
 import { voidGrantTokensWith } from "../queries/token-revocations";
@@ -70,6 +71,81 @@ export const deviceCodeReferences = new AsyncLocalStorage<true>();
 /** How long an expired device code's row stays (oidc-provider checks the payload's own `exp`). */
 const EXPIRED_DEVICE_CODE_KEPT_SECONDS = 10 * 60;
 
+interface StoredRow {
+  kind: string;
+  id: string;
+  payload: string;
+  grantId: string | null;
+  userCode: string | null;
+  uid: string | null;
+  clientId: string | null;
+  expiresAt: string | null;
+}
+
+/**
+ * Issue 18: a refresh grant is five round trips (find the token and its grant, consume it, save
+ * its successor…) and each costs more in the socket write than in PostgreSQL. Under load the
+ * sign-in service's lookups, consumes and saves of one event-loop turn share one statement each
+ * (lib/database/batch.ts), with the same semantics as one statement per call.
+ */
+const findById = turnBatched<{ kind: string; key: string }, { payload: AdapterPayload; consumed: boolean } | undefined>(async (keys) => {
+  const { rows } = await pool.query<{ i: string; payload: AdapterPayload; consumed: boolean }>({
+    name: "oidc_model_find_batch_v1",
+    text: `SELECT k.i, m.payload, m."consumedAt" IS NOT NULL AS consumed
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(kind, id, i)
+           JOIN ${TABLE} m ON m.kind = k.kind AND m.id = k.id
+           WHERE m."expiresAt" IS NULL OR m."expiresAt" > $3`,
+    values: [keys.map((k) => k.kind), keys.map((k) => k.key), iso(new Date())],
+  });
+  const byIndex = new Map(rows.map((r) => [Number(r.i), r]));
+  return keys.map((_, index) => byIndex.get(index + 1));
+});
+
+/**
+ * Marks tokens consumed; resolves whether this caller's UPDATE took the row. Two claims of one
+ * token in one batch join the same row twice: PostgreSQL updates it once and returns one of them,
+ * so exactly one caller wins, as with separate statements.
+ */
+const consumeRow = turnBatched<{ kind: string; key: string }, boolean>(async (keys) => {
+  const { rows } = await pool.query<{ i: string }>({
+    name: "oidc_model_consume_batch_v1",
+    text: `UPDATE ${TABLE} m SET "consumedAt" = $3
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(kind, id, i)
+           WHERE m.kind = k.kind AND m.id = k.id AND m."consumedAt" IS NULL
+           RETURNING k.i`,
+    values: [keys.map((k) => k.kind), keys.map((k) => k.key), iso(new Date())],
+  });
+  const won = new Set(rows.map((r) => Number(r.i)));
+  return keys.map((_, index) => won.has(index + 1));
+});
+
+/** Upserts; two saves of one row in a batch keep the later one, as two statements in call order would. */
+const upsertRow = turnBatched<StoredRow, void>(async (rows) => {
+  const last = new Map<string, StoredRow>();
+  for (const row of rows) last.set(`${row.kind}\u0000${row.id}`, row);
+  const unique = [...last.values()];
+  const column = <K extends keyof StoredRow>(name: K) => unique.map((r) => r[name]);
+  await pool.query({
+    name: "oidc_model_upsert_batch_v1",
+    text: `INSERT INTO ${TABLE} (kind, id, payload, "grantId", "userCode", uid, "clientId", "expiresAt")
+           SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamp(3)[])
+           ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, "grantId" = EXCLUDED."grantId",
+             "userCode" = EXCLUDED."userCode", uid = EXCLUDED.uid, "clientId" = EXCLUDED."clientId",
+             "expiresAt" = EXCLUDED."expiresAt"`,
+    values: [
+      column("kind"),
+      column("id"),
+      column("payload"),
+      column("grantId"),
+      column("userCode"),
+      column("uid"),
+      column("clientId"),
+      column("expiresAt"),
+    ],
+  });
+  return rows.map(() => undefined);
+});
+
 export class PgAdapter implements Adapter {
   private readonly hashesIds: boolean;
 
@@ -89,27 +165,25 @@ export class PgAdapter implements Adapter {
     // §3.5) rather than invalid_grant: its row outlives its expiry by a while.
     const keep = this.kind === "DeviceCode" ? EXPIRED_DEVICE_CODE_KEPT_SECONDS : 0;
     const expiresAt = expiresIn ? iso(new Date(Date.now() + (expiresIn + keep) * 1000)) : null;
-    await pool.query(
-      `INSERT INTO ${TABLE} (kind, id, payload, "grantId", "userCode", uid, "clientId", "expiresAt")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, "grantId" = EXCLUDED."grantId",
-         "userCode" = EXCLUDED."userCode", uid = EXCLUDED.uid, "clientId" = EXCLUDED."clientId",
-         "expiresAt" = EXCLUDED."expiresAt"`,
-      [
-        this.kind,
-        this.key(id),
-        JSON.stringify(this.hashesIds ? { ...payload, jti: undefined } : payload, storableStrings),
-        payload.grantId ?? null,
-        payload.userCode ?? null,
-        payload.uid ?? null,
-        // Filled so that deleting an app can revoke everything it was issued in one statement.
-        payload.clientId ?? (typeof payload.params?.client_id === "string" ? payload.params.client_id : null),
-        expiresAt,
-      ],
-    );
+    await upsertRow({
+      kind: this.kind,
+      id: this.key(id),
+      payload: JSON.stringify(this.hashesIds ? { ...payload, jti: undefined } : payload, storableStrings),
+      grantId: payload.grantId ?? null,
+      userCode: payload.userCode ?? null,
+      uid: payload.uid ?? null,
+      // Filled so that deleting an app can revoke everything it was issued in one statement.
+      clientId: payload.clientId ?? (typeof payload.params?.client_id === "string" ? payload.params.client_id : null),
+      expiresAt,
+    });
   }
 
   private async findWhere(column: "id" | "uid" | `"userCode"`, value: string): Promise<AdapterPayload | undefined> {
+    if (column === "id") {
+      const found = await findById({ kind: this.kind, key: value });
+      if (!found) return undefined;
+      return found.consumed ? { ...found.payload, consumed: true } : found.payload;
+    }
     const { rows } = await pool.query<{ id: string; payload: AdapterPayload; consumed: boolean }>(
       `SELECT id, payload, "consumedAt" IS NOT NULL AS consumed FROM ${TABLE}
        WHERE kind = $1 AND ${column} = $2 AND ("expiresAt" IS NULL OR "expiresAt" > $3) LIMIT 1`,
@@ -159,16 +233,12 @@ export class PgAdapter implements Adapter {
    */
   async consume(rawId: string): Promise<void> {
     const id = this.key(rawId);
-    const { rowCount, rows } = await pool.query<{ grantId: string | null }>(
-      `UPDATE ${TABLE} SET "consumedAt" = $3 WHERE kind = $1 AND id = $2 AND "consumedAt" IS NULL RETURNING "grantId"`,
-      [this.kind, id, iso(new Date())],
-    );
-    if (rowCount === 1) return;
+    if (await consumeRow({ kind: this.kind, key: id })) return;
     const { rows: existing } = await pool.query<{ grantId: string | null }>(
       `SELECT "grantId" FROM ${TABLE} WHERE kind = $1 AND id = $2`,
       [this.kind, id],
     );
-    const grantId = existing[0]?.grantId ?? rows[0]?.grantId;
+    const grantId = existing[0]?.grantId;
     if (grantId) await revokeGrantEverywhere(grantId);
     logger.warn("concurrent redemption refused", { kind: this.kind, grantRevoked: Boolean(grantId) });
     throw new errors.InvalidGrant(`${this.kind === "RefreshToken" ? "refresh token" : "authorization code"} already used`);
