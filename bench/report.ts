@@ -77,6 +77,9 @@ export function machineInfo(): BenchReport["machine"] {
 const fmt = (n: number | undefined, digits = 0) =>
   n === undefined || !Number.isFinite(n) ? "–" : n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+/** Requests per second: whole numbers, but a tenth for the slow cases (sign-ins). */
+const rate = (n: number | undefined) => fmt(n, n !== undefined && n < 100 ? 1 : 0);
+
 export function ok(result: CaseResult | undefined): result is CaseResult & { load: NonNullable<CaseResult["load"]> } {
   return result?.status === "ok" && result.load !== undefined;
 }
@@ -109,7 +112,7 @@ export function buildRatiosAndTargets(
     ratios.push({
       name,
       value,
-      detail: value === null ? "not measured" : `${fmt(a!.load!.okRps)} / ${fmt(b!.load!.okRps)} req/s`,
+      detail: value === null ? "not measured" : `${rate(a!.load!.okRps)} / ${rate(b!.load!.okRps)} req/s`,
     });
     return value;
   };
@@ -296,7 +299,7 @@ export function toMarkdown(report: BenchReport): string {
       .join(", ");
     const notes = [r.note, codes ? `non-2xx: ${codes}` : ""].filter(Boolean).join("; ").replace(/\|/g, "/");
     lines.push(
-      `| ${r.id} | ${r.name} | ${fmt(l.rps)} | ${fmt(l.okRps)} | ${fmt(l.latency.p50, 1)} | ${fmt(l.latency.p99, 1)} | ${l.errors} | ${l.non2xx} | ${fmt(r.serverCpuMsPerRequest, 2)} | ${fmt(r.peakRssMb)} | ${notes} |`,
+      `| ${r.id} | ${r.name} | ${rate(l.rps)} | ${rate(l.okRps)} | ${fmt(l.latency.p50, 1)} | ${fmt(l.latency.p99, 1)} | ${l.errors} | ${l.non2xx} | ${fmt(r.serverCpuMsPerRequest, 2)} | ${fmt(r.peakRssMb)} | ${notes} |`,
     );
   }
   lines.push("", "| Ratio | Value | Detail |", "|---|---:|---|");
@@ -322,7 +325,7 @@ export function toMarkdown(report: BenchReport): string {
 export function toConsoleTable(report: BenchReport): string {
   const rows = report.cases.map((r) =>
     ok(r)
-      ? [r.id, r.name, fmt(r.load.rps), fmt(r.load.okRps), fmt(r.load.latency.p50, 1), fmt(r.load.latency.p99, 1), String(r.load.errors), String(r.load.non2xx), fmt(r.serverCpuMsPerRequest, 2), fmt(r.peakRssMb)]
+      ? [r.id, r.name, rate(r.load.rps), rate(r.load.okRps), fmt(r.load.latency.p50, 1), fmt(r.load.latency.p99, 1), String(r.load.errors), String(r.load.non2xx), fmt(r.serverCpuMsPerRequest, 2), fmt(r.peakRssMb)]
       : [r.id, r.name, r.status, (r.reason ?? "").slice(0, 60), "", "", "", "", "", ""],
   );
   const header = ["#", "case", "req/s", "2xx/s", "p50 ms", "p99 ms", "errors", "non-2xx", "CPU ms/req", "RSS MB"];
