@@ -3,6 +3,7 @@ import path from "node:path";
 import { inject } from "vitest";
 import { findFreePort } from "../../lib/database/embedded";
 import { ensureNextBuild as ensureBuildUnderLock } from "../../lib/server/build";
+import { PRODUCTION_NODE_FLAGS } from "../../lib/server/node-flags";
 import { createTestDatabase } from "./templates";
 
 export interface TestServer {
@@ -59,7 +60,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     NEXT_TELEMETRY_DISABLED: "1",
     ...options.env,
   };
-  const args = ["--import", "tsx", path.join(ROOT, "server.ts")];
+  // The Node flags of `npm start` (lib/server/node-flags.ts): the soak's memory is production's.
+  const args = [...PRODUCTION_NODE_FLAGS, "--import", "tsx", path.join(ROOT, "server.ts")];
   if (!withNext) args.push("--no-next");
   const child = spawn(process.execPath, args, { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
   const logs: string[] = [];
