@@ -25,7 +25,7 @@ export interface LoadScenario {
    * refreshChain: each connection sends a refresh token from `tokens` as `{token}` in the body,
    *   then the `refresh_token` of each 200 answer (rotation: every token is used once); a
    *   connection whose chain breaks, or a new round, takes the next unused token.
-   * flow: `flow.concurrency` sign-ins at a time through the whole authorization-code flow
+   * flow: `connections` sign-ins at a time through the whole authorization-code flow
    *   (bench/tokens.ts signIn), one user after another; a "request" is one completed sign-in.
    */
   mode: "fixed" | "random" | "roundRobin" | "refreshChain" | "flow";

@@ -480,7 +480,17 @@ async function probe(url: string, init: RequestInit, expected: number[]): Promis
   return body;
 }
 
-async function startBaseline(ctx: Context, name: string, script: string, args: string[]): Promise<{ child: Child; origin: string }> {
+/**
+ * A baseline's case: starts bench/baselines/<script> in its own process, prepares the case against
+ * it (`prepare` gets its origin) and stops it after the load, or at once when preparing fails.
+ */
+async function onBaseline(
+  ctx: Context,
+  name: string,
+  script: string,
+  args: string[],
+  prepare: (origin: string) => Promise<Omit<Prepared, "cleanup">>,
+): Promise<Prepared> {
   const child = await startChild({
     name,
     script: path.join(ROOT, "bench", "baselines", script),
@@ -489,8 +499,13 @@ async function startBaseline(ctx: Context, name: string, script: string, args: s
     logDir: ctx.workDir,
     ready: async (text) => (await listeningPort(text)) !== undefined,
   });
-  const port = await listeningPort(() => readFile(child.logFile, "utf8"));
-  return { child, origin: `http://127.0.0.1:${port}` };
+  try {
+    const port = await listeningPort(() => readFile(child.logFile, "utf8"));
+    return { ...(await prepare(`http://127.0.0.1:${port}`)), cleanup: () => child.stop() };
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
 }
 
 function allHandles(ctx: Context): string[] {
@@ -549,8 +564,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
       name: "Baseline A: node:http, small JSON",
       app: false,
       async prepare(ctx) {
-        const { child, origin } = await startBaseline(ctx, "baseline-a", "bare-http.ts", []);
-        return { scenario: scenario(ctx, origin, { path: "/", mode: "fixed" }), cleanup: () => child.stop() };
+        return onBaseline(ctx, "baseline-a", "bare-http.ts", [], async (origin) => ({ scenario: scenario(ctx, origin, { path: "/", mode: "fixed" }) }));
       },
     },
     {
@@ -558,15 +572,11 @@ function buildCases(config: BenchConfig): CaseSpec[] {
       name: "Baseline C: oidc-provider alone, client credentials (memory, ES256)",
       app: false,
       async prepare(ctx) {
-        const { child, origin } = await startBaseline(ctx, "baseline-c", "oidc-standalone.ts", ["bench-client", "bench-secret"]);
-        try {
+        return onBaseline(ctx, "baseline-c", "oidc-standalone.ts", ["bench-client", "bench-secret"], async (origin) => {
           const body = clientCredentialsBody("bench-client", "bench-secret", apiScopes);
           await probe(`${origin}/token`, { method: "POST", headers: FORM, body }, [200]);
-          return { scenario: scenario(ctx, origin, { method: "POST", path: "/token", headers: FORM, body, mode: "fixed" }), cleanup: () => child.stop() };
-        } catch (error) {
-          await child.stop();
-          throw error;
-        }
+          return { scenario: scenario(ctx, origin, { method: "POST", path: "/token", headers: FORM, body, mode: "fixed" }) };
+        });
       },
     },
     {
@@ -616,11 +626,9 @@ function buildCases(config: BenchConfig): CaseSpec[] {
       name: "Baseline B: node:http + pg, user by handle",
       app: false,
       async prepare(ctx) {
-        const { child, origin } = await startBaseline(ctx, "baseline-b", "bare-pg.ts", [ctx.databaseUrl]);
-        return {
+        return onBaseline(ctx, "baseline-b", "bare-pg.ts", [ctx.databaseUrl], async (origin) => ({
           scenario: scenario(ctx, origin, { path: "/users/{handle}", mode: "random", handles: allHandles(ctx) }),
-          cleanup: () => child.stop(),
-        };
+        }));
       },
     },
     {
@@ -813,18 +821,13 @@ function buildCases(config: BenchConfig): CaseSpec[] {
       app: false,
       async prepare(ctx) {
         const users = needFlowUsers(ctx);
-        const { child, origin } = await startBaseline(ctx, "baseline-d", "password-hash.ts", [users.storedHash]);
-        try {
+        return onBaseline(ctx, "baseline-d", "password-hash.ts", [users.storedHash], async (origin) => {
           await probe(origin, { method: "POST", body: BENCH_PASSWORD }, [204]);
           return {
-            scenario: { ...scenario(ctx, origin, { method: "POST", path: "/", body: BENCH_PASSWORD, mode: "fixed", settle: SIGN_IN_SETTLE }), connections: ctx.config.signInConcurrency },
+            scenario: signInScenario(ctx, origin, { method: "POST", path: "/", body: BENCH_PASSWORD, mode: "fixed" }),
             note: `${PASSWORD_HASH_NAME}; ${ctx.config.signInConcurrency} at a time`,
-            cleanup: () => child.stop(),
           };
-        } catch (error) {
-          await child.stop();
-          throw error;
-        }
+        });
       },
     },
     {
@@ -838,7 +841,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
         // One sign-in first: a refusal (wrong hash, throttle) makes the case fail with its reason.
         await signIn(flow.discovery, flow.client, flow.appOrigin, users.handles[0]!, BENCH_PASSWORD, { loginPage: flow.loginPage });
         return {
-          scenario: { ...scenario(ctx, ctx.origin, { path: "/", mode: "flow", flow, settle: SIGN_IN_SETTLE }), connections: ctx.config.signInConcurrency },
+          scenario: signInScenario(ctx, ctx.origin, { path: "/", mode: "flow", flow }),
           note:
             `${ctx.config.signInConcurrency} sign-ins at a time over ${users.handles.length} users; ` +
             (ctx.withNext ? "GET authorize, GET login page, POST login, GET resume, POST token" : "GET authorize, POST login, GET resume, POST token (no Next: login page not fetched)"),
@@ -875,6 +878,11 @@ function buildCases(config: BenchConfig): CaseSpec[] {
  */
 const SIGN_IN_SETTLE = 2;
 const SIGN_IN_ROUNDS = 2;
+
+/** D and F alike: `--sign-in-concurrency` at a time, with the pause after each round. */
+function signInScenario(ctx: Context, url: string, rest: Omit<LoadScenario, "url" | "connections" | "duration" | "warmup" | "settle">): LoadScenario {
+  return { ...scenario(ctx, url, { ...rest, settle: SIGN_IN_SETTLE }), connections: ctx.config.signInConcurrency };
+}
 
 function needFlowUsers(ctx: Context): NonNullable<Context["flowUsers"]> {
   if (!ctx.flowUsers) throw new Unavailable("no users left for the sign-in flow (raise --users or lower --signed-in)");

@@ -13,6 +13,16 @@ import DataLoader from "dataloader";
  */
 export const MAX_BATCH = 256;
 
+/**
+ * A batched query's rows back in key order: the statement numbers its keys with `WITH ORDINALITY
+ * AS k(…, i)` and returns `k.i`; undefined where a key matched nothing.
+ */
+export function byPosition<R extends { i: string | number }>(rows: R[], count: number): (R | undefined)[] {
+  const out = new Array<R | undefined>(count).fill(undefined);
+  for (const row of rows) out[Number(row.i) - 1] = row;
+  return out;
+}
+
 export function turnBatched<K, V>(load: (keys: readonly K[]) => Promise<V[]>): (key: K) => Promise<V> {
   const loader = new DataLoader<K, V>(
     async (keys) => {

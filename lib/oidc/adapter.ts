@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { errors } from "oidc-provider";
 import { pgTransactionWithChanges } from "../database/changes";
-import { turnBatched } from "../database/batch";
+import { byPosition, turnBatched } from "../database/batch";
 import { pool } from "../database/client";
 import { logger } from "../logger";
 import { voidGrantTokensWith } from "../queries/token-revocations";
@@ -97,8 +97,7 @@ const findById = turnBatched<{ kind: string; key: string }, { payload: AdapterPa
            WHERE m."expiresAt" IS NULL OR m."expiresAt" > $3`,
     values: [keys.map((k) => k.kind), keys.map((k) => k.key), iso(new Date())],
   });
-  const byIndex = new Map(rows.map((r) => [Number(r.i), r]));
-  return keys.map((_, index) => byIndex.get(index + 1));
+  return byPosition(rows, keys.length);
 });
 
 /**
@@ -115,8 +114,7 @@ const consumeRow = turnBatched<{ kind: string; key: string }, boolean>(async (ke
            RETURNING k.i`,
     values: [keys.map((k) => k.kind), keys.map((k) => k.key), iso(new Date())],
   });
-  const won = new Set(rows.map((r) => Number(r.i)));
-  return keys.map((_, index) => won.has(index + 1));
+  return byPosition(rows, keys.length).map((row) => row !== undefined);
 });
 
 /** Upserts; two saves of one row in a batch keep the later one, as two statements in call order would. */

@@ -1,5 +1,5 @@
 // Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; rules live in the callers (lib/oidc/access-tokens.ts).
-import { turnBatched } from "../database/batch";
+import { byPosition, turnBatched } from "../database/batch";
 import { pool } from "../database/client";
 
 /**
@@ -42,9 +42,9 @@ const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefi
            LEFT JOIN "TokenRevocation" r ON r."userId" = k.user_id AND r."clientId" = k.client_id`,
     values: [keys.map((k) => k.clientId), keys.map((k) => k.userId ?? null)],
   });
-  const byIndex = new Map(rows.map((r) => [Number(r.i), r]));
+  const inOrder = byPosition(rows, keys.length);
   return keys.map((k, index) => {
-    const row = byIndex.get(index + 1);
+    const row = inOrder[index];
     return {
       appApproved: row?.app_status === "approved",
       userDisabled: k.userId === undefined ? undefined : (row?.user_disabled ?? null),

@@ -1,5 +1,5 @@
 // Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; rules live in the callers (lib/oidc/account.ts).
-import { turnBatched } from "../database/batch";
+import { byPosition, turnBatched } from "../database/batch";
 import { pool } from "../database/client";
 
 /**
@@ -24,9 +24,7 @@ export const findAccountRow = turnBatched<number, AccountRow | null>(async (ids)
            JOIN "User" u ON u.id = k.id`,
     values: [ids],
   });
-  const byIndex = new Map(rows.map((r) => [Number(r.i), r]));
-  return ids.map((_, index) => {
-    const row = byIndex.get(index + 1);
-    return row ? { id: row.id, handle: row.handle, displayName: row.displayName, avatarUrl: row.avatarUrl, disabled: row.disabled } : null;
-  });
+  return byPosition(rows, ids.length).map((row) =>
+    row ? { id: row.id, handle: row.handle, displayName: row.displayName, avatarUrl: row.avatarUrl, disabled: row.disabled } : null,
+  );
 });

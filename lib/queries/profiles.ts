@@ -1,5 +1,5 @@
 // Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; the rules stay in lib/services/profiles.ts.
-import { turnBatched } from "../database/batch";
+import { byPosition, turnBatched } from "../database/batch";
 import { pool } from "../database/client";
 
 /**
@@ -116,13 +116,6 @@ function toRecord(row: ProfileRow): ProfileRecord {
     areFriends: row.are_friends,
     recentAchievements: row.recent,
   };
-}
-
-/** Rows of a batched query, back in key order (undefined where a key matched nothing). */
-function byPosition<R extends { i: string }>(rows: R[], count: number): (R | undefined)[] {
-  const out = new Array<R | undefined>(count).fill(undefined);
-  for (const row of rows) out[Number(row.i) - 1] = row;
-  return out;
 }
 
 const loadPublicProfile = turnBatched<{ handle: string; viewerId: number | null }, ProfileRecord | null>(async (keys) => {
