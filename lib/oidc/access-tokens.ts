@@ -124,6 +124,11 @@ export async function checkAccessToken(token: string): Promise<CheckedAccessToke
  */
 export async function waitPastRevocation(revokedAtSeconds: number | null): Promise<void> {
   if (revokedAtSeconds === null) return;
-  const wait = (revokedAtSeconds + 1) * 1000 - Date.now();
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const next = (revokedAtSeconds + 1) * 1000;
+  // A loop, not one timer: timers run on the monotonic clock, and the wall clock can lag it (whole
+  // milliseconds truncated, a slewed clock), so a timer can fire while Date.now() still reads the
+  // revoked second, and the token would be void at birth (a CI flake in token-revocation.test.ts).
+  for (let wait = next - Date.now(); wait > 0; wait = next - Date.now()) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
 }
