@@ -82,7 +82,7 @@ function findAccessStatus(clientId: string, userId: number | undefined): Promise
 }
 
 /** The latest revocation watermark that applies to a token of this app (and user), or null. */
-export function revokedThrough(status: AccessStatus): number | null {
+export function revokedThrough(status: Pick<AccessStatus, "appTokensRevokedAt" | "userTokensRevokedAt">): number | null {
   const { appTokensRevokedAt: app, userTokensRevokedAt: user } = status;
   if (app === null) return user;
   if (user === null) return app;

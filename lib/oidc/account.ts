@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Account, KoaContextWithOIDC } from "oidc-provider";
 import { env } from "../env";
 import { reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
-import { findAccountRow } from "../queries/accounts";
+import { findAccountRow, type AccountRow } from "../queries/accounts";
 import { verifyUserCredentials } from "../services/users";
 
 /**
@@ -26,14 +26,15 @@ export async function findAccount(_ctx: KoaContextWithOIDC | undefined, id: stri
   return {
     accountId: String(user.id),
     async claims() {
-      return {
-        sub: String(user.id),
-        preferred_username: user.handle,
-        name: user.displayName,
-        ...(absoluteUrl(user.avatarUrl) ? { picture: absoluteUrl(user.avatarUrl) } : {}),
-      };
+      return accountClaims(user);
     },
   };
+}
+
+/** Every claim an account has (oidc-provider filters them by scope; so does lib/oidc/refresh-grant.ts). */
+export function accountClaims(user: AccountRow): { sub: string; preferred_username: string; name: string; picture?: string } {
+  const picture = absoluteUrl(user.avatarUrl);
+  return { sub: String(user.id), preferred_username: user.handle, name: user.displayName, ...(picture ? { picture } : {}) };
 }
 
 export type SignInResult =

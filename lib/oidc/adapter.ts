@@ -29,7 +29,7 @@ function iso(date: Date): string {
  * them as printable ASCII; anything else cannot be stored here, and a NUL byte would make
  * PostgreSQL fail the query (a 500 instead of invalid_grant).
  */
-function isLookupValue(value: unknown): value is string {
+export function isLookupValue(value: unknown): value is string {
   return typeof value === "string" && value.length > 0 && value.length <= 512 && /^[\x21-\x7e]+$/.test(value);
 }
 
@@ -49,6 +49,11 @@ function storableStrings(_key: string, value: unknown): unknown {
  * SHA-256 of the id, with the `jti` left out of the payload, so the table never holds a usable
  * token (tokens are never stored in plain text). `find` puts the jti back from the id it was given.
  */
+/** The row key of a bearer value (lib/oidc/refresh-grant.ts finds refresh tokens by it too). */
+export function bearerRowKey(value: string): string {
+  return `sha256:${createHash("sha256").update(value).digest("base64url")}`;
+}
+
 const SECRET_ID_KINDS = new Set([
   "AuthorizationCode",
   "RefreshToken",
@@ -154,7 +159,7 @@ export class PgAdapter implements Adapter {
   /** The row key for an id: the id itself, or its SHA-256 for bearer-value kinds. */
   private key(id: string): string {
     if (this.kind === "DeviceCode" && id.startsWith(DEVICE_CODE_REF)) return id.slice(DEVICE_CODE_REF.length);
-    return this.hashesIds ? `sha256:${createHash("sha256").update(id).digest("base64url")}` : id;
+    return this.hashesIds ? bearerRowKey(id) : id;
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {

@@ -47,7 +47,13 @@ export function isHttps(): boolean {
   return env().ISSUER.startsWith("https:") || env().APP_URL.startsWith("https:");
 }
 
-const OIDC_SCOPE_NAMES = Object.keys(OIDC_SCOPES);
+export const OIDC_SCOPE_NAMES = Object.keys(OIDC_SCOPES);
+
+/** The claims each OIDC scope releases (oidc-provider `claims`; the refresh fast path filters ID tokens by it too). */
+export const SCOPE_CLAIMS: Record<string, string[]> = {
+  openid: ["sub"],
+  profile: ["name", "preferred_username", "picture"],
+};
 const SUPPORTED_SCOPES = [...OIDC_SCOPE_NAMES, ...SVC_SCOPE_NAMES];
 const augmented = new WeakSet<object>();
 
@@ -80,7 +86,7 @@ async function applyScopeRules(ctx: KoaContextWithOIDC): Promise<void> {
 }
 
 /** Scopes the API (the one resource server) accepts from this client. */
-async function resourceScopesFor(clientId: string): Promise<string[]> {
+export async function resourceScopesFor(clientId: string): Promise<string[]> {
   const app = await findSignInClient(clientId);
   if (!app) return [];
   // Login clients' tokens also list the OIDC scopes they were granted (as Keycloak's do), so the
@@ -163,10 +169,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
     cookies: { keys: input.cookieKeys, long: cookieOptions, short: cookieOptions },
     routes: ROUTES,
     scopes: SUPPORTED_SCOPES,
-    claims: {
-      openid: ["sub"],
-      profile: ["name", "preferred_username", "picture"],
-    },
+    claims: SCOPE_CLAIMS,
     responseTypes: ["code"],
     // SPEC Authentication: API clients use a secret (basic or post), login clients none.
     clientAuthMethods: ["client_secret_basic", "client_secret_post", "none"],

@@ -4,11 +4,13 @@ import { env } from "../env";
 import { applySecurityHeaders } from "../http/security-headers";
 import { logger } from "../logger";
 import { startExpiredModelCleanup } from "./adapter";
-import { accessTokenSigner, isClientCredentialsCandidate, readCandidateBody, tryClientCredentialsGrant } from "./client-credentials";
+import { tryClientCredentialsGrant } from "./client-credentials";
 import { ROUTES } from "./config";
 import { handleInteraction, type InteractionAction } from "./interactions";
 import { listPublishedKeys, keySetFingerprint } from "./keys";
 import { buildProvider, type BuiltProvider } from "./provider";
+import { tryRefreshTokenGrant } from "./refresh-grant";
+import { grantTypeOf, isTokenFormCandidate, readCandidateBody, tokenSigners, type TokenSigners } from "./token-form";
 
 /**
  * The sign-in service as server.ts sees it: requests under the issuer path go to oidc-provider
@@ -24,8 +26,8 @@ export interface OidcService {
 export async function createOidc(): Promise<OidcService> {
   let current: BuiltProvider = await buildProvider();
   let callback = current.provider.callback();
-  // The client-credentials fast path signs with the provider's access-token key (client-credentials.ts).
-  let signer = accessTokenSigner(await listPublishedKeys());
+  // The token endpoint's fast paths sign with the provider's keys (token-form.ts).
+  let signers = tokenSigners(await listPublishedKeys());
 
   // Rotation (rotateSigningKeys, possibly in another process) changes the published key set; a
   // fresh Provider picks it up as soon as the change channel announces it, or at the latest within
@@ -43,7 +45,7 @@ export async function createOidc(): Promise<OidcService> {
         if (keySetFingerprint(keys.map((k) => k.privateJwk)) === current.keysFingerprint) return;
         current = await buildProvider();
         callback = current.provider.callback();
-        signer = accessTokenSigner(keys);
+        signers = tokenSigners(keys);
         logger.info("signing keys changed: sign-in service reloaded");
       })
       .catch((error: unknown) => logger.warn("signing key poll failed", { error: (error as Error).message }))
@@ -68,11 +70,11 @@ export async function createOidc(): Promise<OidcService> {
       (req as IncomingMessage & { originalUrl?: string }).originalUrl = original;
       req.url = original.slice(issuerPath.length) || "/";
       if (!req.url.startsWith("/")) req.url = `/${req.url}`;
-      if (isClientCredentialsCandidate(req, req.url, ROUTES.token)) {
+      if (isTokenFormCandidate(req, req.url, ROUTES.token)) {
         const body = await readCandidateBody(req);
-        // Any failure in the fast path (a database error…) goes to oidc-provider, which answers it
-        // in OAuth form as it always has.
-        if (await tryClientCredentialsGrant(res, body, signer).catch(() => false)) return;
+        // Any failure in a fast path before it answers (a database error…) goes to oidc-provider,
+        // which answers it in OAuth form as it always has.
+        if (await tryFastGrant(res, body, signers).catch(() => false)) return;
         // oidc-provider's body parser uses req.body once the stream has been read.
         (req as IncomingMessage & { body?: Buffer }).body = body;
       }
@@ -92,4 +94,16 @@ export async function createOidc(): Promise<OidcService> {
       stopCleanup();
     },
   };
+}
+
+/** The token endpoint's fast paths (client-credentials.ts, refresh-grant.ts): true when one answered. */
+function tryFastGrant(res: ServerResponse, body: Buffer, signers: TokenSigners): Promise<boolean> {
+  switch (grantTypeOf(body)) {
+    case "client_credentials":
+      return tryClientCredentialsGrant(res, body, signers.accessToken);
+    case "refresh_token":
+      return tryRefreshTokenGrant(res, body, signers);
+    default:
+      return Promise.resolve(false);
+  }
 }

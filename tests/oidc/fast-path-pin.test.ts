@@ -113,3 +113,34 @@ describe("settings the client-credentials fast path mirrors", () => {
     expect(jwt).toEqual({ header: undefined, payload: rest });
   });
 });
+
+/**
+ * Issue 18: the refresh fast path (lib/oidc/refresh-grant.ts) rebuilds oidc-provider's answer to a
+ * refresh grant (lib/actions/grants/refresh_token.js and helpers/grant_common.js of 9.13): these
+ * are the settings it mirrors. tests/oidc/refresh-fast-path.test.ts compares the two answers.
+ */
+describe("settings the refresh fast path mirrors", () => {
+  it("every refresh rotates, and the successor keeps the sign-in's absolute expiry", async () => {
+    const rotate = config.rotateRefreshToken as () => boolean;
+    expect(typeof rotate).toBe("function");
+    expect(rotate()).toBe(true);
+    const ttl = config.ttl!.RefreshToken as (ctx: unknown) => number;
+    expect(ttl({ oidc: { entities: { RotatedRefreshToken: { remainingTTL: 4321 } } } })).toBe(4321);
+    expect(ttl({ oidc: { entities: { RotatedRefreshToken: { remainingTTL: -5 } } } })).toBe(1);
+  });
+
+  it("ID tokens: RS256 for every client, ID_TOKEN_TTL, claims by scope as SCOPE_CLAIMS, no conformIdTokenClaims override", async () => {
+    const { ID_TOKEN_TTL } = await import("../../lib/oidc/keys");
+    const { SCOPE_CLAIMS } = await import("../../lib/oidc/config");
+    expect(config.clientDefaults).toMatchObject({ id_token_signed_response_alg: "RS256" });
+    expect(config.ttl!.IdToken).toBe(ID_TOKEN_TTL);
+    expect(config.claims).toBe(SCOPE_CLAIMS);
+    expect(SCOPE_CLAIMS).toEqual({ openid: ["sub"], profile: ["name", "preferred_username", "picture"] });
+    expect(config).not.toHaveProperty("conformIdTokenClaims");
+  });
+
+  it("the access token of a refresh is for the granted resource, the API", async () => {
+    const indicators = config.features!.resourceIndicators!;
+    expect(await indicators.useGrantedResource!({ oidc: {} } as never, {} as never)).toBe(true);
+  });
+});

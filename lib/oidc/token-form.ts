@@ -1,0 +1,107 @@
+import { createPrivateKey, sign, type KeyObject } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { JWK } from "jose";
+import { readBody } from "../http/body";
+import { sendJson } from "../http/reply";
+import { ACCESS_TOKEN_ALG, type SigningAlg, type StoredSigningKey } from "./keys";
+
+/**
+ * What the token endpoint's fast paths share (lib/oidc/client-credentials.ts, lib/oidc/refresh-grant.ts):
+ * which requests are worth reading, the form they accept, the keys they sign with, and the reply.
+ * Each fast path answers only its exact happy path with what oidc-provider would answer; anything
+ * else goes to oidc-provider untouched, with the body already read.
+ */
+
+/** Bigger bodies are not a plain grant form; oidc-provider reads those itself. */
+const MAX_FAST_BODY_BYTES = 2048;
+
+/**
+ * Headers only: is this worth reading the body for? A plain form POST to the token endpoint without
+ * HTTP authentication (Basic), an Origin (CORS answers differ) or DPoP.
+ */
+export function isTokenFormCandidate(req: IncomingMessage, path: string, tokenPath: string): boolean {
+  if (req.method !== "POST" || path !== tokenPath) return false;
+  const h = req.headers;
+  if (h.authorization !== undefined || h.origin !== undefined || h.dpop !== undefined) return false;
+  const type = (h["content-type"] ?? "").toLowerCase();
+  if (type !== "application/x-www-form-urlencoded" && type !== "application/x-www-form-urlencoded; charset=utf-8") return false;
+  const length = Number(h["content-length"]);
+  return Number.isInteger(length) && length > 0 && length <= MAX_FAST_BODY_BYTES && h["transfer-encoding"] === undefined;
+}
+
+/** The body (the candidate check bounded its declared length). */
+export function readCandidateBody(req: IncomingMessage): Promise<Buffer> {
+  return readBody(req, { limit: MAX_FAST_BODY_BYTES, headers: req.headers });
+}
+
+/** The form's fields when it has exactly `fields`, each once and non-empty, and nothing else; otherwise null. */
+export function parseTokenForm(body: Buffer, fields: ReadonlySet<string>): Map<string, string> | null {
+  const params = new URLSearchParams(body.toString("utf8"));
+  const seen = new Map<string, string>();
+  for (const [key, value] of params) {
+    if (!fields.has(key) || seen.has(key) || value === "") return null;
+    seen.set(key, value);
+  }
+  return seen.size === fields.size ? seen : null;
+}
+
+/** The `grant_type` of a form body (null when absent or repeated), to pick a fast path. */
+export function grantTypeOf(body: Buffer): string | null {
+  const values = new URLSearchParams(body.toString("utf8")).getAll("grant_type");
+  return values.length === 1 ? values[0]! : null;
+}
+
+export interface JwtSigner {
+  kid: string;
+  key: KeyObject;
+  /** base64url of the JOSE header, the same for every token this key signs. */
+  encodedHeader: string;
+}
+
+/**
+ * The key oidc-provider signs with for `alg`: the first published key of that algorithm
+ * (listPublishedKeys orders active keys first, as the provider's keystore does). Access tokens
+ * carry `typ: at+jwt` (RFC 9068); ID tokens no `typ`, as oidc-provider writes them.
+ */
+function signerFor(keys: StoredSigningKey[], alg: SigningAlg, typ?: string): JwtSigner | undefined {
+  const found = keys.find((k) => k.alg === alg && k.retiredAt === null) ?? keys.find((k) => k.alg === alg);
+  if (!found?.privateJwk.kid) return undefined;
+  const header = typ ? { alg, typ, kid: found.privateJwk.kid } : { alg, kid: found.privateJwk.kid };
+  return {
+    kid: found.privateJwk.kid,
+    key: createPrivateKey({ key: found.privateJwk as JWK & { kty: string }, format: "jwk" }),
+    encodedHeader: Buffer.from(JSON.stringify(header)).toString("base64url"),
+  };
+}
+
+export interface TokenSigners {
+  accessToken: JwtSigner | undefined;
+  /** RS256: every client's `id_token_signed_response_alg` (config.ts clientDefaults). */
+  idToken: JwtSigner | undefined;
+}
+
+export function tokenSigners(keys: StoredSigningKey[]): TokenSigners {
+  return { accessToken: signerFor(keys, ACCESS_TOKEN_ALG, "at+jwt"), idToken: signerFor(keys, "RS256") };
+}
+
+/**
+ * A compact JWS of `payload` (claims in the given order). The callback form of crypto.sign runs in
+ * libuv's thread pool, off the event loop; ECDSA signatures in P-1363 (r‖s) form, as JOSE wants.
+ */
+export async function signJwt(signer: JwtSigner, payload: Record<string, unknown>): Promise<string> {
+  const input = `${signer.encodedHeader}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
+  const options = signer.key.asymmetricKeyType === "ec" ? { key: signer.key, dsaEncoding: "ieee-p1363" as const } : signer.key;
+  const signature = await new Promise<Buffer>((resolve, reject) =>
+    sign("sha256", Buffer.from(input), options, (error, result) => (error ? reject(error) : resolve(result))),
+  );
+  return `${input}.${signature.toString("base64url")}`;
+}
+
+/** A 200 token response with the headers oidc-provider's token endpoint sends for a request without Origin. */
+export function sendTokenResponse(res: ServerResponse, json: string): void {
+  sendJson(res, 200, json, {
+    vary: "Origin",
+    "access-control-allow-origin": "*",
+    "access-control-expose-headers": "WWW-Authenticate",
+  });
+}
