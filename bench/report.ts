@@ -137,6 +137,7 @@ export function buildRatiosAndTargets(
   // Issue 18: the whole sign-in against the password hash it must pay, and refresh rotation.
   const flowShare = share("F", "D", "Sign-in flow / baseline D (logins/s vs password checks/s)");
   const refreshShare = share("R", "C", "Refresh grant / baseline C");
+  share("R", "Rp", "Refresh grant, fast path / through oidc-provider (R / Rp)");
   const flow = get("F");
   const perCore = ok(flow) ? flow.load.okRps / cores : null;
   ratios.push({
