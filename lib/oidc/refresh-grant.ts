@@ -131,10 +131,12 @@ export async function tryRefreshTokenGrant(res: ServerResponse, body: Buffer, si
   const accessPayload = { jti: randomBytes(32).toString("base64url"), sub: token.accountId, iat, exp: iat + ACCESS_TOKEN_TTL, scope: atScope, client_id: clientId, iss: ISSUER, aud: api };
   let idPayload: Record<string, unknown> | undefined;
   if (scopes.has("openid")) {
+    // The account's claims that the granted OIDC scopes release (SCOPE_CLAIMS), then the nonce of
+    // the original request, then the registered claims, as oidc-provider's IdToken and JWT helper do.
     const available: Record<string, unknown> = accountClaims(user);
-    idPayload = {};
-    for (const scope of idScope.split(" ")) for (const claim of SCOPE_CLAIMS[scope] ?? []) if (available[claim] !== undefined) idPayload[claim] = available[claim];
-    idPayload = { sub: token.accountId, ...idPayload, ...(isString(token.nonce) ? { nonce: token.nonce } : {}), aud: clientId, exp: iat + ID_TOKEN_TTL, iat, iss: ISSUER };
+    const released: Record<string, unknown> = {};
+    for (const scope of idScope.split(" ")) for (const claim of SCOPE_CLAIMS[scope] ?? []) if (available[claim] !== undefined) released[claim] = available[claim];
+    idPayload = { sub: token.accountId, ...released, ...(isString(token.nonce) ? { nonce: token.nonce } : {}), aud: clientId, exp: iat + ID_TOKEN_TTL, iat, iss: ISSUER };
   }
   const [accessToken, idToken] = await Promise.all([signJwt(atSigner, accessPayload), idPayload ? signJwt(idSigner, idPayload) : undefined]);
 
@@ -147,7 +149,8 @@ export async function tryRefreshTokenGrant(res: ServerResponse, body: Buffer, si
     iat,
     exp: iat + ttl,
     gty,
-    iiat: isNumber(token.iiat) ? token.iiat : token.iat,
+    // oidc-provider's RefreshToken constructor: a token without `iiat` starts the count now.
+    iiat: isNumber(token.iiat) ? token.iiat : iat,
     rotations: isNumber(token.rotations) ? token.rotations + 1 : 1,
   };
   const rotated = await rotateRefreshToken({
