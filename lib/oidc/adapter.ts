@@ -7,7 +7,7 @@ import { byPosition, turnBatched } from "../database/batch";
 import { pool } from "../database/client";
 import { logger } from "../logger";
 import { voidGrantTokensWith } from "../queries/token-revocations";
-import { deleteStalePollCounters } from "../services/throttle";
+import { deleteEndedCounters } from "../services/throttle";
 import { findClientMetadata } from "./clients";
 
 /**
@@ -283,7 +283,7 @@ export async function deleteExpiredOidcModels(now = new Date()): Promise<number>
 /** Periodic clean-up of expired rows; the timer never keeps the process alive. */
 export function startExpiredModelCleanup(intervalMs = 10 * 60_000): () => void {
   const run = () =>
-    Promise.all([deleteExpiredOidcModels(), deleteStalePollCounters()])
+    Promise.all([deleteExpiredOidcModels(), deleteEndedCounters()])
       .then(([count, counters]) => {
         if (count || counters) logger.debug("expired sign-in records removed", { count, counters });
       })

@@ -169,9 +169,17 @@ export async function isPollingTooFast(deviceCodeDigest: string, intervalSeconds
 const DEVICE_POLL_PREFIX = "device:poll:";
 
 /**
- * One polling counter is left per device code; device codes live minutes, so counters an hour old
- * belong to codes that are gone (called by the sign-in service's periodic clean-up).
+ * Counters whose window has ended count nothing any more (the next attempt on the key starts a new
+ * window at 1), yet each would stay in the table for good: one row per (address, account) pair ever
+ * tried, so a spray of made-up names would grow it without bound. The sign-in service's periodic
+ * clean-up (lib/oidc/adapter.ts) deletes them: login and user-code counters a window after theirs
+ * began, polling counters (one per device code, which lives minutes) after an hour.
  */
-export function deleteStalePollCounters(): Promise<number> {
-  return deleteStaleRateLimits(DEVICE_POLL_PREFIX, 60 * 60);
+export async function deleteEndedCounters(): Promise<number> {
+  const counts = await Promise.all([
+    deleteStaleRateLimits("login:", LOGIN_WINDOW_SECONDS),
+    deleteStaleRateLimits("device:ip:", DEVICE_CODE_WINDOW_SECONDS),
+    deleteStaleRateLimits(DEVICE_POLL_PREFIX, 60 * 60),
+  ]);
+  return counts.reduce((sum, n) => sum + n, 0);
 }

@@ -45,18 +45,23 @@ describe("device sign-in throttle", () => {
     expect(await throttle.isPollingTooFast("digest-a", 1)).toBe(false);
   });
 
-  it("removes polling counters older than an hour, and nothing else", async () => {
+  it("removes counters whose window has ended (login and user-code ones after 15 minutes, polling ones after an hour), and nothing else", async () => {
     await query(
       databaseUrl,
       `INSERT INTO "RateLimit" (key, count, "windowStart") VALUES
          ('device:poll:old', 1, (now() AT TIME ZONE 'UTC') - interval '2 hours'),
-         ('device:poll:new', 1, now() AT TIME ZONE 'UTC'),
-         ('login:ip:old', 1, (now() AT TIME ZONE 'UTC') - interval '2 hours')`,
+         ('device:poll:recent', 1, (now() AT TIME ZONE 'UTC') - interval '30 minutes'),
+         ('device:ip:old', 3, (now() AT TIME ZONE 'UTC') - interval '16 minutes'),
+         ('device:ip:recent', 3, (now() AT TIME ZONE 'UTC') - interval '14 minutes'),
+         ('login:ip:old', 1, (now() AT TIME ZONE 'UTC') - interval '16 minutes'),
+         ('login:pair:1.2.3.4|old', 4, (now() AT TIME ZONE 'UTC') - interval '2 hours'),
+         ('login:account:recent', 7, (now() AT TIME ZONE 'UTC') - interval '14 minutes'),
+         ('other:old', 1, (now() AT TIME ZONE 'UTC') - interval '2 hours')`,
     );
-    expect(await throttle.deleteStalePollCounters()).toBe(1);
-    const keys = (await query<{ key: string }>(databaseUrl, `SELECT key FROM "RateLimit" WHERE key LIKE '%:old' OR key LIKE '%:new'`)).map(
-      (r) => r.key,
-    );
-    expect(keys.sort()).toEqual(["device:poll:new", "login:ip:old"]);
+    expect(await throttle.deleteEndedCounters()).toBe(4);
+    const keys = (
+      await query<{ key: string }>(databaseUrl, `SELECT key FROM "RateLimit" WHERE key LIKE '%old' OR key LIKE '%recent'`)
+    ).map((r) => r.key);
+    expect(keys.sort()).toEqual(["device:ip:recent", "device:poll:recent", "login:account:recent", "other:old"]);
   });
 });
