@@ -15,6 +15,7 @@
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import type { LoadJob, LoadResult, LoadScenario } from "./load";
+import { readCpuSeconds, readTreeCpuSeconds } from "./processes";
 import { signIn } from "./tokens";
 
 const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as LoadJob;
@@ -45,6 +46,8 @@ class Tally {
   ackedIds: string[] = [];
   ackedInWarmup = 0;
   warmupRequests = 0;
+  /** Over the measured rounds; null once a reading failed. */
+  serverCpuSeconds: number | null | undefined = undefined;
   latencies: number[] = [];
   measuring = false;
 
@@ -195,6 +198,18 @@ class Tally {
     ];
   }
 
+  /** CPU seconds of the scenario's app process so far (undefined: none given, or unreadable). */
+  async serverCpu(): Promise<number | undefined> {
+    const cpu = this.scenario.cpu;
+    if (!cpu) return undefined;
+    return cpu.tree ? (await readTreeCpuSeconds(cpu.pid))?.total : readCpuSeconds(cpu.pid);
+  }
+
+  /** Adds one measured round's CPU; a round that could not be read voids the total. */
+  chargeCpu(before: number | undefined, after: number | undefined): void {
+    this.serverCpuSeconds = before === undefined || after === undefined || this.serverCpuSeconds === null ? null : (this.serverCpuSeconds ?? 0) + after - before;
+  }
+
   async run(duration: number, measured: boolean): Promise<void> {
     const s = this.scenario;
     if (s.mode === "flow") return this.runFlows(duration, measured);
@@ -245,6 +260,7 @@ class Tally {
       latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1]! : 0, mean },
       statusCounts: this.statusCounts,
       warmupRequests: this.warmupRequests,
+      ...(typeof this.serverCpuSeconds === "number" ? { serverCpuSeconds: this.serverCpuSeconds } : {}),
       ...(Object.keys(this.samples).length ? { samples: this.samples } : {}),
       ...(this.scenario.collect ? { ackedIds: this.ackedIds, ackedInWarmup: this.ackedInWarmup } : {}),
     };
@@ -259,8 +275,10 @@ async function main(): Promise<void> {
   for (const t of tallies) await pause(t);
   for (let r = 0; r < rounds; r++) {
     for (const t of tallies) {
+      const before = await t.serverCpu();
       await t.run(t.scenario.duration / rounds, true);
       await pause(t);
+      t.chargeCpu(before, await t.serverCpu());
     }
   }
   process.stdout.write(`${JSON.stringify(tallies.map((t) => t.result()))}\n`);

@@ -39,6 +39,12 @@ export interface LoadScenario {
    * scenario's round.
    */
   settle?: number;
+  /**
+   * The app process this scenario's requests go to: its CPU (user + system, from /proc; `tree`: a
+   * cluster primary and its workers together) is read around each measured round and its pause, so
+   * a case's CPU per request is its own even when several cases of a group hit one process.
+   */
+  cpu?: { pid: number; tree?: boolean };
   /** Mode `flow`: who signs in, where. */
   flow?: {
     discovery: Discovery;
@@ -68,6 +74,8 @@ export interface LoadResult {
   okRps: number;
   latency: { p50: number; p90: number; p99: number; max: number; mean: number };
   statusCounts: Record<string, number>;
+  /** CPU seconds of `scenario.cpu`'s process over this scenario's measured rounds (and their pauses). */
+  serverCpuSeconds?: number;
   /** Requests sent during the warm-up (not in the figures above). */
   warmupRequests?: number;
   /** First response body per non-2xx status (truncated). */

@@ -994,6 +994,11 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
         if (tree) workersCpu.push(tree.byPid);
         return tree?.total;
       };
+      // Each app case's own CPU: read around its rounds by the load generator (bench/load-worker.ts).
+      for (const { spec, prepared } of ready) {
+        const target = processes.find((p) => p.key === processOf(spec));
+        if (spec.app && target?.pid) prepared.scenario.cpu = { pid: target.pid, tree: target.key === "workers" };
+      }
       const cpuBefore = await Promise.all(processes.map(readCpu));
       let loads: LoadResult[];
       try {
@@ -1026,7 +1031,9 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
         const note = [prepared.note, finished, spec.workers ? workersNote : undefined].filter(Boolean).join("; ") || undefined;
         const { ackedIds: _dropped, ...kept } = load;
         const result: CaseResult = { id: spec.id, name: spec.name, status: "ok", load: kept, ...(note ? { note } : {}) };
-        const caseCpu = cpuPerRequest.get(processOf(spec));
+        // Its own rounds' CPU per measured request; the group's figure for its process otherwise.
+        const caseCpu =
+          load.serverCpuSeconds !== undefined && load.requests > 0 ? (load.serverCpuSeconds * 1000) / load.requests : cpuPerRequest.get(processOf(spec));
         if (spec.app) {
           if (processOf(spec) === "main") result.peakRssMb = ctx.sampler?.peakOf(phase);
           if (caseCpu !== undefined) result.serverCpuMsPerRequest = caseCpu;
