@@ -44,16 +44,16 @@ function storableStrings(_key: string, value: unknown): unknown {
     : value;
 }
 
-/**
- * Kinds whose id IS the bearer value (an authorization code, a refresh token…): stored under the
- * SHA-256 of the id, with the `jti` left out of the payload, so the table never holds a usable
- * token (tokens are never stored in plain text). `find` puts the jti back from the id it was given.
- */
 /** The row key of a bearer value (lib/oidc/refresh-grant.ts finds refresh tokens by it too). */
 export function bearerRowKey(value: string): string {
   return `sha256:${createHash("sha256").update(value).digest("base64url")}`;
 }
 
+/**
+ * Kinds whose id IS the bearer value (an authorization code, a refresh token…): stored under the
+ * SHA-256 of the id, with the `jti` left out of the payload, so the table never holds a usable
+ * token (tokens are never stored in plain text). `find` puts the jti back from the id it was given.
+ */
 const SECRET_ID_KINDS = new Set([
   "AuthorizationCode",
   "RefreshToken",

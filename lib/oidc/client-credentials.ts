@@ -1,11 +1,10 @@
-import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { env } from "../env";
 import { verifyClientCredentials } from "../services/app-secrets";
 import { usageMeter } from "../services/usage-meter";
 import { waitPastRevocation } from "./access-tokens";
 import { findSignInClient } from "./clients";
-import { parseTokenForm, sendTokenResponse, signJwt, type JwtSigner } from "./token-form";
+import { accessTokenClaims, hasExactly, sendTokenResponse, signJwt, type JwtSigner } from "./token-form";
 
 /**
  * A fast path for the commonest token request: an API client's client-credentials grant with its
@@ -25,25 +24,24 @@ import { parseTokenForm, sendTokenResponse, signJwt, type JwtSigner } from "./to
 
 const FIELDS = new Set(["grant_type", "client_id", "client_secret"]);
 
-/** The id and secret of a plain client-credentials form; otherwise null. */
-function parseForm(body: Buffer): { clientId: string; clientSecret: string } | null {
-  const form = parseTokenForm(body, FIELDS);
-  if (!form || form.get("grant_type") !== "client_credentials") return null;
+/** The id and secret of a plain client-credentials form (lib/oidc/token-form.ts parseTokenForm); otherwise null. */
+function parseForm(form: ReadonlyMap<string, string>): { clientId: string; clientSecret: string } | null {
+  if (!hasExactly(form, FIELDS) || form.get("grant_type") !== "client_credentials") return null;
   return { clientId: form.get("client_id")!, clientSecret: form.get("client_secret")! };
 }
 
 /**
  * Answers the request and returns true, or returns false having written nothing (the caller then
- * hands the request, with `body`, to oidc-provider).
+ * hands the request, with its body, to oidc-provider).
  */
 export async function tryClientCredentialsGrant(
   res: ServerResponse,
-  body: Buffer,
+  fields: ReadonlyMap<string, string>,
   signer: JwtSigner | undefined,
 ): Promise<boolean> {
   const startedMs = performance.now();
   if (!signer) return false;
-  const form = parseForm(body);
+  const form = parseForm(fields);
   if (!form) return false;
   const client = await findSignInClient(form.clientId);
   if (!client || client.type !== "api") return false;
@@ -54,11 +52,9 @@ export async function tryClientCredentialsGrant(
   // As config.ts stampAfterRevocation: never mint a token that a watermark of this second voids.
   await waitPastRevocation(verified.tokensRevokedAt);
 
-  const { ISSUER, API_URL, ACCESS_TOKEN_TTL } = env();
-  const iat = Math.floor(Date.now() / 1000);
+  const { ACCESS_TOKEN_TTL } = env();
   const scope = client.svcScopes.length ? client.svcScopes.join(" ") : undefined;
-  // Claim order as oidc-provider writes them (jti, iat, exp, scope, client_id, iss, aud).
-  const payload = { jti: randomBytes(32).toString("base64url"), iat, exp: iat + ACCESS_TOKEN_TTL, scope, client_id: client.clientId, iss: ISSUER, aud: API_URL };
+  const payload = accessTokenClaims({ iat: Math.floor(Date.now() / 1000), scope, clientId: client.clientId });
   const json = JSON.stringify({
     access_token: await signJwt(signer, payload),
     expires_in: ACCESS_TOKEN_TTL,

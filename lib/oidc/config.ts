@@ -47,7 +47,7 @@ export function isHttps(): boolean {
   return env().ISSUER.startsWith("https:") || env().APP_URL.startsWith("https:");
 }
 
-export const OIDC_SCOPE_NAMES = Object.keys(OIDC_SCOPES);
+const OIDC_SCOPE_NAMES = Object.keys(OIDC_SCOPES);
 
 /** The claims each OIDC scope releases (oidc-provider `claims`; the refresh fast path filters ID tokens by it too). */
 export const SCOPE_CLAIMS: Record<string, string[]> = {

@@ -10,7 +10,7 @@ import { handleInteraction, type InteractionAction } from "./interactions";
 import { listPublishedKeys, keySetFingerprint } from "./keys";
 import { buildProvider, type BuiltProvider } from "./provider";
 import { tryRefreshTokenGrant } from "./refresh-grant";
-import { grantTypeOf, isTokenFormCandidate, readCandidateBody, tokenSigners, type TokenSigners } from "./token-form";
+import { isTokenFormCandidate, parseTokenForm, readCandidateBody, tokenSigners, type TokenSigners } from "./token-form";
 
 /**
  * The sign-in service as server.ts sees it: requests under the issuer path go to oidc-provider
@@ -98,11 +98,12 @@ export async function createOidc(): Promise<OidcService> {
 
 /** The token endpoint's fast paths (client-credentials.ts, refresh-grant.ts): true when one answered. */
 function tryFastGrant(res: ServerResponse, body: Buffer, signers: TokenSigners): Promise<boolean> {
-  switch (grantTypeOf(body)) {
+  const form = parseTokenForm(body);
+  switch (form?.get("grant_type")) {
     case "client_credentials":
-      return tryClientCredentialsGrant(res, body, signers.accessToken);
+      return tryClientCredentialsGrant(res, form!, signers.accessToken);
     case "refresh_token":
-      return tryRefreshTokenGrant(res, body, signers);
+      return tryRefreshTokenGrant(res, form!, signers);
     default:
       return Promise.resolve(false);
   }

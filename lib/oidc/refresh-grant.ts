@@ -11,7 +11,7 @@ import { bearerRowKey, isLookupValue } from "./adapter";
 import { apiResource, findSignInClient } from "./clients";
 import { resourceScopesFor, SCOPE_CLAIMS } from "./config";
 import { ID_TOKEN_TTL } from "./keys";
-import { parseTokenForm, sendTokenResponse, signJwt, type TokenSigners } from "./token-form";
+import { accessTokenClaims, hasExactly, sendTokenResponse, signJwt, type TokenSigners } from "./token-form";
 
 /**
  * Issue 18: a fast path for a login client's refresh grant (SPEC Authentication, login client step
@@ -96,20 +96,20 @@ function filterScope(granted: unknown, allowed: (scope: string) => boolean): str
 
 /**
  * Answers the request and returns true, or returns false having written nothing (the caller then
- * hands the request, with `body`, to oidc-provider).
+ * hands the request, with its body, to oidc-provider).
  */
-export async function tryRefreshTokenGrant(res: ServerResponse, body: Buffer, signers: TokenSigners): Promise<boolean> {
+export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMap<string, string>, signers: TokenSigners): Promise<boolean> {
   const startedMs = performance.now();
   const { accessToken: atSigner, idToken: idSigner } = signers;
   if (!atSigner || !idSigner) return false;
-  const form = parseTokenForm(body, FIELDS);
-  if (!form || form.get("grant_type") !== "refresh_token") return false;
+  if (!hasExactly(form, FIELDS) || form.get("grant_type") !== "refresh_token") return false;
   const clientId = form.get("client_id")!;
   const presented = form.get("refresh_token")!;
   if (!isLookupValue(presented)) return false;
   const client = await findSignInClient(clientId);
   if (!client || client.type !== "login") return false;
-  const state = await findRefreshGrantState(bearerRowKey(presented));
+  const presentedKey = bearerRowKey(presented);
+  const state = await findRefreshGrantState(presentedKey);
   const checked = checkState(state, clientId, Math.floor(Date.now() / 1000));
   if (!checked) return false;
   const { token, grant, user } = checked;
@@ -127,8 +127,7 @@ export async function tryRefreshTokenGrant(res: ServerResponse, body: Buffer, si
   const nowMs = Date.now();
   const iat = Math.floor(nowMs / 1000);
 
-  // Claim order as oidc-provider writes them.
-  const accessPayload = { jti: randomBytes(32).toString("base64url"), sub: token.accountId, iat, exp: iat + ACCESS_TOKEN_TTL, scope: atScope, client_id: clientId, iss: ISSUER, aud: api };
+  const accessPayload = accessTokenClaims({ sub: token.accountId, iat, scope: atScope, clientId });
   let idPayload: Record<string, unknown> | undefined;
   if (scopes.has("openid")) {
     // The account's claims that the granted OIDC scopes release (SCOPE_CLAIMS), then the nonce of
@@ -154,7 +153,7 @@ export async function tryRefreshTokenGrant(res: ServerResponse, body: Buffer, si
     rotations: isNumber(token.rotations) ? token.rotations + 1 : 1,
   };
   const rotated = await rotateRefreshToken({
-    oldKey: bearerRowKey(presented),
+    oldKey: presentedKey,
     newKey: bearerRowKey(successor),
     payload: JSON.stringify(stored),
     grantId: token.grantId,

@@ -1,6 +1,7 @@
-import { createPrivateKey, sign, type KeyObject } from "node:crypto";
+import { createPrivateKey, randomBytes, sign, type KeyObject } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JWK } from "jose";
+import { env } from "../env";
 import { readBody } from "../http/body";
 import { sendJson } from "../http/reply";
 import { ACCESS_TOKEN_ALG, type SigningAlg, type StoredSigningKey } from "./keys";
@@ -34,21 +35,40 @@ export function readCandidateBody(req: IncomingMessage): Promise<Buffer> {
   return readBody(req, { limit: MAX_FAST_BODY_BYTES, headers: req.headers });
 }
 
-/** The form's fields when it has exactly `fields`, each once and non-empty, and nothing else; otherwise null. */
-export function parseTokenForm(body: Buffer, fields: ReadonlySet<string>): Map<string, string> | null {
-  const params = new URLSearchParams(body.toString("utf8"));
+/**
+ * The body's fields, once for both fast paths (index.ts picks one by `grant_type`), or null unless
+ * every field is present once and non-empty, and nothing else is sent.
+ */
+export function parseTokenForm(body: Buffer): Map<string, string> | null {
   const seen = new Map<string, string>();
-  for (const [key, value] of params) {
-    if (!fields.has(key) || seen.has(key) || value === "") return null;
+  for (const [key, value] of new URLSearchParams(body.toString("utf8"))) {
+    if (seen.has(key) || value === "") return null;
     seen.set(key, value);
   }
-  return seen.size === fields.size ? seen : null;
+  return seen;
 }
 
-/** The `grant_type` of a form body (null when absent or repeated), to pick a fast path. */
-export function grantTypeOf(body: Buffer): string | null {
-  const values = new URLSearchParams(body.toString("utf8")).getAll("grant_type");
-  return values.length === 1 ? values[0]! : null;
+/** True when the form has exactly `fields` (parseTokenForm already refused repeats and empties). */
+export function hasExactly(form: ReadonlyMap<string, string>, fields: ReadonlySet<string>): boolean {
+  return form.size === fields.size && [...form.keys()].every((key) => fields.has(key));
+}
+
+/**
+ * An RFC 9068 access token's claims for the API, in the order oidc-provider writes them (jti, sub,
+ * iat, exp, scope, client_id, iss, aud); `sub` only on user-delegated tokens (SPEC).
+ */
+export function accessTokenClaims(input: { sub?: string; iat: number; scope: string | undefined; clientId: string }): Record<string, unknown> {
+  const { ISSUER, API_URL, ACCESS_TOKEN_TTL } = env();
+  return {
+    jti: randomBytes(32).toString("base64url"),
+    ...(input.sub !== undefined ? { sub: input.sub } : {}),
+    iat: input.iat,
+    exp: input.iat + ACCESS_TOKEN_TTL,
+    scope: input.scope,
+    client_id: input.clientId,
+    iss: ISSUER,
+    aud: API_URL,
+  };
 }
 
 export interface JwtSigner {
