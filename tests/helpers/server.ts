@@ -99,7 +99,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     if (buffered) logs.push(buffered);
     buffered = "";
   });
-  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+  // At most 5 s after the exit, though: a pipe held open by a process it left behind must not hang a test.
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      const late = setTimeout(() => resolve(code), 5_000);
+      child.once("close", () => {
+        clearTimeout(late);
+        resolve(code);
+      });
+    }),
+  );
   const issuer = env.ISSUER ?? `${url}/realms/platform`;
   return {
     url,
