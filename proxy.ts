@@ -4,7 +4,7 @@ import { securityHeaders } from "./lib/http/security-headers";
 
 /**
  * Security headers on every page, and a cheap redirect to sign-in for portal pages without a session
- * cookie (STYLE: proxy.ts is never the only auth check; lib/session.ts checks for real).
+ * cookie (STYLE: proxy.ts is never the only auth check; lib/portal/session.ts checks for real).
  *
  * CSP: scripts need this request's nonce (Next adds it to its own scripts, 'strict-dynamic' lets
  * them load their chunks); styles need 'unsafe-inline' (React style attributes, sonner, the API

@@ -1,4 +1,4 @@
-import { expect, test, type Page, type Response } from "@playwright/test";
+import { expect, test, type Page, type Request, type Response } from "@playwright/test";
 import { createTestApp, createTestUser, pkcePair } from "../tests/helpers/oidc";
 import { CALLBACK, newContext, server, signIn } from "./support";
 
@@ -37,22 +37,41 @@ interface Measured {
   entries: { path: string; transferred: number; decoded: number }[];
 }
 
-/** Collects every script response of `page` from now on. */
+/**
+ * Collects every script response of `page` from now on. Each body is read as it arrives (a body
+ * read later may be gone after a navigation); a script that fails to load (no response, a 4xx or
+ * 5xx, or a body that cannot be read) fails the measurement instead of counting as 0 bytes (issue 24).
+ */
 function recordScripts(page: Page): { stop(): Promise<Measured> } {
-  const responses: Response[] = [];
+  const seen: Promise<{ path: string; transferred: number; decoded: number }>[] = [];
+  const failures: string[] = [];
   const onResponse = (response: Response) => {
-    if (response.request().resourceType() === "script") responses.push(response);
+    if (response.request().resourceType() !== "script") return;
+    const path = new URL(response.url()).pathname;
+    seen.push(
+      (async () => {
+        if (!response.ok()) throw new Error(`script ${path} answered ${response.status()}`);
+        const body = await response.body().catch((error: unknown) => {
+          throw new Error(`script ${path}: body unreadable (${error instanceof Error ? error.message : String(error)})`);
+        });
+        const sizes = await response.request().sizes();
+        return { path, transferred: sizes.responseBodySize, decoded: body.length };
+      })(),
+    );
+  };
+  const onRequestFailed = (request: Request) => {
+    if (request.resourceType() === "script") failures.push(`script ${request.url()} failed: ${request.failure()?.errorText ?? "unknown"}`);
   };
   page.on("response", onResponse);
+  page.on("requestfailed", onRequestFailed);
   return {
     async stop() {
       page.off("response", onResponse);
-      const entries = [];
-      for (const response of responses) {
-        const sizes = await response.request().sizes();
-        const decoded = (await response.body().catch(() => Buffer.alloc(0))).length;
-        entries.push({ path: new URL(response.url()).pathname, transferred: sizes.responseBodySize, decoded });
-      }
+      page.off("requestfailed", onRequestFailed);
+      const settled = await Promise.allSettled(seen);
+      for (const s of settled) if (s.status === "rejected") failures.push(s.reason instanceof Error ? s.reason.message : String(s.reason));
+      expect(failures, "every script the page loads arrives whole").toEqual([]);
+      const entries = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
       return {
         transferred: entries.reduce((sum, e) => sum + e.transferred, 0),
         decoded: entries.reduce((sum, e) => sum + e.decoded, 0),

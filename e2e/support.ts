@@ -265,12 +265,18 @@ function measureLayout(): Measured {
  * whole visit: no console error, no failed request (a missing favicon counts), and the document's
  * status is `status` (default: below 400; "4xx": any client error). Writes a full-page screenshot per width to
  * test-results/screenshots/sweep-<name>-<width>.png.
+ *
+ * Any console error or uncaught exception fails the page (the one exemption: the "Failed to load
+ * resource" line Chromium logs for a document that answers the 4xx it is expected to). After the
+ * checks, `again` (default: `open`) visits the page a second time, watching only the console and
+ * the requests: an intermittent defect, such as a hydration mismatch that shows only when the
+ * server's and the browser's clocks straddle a boundary (React #418, issue 24), gets two chances.
  */
 export async function checkLayout(
   page: Page,
   name: string,
   open: (page: Page) => Promise<unknown>,
-  options: { status?: number | "4xx" } = {},
+  options: { status?: number | "4xx"; again?: (page: Page) => Promise<unknown> } = {},
 ): Promise<LayoutProblem[]> {
   const problems: LayoutProblem[] = [];
   const consoleErrors: string[] = [];
@@ -279,7 +285,7 @@ export async function checkLayout(
   const onConsole = (message: import("@playwright/test").ConsoleMessage) => {
     if (message.type() !== "error") return;
     // The document's own 4xx (a 404 page) is checked by its status below, not here.
-    const own = documents.some((d) => d.status >= 400 && d.url === message.location().url);
+    const own = options.status !== undefined && documents.some((d) => d.status >= 400 && d.url === message.location().url);
     if (!own || !message.text().startsWith("Failed to load resource")) consoleErrors.push(`${message.text()} (${message.location().url})`);
   };
   const onPageError = (error: Error) => consoleErrors.push(`uncaught: ${error.message}`);
@@ -333,6 +339,9 @@ export async function checkLayout(
       }
       await page.screenshot({ path: path.join(SHOTS, `sweep-${name}-${width}.png`), fullPage: true });
     }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await (options.again ?? open)(page);
+    await page.waitForLoadState("networkidle", { timeout: 10_000 }).catch(() => undefined);
   } finally {
     page.off("console", onConsole);
     page.off("pageerror", onPageError);

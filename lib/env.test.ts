@@ -24,6 +24,12 @@ describe("parseEnv", () => {
     expect(parseEnv({}).DATABASE_POOL_SIZE).toBe(20);
   });
 
+  it("METRICS_TOKEN: unset by default (no /metrics); a short one is refused, naming it", () => {
+    expect(parseEnv({}).METRICS_TOKEN).toBeUndefined();
+    expect(parseEnv({ METRICS_TOKEN: "x".repeat(32) }).METRICS_TOKEN).toBe("x".repeat(32));
+    expect(() => parseEnv({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
+  });
+
   it("derives the issuer from APP_URL and drops trailing slashes", () => {
     const env = parseEnv({ APP_URL: "https://dev.example.com/" });
     expect(env.APP_URL).toBe("https://dev.example.com");

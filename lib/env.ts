@@ -81,6 +81,12 @@ const rawSchema = z.object({
   USAGE_FLUSH_MS: z.coerce.number().int().min(50).max(600_000).default(5000),
   /** How often each process runs the usage rollup and retention job, in seconds. */
   USAGE_RETENTION_SECONDS: seconds(600),
+  /**
+   * Issue 24: the bearer token of `GET /metrics` (lib/metrics.ts, Prometheus text). Unset (the
+   * default): the endpoint does not exist (404). At least 32 characters: it guards counters that
+   * tell how traffic flows.
+   */
+  METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
 });
 
 export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY"> & {

@@ -6,7 +6,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 /**
  * `npm run sdk:generate`: the SDK's endpoint types (sdk/src/generated/openapi.ts), generated with
  * openapi-typescript from the very document GET /api/v1/openapi.json serves (lib/api/openapi.ts). Run
- * it after changing a route or schema and commit the result; tests/sdk/generated-types.test.ts fails
+ * it after changing a route or schema and commit the result; tests/sdk/package.test.ts fails
  * while the committed file is stale. `--check` exits 1 instead of writing when it is stale.
  *
  * Deterministic: the document is built with a fixed APP_URL (it names the server and token URLs),

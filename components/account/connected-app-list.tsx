@@ -5,15 +5,17 @@ import { describeScope } from "@/lib/scopes";
 import type { ConnectedApp } from "@/lib/schemas/connected-apps";
 import { RevokeAppButton } from "./revoke-app-button";
 
-/** The apps a person authorized, each with what it may do and a way to take it back. */
+/** The apps a person authorized, each with what it may do and a way to take it back; `now` is the page's clock (TimeAgo). */
 export function ConnectedAppList({
   apps,
   handle,
   forSomeoneElse,
+  now,
 }: {
   apps: ConnectedApp[];
   handle: string;
   forSomeoneElse: boolean;
+  now: Date;
 }) {
   if (apps.length === 0) {
     return (
@@ -47,7 +49,7 @@ export function ConnectedAppList({
                 ))}
               </ul>
               <p className="mt-4 text-xs text-slate-600">
-                Authorized <TimeAgo date={app.authorizedAt} /> · {app.lastUsedAt ? <>Last used <TimeAgo date={app.lastUsedAt} /></> : "Not used yet"}
+                Authorized <TimeAgo date={app.authorizedAt} now={now} /> · {app.lastUsedAt ? <>Last used <TimeAgo date={app.lastUsedAt} now={now} /></> : "Not used yet"}
               </p>
             </div>
             <div className="shrink-0">

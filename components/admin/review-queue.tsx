@@ -38,7 +38,7 @@ const canApprove = (app: AppView) => !app.firstParty && (app.status === "pending
  * type, scopes, redirect hosts, owner, age, a resubmission and the reason it answers), details on
  * demand, and bulk approval of the selected rows with one confirmation and an undo.
  */
-export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus: boolean }) {
+export function ReviewQueue({ apps, showStatus, now }: { apps: AppView[]; showStatus: boolean; now: Date }) {
   const router = useRouter();
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [confirming, setConfirming] = useState(false);
@@ -158,12 +158,12 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                       {showStatus ? <AppStatusBadge status={app.status} /> : null}
                       {app.pendingChange ? (
                         <Badge tone="amber">
-                          <Icon name="pencil" className="size-3" /> Changes waiting <TimeAgo date={app.pendingChange.requestedAt} />
+                          <Icon name="pencil" className="size-3" /> Changes waiting <TimeAgo date={app.pendingChange.requestedAt} now={now} />
                         </Badge>
                       ) : null}
                       {app.resubmittedAt ? (
                         <Badge tone="sky">
-                          <Icon name="refresh" className="size-3" /> Resubmitted <TimeAgo date={app.resubmittedAt} />
+                          <Icon name="refresh" className="size-3" /> Resubmitted <TimeAgo date={app.resubmittedAt} now={now} />
                         </Badge>
                       ) : null}
                     </div>
@@ -250,7 +250,7 @@ export function ReviewQueue({ apps, showStatus }: { apps: AppView[]; showStatus:
                   </td>
                   <td className="text-slate-700 lg:py-4 lg:pr-4">
                     <span className="lg:hidden">Submitted </span>
-                    <TimeAgo date={app.createdAt} />
+                    <TimeAgo date={app.createdAt} now={now} />
                   </td>
                   <td className="lg:py-4 lg:pr-5">
                     {app.firstParty ? (

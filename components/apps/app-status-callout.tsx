@@ -5,22 +5,25 @@ import type { AppView } from "@/lib/schemas/apps";
 /**
  * What the app's status means, with the admin's reason for a rejection or suspension: for its owner,
  * or for an admin reviewing someone else's app (`viewer`). `secretShownAbove`: this page load just
- * revealed the first client secret in the banner above (NewSecretBanner).
+ * revealed the first client secret in the banner above (NewSecretBanner). `now`: the page's one
+ * reading of the clock (TimeAgo).
  */
 export function AppStatusCallout({
   app,
   viewer = "owner",
   secretShownAbove = false,
+  now,
 }: {
   app: AppView;
   viewer?: "owner" | "admin";
   secretShownAbove?: boolean;
+  now: Date;
 }) {
   const isOwner = viewer === "owner";
   const reviewed = app.reviewedAt ? (
     <>
       {" "}
-      Reviewed <TimeAgo date={app.reviewedAt} />.
+      Reviewed <TimeAgo date={app.reviewedAt} now={now} />.
     </>
   ) : null;
   switch (app.status) {

@@ -2,7 +2,7 @@ import { AppError } from "../errors";
 import { checkAccessToken } from "../oidc/access-tokens";
 import { effectiveQuota } from "../schemas/rate-limits";
 import type { SvcScope } from "../scopes";
-import type { ApiRequest } from "./http";
+import type { ApiRequest } from "./request-reply";
 
 /**
  * Bearer authentication for the API (SPEC.md "Calling the API"). The order of checks is fixed,
@@ -64,7 +64,7 @@ export async function identify(request: ApiRequest, requirement: AuthRequirement
     throw error;
   }
   const { claims, userId, userDisabled } = checked;
-  // Issue 16: from here on the request belongs to this app (lib/api/http.ts ApiRequest): usage
+  // Issue 16: from here on the request belongs to this app (lib/api/request-reply.ts ApiRequest): usage
   // metering reads it after the reply, so a 403 or a 429 of the quota still counts for the app.
   request.clientId = claims.clientId;
   request.userId = userId;

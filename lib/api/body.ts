@@ -1,6 +1,6 @@
 import { AppError } from "../errors";
 import { BodyError, isDeclaredTooLarge, mediaType } from "../http/body";
-import type { ApiRequest } from "./http";
+import type { ApiRequest } from "./request-reply";
 
 /**
  * JSON request bodies of the API (PRODUCT.md: over 64 KiB ⇒ 413; SPEC Errors: 413 keeps

@@ -2,7 +2,7 @@ import { INTERNAL_ERROR_MESSAGE } from "../http/reply";
 import { ZodError } from "zod";
 import { AppError, isAppError } from "../errors";
 import { logger } from "../logger";
-import { jsonReply, type ApiReply } from "./http";
+import { jsonReply, type ApiReply } from "./request-reply";
 
 /**
  * The one place an error becomes a response (STYLE: Errors): AppError → its code, status, extra

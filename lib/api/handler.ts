@@ -7,7 +7,7 @@ import { admitApiRequest, type QuotaState } from "../services/api-quota";
 import { authorize, identify, type ApiCaller, type AuthRequirement, type UserCaller } from "./auth";
 import { assertDeclaredLength, readJsonBody } from "./body";
 import { InputError } from "./errors";
-import { jsonReply, type ApiReply, type ApiRequest } from "./http";
+import { jsonReply, type ApiReply, type ApiRequest } from "./request-reply";
 import { rateLimitHeaders } from "./rate-limit-headers";
 
 /**

@@ -1,5 +1,5 @@
 import { usageMeter, type UsageMeter } from "../services/usage-meter";
-import type { ApiReply, ApiRequest } from "./http";
+import type { ApiReply, ApiRequest } from "./request-reply";
 
 /**
  * Issue 16: the API's one hook into usage metering, called by lib/api/router.ts after every

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readBody } from "../http/body";
 import { sendRaw } from "../http/reply";
-import type { ApiRequest } from "./http";
+import type { ApiRequest } from "./request-reply";
 import { dispatchApiRequest } from "./router";
 
 /**

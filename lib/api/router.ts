@@ -3,7 +3,7 @@ import { AppError } from "../errors";
 import { readBody } from "../http/body";
 import type { ReplyExtras, Route } from "./handler";
 import { toErrorReply } from "./errors";
-import { jsonReply, PREFLIGHT_HEADERS, type ApiReply, type ApiRequest } from "./http";
+import { jsonReply, PREFLIGHT_HEADERS, type ApiReply, type ApiRequest } from "./request-reply";
 import { meterApiRequest } from "./metering";
 import { API_ROUTES } from "./routes";
 

@@ -3,6 +3,7 @@ import { onChange } from "../database/changes";
 import { env } from "../env";
 import { applySecurityHeaders } from "../http/security-headers";
 import { logger } from "../logger";
+import { countTokenRequest } from "../metrics";
 import { startExpiredModelCleanup } from "./adapter";
 import { tryClientCredentialsGrant } from "./client-credentials";
 import { ROUTES } from "./config";
@@ -78,6 +79,7 @@ export async function createOidc(): Promise<OidcService> {
         // oidc-provider's body parser uses req.body once the stream has been read.
         (req as IncomingMessage & { body?: Buffer }).body = body;
       }
+      if (req.method === "POST" && req.url.split("?")[0] === ROUTES.token) countTokenRequest("oidc_provider");
       applySecurityHeaders(res);
       await new Promise<void>((resolve) => {
         res.once("close", resolve);
@@ -96,14 +98,21 @@ export async function createOidc(): Promise<OidcService> {
   };
 }
 
+/** Counts `path` (lib/metrics.ts) once `answered` says the fast path wrote the reply. */
+async function counted(path: "client_credentials_fast" | "refresh_fast", answered: Promise<boolean>): Promise<boolean> {
+  const done = await answered;
+  if (done) countTokenRequest(path);
+  return done;
+}
+
 /** The token endpoint's fast paths (client-credentials.ts, refresh-grant.ts): true when one answered. */
 function tryFastGrant(res: ServerResponse, body: Buffer, signers: TokenSigners): Promise<boolean> {
   const form = parseTokenForm(body);
   switch (form?.get("grant_type")) {
     case "client_credentials":
-      return tryClientCredentialsGrant(res, form!, signers.accessToken);
+      return counted("client_credentials_fast", tryClientCredentialsGrant(res, form!, signers.accessToken));
     case "refresh_token":
-      return tryRefreshTokenGrant(res, form!, signers);
+      return counted("refresh_fast", tryRefreshTokenGrant(res, form!, signers));
     default:
       return Promise.resolve(false);
   }

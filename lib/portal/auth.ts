@@ -11,7 +11,7 @@ import { getNextAuthSecret } from "../services/settings";
  *
  * The portal keeps only who signed in (the user id from `sub`) and the ID token (for
  * `id_token_hint` at sign-out) in its encrypted session cookie. Role, disabled and muted flags are
- * read from the database on every request by lib/session.ts, so an admin demotion or a disabled
+ * read from the database on every request by lib/portal/session.ts, so an admin demotion or a disabled
  * account takes effect at once.
  */
 

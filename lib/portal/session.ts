@@ -11,7 +11,7 @@ import { recordAudit } from "../services/audit";
 import { findUserById } from "../services/users";
 
 /**
- * Who is signed in to the portal, checked on the server (STYLE: lib/session.ts). The next-auth
+ * Who is signed in to the portal, checked on the server (STYLE: Layout, lib/portal). The next-auth
  * cookie only says which user signed in; the role and the disabled flag are read from the database
  * on every request, so pages and server actions never trust anything the browser holds.
  */

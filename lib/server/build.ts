@@ -7,7 +7,7 @@ import path from "node:path";
  * `npm start` builds first when there is no production build, or when the sources changed since
  * the last one (a fingerprint of the sources' paths, sizes and mtimes).
  */
-const SOURCE_ROOTS = ["app", "pages", "components", "lib", "public", "proxy.ts", "next.config.mjs", "package-lock.json", "postcss.config.mjs"];
+const SOURCE_ROOTS = ["app", "pages", "components", "lib", "public", "proxy.ts", "next.config.ts", "package-lock.json", "postcss.config.mjs"];
 const SKIP = new Set(["node_modules", "generated", ".next"]);
 
 function walk(entry: string, out: string[]): void {
@@ -49,6 +49,21 @@ export async function buildNext(root = process.cwd(), log: (line: string) => voi
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build failed with exit code ${code}`))));
   });
   writeFileSync(path.join(distDir(root), "SOURCE_FINGERPRINT"), fingerprint);
+}
+
+/**
+ * Makes Next take its configuration from the build instead of next.config.ts (issue 24): loading a
+ * TypeScript config transpiles it with Next's native SWC binding, ~24 MB of RSS at every start
+ * (issue 18). `next build` serializes the resolved config into .next/required-server-files.json,
+ * and Next's own standalone server (its generated server.js) passes that to Next through
+ * `__NEXT_PRIVATE_STANDALONE_CONFIG`, which loadConfig then returns as is (next/dist/server/config.js).
+ * Production only: `next dev` reads next.config.ts as usual.
+ */
+export function applyBuiltNextConfig(root = process.cwd()): void {
+  const file = path.join(distDir(root), "required-server-files.json");
+  const { config } = JSON.parse(readFileSync(file, "utf8")) as { config?: Record<string, unknown> };
+  if (!config || typeof config !== "object") throw new Error(`${file} holds no config: run next build again`);
+  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(config);
 }
 
 /**

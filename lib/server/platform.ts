@@ -1,10 +1,12 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { DEMO_ACCOUNTS as demoAccounts } from "../seed/demo-accounts";
 import type { Env } from "../env";
 import { CLIENT_IP_HEADER, clientIp, isTrustedPeer } from "../http/client-ip";
 import { setSecurityHeadersHttps } from "../http/security-headers";
-import { sendInternalError, sendJson } from "../http/reply";
+import { sendInternalError, sendJson, sendRaw } from "../http/reply";
 import { logger } from "../logger";
+import { renderMetrics } from "../metrics";
 import type { InteractionAction } from "../oidc/interactions";
 
 export interface Platform {
@@ -28,7 +30,7 @@ function forgetUntrustedForwarding(req: IncomingMessage, config: Env): void {
 }
 
 /**
- * Next's headers() has no socket address, so the portal (lib/session.ts, the audit log) reads the
+ * Next's headers() has no socket address, so the portal (lib/portal/session.ts, the audit log) reads the
  * client address from CLIENT_IP_HEADER, set here by the one rule. Whatever the client sent under
  * that name is replaced, in the parsed headers and in rawHeaders alike.
  */
@@ -42,6 +44,29 @@ function setClientIpHeader(req: IncomingMessage, config: Env): void {
     raw.splice(0, raw.length, ...kept);
   }
   req.headers[CLIENT_IP_HEADER] = clientIp(req, config.TRUST_PROXY_RULE);
+}
+
+/**
+ * `GET /metrics` (issue 24): this process's counters in Prometheus text, for a scraper holding
+ * METRICS_TOKEN as its bearer token; without the variable the path does not exist. The token is
+ * compared as SHA-256 digests with timingSafeEqual: equal lengths, and no timing that tells how
+ * much of a guess was right.
+ */
+function serveMetrics(req: IncomingMessage, res: ServerResponse, token: string): void {
+  const presented = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+  const digest = (value: string) => createHash("sha256").update(value).digest();
+  if (!timingSafeEqual(digest(presented), digest(token))) {
+    sendJson(res, 401, { error: { code: "unauthorized", message: "GET /metrics needs the METRICS_TOKEN as a bearer token." } }, {
+      "www-authenticate": 'Bearer realm="metrics"',
+    });
+    return;
+  }
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    sendJson(res, 405, { error: { code: "method_not_allowed", message: "GET /metrics only." } }, { allow: "GET, HEAD" });
+    return;
+  }
+  const body = renderMetrics();
+  sendRaw(res, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" }, req.method === "HEAD" ? null : body);
 }
 
 /**
@@ -98,8 +123,10 @@ export async function startPlatform(options: {
   let closeNext: (() => Promise<void>) | undefined;
   if (withNext) {
     if (!dev) {
-      const { ensureNextBuild } = await import("./build");
+      const { ensureNextBuild, applyBuiltNextConfig } = await import("./build");
       await ensureNextBuild(process.cwd(), log, { once: true });
+      // The config `next build` resolved, not next.config.ts (which would load SWC to transpile it).
+      applyBuiltNextConfig(process.cwd());
     }
     const { default: next } = await import("next");
     // Next follows a server action's same-origin redirect itself (it fetches the target from its
@@ -140,6 +167,10 @@ export async function startPlatform(options: {
     }
     if (path === "/healthz") {
       sendJson(res, 200, { status: "ok" });
+      return;
+    }
+    if (path === "/metrics" && config.METRICS_TOKEN) {
+      serveMetrics(req, res, config.METRICS_TOKEN);
       return;
     }
     if (nextHandler) {

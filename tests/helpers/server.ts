@@ -4,6 +4,8 @@ import { inject } from "vitest";
 import { findFreePort } from "../../lib/database/embedded";
 import { ensureNextBuild as ensureBuildUnderLock } from "../../lib/server/build";
 import { PRODUCTION_NODE_FLAGS } from "../../lib/server/node-flags";
+import { randomBytes } from "node:crypto";
+import { parseMetrics } from "../../lib/metrics";
 import { createTestDatabase } from "./templates";
 
 export interface TestServer {
@@ -16,8 +18,10 @@ export interface TestServer {
   /** Every line the server printed on stdout and stderr, in order. */
   logs: string[];
   process: ChildProcess;
-  /** SIGTERM and wait for exit; resolves with the exit code. */
+  /** SIGTERM and wait for exit and for its output to be read to the end; resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** The process's counters from `GET /metrics` (lib/metrics.ts): `name{labels}` → value. */
+  metrics(): Promise<Map<string, number>>;
 }
 
 export interface StartServerOptions {
@@ -58,6 +62,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     DATABASE_URL: databaseUrl,
     SEED_DEMO: "0",
     NEXT_TELEMETRY_DISABLED: "1",
+    // Tests read which path answered from GET /metrics (issue 24).
+    METRICS_TOKEN: randomBytes(24).toString("base64url"),
     ...options.env,
   };
   // The Node flags of `npm start` (lib/server/node-flags.ts): the soak's memory is production's.
@@ -87,7 +93,22 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
   } finally {
     clearTimeout(timeout);
   }
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // "close", not "exit": stdout and stderr are then read to the end, so `logs` holds every line
+  // (a last one without a newline too).
+  child.once("close", () => {
+    if (buffered) logs.push(buffered);
+    buffered = "";
+  });
+  // At most 5 s after the exit, though: a pipe held open by a process it left behind must not hang a test.
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      const late = setTimeout(() => resolve(code), 5_000);
+      child.once("close", () => {
+        clearTimeout(late);
+        resolve(code);
+      });
+    }),
+  );
   const issuer = env.ISSUER ?? `${url}/realms/platform`;
   return {
     url,
@@ -97,8 +118,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     databaseUrl,
     logs,
     process: child,
+    async metrics() {
+      const response = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${env.METRICS_TOKEN}` } });
+      if (!response.ok) throw new Error(`GET /metrics answered ${response.status}`);
+      return parseMetrics(await response.text());
+    },
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null) {
+        await exited;
+        return child.exitCode;
+      }
       child.kill("SIGTERM");
       const killer = setTimeout(() => child.kill("SIGKILL"), 20_000);
       const code = await exited;
@@ -106,6 +135,28 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
       return code;
     },
   };
+}
+
+const TOKEN_PATHS = ["client_credentials_fast", "refresh_fast", "oidc_provider"] as const;
+
+/**
+ * Runs `request` (token requests, nothing else on `server` meanwhile) and says which path answered
+ * them, from platform_token_requests_total (lib/metrics.ts): e.g. `{ refresh_fast: 1 }`. A fast
+ * path switched off shows as `{ oidc_provider: 1 }`.
+ */
+export async function answeredBy<T>(server: TestServer, request: () => Promise<T>): Promise<{ answer: T; paths: Record<string, number> }> {
+  const read = async () => {
+    const metrics = await server.metrics();
+    return TOKEN_PATHS.map((path) => metrics.get(`platform_token_requests_total{path="${path}"}`) ?? NaN);
+  };
+  const before = await read();
+  const answer = await request();
+  const after = await read();
+  const paths: Record<string, number> = {};
+  TOKEN_PATHS.forEach((path, i) => {
+    if (after[i] !== before[i]) paths[path] = after[i]! - before[i]!;
+  });
+  return { answer, paths };
 }
 
 /**

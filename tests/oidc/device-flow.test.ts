@@ -1,6 +1,7 @@
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { query } from "../helpers/db";
+import { until } from "../helpers/poll";
 import { startServer, type TestServer } from "../helpers/server";
 import {
   completeDeviceSignIn,
@@ -88,6 +89,8 @@ describe("device authorization grant", () => {
     const fast = await pollDeviceToken(server, app.clientId, auth.device_code);
     expect(fast.status).toBe(400);
     expect(fast.body).toMatchObject({ error: "slow_down", error_description: expect.any(String) });
+    // Past the 5 s interval (RFC 8628 3.5), timed from the refused poll's answer: a rule the server
+    // keeps with the device code in PostgreSQL, not a cache, so this wait cannot race a lifetime.
     await new Promise((resolve) => setTimeout(resolve, 5_100));
     expect((await pollDeviceToken(server, app.clientId, auth.device_code)).body.error).toBe("authorization_pending");
   }, 20_000);
@@ -246,7 +249,13 @@ describe("device authorization grant", () => {
     const app = await deviceApp();
     const auth = await startDeviceSignIn(server, app.clientId);
     await setAppStatus(server.databaseUrl, app.clientId, "suspended");
-    await new Promise((resolve) => setTimeout(resolve, 5_200)); // the client cache's TTL bounds staleness
+    // A bare UPDATE (no change-channel announcement): the client cache's 5 s lifetime bounds how
+    // long the app still looks approved. Polled on the device authorization endpoint (polling the
+    // token endpoint faster than the interval would be slow_down), with slack for a busy machine.
+    await until(
+      async () => expect((await requestDeviceAuthorization(server, { client_id: app.clientId })).body).toMatchObject({ error: "invalid_client" }),
+      { withinMs: 8_000, intervalMs: 250 },
+    );
     const { status, body } = await pollDeviceToken(server, app.clientId, auth.device_code);
     expect(status).toBe(401);
     expect(body).toMatchObject({ error: "invalid_client" });

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { query } from "../helpers/db";
 import { createTestApp, createTestUser, refreshTokens, signInAndGetTokens, tokenRequest } from "../helpers/oidc";
-import { startServer, type TestServer } from "../helpers/server";
+import { answeredBy, startServer, type TestServer } from "../helpers/server";
 
 /**
  * Issue 18: a plain refresh grant (grant_type, client_id, refresh_token) is answered by
@@ -10,7 +10,8 @@ import { startServer, type TestServer } from "../helpers/server";
  * parameter equal to the token's sends it through oidc-provider instead, whose answer is the
  * reference: the fast path must answer, and store, the same thing. Its refusals (replays, revoked
  * grants, disabled users…) are oidc-provider's own: tests/oidc/refresh-token.test.ts and
- * token-revocation.test.ts run through it.
+ * token-revocation.test.ts run through it. Which path answered is read from the server's counters
+ * (GET /metrics, issue 24): a switched-off fast path fails here.
  */
 const REDIRECT = "http://localhost:9/callback";
 const PASSWORD = "refresh fast path passphrase";
@@ -73,13 +74,17 @@ describe("the refresh fast path", () => {
       const slowStart = await signIn(scope, { nonce: NONCE });
       const slowGrant = await grantOf(slowStart.refresh_token);
 
-      const fast = await refreshTokens(server, clientId, fastStart.refresh_token);
-      const slow = await tokenRequest(server, {
-        grant_type: "refresh_token",
-        client_id: clientId,
-        refresh_token: slowStart.refresh_token,
-        scope: slowStart.scope,
-      });
+      const { answer: fast, paths: fastPaths } = await answeredBy(server, () => refreshTokens(server, clientId, fastStart.refresh_token));
+      const { answer: slow, paths: slowPaths } = await answeredBy(server, () =>
+        tokenRequest(server, {
+          grant_type: "refresh_token",
+          client_id: clientId,
+          refresh_token: slowStart.refresh_token,
+          scope: slowStart.scope,
+        }),
+      );
+      expect(fastPaths).toEqual({ refresh_fast: 1 });
+      expect(slowPaths).toEqual({ oidc_provider: 1 });
       expect(fast.status, JSON.stringify(fast.body)).toBe(200);
       expect(slow.status, JSON.stringify(slow.body)).toBe(200);
 
@@ -126,8 +131,9 @@ describe("the refresh fast path", () => {
       // Each one's successor works through the other: the fast path's through oidc-provider, and back.
       const viaProvider = await tokenRequest(server, { grant_type: "refresh_token", client_id: clientId, refresh_token: fr!, scope: slowStart.scope });
       expect(viaProvider.status, JSON.stringify(viaProvider.body)).toBe(200);
-      const viaFastPath = await refreshTokens(server, clientId, sr!);
+      const { answer: viaFastPath, paths: viaFastPaths } = await answeredBy(server, () => refreshTokens(server, clientId, sr!));
       expect(viaFastPath.status, JSON.stringify(viaFastPath.body)).toBe(200);
+      expect(viaFastPaths).toEqual({ refresh_fast: 1 });
       expect((await storedChain(slowGrant)).at(-1)!.payload.rotations).toBe(2);
 
       // And the access token works on the API.
@@ -138,9 +144,12 @@ describe("the refresh fast path", () => {
 
   it("a replay of a token it rotated is oidc-provider's reuse detection: the grant and its newest token die", async () => {
     const start = await signIn("openid");
-    const first = await refreshTokens(server, clientId, start.refresh_token);
+    const { answer: first, paths } = await answeredBy(server, () => refreshTokens(server, clientId, start.refresh_token));
     expect(first.status).toBe(200);
-    const replay = await refreshTokens(server, clientId, start.refresh_token);
+    expect(paths).toEqual({ refresh_fast: 1 });
+    // The replay is refused by oidc-provider (the fast path answers only the happy shape).
+    const { answer: replay, paths: replayPaths } = await answeredBy(server, () => refreshTokens(server, clientId, start.refresh_token));
+    expect(replayPaths).toEqual({ oidc_provider: 1 });
     expect(replay.status).toBe(400);
     expect(replay.body.error).toBe("invalid_grant");
     const next = await refreshTokens(server, clientId, first.body.refresh_token as string);
@@ -152,9 +161,13 @@ describe("the refresh fast path", () => {
     // different batches; only the conditional consume keeps the winner single.
     for (let round = 0; round < 3; round++) {
       const start = await signIn("openid");
-      const answers = await Promise.all(Array.from({ length: 40 }, () => refreshTokens(server, clientId, start.refresh_token)));
+      const { answer: answers, paths } = await answeredBy(server, () =>
+        Promise.all(Array.from({ length: 40 }, () => refreshTokens(server, clientId, start.refresh_token))),
+      );
       const ok = answers.filter((a) => a.status === 200);
       expect(ok).toHaveLength(1);
+      // The winner is the fast path's; every loser went on to oidc-provider's reuse detection.
+      expect(paths).toEqual({ refresh_fast: 1, oidc_provider: 39 });
       for (const refused of answers.filter((a) => a.status !== 200)) expect(refused.body.error).toBe("invalid_grant");
     }
   });

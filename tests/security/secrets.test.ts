@@ -12,8 +12,10 @@ import { callServerAction, portalSignIn, serverActions } from "./portal-client";
  * admin approves them, the developer sees the secret once and rotates it (add, retire, roll), the app gets tokens,
  * a user signs in through the login client (code, tokens, refresh, userinfo, logout), and a wrong
  * password is tried. No client secret, password, refresh token, authorization code, access token,
- * ID token or session cookie may appear in any log line, and the database holds only hashes of
- * secrets and passwords.
+ * ID token, session cookie, cookie signing key, next-auth secret or private signing key (the last
+ * three read from the server's database) may appear in any log line, and the database holds only
+ * hashes of secrets and passwords. The logs are searched once the server has exited and its output
+ * has been read to the end (issue 24: no sleep that a slow machine outruns).
  */
 const REDIRECT = "http://localhost:9/callback";
 const password = (handle: string) => DEMO_ACCOUNTS.find((a) => a.handle === handle)!.password;
@@ -131,7 +133,27 @@ describe("the full journey", () => {
     // Bad bearer tokens are logged as refusals, without the token.
     await fetch(`${server.apiUrl}/me`, { headers: { authorization: `Bearer ${secrets.get("ID token")}` } });
     await fetch(`${server.issuer}/protocol/openid-connect/userinfo`, { headers: { authorization: `Bearer ${secrets.get("refresh token")}` } });
-    await new Promise((r) => setTimeout(r, 500)); // let the last log lines arrive
+
+    // The keys the server signs with: its cookie keys and next-auth secret (generated into Setting,
+    // as no COOKIE_SECRETS or NEXTAUTH_SECRET is given), and every private signing key's private
+    // parts (EC `d`; RSA `d`, `p`, `q`, `dp`, `dq`, `qi`).
+    const settings = await query<{ key: string; value: string }>(server.databaseUrl, `SELECT key, value FROM "Setting" ORDER BY key`);
+    expect(settings.map((s) => s.key)).toEqual(expect.arrayContaining(["cookie_secret", "nextauth_secret"]));
+    for (const { key, value } of settings) remember(`setting ${key}`, value);
+    const keys = await query<{ kid: string; alg: string; privateJwk: Record<string, unknown> }>(
+      server.databaseUrl,
+      `SELECT kid, alg, "privateJwk" FROM "SigningKey"`,
+    );
+    expect(keys.map((k) => k.alg).sort()).toEqual(expect.arrayContaining(["ES256", "RS256"]));
+    for (const { kid, alg, privateJwk } of keys) {
+      const parts = ["d", "p", "q", "dp", "dq", "qi"].filter((name) => typeof privateJwk[name] === "string");
+      expect(parts.length, kid).toBe(alg === "RS256" ? 6 : 1);
+      for (const name of parts) remember(`signing key ${kid}'s private ${name}`, privateJwk[name] as string);
+    }
+
+    // Stop the server and wait for its exit: every line it printed, to the last, is then in `logs`.
+    expect(await server.stop()).toBe(0);
+    expect(server.logs.at(-1)).toBe("Stopped.");
   }, 240_000);
 
   it("logged plenty (debug level), and none of it holds a secret", () => {

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server";
 
@@ -30,6 +31,15 @@ describe("the real server", () => {
       expect(res.headers.get("content-type")).toContain("image/svg+xml");
     }
     expect((await fetch(`${server.url}/media/chat/../../etc/passwd`)).status).toBe(404);
+  });
+
+  it("serves pages without loading next.config.ts: no SWC binding mapped into the process (issue 24)", async () => {
+    // Next transpiles a TypeScript config with its native SWC binding (~24 MB of RSS); a production
+    // start takes the config `next build` serialized instead (lib/server/build.ts applyBuiltNextConfig).
+    expect((await fetch(`${server.url}/docs`)).status).toBe(200);
+    const maps = await readFile(`/proc/${server.process.pid}/maps`, "utf8");
+    const native = [...new Set(maps.split("\n").map((line) => line.split(/\s+/)[5] ?? "").filter((file) => file.endsWith(".node")))];
+    expect(native.filter((file) => /swc/i.test(file))).toEqual([]);
   });
 
   it("prints the URLs on start", () => {

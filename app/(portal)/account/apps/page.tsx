@@ -16,7 +16,7 @@ export default async function ConnectedAppsPage() {
         title="Connected apps"
         description="Apps you signed in to with your platform account, and what each may do for you. Revoking access signs the app out at once; it has to ask for your consent again."
       />
-      <ConnectedAppList apps={apps} handle={user.handle} forSomeoneElse={false} />
+      <ConnectedAppList apps={apps} handle={user.handle} forSomeoneElse={false} now={new Date()} />
     </div>
   );
 }

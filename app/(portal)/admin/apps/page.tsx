@@ -47,6 +47,9 @@ export default async function ReviewQueuePage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   await requireAdmin();
+  // One reading of the clock for the page, sent to the client rows too: their relative times then
+  // hydrate to the server's text (issue 24: React #418 when the browser read its own clock).
+  const now = new Date();
   const query = appQueueQuerySchema.parse(await searchParams);
   const status = query.status ?? "pending";
   const filters = {
@@ -175,7 +178,7 @@ export default async function ReviewQueuePage({
       </p>
 
       {page.apps.length ? (
-        <ReviewQueue apps={page.apps} showStatus={status === "all"} />
+        <ReviewQueue apps={page.apps} showStatus={status === "all"} now={now} />
       ) : (
         <EmptyState
           icon={status === "pending" && !filtered ? "check" : "grid"}

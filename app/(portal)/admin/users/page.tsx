@@ -23,6 +23,7 @@ const querySchema = z.object({
 
 export default async function AdminUsersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const admin = await requireAdmin();
+  const now = new Date();
   const query = querySchema.parse(await searchParams);
   const page = await listUsers({ search: query.q || undefined, cursor: query.cursor, limit: 25 }).catch((error: unknown) => {
     if (isAppError(error) && error.code === "invalid_request") return listUsers({ search: query.q || undefined, limit: 25 });
@@ -103,7 +104,7 @@ export default async function AdminUsersPage({ searchParams }: { searchParams: P
                     </div>
                   </td>
                   <td className="whitespace-nowrap text-slate-700 md:px-5 md:py-3">
-                    <TimeAgo date={u.createdAt} />
+                    <TimeAgo date={u.createdAt} now={now} />
                   </td>
                   <td className="md:px-5 md:py-3">
                     <UserActions handle={u.handle} disabled={u.disabled} muted={u.muted} isSelf={u.id === admin.id} />

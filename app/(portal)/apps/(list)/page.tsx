@@ -15,6 +15,7 @@ export const metadata: Metadata = { title: "My apps" };
 
 export default async function AppsPage() {
   const user = await requireUser();
+  const now = new Date();
   const apps = await listAppsForOwner(user.id);
   const counts = {
     approved: apps.filter((a) => a.status === "approved").length,
@@ -98,7 +99,7 @@ export default async function AppsPage() {
                       <p className="mt-2 text-xs text-amber-900">Open the app to copy its client secret. It is shown once.</p>
                     ) : null}
                     <p className="mt-4 border-t border-slate-100 pt-3 text-xs text-slate-600">
-                      Registered <TimeAgo date={app.createdAt} />
+                      Registered <TimeAgo date={app.createdAt} now={now} />
                     </p>
                   </Link>
                 </li>

@@ -53,6 +53,7 @@ function toSecretItem(secret: SecretView): SecretItem {
 
 export default async function AppPage({ params }: { params: Promise<{ clientId: string }> }) {
   const user = await requireUser();
+  const now = new Date();
   const parsed = clientIdSchema.safeParse((await params).clientId);
   if (!parsed.success) notFound();
   const actor = await toActor(user);
@@ -115,7 +116,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
 
       <div className="grid gap-8 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
-          <AppStatusCallout app={app} viewer={isOwner ? "owner" : "admin"} secretShownAbove={revealed !== null} />
+          <AppStatusCallout app={app} viewer={isOwner ? "owner" : "admin"} secretShownAbove={revealed !== null} now={now} />
 
           {app.firstParty ? null : (
             <Card
@@ -135,7 +136,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
               title="Changes waiting for review"
               description={
                 <>
-                  Requested by @{app.pendingChange.requestedBy} <TimeAgo date={app.pendingChange.requestedAt} />.{" "}
+                  Requested by @{app.pendingChange.requestedBy} <TimeAgo date={app.pendingChange.requestedAt} now={now} />.{" "}
                   {isAdmin(user) && !isOwner
                     ? "The app runs on its approved configuration until you approve them; new tokens and consents then include what they add."
                     : "The app keeps running on its approved configuration (tokens, the consent page) until an admin approves them."}
@@ -327,13 +328,13 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
               <div>
                 <dt className="font-medium text-slate-700">Registered</dt>
                 <dd className="mt-1 text-slate-900">
-                  <TimeAgo date={app.createdAt} /> by {app.owner.displayName} (@{app.owner.handle})
+                  <TimeAgo date={app.createdAt} now={now} /> by {app.owner.displayName} (@{app.owner.handle})
                 </dd>
               </div>
               <div>
                 <dt className="font-medium text-slate-700">Last updated</dt>
                 <dd className="mt-1 text-slate-900">
-                  <TimeAgo date={app.updatedAt} />
+                  <TimeAgo date={app.updatedAt} now={now} />
                 </dd>
               </div>
             </dl>

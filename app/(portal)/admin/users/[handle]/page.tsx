@@ -41,7 +41,7 @@ export default async function AdminUserPage({ params }: { params: Promise<{ hand
           Connected apps: the login clients this person authorized. Revoking signs the app out of their account at once.
         </p>
       </div>
-      <ConnectedAppList apps={apps} handle={user.handle} forSomeoneElse />
+      <ConnectedAppList apps={apps} handle={user.handle} forSomeoneElse now={new Date()} />
     </div>
   );
 }

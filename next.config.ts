@@ -1,11 +1,13 @@
+import type { NextConfig } from "next";
+
 /**
- * Plain JavaScript rather than next.config.ts: Next transpiles a TypeScript config with its native
- * SWC binding at every start, which maps ~24 MB of native code into the production server for
- * nothing else (issue 18, peak RSS).
- *
- * @type {import("next").NextConfig}
+ * Read by `next build` and `next dev` only. A production start does not load this file: Next would
+ * transpile it with its native SWC binding, mapping ~24 MB of native code into the server for
+ * nothing else (issue 18, peak RSS). server.ts hands Next the config `next build` serialized into
+ * .next/required-server-files.json instead, as Next's standalone server does (lib/server/build.ts
+ * applyBuiltNextConfig; issue 24).
  */
-const nextConfig = {
+const nextConfig: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   // server.ts and the CLI run lib/ in plain Node; these stay external to Next's server bundle.
