@@ -4,7 +4,7 @@ import { env } from "../env";
 import { runPasswordCheck } from "../services/password-checks";
 import { clientThrottleKey, reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
 import { findAccountRow, type AccountRow } from "../queries/accounts";
-import { verifyUserCredentials } from "../services/users";
+import { verifyUserCredentials, type CredentialCheck, type PasswordCheckTurn } from "../services/users";
 
 /**
  * Accounts for oidc-provider: the platform's users. The account id is the decimal User.id, which
@@ -38,6 +38,13 @@ export function accountClaims(user: AccountRow): { sub: string; preferred_userna
   return { sub: String(user.id), preferred_username: user.handle, name: user.displayName, ...(picture ? { picture } : {}) };
 }
 
+/** The gate turned the check away (line full, or no turn within the wait). */
+class PasswordChecksBusy extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super("password checks saturated");
+  }
+}
+
 export type SignInResult =
   | { ok: true; accountId: string; handle: string }
   | { ok: false; error: "invalid_credentials" | "account_disabled" | "too_many_attempts"; retryAt?: Date }
@@ -61,12 +68,20 @@ export async function signInWithPassword(handle: string, password: string, ip: s
   const { reservation } = admission;
   // A server-side wait: the connection is held, no CPU is spent, no place in the gate's line taken.
   if (reservation.delayMs > 0) await sleep(reservation.delayMs);
-  const gated = await runPasswordCheck(clientThrottleKey(ip), reservation.counters.ip.count, () => verifyUserCredentials(normalized, password));
-  if (!gated.ok) {
+  const client = clientThrottleKey(ip);
+  const turn: PasswordCheckTurn = async (hash) => {
+    const outcome = await runPasswordCheck(client, reservation.counters.ip.count, hash);
+    if (!outcome.ok) throw new PasswordChecksBusy(outcome.retryAfterSeconds);
+    return outcome.value;
+  };
+  let check: CredentialCheck;
+  try {
+    check = await verifyUserCredentials(normalized, password, turn);
+  } catch (error) {
+    if (!(error instanceof PasswordChecksBusy)) throw error;
     await settleLoginAttempt(reservation, "unchecked");
-    return { ok: false, error: "busy", retryAfterSeconds: gated.retryAfterSeconds };
+    return { ok: false, error: "busy", retryAfterSeconds: error.retryAfterSeconds };
   }
-  const check = gated.value;
   // The right password for a disabled account is no guess to count.
   const passwordWasRight = check.ok || check.reason === "disabled";
   await settleLoginAttempt(reservation, passwordWasRight ? "success" : "failure");

@@ -3,7 +3,8 @@ import { env } from "../env";
 
 /**
  * The password-check gate (issue 24, "sign-in that cannot be stalled"): every sign-in's password
- * check, known user or not, passes here after the throttle admitted it (lib/services/throttle.ts).
+ * hash, known user or not (an unknown one hashes a dummy), passes here after the throttle admitted
+ * the attempt (lib/services/throttle.ts, lib/oidc/account.ts).
  * - At most one check in flight per client (address, or IPv6 network: throttleKeyOf): a client
  *   that sends a hundred guesses at once holds one place in line, not a hundred.
  * - The line is bounded (PASSWORD_CHECK_QUEUE) and nobody waits in it longer than
@@ -18,8 +19,8 @@ import { env } from "../env";
  *   away the waiter with the most.
  */
 
-/** Checks past the gate at once: one in its hash, one reading its user row meanwhile, per hash slot. */
-const MAX_IN_FLIGHT = MAX_CONCURRENT_HASHES * 2;
+/** Checks past the gate at once: the hash slots (the gate holds the hash only, not the user row's lookup). */
+const MAX_IN_FLIGHT = MAX_CONCURRENT_HASHES;
 /** Beyond this wait by anyone, the line counts as overloaded (newest first among equals). */
 const CONGESTED_AFTER_MS = 500;
 
