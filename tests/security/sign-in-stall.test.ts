@@ -1,3 +1,4 @@
+import { randomBytes, scryptSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { query } from "../helpers/db";
 import { CookieJar, createTestApp, createTestUser, jarFetch, startDeviceSignIn, type TestApp } from "../helpers/oidc";
@@ -172,7 +173,11 @@ describe("trusted-device cookies", () => {
     const attack = await startLogin(freshIp());
     const attackers = Array.from({ length: 25 }, () => freshIp());
     for (const round of [0, 1]) {
-      const results = await Promise.all(attackers.map((ip, i) => login(attack.jar, attack.page, "dc_owner", `r${round}-${i}`, ip)));
+      // A few at a time: the gate's line would turn a burst away on a busy machine (that is its job).
+      const results = [];
+      for (let i = 0; i < attackers.length; i += 5) {
+        results.push(...(await Promise.all(attackers.slice(i, i + 5).map((ip, j) => login(attack.jar, attack.page, "dc_owner", `r${round}-${i + j}`, ip)))));
+      }
       expect(results.map((r) => r.error)).toEqual(Array(25).fill("invalid_credentials"));
     }
     expect((await login(attack.jar, attack.page, "dc_owner", "one more", freshIp())).error).toBe("invalid_credentials");
@@ -204,6 +209,24 @@ describe("trusted-device cookies", () => {
     const fromAttacker = await startLogin(attackers[0]!, trusted.jar);
     expect((await login(fromAttacker.jar, fromAttacker.page, "dc_owner", PASSWORD, attackers[0]!)).error).toBeNull();
   }, 180_000);
+});
+
+describe("Argon2id", () => {
+  it("an scrypt hash of an earlier release signs in and is replaced by Argon2id m=19456, t=2, p=1", async () => {
+    await createTestUser(server.databaseUrl, { handle: "argon_upgrade", password: PASSWORD });
+    const salt = randomBytes(16);
+    const key = scryptSync(PASSWORD.normalize("NFKC"), salt, 32, { N: 1 << 15, r: 8, p: 3, maxmem: 64 * 1024 * 1024 });
+    const old = `scrypt$32768$8$3$${salt.toString("base64url")}$${key.toString("base64url")}`;
+    await query(server.databaseUrl, `UPDATE "User" SET "passwordHash" = $2 WHERE handle = $1`, ["argon_upgrade", old]);
+    const stored = async () => (await query<{ h: string }>(server.databaseUrl, `SELECT "passwordHash" AS h FROM "User" WHERE handle = 'argon_upgrade'`))[0]!.h;
+    const first = await startLogin(freshIp());
+    expect((await login(first.jar, first.page, "argon_upgrade", PASSWORD, freshIp())).error).toBeNull();
+    const upgraded = await stored();
+    expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    const second = await startLogin(freshIp());
+    expect((await login(second.jar, second.page, "argon_upgrade", PASSWORD, freshIp())).error).toBeNull();
+    expect(await stored()).toBe(upgraded);
+  }, 60_000);
 });
 
 describe("device sign-in: the confirm step counts toward the user-code limit", () => {
