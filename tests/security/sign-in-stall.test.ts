@@ -258,9 +258,9 @@ describe("device sign-in: the confirm step counts toward the user-code limit", (
     expect(await counter(`device:ip:${ip}`, paged!)).toBe(10);
     // The 11th lookup is refused unseen, and so is a real code from that address now.
     const auth = await startDeviceSignIn(paged!, deviceApp.clientId);
-    const refused = await confirm(auth.user_code);
-    expect(await text(refused)).toMatch(/Too many/);
-    expect(await text(refused)).not.toContain("Stall test app");
+    const refused = await text(await confirm(auth.user_code));
+    expect(refused).toMatch(/Too many/);
+    expect(refused).not.toContain("Stall test app");
     // Another address looks the real code up, and is not charged for finding it.
     const other = freshIp();
     const otherJar = new CookieJar();
