@@ -98,7 +98,7 @@ async function pageText(jar: CookieJar, url: string): Promise<string> {
 const THROTTLED = "Too many failed sign-in attempts";
 const INCORRECT = "Incorrect username or password.";
 
-/** Runs `tasks` with at most `limit` in flight (the server's scrypt pool is small; so is the test machine). */
+/** Runs `tasks` with at most `limit` in flight (the server's hash slots and the gate's wait are small; so is the test machine). */
 async function inBatches<T>(tasks: (() => Promise<T>)[], limit = 10): Promise<T[]> {
   const results: T[] = [];
   for (let i = 0; i < tasks.length; i += limit) results.push(...(await Promise.all(tasks.slice(i, i + limit).map((t) => t()))));
@@ -183,7 +183,8 @@ describe("failed logins are throttled", () => {
     // 25 addresses, 2 guesses each (no pair delay yet): 50 failures, the account's whole budget.
     const attackers = Array.from({ length: 25 }, () => freshIp());
     for (const round of [0, 1]) {
-      const results = await inBatches(attackers.map((ip, i) => () => login(jar, page, "si_besieged", `r${round}-${i}`, ip)), 25);
+      // A few at a time: 25 hashes at once outlast the password-check gate's wait on a busy machine (issue 24: 503).
+      const results = await inBatches(attackers.map((ip, i) => () => login(jar, page, "si_besieged", `r${round}-${i}`, ip)), 5);
       const seen = results.map((r) => `${r.status} ${r.location?.pathname ?? "-"}${r.location?.search ?? ""}`);
       expect(results.map((r) => r.error), seen.join(", ") + "\n" + server.logs.slice(-20).join("\n")).toEqual(Array(25).fill("invalid_credentials"));
     }
