@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { MAX_CONCURRENT_SCRYPT, SCRYPT_PARAMETERS } from "../lib/crypto/passwords";
+import { ARGON2_PARAMETERS, MAX_CONCURRENT_HASHES } from "../lib/crypto/passwords";
 import type { QueryPlan } from "./explain";
 import type { LoadResult } from "./load";
 import { ROOT } from "./processes";
@@ -92,7 +92,7 @@ export function ok(result: CaseResult | undefined): result is CaseResult & { loa
 export const KEYCLOAK_LOGINS_PER_VCPU = 15;
 export const KEYCLOAK_REFRESHES_PER_VCPU = 120;
 /** The production password hash the sign-in flow pays (lib/crypto/passwords.ts). */
-export const PASSWORD_HASH_NAME = `scrypt N=2^${Math.log2(SCRYPT_PARAMETERS.N)}, r=${SCRYPT_PARAMETERS.r}, p=${SCRYPT_PARAMETERS.p} (32 MiB), at most ${MAX_CONCURRENT_SCRYPT} at once per process (the cores less one, at most 2)`;
+export const PASSWORD_HASH_NAME = `Argon2id m=${ARGON2_PARAMETERS.memoryCost / 1024} MiB, t=${ARGON2_PARAMETERS.timeCost}, p=${ARGON2_PARAMETERS.parallelism}, at most ${MAX_CONCURRENT_HASHES} at once per process (the cores less one, at most 2)`;
 
 export function buildRatiosAndTargets(
   cases: CaseResult[],

@@ -817,7 +817,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
     },
     {
       id: "D",
-      name: "Baseline D: the password check alone (verifyPassword, production scrypt)",
+      name: "Baseline D: the password check alone (verifyPassword, production Argon2id)",
       app: false,
       async prepare(ctx) {
         const users = needFlowUsers(ctx);
@@ -832,7 +832,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
     },
     {
       id: "F",
-      name: "Sign-in flow: authorize → login → code → token (returning user, production scrypt)",
+      name: "Sign-in flow: authorize → login → code → token (returning user, production Argon2id)",
       app: true,
       async prepare(ctx) {
         const users = needFlowUsers(ctx);

@@ -42,6 +42,11 @@ describe("parseEnv", () => {
     expect(parseEnv({ SEED_DEMO: "false" }).SEED_DEMO).toBe(false);
   });
 
+  it("sign-in abuse settings (issue 24): IPv6 throttled by /64, a line of 64 password checks, 3 s of wait", () => {
+    expect(parseEnv({})).toMatchObject({ THROTTLE_IPV6_PREFIX: 64, PASSWORD_CHECK_QUEUE: 64, PASSWORD_CHECK_MAX_WAIT_MS: 3000 });
+    expect(parseEnv({ THROTTLE_IPV6_PREFIX: "56" })).toMatchObject({ THROTTLE_IPV6_PREFIX: 56 });
+  });
+
   it("TRUST_PROXY: a truthy TRUST_PROXY means some proxy is trusted; the rule says which", () => {
     expect(parseEnv({})).toMatchObject({ TRUST_PROXY: false, TRUST_PROXY_RULE: { mode: "none" } });
     expect(parseEnv({ TRUST_PROXY: "off" })).toMatchObject({ TRUST_PROXY: false, TRUST_PROXY_RULE: { mode: "none" } });
@@ -67,6 +72,10 @@ describe("parseEnv", () => {
     ["TRUST_PROXY", { TRUST_PROXY: "maybe" }],
     ["TRUST_PROXY", { TRUST_PROXY: "10.0.0.0/33" }],
     ["TRUST_PROXY", { TRUST_PROXY: "10.0.0.1, proxy.internal" }],
+    ["THROTTLE_IPV6_PREFIX", { THROTTLE_IPV6_PREFIX: "16" }],
+    ["THROTTLE_IPV6_PREFIX", { THROTTLE_IPV6_PREFIX: "64.5" }],
+    ["PASSWORD_CHECK_QUEUE", { PASSWORD_CHECK_QUEUE: "0" }],
+    ["PASSWORD_CHECK_MAX_WAIT_MS", { PASSWORD_CHECK_MAX_WAIT_MS: "soon" }],
   ])("rejects a bad %s with one line naming it", (name, source) => {
     let error: unknown;
     try {

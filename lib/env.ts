@@ -51,11 +51,24 @@ const rawSchema = z.object({
   NEXTAUTH_SECRET: z.string().min(32).optional(),
   /** Which proxies may report the client (X-Forwarded-*): see TrustProxyRule. */
   TRUST_PROXY: trustProxy.default({ mode: "none" }),
+  /**
+   * Issue 24: the prefix length by which IPv6 clients are throttled (login, user-code entry, the
+   * password-check gate); an IPv4 client is throttled by its address. 64: one subscriber's network.
+   */
+  THROTTLE_IPV6_PREFIX: z.coerce.number().int().min(32).max(128).default(64),
+  /**
+   * Issue 24, the password-check gate (lib/services/password-checks.ts): how many sign-ins may wait
+   * for a password check in this process, and for how long (ms); beyond either the login page
+   * answers 503 with Retry-After.
+   */
+  PASSWORD_CHECK_QUEUE: z.coerce.number().int().min(1).max(10_000).default(64),
+  PASSWORD_CHECK_MAX_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /**
-   * Replace a password hash made with older scrypt parameters at the owner's next successful
-   * sign-in (issue 12). On by default; the benchmark turns it off, because it seeds deliberately
-   * cheap hashes so that signing thousands of users in is not spent hashing.
+   * Replace a password hash that is not Argon2id at today's parameters (older scrypt hashes, issue
+   * 24) at the owner's next successful sign-in. On by default; the benchmark turns it off, because
+   * it seeds deliberately cheap scrypt hashes so that signing thousands of users in is not spent
+   * hashing.
    */
   PASSWORD_REHASH: booleanFlag.default(true),
   /**

@@ -1,6 +1,6 @@
 import { randomBytes, scryptSync, webcrypto } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { hashPassword, MAX_CONCURRENT_SCRYPT, needsRehash, runtimePadding, SCRYPT_PARAMETERS, verifyPassword } from "./passwords";
+import { ARGON2_PARAMETERS, hashPassword, MAX_CONCURRENT_HASHES, needsRehash, needsRuntimePadding, verifyPassword } from "./passwords";
 
 /** A hash as an older release (or the bench seed) stored it. */
 function legacyHash(password: string, N: number, r: number, p: number): string {
@@ -10,55 +10,54 @@ function legacyHash(password: string, N: number, r: number, p: number): string {
 }
 
 describe("password hashing", () => {
-  it("uses OWASP's 32 MiB scrypt setting, N=2^15, r=8, p=3, stored with the hash", async () => {
-    expect(SCRYPT_PARAMETERS).toEqual({ N: 32768, r: 8, p: 3 });
+  it("uses Argon2id at OWASP's setting, m = 19 MiB, t = 2, p = 1, stored as a PHC string", async () => {
+    expect(ARGON2_PARAMETERS).toEqual({ memoryCost: 19456, timeCost: 2, parallelism: 1 });
     const stored = await hashPassword("correct horse");
-    expect(stored).toMatch(/^scrypt\$32768\$8\$3\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
     expect(await verifyPassword("correct horse", stored)).toBe(true);
     expect(await verifyPassword("correct horsf", stored)).toBe(false);
     expect(needsRehash(stored)).toBe(false);
   });
 
-  it("an older hash still verifies, with its own parameters, and needs a rehash", async () => {
-    const old = legacyHash("correct horse", 1 << 15, 8, 1);
-    expect(await verifyPassword("correct horse", old)).toBe(true);
-    expect(await verifyPassword("wrong", old)).toBe(false);
-    expect(needsRehash(old)).toBe(true);
+  it("an scrypt hash of an earlier release still verifies, with its own parameters, and needs a rehash", async () => {
+    for (const old of [legacyHash("correct horse", 1 << 15, 8, 3), legacyHash("correct horse", 1 << 15, 8, 1)]) {
+      expect(await verifyPassword("correct horse", old)).toBe(true);
+      expect(await verifyPassword("wrong", old)).toBe(false);
+      expect(needsRehash(old)).toBe(true);
+    }
     expect(needsRehash(legacyHash("x", 1 << 4, 8, 1))).toBe(true);
   });
 
-  it("needsRehash: any difference in N, r, p or key length, and anything unreadable", () => {
-    const salt = randomBytes(16).toString("base64url");
-    const key = randomBytes(32).toString("base64url");
-    expect(needsRehash(`scrypt$32768$8$3$${salt}$${key}`)).toBe(false);
-    expect(needsRehash(`scrypt$65536$8$3$${salt}$${key}`)).toBe(true);
-    expect(needsRehash(`scrypt$32768$16$3$${salt}$${key}`)).toBe(true);
-    expect(needsRehash(`scrypt$32768$8$1$${salt}$${key}`)).toBe(true);
-    expect(needsRehash(`scrypt$32768$8$3$${salt}$${randomBytes(64).toString("base64url")}`)).toBe(true);
-    for (const junk of ["", "bcrypt$2b$10$abc", "scrypt$x$8$3$a$b", `scrypt$32768$8$3$${salt}`, `scrypt$32768$8$3$${salt}$${key}$extra`]) {
+  it("needsRehash: any other Argon2 variant or parameter, and anything unreadable", () => {
+    const salt = randomBytes(16).toString("base64").replace(/=+$/, "");
+    const key = randomBytes(32).toString("base64").replace(/=+$/, "");
+    expect(needsRehash(`$argon2id$v=19$m=19456,t=2,p=1$${salt}$${key}`)).toBe(false);
+    expect(needsRehash(`$argon2id$v=19$m=12288,t=2,p=1$${salt}$${key}`)).toBe(true);
+    expect(needsRehash(`$argon2id$v=19$m=19456,t=1,p=1$${salt}$${key}`)).toBe(true);
+    expect(needsRehash(`$argon2i$v=19$m=19456,t=2,p=1$${salt}$${key}`)).toBe(true);
+    expect(needsRehash(`$argon2id$v=19$m=19456,t=2,p=1$${salt}$${randomBytes(64).toString("base64").replace(/=+$/, "")}`)).toBe(true);
+    for (const junk of ["", "bcrypt$2b$10$abc", "scrypt$x$8$3$a$b", `$argon2id$v=19$m=19456,t=2,p=1$${salt}`]) {
       expect(needsRehash(junk), junk).toBe(true);
     }
   });
 
   it("unreadable hashes never verify", async () => {
-    for (const junk of ["", "plain-text-password", "scrypt$0$8$3$a$b", "scrypt$-1$8$3$a$b", "scrypt$32768$8$3$$"]) {
+    for (const junk of ["", "plain-text-password", "scrypt$0$8$3$a$b", "scrypt$-1$8$3$a$b", "scrypt$32768$8$3$$", "scrypt$1000$8$1$a$b", "$argon2id$v=19$m=19456,t=2,p=1$$"]) {
       expect(await verifyPassword("plain-text-password", junk), junk).toBe(false);
     }
   });
 
-  it("a wrong password against a cheaper hash is padded to today's work (no timing oracle for old accounts)", () => {
-    expect(runtimePadding(SCRYPT_PARAMETERS)).toBeNull();
-    expect(runtimePadding({ N: 1 << 16, r: 8, p: 3 })).toBeNull();
-    // p=1 → p=3: two more units of N·r.
-    expect(runtimePadding({ N: 1 << 15, r: 8, p: 1 })).toEqual({ N: 1 << 15, r: 8, p: 2 });
-    // The bench's N=2^4 hash costs next to nothing: pay nearly all of it.
-    expect(runtimePadding({ N: 1 << 4, r: 8, p: 1 })).toEqual({ N: 1 << 15, r: 8, p: 3 });
-    expect(runtimePadding({ N: 1 << 14, r: 8, p: 1 })).toEqual({ N: 1 << 15, r: 8, p: 3 });
+  it("a wrong password against a cheaper scrypt hash also pays an Argon2id check (no timing oracle for old accounts)", () => {
+    expect(needsRuntimePadding({ N: 1 << 15, r: 8, p: 3 })).toBe(false);
+    expect(needsRuntimePadding({ N: 1 << 15, r: 8, p: 1 })).toBe(false);
+    expect(needsRuntimePadding({ N: 1 << 14, r: 8, p: 1 })).toBe(true);
+    // The bench's N=2^4 hash costs next to nothing.
+    expect(needsRuntimePadding({ N: 1 << 4, r: 8, p: 1 })).toBe(true);
   });
 
   it("a burst of hashing leaves libuv's thread pool free for pg's SCRAM handshake (WebCrypto PBKDF2)", async () => {
-    expect(MAX_CONCURRENT_SCRYPT).toBeLessThan(4);
-    // 20 hashes at once: unlimited, they would fill the pool's 4 threads for 5 rounds of ~150 ms.
+    expect(MAX_CONCURRENT_HASHES).toBeLessThan(4);
+    // 20 hashes at once: unlimited, they would fill the pool's 4 threads for 5 rounds.
     const burst = Array.from({ length: 20 }, (_, i) => hashPassword(`burst ${i}`));
     await new Promise((resolve) => setTimeout(resolve, 20));
     const started = performance.now();

@@ -1,14 +1,20 @@
 import { availableParallelism } from "node:os";
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { hash as argon2Hash, verify as argon2Verify, type Algorithm } from "@node-rs/argon2";
 
 /**
- * Memory-hard password hashing: scrypt N=2^15, r=8, p=3, OWASP's Password Storage Cheat Sheet
- * setting for 32 MiB of memory (N=2^15 with p=1 is below its minimum). Stored as
- * `scrypt$N$r$p$salt$key` (base64url), so a hash made with older parameters still verifies and is
- * replaced at the owner's next successful sign-in (needsRehash, lib/services/users.ts).
+ * Password hashing (issue 24): Argon2id at OWASP's Password Storage Cheat Sheet minimum, m = 19 MiB,
+ * t = 2, p = 1, through @node-rs/argon2 (the Rust argon2 crate, prebuilt for each platform, no
+ * install script). The hash runs on libuv's thread pool, never on the event loop. Stored as the
+ * PHC string `$argon2id$v=19$m=19456,t=2,p=1$salt$key`, which carries its own parameters.
+ *
+ * Hashes of earlier releases, `scrypt$N$r$p$salt$key` (base64url), still verify and are replaced
+ * by an Argon2id hash at the owner's next successful sign-in (needsRehash, lib/services/users.ts).
  */
-export const SCRYPT_PARAMETERS = { N: 1 << 15, r: 8, p: 3 } as const;
+export const ARGON2_PARAMETERS = { memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 } as const;
 const KEY_LENGTH = 32;
+/** `Algorithm.Argon2id`: the package declares a const enum, which isolated modules cannot read. */
+const ARGON2ID = 2 as Algorithm;
 
 interface ScryptParameters {
   N: number;
@@ -16,28 +22,27 @@ interface ScryptParameters {
   p: number;
 }
 
-interface ParsedHash extends ScryptParameters {
+interface ParsedScryptHash extends ScryptParameters {
   salt: Buffer;
   key: Buffer;
 }
 
 /**
- * At most this many scrypt computations run at once in a process; the others wait their turn (no
- * CPU). Each one occupies a thread of libuv's pool (4 by default) for ~150 ms and 32 MiB, and that
- * pool also runs pg's SCRAM handshake (WebCrypto PBKDF2), file reads and DNS lookups: a burst of
- * sign-ins must not hold every thread, or new database connections time out (seen: "Connection
- * terminated due to connection timeout" on 25 parallel logins on a loaded machine). It must not
- * take every core either (issue 18): one core stays for the event loop, PostgreSQL and the rest of
- * the sign-in, so the API keeps answering during a burst of logins and each login's own requests
- * are not queued behind other logins' hashes. So: the cores less one, at least 1, at most 2; on a
- * 2-core machine one hash at a time (32 MiB of memory for hashing at most, not 64).
+ * At most this many hashes run at once in a process; the others wait their turn (no CPU). Each
+ * occupies a thread of libuv's pool (4 by default) for ~20 ms of CPU and 19 MiB, and that pool also
+ * runs pg's SCRAM handshake (WebCrypto PBKDF2), file reads and DNS lookups: a burst of sign-ins
+ * must not hold every thread, or new database connections time out. It must not take every core
+ * either (issue 18): one core stays for the event loop, PostgreSQL and the rest of the sign-in, so
+ * the API keeps answering during a burst of logins. So: the cores less one, at least 1, at most 2.
+ * Who gets a turn first, and how long anyone may wait for one, is the sign-in gate's business
+ * (lib/services/password-checks.ts).
  */
-export const MAX_CONCURRENT_SCRYPT = Math.max(1, Math.min(2, availableParallelism() - 1));
+export const MAX_CONCURRENT_HASHES = Math.max(1, Math.min(2, availableParallelism() - 1));
 let running = 0;
 const waiting: (() => void)[] = [];
 
-async function withScryptSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= MAX_CONCURRENT_SCRYPT) await new Promise<void>((resolve) => waiting.push(resolve));
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
   else running++;
   try {
     return await work();
@@ -52,7 +57,7 @@ async function withScryptSlot<T>(work: () => Promise<T>): Promise<T> {
 function scrypt(password: string, salt: Buffer, { N, r, p }: ScryptParameters): Promise<Buffer> {
   // Node's scrypt needs 128·N·r bytes (plus 128·r·p); p costs time, not memory.
   const options: ScryptOptions = { N, r, p, maxmem: 128 * N * r * 2 + 128 * r * p };
-  return withScryptSlot(
+  return withHashSlot(
     () =>
       new Promise((resolve, reject) =>
         scryptCallback(password.normalize("NFKC"), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
@@ -60,52 +65,57 @@ function scrypt(password: string, salt: Buffer, { N, r, p }: ScryptParameters): 
   );
 }
 
-function parseHash(stored: string): ParsedHash | null {
+function parseScryptHash(stored: string): ParsedScryptHash | null {
   const [scheme, n, r, p, salt, key, ...rest] = stored.split("$");
   if (scheme !== "scrypt" || !n || !r || !p || !salt || !key || rest.length) return null;
   const [N, R, P] = [Number(n), Number(r), Number(p)];
   if (![N, R, P].every((v) => Number.isSafeInteger(v) && v > 0)) return null;
+  // Node refuses N that is not a power of two; refuse here, with no work done.
+  if ((N & (N - 1)) !== 0 || N < 2) return null;
   return { N, r: R, p: P, salt: Buffer.from(salt, "base64url"), key: Buffer.from(key, "base64url") };
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scrypt(password, salt, SCRYPT_PARAMETERS);
-  const { N, r, p } = SCRYPT_PARAMETERS;
-  return `scrypt$${N}$${r}$${p}$${salt.toString("base64url")}$${key.toString("base64url")}`;
+/** `$argon2id$v=19$m=…,t=…,p=…$salt$key`: the parameters, or null for anything else. */
+function parseArgon2Parameters(stored: string): { m: number; t: number; p: number; keyLength: number } | null {
+  const match = /^\$argon2id\$v=19\$m=(\d{1,7}),t=(\d{1,3}),p=(\d{1,2})\$[A-Za-z0-9+/]{11,}\$([A-Za-z0-9+/]{16,})$/.exec(stored);
+  if (!match) return null;
+  return { m: Number(match[1]), t: Number(match[2]), p: Number(match[3]), keyLength: Math.floor((match[4]!.length * 3) / 4) };
 }
 
-/** Whether a stored hash was made with other parameters than today's (then it is replaced at the next sign-in). */
+export async function hashPassword(password: string): Promise<string> {
+  return withHashSlot(() =>
+    argon2Hash(password.normalize("NFKC"), { algorithm: ARGON2ID, ...ARGON2_PARAMETERS, outputLen: KEY_LENGTH }),
+  );
+}
+
+/** Whether a stored hash is not Argon2id at today's parameters (then it is replaced at the next sign-in). */
 export function needsRehash(stored: string): boolean {
-  const parsed = parseHash(stored);
+  const parsed = parseArgon2Parameters(stored);
   if (!parsed) return true;
-  const { N, r, p } = SCRYPT_PARAMETERS;
-  return parsed.N !== N || parsed.r !== r || parsed.p !== p || parsed.key.length !== KEY_LENGTH;
+  const { memoryCost, timeCost, parallelism } = ARGON2_PARAMETERS;
+  return parsed.m !== memoryCost || parsed.t !== timeCost || parsed.p !== parallelism || parsed.keyLength !== KEY_LENGTH;
 }
 
 /**
- * The extra work a wrong password against a cheaper, older hash must still cost, so that it takes
- * as long as a check at today's parameters (an unknown user's dummy check): scrypt's time grows with
- * N·r·p, so the gap is paid as a scrypt at today's N and r with the missing p. Null when nothing is
- * missing (Django's `harden_runtime` idea).
+ * Whether a wrong password against this old scrypt hash must also pay one Argon2id check, so that it
+ * takes about as long as a check at today's parameters (an unknown user's dummy check) and old
+ * accounts are not told apart by timing: scrypt below N·r·p = 2^15·8 (32 MiB, one pass) costs less
+ * than Argon2id at m = 19 MiB, t = 2 (Django's `harden_runtime` idea).
  */
-export function runtimePadding(stored: Pick<ScryptParameters, "N" | "r" | "p">): ScryptParameters | null {
-  const { N, r, p } = SCRYPT_PARAMETERS;
-  const missing = N * r * p - stored.N * stored.r * stored.p;
-  if (missing <= 0) return null;
-  return { N, r, p: Math.max(1, Math.round(missing / (N * r))) };
+export function needsRuntimePadding(stored: Pick<ScryptParameters, "N" | "r" | "p">): boolean {
+  return stored.N * stored.r * stored.p < (1 << 15) * 8;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const parsed = parseHash(stored);
+  if (parseArgon2Parameters(stored)) {
+    return withHashSlot(() => argon2Verify(stored, password.normalize("NFKC"))).catch(() => false);
+  }
+  const parsed = parseScryptHash(stored);
   if (!parsed) return false;
   const actual = await scrypt(password, parsed.salt, parsed);
   const ok = actual.length === parsed.key.length && timingSafeEqual(actual, parsed.key);
-  if (!ok) {
-    // No account enumeration by timing while old hashes remain (issue 12: p went from 1 to 3).
-    const padding = runtimePadding(parsed);
-    if (padding) await scrypt(password, parsed.salt, padding);
-  }
+  // No account enumeration by timing while old hashes remain.
+  if (!ok && needsRuntimePadding(parsed)) await verifyPassword(password, await dummyPasswordHash());
   return ok;
 }
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import { clientIp, isTrustedPeer, normalizeAddress, parseTrustProxy, resolveClientIp, type TrustProxyRule } from "./client-ip";
+import { clientIp, isTrustedPeer, normalizeAddress, parseTrustProxy, resolveClientIp, throttleKeyOf, type TrustProxyRule } from "./client-ip";
 
 function rule(value: string): TrustProxyRule {
   const parsed = parseTrustProxy(value);
@@ -168,5 +168,19 @@ describe("clientIp and isTrustedPeer on a Node request", () => {
     expect(isTrustedPeer(request("::ffff:10.0.0.2"), rule("10.0.0.0/8"))).toBe(true);
     expect(isTrustedPeer(request("198.51.100.9"), rule("10.0.0.0/8"))).toBe(false);
     expect(isTrustedPeer(request(undefined), rule("10.0.0.0/8"))).toBe(false);
+  });
+});
+
+describe("throttleKeyOf (issue 24)", () => {
+  it("IPv4 by address, IPv6 by its network of the prefix length, one spelling per network", () => {
+    expect(throttleKeyOf("203.0.113.5", 64)).toBe("203.0.113.5");
+    expect(throttleKeyOf("2001:db8:1:2:3:4:5:6", 64)).toBe("2001:db8:1:2::/64");
+    expect(throttleKeyOf("2001:db8:1:2::", 64)).toBe("2001:db8:1:2::/64");
+    expect(throttleKeyOf("2001:db8:1:2:ffff:ffff:ffff:ffff", 64)).toBe("2001:db8:1:2::/64");
+    expect(throttleKeyOf("2001:db8:1:3::1", 64)).toBe("2001:db8:1:3::/64");
+    expect(throttleKeyOf("2001:db8:1:2:3:4:5:6", 48)).toBe("2001:db8:1::/48");
+    expect(throttleKeyOf("2001:db8:1:ff02:3:4:5:6", 56)).toBe("2001:db8:1:ff00::/56");
+    expect(throttleKeyOf("2001:db8:1:2:3:4:5:6", 128)).toBe("2001:db8:1:2:3:4:5:6/128");
+    expect(throttleKeyOf("::1", 64)).toBe("::/64");
   });
 });

@@ -64,6 +64,33 @@ export function normalizeAddress(raw: string): string | null {
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".");
 }
 
+/** The 16 bytes of a canonical IPv6 address (normalizeAddress output). */
+function ipv6Bytes(address: string): Buffer {
+  const [head = "", tail] = address.split("::");
+  const groups = (part: string) => (part ? part.split(":") : []);
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const all = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  const bytes = Buffer.alloc(16);
+  all.forEach((group, i) => bytes.writeUInt16BE(parseInt(group, 16), i * 2));
+  return bytes;
+}
+
+/**
+ * The key under which a client address is throttled (issue 24): an IPv4 address as it is, an IPv6
+ * address by its network of `ipv6Prefix` bits (`2001:db8:1:2::/64`). One subscriber commonly holds a
+ * whole /64 (RFC 6177), so counting single IPv6 addresses would give them 2^64 fresh counters.
+ * Every throttle keyed by the client (login, user-code entry, the password-check gate) uses this.
+ */
+export function throttleKeyOf(address: string, ipv6Prefix: number): string {
+  if (isIP(address) !== 6) return address;
+  const bytes = ipv6Bytes(address);
+  for (let bit = ipv6Prefix; bit < 128; bit++) bytes[bit >> 3]! &= ~(0x80 >> (bit & 7));
+  const groups = Array.from({ length: 8 }, (_, i) => bytes.readUInt16BE(i * 2).toString(16));
+  const network = normalizeAddress(groups.join(":")) ?? address;
+  return `${network}/${ipv6Prefix}`;
+}
+
 /** One TRUST_PROXY list item (`address` or `address/prefix`), or why it is not one. */
 function parseTrustedRange(item: string): TrustedRange | string {
   const parts = item.split("/");

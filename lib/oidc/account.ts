@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Account, KoaContextWithOIDC } from "oidc-provider";
 import { env } from "../env";
-import { reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
+import { runPasswordCheck } from "../services/password-checks";
+import { clientThrottleKey, reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
 import { findAccountRow, type AccountRow } from "../queries/accounts";
-import { verifyUserCredentials } from "../services/users";
+import { verifyUserCredentials, type CredentialCheck, type PasswordCheckTurn } from "../services/users";
 
 /**
  * Accounts for oidc-provider: the platform's users. The account id is the decimal User.id, which
@@ -37,29 +38,53 @@ export function accountClaims(user: AccountRow): { sub: string; preferred_userna
   return { sub: String(user.id), preferred_username: user.handle, name: user.displayName, ...(picture ? { picture } : {}) };
 }
 
+/** The gate turned the check away (line full, or no turn within the wait). */
+class PasswordChecksBusy extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super("password checks saturated");
+  }
+}
+
 export type SignInResult =
-  | { ok: true; accountId: string }
-  | { ok: false; error: "invalid_credentials" | "account_disabled" | "too_many_attempts"; retryAt?: Date };
+  | { ok: true; accountId: string; handle: string }
+  | { ok: false; error: "invalid_credentials" | "account_disabled" | "too_many_attempts"; retryAt?: Date }
+  | { ok: false; error: "busy"; retryAfterSeconds: number };
 
 /**
  * The hosted login form's check. The attempt is reserved in the throttle first (lib/services/
  * throttle.ts: per account and client IP, per IP, per account), so a refused attempt costs no
  * scrypt and parallel attempts cannot slip past the limit; an admitted one may wait (growing
  * delays) before the password is checked. One generic answer for an unknown user or a wrong
- * password (both cost one scrypt, both are throttled alike), and "disabled" only after the right
- * password.
+ * password (both cost one hash, both are throttled alike), and "disabled" only after the right
+ * password. The check itself waits its turn at the password-check gate (lib/services/password-
+ * checks.ts: one per client address in flight, a bounded line, a bounded wait); turned away there,
+ * the attempt is given back and the answer is `busy` (the login page's 503). `trustedDevice` is the
+ * nonce of the browser's valid trusted-device cookie for this account (lib/oidc/trusted-device.ts).
  */
-export async function signInWithPassword(handle: string, password: string, ip: string): Promise<SignInResult> {
+export async function signInWithPassword(handle: string, password: string, ip: string, trustedDevice?: string): Promise<SignInResult> {
   const normalized = handle.trim().replace(/^@/, "").toLowerCase();
-  const admission = await reserveLoginAttempt(normalized, ip);
+  const admission = await reserveLoginAttempt(normalized, ip, trustedDevice);
   if (!admission.ok) return { ok: false, error: "too_many_attempts", retryAt: admission.retryAt };
   const { reservation } = admission;
-  // A server-side wait: the connection is held, no CPU is spent.
+  // A server-side wait: the connection is held, no CPU is spent, no place in the gate's line taken.
   if (reservation.delayMs > 0) await sleep(reservation.delayMs);
-  const check = await verifyUserCredentials(normalized, password);
+  const client = clientThrottleKey(ip);
+  const turn: PasswordCheckTurn = async (hash) => {
+    const outcome = await runPasswordCheck(client, reservation.counters.ip.count, hash);
+    if (!outcome.ok) throw new PasswordChecksBusy(outcome.retryAfterSeconds);
+    return outcome.value;
+  };
+  let check: CredentialCheck;
+  try {
+    check = await verifyUserCredentials(normalized, password, turn);
+  } catch (error) {
+    if (!(error instanceof PasswordChecksBusy)) throw error;
+    await settleLoginAttempt(reservation, "unchecked");
+    return { ok: false, error: "busy", retryAfterSeconds: error.retryAfterSeconds };
+  }
   // The right password for a disabled account is no guess to count.
   const passwordWasRight = check.ok || check.reason === "disabled";
   await settleLoginAttempt(reservation, passwordWasRight ? "success" : "failure");
   if (!check.ok) return { ok: false, error: check.reason === "disabled" ? "account_disabled" : "invalid_credentials" };
-  return { ok: true, accountId: String(check.user.id) };
+  return { ok: true, accountId: String(check.user.id), handle: check.user.handle };
 }

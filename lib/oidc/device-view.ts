@@ -1,3 +1,4 @@
+import { reserveDeviceCodeEntry } from "../services/throttle";
 import { findUserById } from "../services/users";
 import { PgAdapter } from "./adapter";
 import { findSignInClient } from "./clients";
@@ -36,4 +37,20 @@ export async function findDeviceRequestView(userCode: string): Promise<DeviceReq
     client: { clientId: client.clientId, name: client.name, ownerHandle: owner?.handle ?? null },
     scopes: typeof payload.params?.scope === "string" ? payload.params.scope.split(" ").filter(Boolean) : [],
   };
+}
+
+export type CountedDeviceRequestView = { ok: true; view: DeviceRequestView | null } | { ok: false; retryAt: Date };
+
+/**
+ * findDeviceRequestView for a code that came from the client (the page's `?step=confirm&user_code=`),
+ * counted like a code typed into the form (issue 24): every lookup is one entry against the client's
+ * user-code limit (lib/services/throttle.ts), given back only when the code was found, so the page
+ * cannot be used to try codes past the limit.
+ */
+export async function findDeviceRequestViewCounted(userCode: string, ip: string): Promise<CountedDeviceRequestView> {
+  const admission = await reserveDeviceCodeEntry(ip);
+  if (!admission.ok) return { ok: false, retryAt: admission.retryAt };
+  const view = await findDeviceRequestView(userCode);
+  if (view) await admission.release();
+  return { ok: true, view };
 }

@@ -51,6 +51,10 @@ const FRIENDLY: Record<string, { title: string; text: string }> = {
     title: "Request refused",
     text: "This form was submitted from somewhere other than the platform's own page. Go back to the app and start signing in again.",
   },
+  temporarily_unavailable: {
+    title: "Too many sign-ins right now",
+    text: "The platform is checking many passwords at this moment and could not check yours in time. Nothing was changed. Go back and sign in again in a few seconds.",
+  },
   server_error: {
     title: "Something went wrong on our side",
     text: "The sign-in service could not complete your request. Please try again in a moment.",

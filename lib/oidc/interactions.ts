@@ -14,6 +14,7 @@ import { deviceCodeReferences } from "./adapter";
 import { interactionBase, INTERACTION_TTL, isHttps, ROUTES } from "./config";
 import { LOGIN_USERNAME_COOKIE } from "./constants";
 import { renderErrorPage } from "./html";
+import { findTrustedDevice, rememberTrustedDevice } from "./trusted-device";
 
 /**
  * The hosted pages' form posts (STYLE: Request path, OIDC request, step 3). The pages are rendered
@@ -168,12 +169,28 @@ export async function handleInteraction(
         if (username) rememberUsername(res, uid, username);
         return backToPage(res, uid, "missing_fields");
       }
-      const result = await signInWithPassword(parsed.data.username, parsed.data.password, clientIp(req, env().TRUST_PROXY_RULE));
+      const handle = parsed.data.username.replace(/^@/, "").toLowerCase();
+      const trustedDevice = await findTrustedDevice(req, handle);
+      const result = await signInWithPassword(parsed.data.username, parsed.data.password, clientIp(req, env().TRUST_PROXY_RULE), trustedDevice);
+      if (!result.ok && result.error === "busy") {
+        // Issue 24: too many sign-ins waiting for a password check. A plain page (no JavaScript),
+        // the form's answer itself, so the browser's Back returns to the filled-in form.
+        logger.warn("sign-in turned away: password checks saturated", { client: details.params.client_id });
+        res.setHeader("retry-after", String(result.retryAfterSeconds));
+        sendErrorPage(
+          res,
+          503,
+          "temporarily_unavailable",
+          `Too many people are signing in right now. Your password was not checked. Go back and try again in ${result.retryAfterSeconds} seconds.`,
+        );
+        return;
+      }
       if (!result.ok) {
         logger.info("sign-in refused", { reason: result.error, client: details.params.client_id });
         rememberUsername(res, uid, parsed.data.username);
         return backToPage(res, uid, result.error, result.error === "too_many_attempts" ? result.retryAt : undefined);
       }
+      await rememberTrustedDevice(res, result.handle);
       await provider.interactionFinished(req, res, { login: { accountId: result.accountId } }, { mergeWithLastSubmission: false });
       return;
     }

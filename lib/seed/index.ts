@@ -31,7 +31,7 @@ export async function seedDemoWorld(options: { log?: Log } = {}): Promise<{ seed
 
   const started = Date.now();
   const world = generateWorld(started);
-  // Only demo accounts can sign in; scrypt is slow on purpose, so only they get a hash.
+  // Only demo accounts can sign in; password hashing (Argon2id) is slow on purpose, so only they get a hash.
   const passwords = new Map<number, string>();
   await Promise.all(
     world.users.map(async (user, i) => {

@@ -1,3 +1,5 @@
+import { env } from "../env";
+import { throttleKeyOf } from "../http/client-ip";
 import {
   decrementRateLimits,
   deleteRateLimit,
@@ -17,7 +19,12 @@ import {
  *   a stranger's guesses lock the pair, not the account's owner elsewhere;
  * - the client IP: 30 attempts, whichever accounts (password spraying);
  * - the account: 50 attempts from all addresses together. Over that, only an address with no
- *   attempt of its own on the account in this window is still heard, after a delay.
+ *   attempt of its own on the account in this window is still heard, after a delay that grows with
+ *   the failures (2 s, 4 s, 8 s); a browser that signed in to the account before (a trusted-device
+ *   cookie, OWASP's "device cookies", lib/oidc/trusted-device.ts) keeps full access: its attempts
+ *   are counted per device instead of per (account, address) and the account's lock does not
+ *   apply to it.
+ * Addresses are counted by throttleKeyOf (lib/http/client-ip.ts): IPv4 by address, IPv6 by network.
  * A refused attempt is given back at once (it was not evaluated), so hammering a closed pair does
  * not push the IP or the account towards their limits; a successful one is given back too (a
  * sign-in never uses up a budget). What remains counted is the wrong passwords, and those in flight.
@@ -31,8 +38,23 @@ export const LOGIN_LIMIT_PER_IP = 30;
 export const LOGIN_LIMIT_PER_ACCOUNT = 50;
 /** Before a pair's attempt n: nothing for n ≤ 2, then 1 s, 2 s, 4 s, … capped here. */
 export const LOGIN_PAIR_DELAY_MAX_MS = 4000;
-/** An address with no attempt of its own on an account that is over its limit waits this long. */
+/**
+ * An address with no attempt of its own on an account that is over its limit waits this long,
+ * doubled for each further LOGIN_LIMIT_PER_ACCOUNT failures, up to LOGIN_LOCKED_DELAY_MAX_MS.
+ */
 export const LOGIN_LOCKED_FRESH_IP_DELAY_MS = 2000;
+export const LOGIN_LOCKED_DELAY_MAX_MS = 8000;
+
+/** The wait of an untrusted browser's attempt on an account whose window holds `accountCount` attempts (over the limit). */
+export function lockedAccountDelayMs(accountCount: number): number {
+  const doublings = Math.floor((accountCount - LOGIN_LIMIT_PER_ACCOUNT - 1) / LOGIN_LIMIT_PER_ACCOUNT);
+  return Math.min(LOGIN_LOCKED_FRESH_IP_DELAY_MS * 2 ** Math.max(0, doublings), LOGIN_LOCKED_DELAY_MAX_MS);
+}
+
+/** The key a client address is counted under (IPv6 by its THROTTLE_IPV6_PREFIX network). */
+export function clientThrottleKey(ip: string): string {
+  return throttleKeyOf(ip, env().THROTTLE_IPV6_PREFIX);
+}
 
 /** The wait before a pair's attempt number `n` (1-based) is evaluated. */
 export function pairDelayMs(n: number): number {
@@ -43,17 +65,24 @@ export function pairDelayMs(n: number): number {
 const keyPart = (value: string, max: number) => value.replace(/[\u0000-\u001f\u007f]/g, "\ufffd").slice(0, max);
 
 export interface LoginKeys {
-  /** `login:pair:IP|account`: an address never holds `|`, so the split is unambiguous. */
+  /**
+   * `login:pair:IP|account`: an address never holds `|`, so the split is unambiguous; for a
+   * trusted device, `login:device:NONCE|account` (the device's own failure count).
+   */
   pair: string;
   ip: string;
   account: string;
 }
 
-/** Keys for a normalized handle (known or not: unknown handles are throttled alike) and a client IP. */
-export function loginKeys(handle: string, ip: string): LoginKeys {
+/**
+ * Keys for a normalized handle (known or not: unknown handles are throttled alike), a client IP and,
+ * when the browser showed a valid trusted-device cookie for this handle, that device's nonce.
+ */
+export function loginKeys(handle: string, ip: string, trustedDevice?: string): LoginKeys {
   const account = keyPart(handle.toLowerCase(), 100);
-  const address = keyPart(ip, 64);
-  return { pair: `login:pair:${address}|${account}`, ip: `login:ip:${address}`, account: `login:account:${account}` };
+  const address = keyPart(clientThrottleKey(ip), 64);
+  const pair = trustedDevice ? `login:device:${keyPart(trustedDevice, 64)}|${account}` : `login:pair:${address}|${account}`;
+  return { pair, ip: `login:ip:${address}`, account: `login:account:${account}` };
 }
 
 /** `windowStart` is the key's window as the database wrote it: the give-back matches on it. */
@@ -99,30 +128,36 @@ async function giveBack(entries: { key: string; windowStart: string }[]): Promis
  * refused (with the earliest time the refusing limits allow another try), or admitted with the
  * delay to wait before evaluating it.
  */
-export async function reserveLoginAttempt(handle: string, ip: string): Promise<LoginAdmission> {
-  const keys = loginKeys(handle, ip);
+export async function reserveLoginAttempt(handle: string, ip: string, trustedDevice?: string): Promise<LoginAdmission> {
+  const keys = loginKeys(handle, ip, trustedDevice);
   const counters = await reserve(keys);
   const refusedUntil: Date[] = [];
   if (counters.ip.count > LOGIN_LIMIT_PER_IP) refusedUntil.push(counters.ip.windowEnd);
   if (counters.pair.count > LOGIN_LIMIT_PER_PAIR) refusedUntil.push(counters.pair.windowEnd);
-  // Over the account limit, an address that has tried nothing on this account yet is still heard.
-  const accountLocked = counters.account.count > LOGIN_LIMIT_PER_ACCOUNT;
+  // Over the account limit, an address that has tried nothing on this account yet is still heard;
+  // a trusted device is not held by the account's lock at all (its own pair limit still holds).
+  const accountLocked = !trustedDevice && counters.account.count > LOGIN_LIMIT_PER_ACCOUNT;
   if (accountLocked && counters.pair.count > 1) refusedUntil.push(counters.account.windowEnd);
   if (refusedUntil.length > 0) {
     await giveBack(KEY_ORDER.map((name) => ({ key: keys[name], windowStart: counters[name].windowStart })));
     return { ok: false, retryAt: new Date(Math.max(...refusedUntil.map((d) => d.getTime()))) };
   }
-  const delayMs = accountLocked ? LOGIN_LOCKED_FRESH_IP_DELAY_MS : pairDelayMs(counters.pair.count);
+  const delayMs = accountLocked ? lockedAccountDelayMs(counters.account.count) : pairDelayMs(counters.pair.count);
   return { ok: true, reservation: { keys, counters, delayMs } };
 }
 
 /**
  * After the password was checked. A wrong one keeps its reservation (that is the failure count);
- * the right one clears the pair and gives this attempt back to the IP and the account.
+ * the right one clears the pair and gives this attempt back to the IP and the account. One that
+ * was never checked (the password-check gate turned it away) is given back on every key.
  */
-export async function settleLoginAttempt(reservation: LoginReservation, outcome: "success" | "failure"): Promise<void> {
+export async function settleLoginAttempt(reservation: LoginReservation, outcome: "success" | "failure" | "unchecked"): Promise<void> {
   if (outcome === "failure") return;
   const { keys, counters } = reservation;
+  if (outcome === "unchecked") {
+    await giveBack(KEY_ORDER.map((name) => ({ key: keys[name], windowStart: counters[name].windowStart })));
+    return;
+  }
   await deleteRateLimit(keys.pair);
   await giveBack([
     { key: keys.ip, windowStart: counters.ip.windowStart },
@@ -145,7 +180,7 @@ export type DeviceCodeAdmission =
 
 /** Reserves one user-code entry for this IP; `release` gives it back (the code was not a wrong one). */
 export async function reserveDeviceCodeEntry(ip: string): Promise<DeviceCodeAdmission> {
-  const key = `device:ip:${keyPart(ip, 64)}`;
+  const key = `device:ip:${keyPart(clientThrottleKey(ip), 64)}`;
   const [counter] = await incrementRateLimits([key], DEVICE_CODE_WINDOW_SECONDS);
   if (!counter) throw new Error("device throttle: no counter returned");
   const entry = { key, windowStart: counter.windowStart };

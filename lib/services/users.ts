@@ -109,10 +109,16 @@ export type CredentialCheck =
 
 /**
  * Password check for the hosted login page. Unknown handles and accounts without a password cost
- * one scrypt like a real check (no account enumeration by timing); `disabled` is only reported
- * after the right password, so it reveals nothing to a guesser. Throttling is the caller's job.
+ * one hash like a real check (no account enumeration by timing); `disabled` is only reported
+ * after the right password, so it reveals nothing to a guesser. Throttling is the caller's job, and
+ * so is the hash's turn (`turn`: the gate holds the hash only, not the row's lookup).
  */
-export async function verifyUserCredentials(handle: string, password: string): Promise<CredentialCheck> {
+/** Runs one password check when its turn comes (the sign-in's gate, lib/services/password-checks.ts). */
+export type PasswordCheckTurn = <T>(check: () => Promise<T>) => Promise<T>;
+
+const NO_GATE: PasswordCheckTurn = (check) => check();
+
+export async function verifyUserCredentials(handle: string, password: string, turn: PasswordCheckTurn = NO_GATE): Promise<CredentialCheck> {
   const normalized = handle.trim().replace(/^@/, "").toLowerCase();
   const row = HANDLE_PATTERN.test(normalized)
     ? await db.user.findUnique({
@@ -122,10 +128,12 @@ export async function verifyUserCredentials(handle: string, password: string): P
       })
     : null;
   if (!row?.passwordHash) {
-    await verifyPassword(password, await dummyPasswordHash());
+    const dummy = await dummyPasswordHash();
+    await turn(() => verifyPassword(password, dummy));
     return { ok: false, reason: "invalid_credentials" };
   }
-  if (!(await verifyPassword(password, row.passwordHash))) return { ok: false, reason: "invalid_credentials" };
+  const stored = row.passwordHash;
+  if (!(await turn(() => verifyPassword(password, stored)))) return { ok: false, reason: "invalid_credentials" };
   if (env().PASSWORD_REHASH && needsRehash(row.passwordHash)) await rehashPassword(row.id, row.passwordHash, password);
   const { passwordHash: _omitted, ...user } = row;
   if (user.disabled) return { ok: false, reason: "disabled" };

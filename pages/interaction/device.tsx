@@ -6,8 +6,9 @@ import { DeviceResultCard } from "@/components/interaction/device-result-card";
 import { ExpiredCard } from "@/components/interaction/expired-card";
 import { HostedPage } from "@/components/interaction/hosted-page";
 import { env } from "@/lib/env";
+import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { DEVICE_ERRORS, DEVICE_STEPS, DEVICE_XSRF_COOKIE } from "@/lib/oidc/constants";
-import { findDeviceRequestView } from "@/lib/oidc/device-view";
+import { findDeviceRequestViewCounted } from "@/lib/oidc/device-view";
 import { findClientName } from "@/lib/oidc/interaction-view";
 import { describeRetryWait } from "@/lib/oidc/login-errors";
 
@@ -67,8 +68,14 @@ export const getServerSideProps: GetServerSideProps<Props> = async ({ query, req
     if (q.user_code) restart.searchParams.set("user_code", q.user_code);
     return { props: { kind: "expired", restart: restart.href } };
   }
+  let throttledUntil: number | null = null;
   if (q.step === "confirm" && q.user_code) {
-    const request = await findDeviceRequestView(q.user_code);
+    // The code comes from the URL, i.e. from whoever sent it: a lookup counts toward the client's
+    // user-code limit like a typed code (issue 24). The client address is the one rule's (server.ts).
+    const ipHeader = req.headers[CLIENT_IP_HEADER];
+    const counted = await findDeviceRequestViewCounted(q.user_code, (typeof ipHeader === "string" && ipHeader) || "unknown");
+    if (!counted.ok) throttledUntil = Math.ceil(counted.retryAt.getTime() / 1000);
+    const request = counted.ok ? counted.view : null;
     if (request) {
       return {
         props: {
@@ -82,14 +89,14 @@ export const getServerSideProps: GetServerSideProps<Props> = async ({ query, req
       };
     }
   }
-  const error = q.step === "confirm" ? "not_found" : (q.error ?? null);
+  const error = throttledUntil !== null ? "too_many_attempts" : q.step === "confirm" ? "not_found" : (q.error ?? null);
   return {
     props: {
       kind: "input",
       action,
       xsrf,
       userCode: q.user_code ?? "",
-      error: error ? errorMessage(error, q.retry_at ?? null) : null,
+      error: error ? errorMessage(error, throttledUntil ?? q.retry_at ?? null) : null,
     },
   };
 };

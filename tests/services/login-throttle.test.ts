@@ -95,6 +95,22 @@ describe("login throttle", () => {
     expect((await counts(keys.account))[keys.account]).toBe(51);
   });
 
+  it("IPv6 by /64 (THROTTLE_IPV6_PREFIX), IPv4 by address; a trusted device has a pair of its own", () => {
+    expect(throttle.loginKeys("ann", "2001:db8:5:6:7:8:9:a").ip).toBe("login:ip:2001:db8:5:6::/64");
+    expect(throttle.loginKeys("ann", "2001:db8:5:6::ffff").pair).toBe("login:pair:2001:db8:5:6::/64|ann");
+    expect(throttle.loginKeys("ann", "2001:db8:5:7::1").ip).toBe("login:ip:2001:db8:5:7::/64");
+    expect(throttle.loginKeys("ann", "192.0.2.77").ip).toBe("login:ip:192.0.2.77");
+    expect(throttle.loginKeys("ann", "192.0.2.77", "NONCE").pair).toBe("login:device:NONCE|ann");
+    expect([50, 51, 100, 101, 150, 151, 500].map(throttle.lockedAccountDelayMs)).toEqual([2000, 2000, 2000, 4000, 4000, 8000, 8000]);
+  });
+
+  it("a trusted device is not held by the account's lock", async () => {
+    const ips = Array.from({ length: 10 }, (_, i) => `203.0.113.${150 + i}`);
+    await Promise.all(ips.map((ip) => fail("tara", ip, 5)));
+    expect((await throttle.reserveLoginAttempt("tara", ips[0]!)).ok).toBe(false);
+    expect(await throttle.reserveLoginAttempt("tara", ips[0]!, "device-nonce")).toMatchObject({ ok: true, reservation: { delayMs: 0 } });
+  });
+
   it("a success clears the pair and gives the attempt back to the IP and the account", async () => {
     const ip = "198.51.100.20";
     await fail("pia", ip, 2);
@@ -131,8 +147,8 @@ describe("login throttle", () => {
   it("keys: any typed username is a key (NUL and control characters replaced), unknown or not", async () => {
     const keys = throttle.loginKeys("Eve\u0000\u0007", "2001:db8::1");
     expect(keys).toEqual({
-      pair: "login:pair:2001:db8::1|eve\ufffd\ufffd",
-      ip: "login:ip:2001:db8::1",
+      pair: "login:pair:2001:db8::/64|eve\ufffd\ufffd",
+      ip: "login:ip:2001:db8::/64",
       account: "login:account:eve\ufffd\ufffd",
     });
     expect((await throttle.reserveLoginAttempt("Eve\u0000\u0007", "2001:db8::1")).ok).toBe(true);
