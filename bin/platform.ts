@@ -498,6 +498,10 @@ const SECRET_COMMANDS: Record<string, Command> = {
           by_status: r.byStatus.map((b) => ({ status: b.status, error_code: b.errorCode, count: b.count })),
         })),
         errors: summary.errors.map((e) => ({ code: e.code, status: e.status, count: e.count })),
+        unauthenticated_callers: {
+          total: summary.unauthenticated.total,
+          by_code: summary.unauthenticated.byCode.map((c) => ({ grant_type: c.grantType, code: c.code, status: c.status, count: c.count })),
+        },
       };
       const ms = (v: number | null) => (v === null ? "-" : `${v} ms`);
       const text = summary.routes.length
@@ -508,6 +512,7 @@ const SECRET_COMMANDS: Record<string, Command> = {
                 `  ${r.route}  ${r.total}  p50 ${ms(r.p50Ms)}  p95 ${ms(r.p95Ms)}  ` +
                 r.byStatus.map((b) => `${b.status}${b.errorCode ? ` ${b.errorCode}` : ""}: ${b.count}`).join(", "),
             ),
+            ...(summary.unauthenticated.total ? [`  unauthenticated callers (not counted above): ${summary.unauthenticated.total} failed token requests`] : []),
           ].join("\n")
         : `${clientId}: no requests in the last ${range}.`;
       return { json, text };
@@ -528,7 +533,7 @@ const SECRET_COMMANDS: Record<string, Command> = {
       );
       const entries = await usage.listRequestLog(clientId, filter, actor);
       const json = entries.map((e) => ({
-        at: e.at.toISOString(),
+        at: new Date(e.atMs).toISOString(),
         method: e.method,
         route: e.route,
         status: e.status,
@@ -539,7 +544,7 @@ const SECRET_COMMANDS: Record<string, Command> = {
       }));
       const text = entries.length
         ? entries
-            .map((e) => `${e.at.toISOString()}  ${e.method} ${e.route}  ${e.status}${e.errorCode ? ` ${e.errorCode}` : ""}  ${e.latencyMs} ms  ${e.requestId}${e.userHandle ? `  @${e.userHandle}` : ""}`)
+            .map((e) => `${new Date(e.atMs).toISOString()}  ${e.method} ${e.route}  ${e.status}${e.errorCode ? ` ${e.errorCode}` : ""}  ${e.latencyMs} ms  ${e.requestId}${e.userHandle ? `  @${e.userHandle}` : ""}`)
             .join("\n")
         : "No matching requests.";
       return { json, text };
