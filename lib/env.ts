@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseTrustProxy, type TrustProxyRule } from "./http/client-ip";
+import { DEFAULT_USER_QUOTA_PERCENT } from "./schemas/rate-limits";
 
 /**
  * The only reader of process.env (STYLE: Tests and config). Parsed first by server.ts and the CLI;
@@ -81,6 +82,11 @@ const rawSchema = z.object({
   USAGE_FLUSH_MS: z.coerce.number().int().min(50).max(600_000).default(5000),
   /** How often each process runs the usage rollup and retention job, in seconds. */
   USAGE_RETENTION_SECONDS: seconds(600),
+  /**
+   * Issue 24: the share of an app's per-minute quota one user's tokens may use, in percent (a
+   * login app's users share its quota; one of them cannot spend it all).
+   */
+  USER_QUOTA_PERCENT: z.coerce.number().min(1).max(100).default(DEFAULT_USER_QUOTA_PERCENT),
 });
 
 export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY"> & {
