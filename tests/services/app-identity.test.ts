@@ -222,14 +222,15 @@ describe("logos", () => {
     const truncated = Buffer.concat([(await makeLogo("png")).subarray(0, 40), Buffer.from("<html><script>alert(1)</script></html>".repeat(20))]);
     expect(await refusal("truncated.png", truncated)).toMatch(/could not be read as an image/);
     // Animations (issue 24): an animated WebP is a WebP, but not a still one; a GIF is no accepted type.
-    expect(await refusal("spinning.webp", await animatedLogo("webp"))).toMatch(/The logo must be a still image, not an animation$/);
-    expect(await refusal("spinning.gif", await animatedLogo("gif"))).toMatch(/The logo is a GIF; it must be a still PNG, JPEG or WebP image$/);
+    // Soft: each of these three refusals is reported on its own when the product breaks.
+    expect.soft(await refusal("spinning.webp", await animatedLogo("webp"))).toMatch(/The logo must be a still image, not an animation$/);
+    expect.soft(await refusal("spinning.gif", await animatedLogo("gif"))).toMatch(/The logo is a GIF; it must be a still PNG, JPEG or WebP image$/);
     // A decompression bomb: 2 KiB whose header claims 50,000×50,000 pixels (7.5 GB decoded). Refused
     // from the header by sharp's pixel limit, before a pixel is decoded: the message is the limit's.
     const bomb = pngBomb(50_000);
     expect(bomb.byteLength).toBeLessThan(4096);
     const started = performance.now();
-    expect(await refusal("bomb.png", bomb)).toMatch(/The logo's header claims more than 4,194,304 pixels; each side must be 16 to 1024$/);
+    expect.soft(await refusal("bomb.png", bomb)).toMatch(/The logo's header claims more than 4,194,304 pixels; each side must be 16 to 1024$/);
     expect(performance.now() - started).toBeLessThan(15_000);
     // A JPEG whose bytes say JPEG is a JPEG, whatever its name: served as image/jpeg.
     const jpeg = await makeLogo("jpeg");
