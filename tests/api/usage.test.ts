@@ -217,6 +217,12 @@ describe("usage metering", () => {
     expect(own.unauthenticated_callers.total).toBe(0);
     const log = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", loginApp.clientId]);
     expect(log).toEqual([expect.objectContaining({ route: "GET /me/stats", status: 200, user: "usagefan" })]);
+    // The service hands the portal entries of the one declared shape (lib/schemas/usage.ts).
+    const { listRequestLog } = await import("../../lib/services/usage");
+    const { requestLogEntrySchema } = await import("../../lib/schemas/usage");
+    const entries = requestLogEntrySchema.array().parse(await listRequestLog(loginApp.clientId, { limit: 10 }, CLI_ACTOR));
+    expect(entries).toEqual([expect.objectContaining({ route: "GET /me/stats", requestId: stats.requestId, userHandle: "usagefan" })]);
+    expect(entries[0]!.userId).toBeGreaterThan(0);
   });
 
   it("counts the quota's 429s per app, for the app's usage and the admin overview", async () => {
