@@ -211,6 +211,13 @@ describe("the per-app quota", () => {
     expect(announced(other).state).toMatch(/^"app";r=26;t=\d+, "user";r=2;t=\d+$/);
     const [row] = await api.sql<{ reserved: number }>(`SELECT reserved FROM "ApiQuotaWindow" WHERE "clientId" = $1 ORDER BY "window" DESC LIMIT 1`, [clientId]);
     expect(row!.reserved).toBe(4);
+    // Users' shares are counted in PostgreSQL too, but a user's first batch of a window (2 % of the
+    // share, here 1 request) is admitted without a write: only the greedy user has a row.
+    const users = await api.sql<{ userId: number; reserved: number }>(
+      `SELECT "userId", reserved FROM "ApiUserQuotaWindow" WHERE "clientId" = $1 ORDER BY "window" DESC`,
+      [clientId],
+    );
+    expect(users).toEqual([{ userId: greedy.id, reserved: 3 }]);
   });
 
   it("never writes to the database per request: a few reservations serve a burst", async () => {
