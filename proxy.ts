@@ -13,6 +13,12 @@ import { securityHeaders } from "./lib/http/security-headers";
  */
 const PROTECTED = /^\/(apps|admin|account)(\/|$)/;
 const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
+/**
+ * Routes that answer with a CSP of their own (images: `default-src 'none'`, an SVG's inline
+ * styles, a logo's sandbox). Headers set here replace the route's, so the page CSP is left off
+ * their answers and each keeps its own (issue 24); the other security headers still apply.
+ */
+const OWN_CSP = /^\/(media|avatars)\//;
 
 function contentSecurityPolicy(nonce: string, https: boolean, dev: boolean): string {
   return [
@@ -47,12 +53,18 @@ export function proxy(request: NextRequest): NextResponse {
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set("content-security-policy", csp);
-  return withSecurityHeaders(NextResponse.next({ request: { headers: requestHeaders } }), csp, https);
+  return withSecurityHeaders(NextResponse.next({ request: { headers: requestHeaders } }), OWN_CSP.test(pathname) ? null : csp, https);
 }
 
-/** The same headers on pages and on the redirects this proxy answers itself (lib/http/security-headers.ts). */
-function withSecurityHeaders(response: NextResponse, csp: string, https: boolean): NextResponse {
-  for (const [name, value] of Object.entries(securityHeaders({ https, csp }))) response.headers.set(name, value);
+/**
+ * The same headers on pages and on the redirects this proxy answers itself (lib/http/security-headers.ts);
+ * `csp: null` for a route that sets its own.
+ */
+function withSecurityHeaders(response: NextResponse, csp: string | null, https: boolean): NextResponse {
+  for (const [name, value] of Object.entries(securityHeaders({ https, csp: csp ?? "" }))) {
+    if (csp === null && name === "content-security-policy") continue;
+    response.headers.set(name, value);
+  }
   return response;
 }
 

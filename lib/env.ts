@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseTrustProxy, type TrustProxyRule } from "./http/client-ip";
+import { DEFAULT_USER_QUOTA_PERCENT } from "./schemas/rate-limits";
 
 /**
  * The only reader of process.env (STYLE: Tests and config). Parsed first by server.ts and the CLI;
@@ -100,6 +101,11 @@ const rawSchema = z.object({
    * tell how traffic flows.
    */
   METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+  /**
+   * Issue 24: the share of an app's per-minute quota one user's tokens may use, in percent (a
+   * login app's users share its quota; one of them cannot spend it all).
+   */
+  USER_QUOTA_PERCENT: z.coerce.number().min(1).max(100).default(DEFAULT_USER_QUOTA_PERCENT),
 });
 
 export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY"> & {

@@ -1,23 +1,12 @@
 import { Badge } from "@/components/ui/badge";
-
-export interface RequestLogItem {
-  /** ISO time. */
-  at: string;
-  method: string;
-  route: string;
-  status: number;
-  errorCode: string | null;
-  latencyMs: number;
-  requestId: string;
-  userHandle: string | null;
-}
+import type { RequestLogEntry } from "@/lib/schemas/usage";
 
 function statusTone(status: number) {
   return status >= 500 ? "red" : status >= 400 ? "amber" : "green";
 }
 
 /** The request log (issue 16): one row per request, scrolling sideways inside its box on a phone. */
-export function RequestLogTable({ entries, emptyText }: { entries: RequestLogItem[]; emptyText: string }) {
+export function RequestLogTable({ entries, emptyText }: { entries: RequestLogEntry[]; emptyText: string }) {
   if (entries.length === 0) {
     return (
       <p className="rounded-lg border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-600" data-testid="request-log-empty">
@@ -40,21 +29,24 @@ export function RequestLogTable({ entries, emptyText }: { entries: RequestLogIte
           </tr>
         </thead>
         <tbody>
-          {entries.map((e) => (
-            <tr key={`${e.requestId}-${e.at}`} className="border-t border-slate-100 align-top" data-testid="request-log-row">
-              <td className="px-3 py-2 whitespace-nowrap text-slate-700 tabular-nums">
-                <time dateTime={e.at}>{e.at.slice(0, 19).replace("T", " ")}</time>
-              </td>
-              <td className="px-3 py-2 font-mono text-xs whitespace-nowrap text-slate-900">{e.route}{e.method === "HEAD" ? " (HEAD)" : ""}</td>
-              <td className="px-3 py-2 whitespace-nowrap">
-                <Badge tone={statusTone(e.status)}>{e.status}</Badge>
-                {e.errorCode ? <code className="ml-2 font-mono text-xs text-slate-800">{e.errorCode}</code> : null}
-              </td>
-              <td className="px-3 py-2 text-right whitespace-nowrap tabular-nums">{e.latencyMs} ms</td>
-              <td className="px-3 py-2 font-mono text-xs whitespace-nowrap text-slate-700">{e.requestId}</td>
-              <td className="px-3 py-2 text-slate-700">{e.userHandle ? `@${e.userHandle}` : <span className="text-slate-500">app</span>}</td>
-            </tr>
-          ))}
+          {entries.map((e) => {
+            const at = new Date(e.atMs).toISOString();
+            return (
+              <tr key={`${e.requestId}-${e.atMs}`} className="border-t border-slate-100 align-top" data-testid="request-log-row">
+                <td className="px-3 py-2 whitespace-nowrap text-slate-700 tabular-nums">
+                  <time dateTime={at}>{at.slice(0, 19).replace("T", " ")}</time>
+                </td>
+                <td className="px-3 py-2 font-mono text-xs whitespace-nowrap text-slate-900">{e.route}{e.method === "HEAD" ? " (HEAD)" : ""}</td>
+                <td className="px-3 py-2 whitespace-nowrap">
+                  <Badge tone={statusTone(e.status)}>{e.status}</Badge>
+                  {e.errorCode ? <code className="ml-2 font-mono text-xs text-slate-800">{e.errorCode}</code> : null}
+                </td>
+                <td className="px-3 py-2 text-right whitespace-nowrap tabular-nums">{e.latencyMs} ms</td>
+                <td className="px-3 py-2 font-mono text-xs whitespace-nowrap text-slate-700">{e.requestId}</td>
+                <td className="px-3 py-2 text-slate-700">{e.userHandle ? `@${e.userHandle}` : <span className="text-slate-500">app</span>}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>

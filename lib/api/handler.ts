@@ -77,20 +77,29 @@ export interface Route {
 }
 
 /**
- * Counts the request against its app's quota (lib/services/api-quota.ts) and puts the rate-limit
- * headers in `extras`; over the quota, 429 `rate_limited` with Retry-After.
+ * Counts the request against its app's quota and, for a user-delegated token, the user's share of
+ * it (lib/services/api-quota.ts), and puts the rate-limit headers in `extras`; over either, 429
+ * `rate_limited` with Retry-After, its message naming the limit (the policy's name in the headers).
  */
 async function countAgainstQuota(
   clientId: string,
   quota: number,
+  userId: number | undefined,
   policy: RatePolicy | undefined,
   extras: ReplyExtras,
 ): Promise<QuotaState> {
-  const pending = admitApiRequest(clientId, quota);
+  const pending = admitApiRequest(clientId, quota, userId);
   const state = pending instanceof Promise ? await pending : pending;
   extras.headers = rateLimitHeaders(state, policy ? { policy, state: null } : undefined);
-  if (!state.admitted) {
-    throw new AppError("rate_limited", `This app has made its ${state.limit} API requests of this minute. Retry after the window resets.`, {
+  if (state.refusedBy === "user") {
+    throw new AppError(
+      "rate_limited",
+      `Limit "user": this user's tokens have made their ${state.userLimit} API requests of this minute, their share of this app's ${state.limit}. Retry after the window resets.`,
+      { headers: { "Retry-After": String(state.resetSeconds) } },
+    );
+  }
+  if (state.refusedBy === "app") {
+    throw new AppError("rate_limited", `Limit "app": this app has made its ${state.limit} API requests of this minute. Retry after the window resets.`, {
       headers: { "Retry-After": String(state.resetSeconds) },
     });
   }
@@ -121,7 +130,13 @@ export function defineRoute<
       const identified = await identify(request, auth);
       const quota =
         identified.kind === "token"
-          ? await countAgainstQuota(identified.caller.clientId, identified.caller.quota, policy, extras)
+          ? await countAgainstQuota(
+              identified.caller.clientId,
+              identified.caller.quota,
+              identified.caller.kind === "user" ? identified.caller.userId : undefined,
+              policy,
+              extras,
+            )
           : undefined;
       const caller = authorize(identified, auth, scope) as CallerFor<A>;
       let payload;

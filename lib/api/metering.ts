@@ -17,8 +17,8 @@ export function meterApiRequest(request: ApiRequest, method: string, reply: ApiR
   if (!meter.enabled) return;
   const now = performance.now();
   meter.recordApiRequest(
+    clientId,
     {
-      clientId,
       userId: request.userId ?? null,
       method,
       route: request.route,

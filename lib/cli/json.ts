@@ -3,7 +3,8 @@ import type { ConnectedApp } from "../schemas/connected-apps";
 import type { UsageRange } from "../schemas/usage";
 import type { UserView } from "../schemas/users";
 import { dateToUnixSeconds, publicUrl } from "../schemas/wire";
-import type { RequestLogEntry, UsageSummary } from "../services/usage";
+import type { RequestLogEntry } from "../schemas/usage";
+import type { UsageSummary } from "../services/usage";
 
 /**
  * The CLI's `--json` views: snake_case, built only here, as the API's are built only in
@@ -108,13 +109,17 @@ export function usageJson(clientId: string, range: UsageRange, summary: UsageSum
       by_status: r.byStatus.map((b) => ({ status: b.status, error_code: b.errorCode, count: b.count })),
     })),
     errors: summary.errors.map((e) => ({ code: e.code, status: e.status, count: e.count })),
+    unauthenticated_callers: {
+      total: summary.unauthenticated.total,
+      by_code: summary.unauthenticated.byCode.map((c) => ({ grant_type: c.grantType, code: c.code, status: c.status, count: c.count })),
+    },
   };
 }
 
 /** One request-log line (`apps requests`, issue 16); `at` is ISO 8601 with milliseconds, as this command has always printed it. */
 export function requestLogJson(e: RequestLogEntry) {
   return {
-    at: e.at.toISOString(),
+    at: new Date(e.atMs).toISOString(),
     method: e.method,
     route: e.route,
     status: e.status,

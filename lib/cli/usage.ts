@@ -22,6 +22,7 @@ export const appsUsage: Command = {
               `  ${r.route}  ${r.total}  p50 ${ms(r.p50Ms)}  p95 ${ms(r.p95Ms)}  ` +
               r.byStatus.map((b) => `${b.status}${b.errorCode ? ` ${b.errorCode}` : ""}: ${b.count}`).join(", "),
           ),
+          ...(summary.unauthenticated.total ? [`  unauthenticated callers (not counted above): ${summary.unauthenticated.total} failed token requests`] : []),
         ].join("\n")
       : `${clientId}: no requests in the last ${range}.`;
     return { json: usageJson(clientId, range, summary), text };
@@ -44,7 +45,7 @@ export const appsRequests: Command = {
     const entries = await usage.listRequestLog(clientId, filter, actor);
     const text = entries.length
       ? entries
-          .map((e) => `${e.at.toISOString()}  ${e.method} ${e.route}  ${e.status}${e.errorCode ? ` ${e.errorCode}` : ""}  ${e.latencyMs} ms  ${e.requestId}${e.userHandle ? `  @${e.userHandle}` : ""}`)
+          .map((e) => `${new Date(e.atMs).toISOString()}  ${e.method} ${e.route}  ${e.status}${e.errorCode ? ` ${e.errorCode}` : ""}  ${e.latencyMs} ms  ${e.requestId}${e.userHandle ? `  @${e.userHandle}` : ""}`)
           .join("\n")
       : "No matching requests.";
     return { json: entries.map(requestLogJson), text };

@@ -112,18 +112,22 @@ async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
 /**
  * Issue 16: counts a token request oidc-provider answered, per app and grant type, once its status
  * is known. oidc-provider sets the client before checking its credentials, so an `invalid_client`
- * answer belongs to no app (anyone can send a client id) and is not counted.
+ * answer belongs to no app (anyone can send a client id) and is not counted. Issue 24: a login
+ * client authenticates with nothing (token_endpoint_auth_method `none`), so its failed requests
+ * may come from anyone who knows its client ID: counted apart, as unauthenticated callers, not in
+ * the app's own error rate. Its successes proved a code and verifier or a refresh token: the app's.
  */
 function meterGrant(ctx: KoaContextWithOIDC, startedMs: number): void {
-  const clientId = ctx.oidc?.client?.clientId;
+  const client = ctx.oidc?.client;
   const grantType = ctx.oidc?.params?.grant_type;
-  if (!clientId || typeof grantType !== "string") return;
+  if (!client || typeof grantType !== "string") return;
   const body = ctx.body as { error?: unknown } | undefined;
   const errorCode = ctx.status >= 400 && typeof body?.error === "string" ? body.error : null;
   if (errorCode === "invalid_client") return;
   // Only the grant types the platform offers become route names (a client picks the string).
   if (grantType !== "client_credentials" && grantType !== "authorization_code" && grantType !== "refresh_token") return;
-  usageMeter().recordGrant(clientId, grantType, ctx.status, errorCode, performance.now() - startedMs, Date.now());
+  const authenticated = ctx.status < 400 || client.clientAuthMethod !== "none";
+  usageMeter().recordGrant(client.clientId, grantType, ctx.status, errorCode, performance.now() - startedMs, Date.now(), authenticated);
 }
 
 export interface BuiltProvider {

@@ -27,7 +27,36 @@ export async function reserveApiQuota(
   return { granted: row.lastGrant, reserved: row.reserved };
 }
 
-/** Forgets windows that ended before `window` (they can no longer admit anything). */
+/**
+ * The same for one user's share of an app's window (issue 24): up to `want` of the user's `quota`,
+ * in ONE atomic upsert on the (app, user, window) row.
+ */
+export async function reserveApiUserQuota(
+  clientId: string,
+  userId: number,
+  window: number,
+  want: number,
+  quota: number,
+): Promise<{ granted: number; reserved: number }> {
+  const { rows } = await pool.query<{ reserved: number; lastGrant: number }>({
+    name: "api_user_quota_reserve_v1",
+    text: `INSERT INTO "ApiUserQuotaWindow" AS w ("clientId", "userId", "window", reserved, "lastGrant")
+           VALUES ($1, $2, $3, LEAST($4::int, $5::int), LEAST($4::int, $5::int))
+           ON CONFLICT ("clientId", "userId", "window") DO UPDATE SET
+             "lastGrant" = LEAST($4::int, GREATEST($5::int - w.reserved, 0)),
+             reserved = w.reserved + LEAST($4::int, GREATEST($5::int - w.reserved, 0))
+           RETURNING reserved, "lastGrant"`,
+    values: [clientId, userId, window, want, quota],
+  });
+  const row = rows[0]!;
+  return { granted: row.lastGrant, reserved: row.reserved };
+}
+
+/** Forgets the app and user windows that ended before `window` (they can no longer admit anything). */
 export async function deleteApiQuotaWindowsBefore(window: number): Promise<void> {
-  await pool.query(`DELETE FROM "ApiQuotaWindow" WHERE "window" < $1`, [window]);
+  await pool.query(
+    `WITH apps AS (DELETE FROM "ApiQuotaWindow" WHERE "window" < $1)
+     DELETE FROM "ApiUserQuotaWindow" WHERE "window" < $1`,
+    [window],
+  );
 }

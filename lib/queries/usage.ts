@@ -1,6 +1,7 @@
 // Data layer (STYLE.md Layout): the usage tables' SQL over pg (issue 16); the rules live in
 // lib/services/usage.ts and lib/services/usage-meter.ts.
 import { pool } from "../database/client";
+import type { RequestLogEntry } from "../schemas/usage";
 
 /** Dates go in as epoch seconds and are compared as UTC (the columns are `timestamp` in UTC, as Prisma writes them). */
 const at = (date: Date) => date.getTime() / 1000;
@@ -10,17 +11,8 @@ const UTC = (n: number) => `(to_timestamp($${n}) AT TIME ZONE 'UTC')`;
 export interface UsageBatch {
   counts: { clientId: string[]; route: string[]; status: number[]; errorCode: string[]; minute: number[]; count: number[] };
   latency: { clientId: string[]; route: string[]; minute: number[]; bucket: number[]; count: number[] };
-  log: {
-    atMs: number[];
-    clientId: string[];
-    method: string[];
-    route: string[];
-    status: number[];
-    errorCode: (string | null)[];
-    latencyMs: number[];
-    requestId: string[];
-    userId: (number | null)[];
-  };
+  /** Request-log entries, column by column (the handle is read with the log, not stored). */
+  log: { clientId: string[] } & { [K in Exclude<keyof RequestLogEntry, "userHandle">]: RequestLogEntry[K][] };
 }
 
 /**
@@ -153,7 +145,7 @@ export async function selectUsageSeries(
   const { rows } = await pool.query<{ slot: string; statusClass: number; count: number }>(
     `SELECT floor(extract(epoch FROM "periodStart") / $3)::bigint AS slot, (status / 100)::int AS "statusClass",
             sum(count)::int AS count
-     FROM "UsageCount" WHERE "clientId" = $1 AND "periodStart" >= ${UTC(2)} AND route NOT LIKE 'token:%'
+     FROM "UsageCount" WHERE "clientId" = $1 AND "periodStart" >= ${UTC(2)} AND route NOT LIKE 'token:%' AND route NOT LIKE 'unauthenticated:%'
      GROUP BY 1, 2 ORDER BY 1`,
     [clientId, at(since), stepSeconds],
   );
@@ -168,7 +160,7 @@ export async function selectLatencySeries(
 ): Promise<{ slot: number; bucket: number; count: number }[]> {
   const { rows } = await pool.query<{ slot: string; bucket: number; count: number }>(
     `SELECT floor(extract(epoch FROM "periodStart") / $3)::bigint AS slot, bucket::int AS bucket, sum(count)::int AS count
-     FROM "UsageLatency" WHERE "clientId" = $1 AND "periodStart" >= ${UTC(2)} AND route NOT LIKE 'token:%'
+     FROM "UsageLatency" WHERE "clientId" = $1 AND "periodStart" >= ${UTC(2)} AND route NOT LIKE 'token:%' AND route NOT LIKE 'unauthenticated:%'
      GROUP BY 1, 2`,
     [clientId, at(since), stepSeconds],
   );
@@ -183,40 +175,31 @@ export interface AppTrafficRow {
   limited: number;
 }
 
-/** Every app's totals since `since` (the admin overview), most traffic first. */
+/**
+ * Every app's totals since `since` (the admin overview), most traffic first. Failed token requests
+ * of unauthenticated callers (`unauthenticated:…`, issue 24) are not the app's traffic or errors.
+ */
 export async function selectTrafficByApp(since: Date, limit: number): Promise<AppTrafficRow[]> {
   const { rows } = await pool.query<AppTrafficRow>(
     `SELECT c."clientId", a.name, sum(c.count)::int AS total,
             (sum(c.count) FILTER (WHERE c.status >= 400))::int AS errors,
             (sum(c.count) FILTER (WHERE c.status = 429))::int AS limited
      FROM "UsageCount" c LEFT JOIN "Application" a ON a."clientId" = c."clientId"
-     WHERE c."periodStart" >= ${UTC(1)}
+     WHERE c."periodStart" >= ${UTC(1)} AND c.route NOT LIKE 'unauthenticated:%'
      GROUP BY c."clientId", a.name ORDER BY total DESC, c."clientId" LIMIT $2`,
     [at(since), limit],
   );
   return rows.map((r) => ({ ...r, errors: r.errors ?? 0, limited: r.limited ?? 0 }));
 }
 
-export interface RequestLogRow {
-  id: string;
-  atMs: number;
-  method: string;
-  route: string;
-  status: number;
-  errorCode: string | null;
-  latencyMs: number;
-  requestId: string;
-  userHandle: string | null;
-}
-
 /** An app's request log, newest first, filtered; the user's handle is read here, not per request. */
 export async function selectRequestLog(
   clientId: string,
   filter: { statusFrom: number; statusTo: number; route?: string; requestId?: string; limit: number },
-): Promise<RequestLogRow[]> {
-  const { rows } = await pool.query<RequestLogRow & { atMs: string }>(
-    `SELECT r.id::text AS id, extract(epoch FROM r.at) * 1000 AS "atMs", r.method, r.route, r.status::int AS status, r."errorCode", r."latencyMs",
-            r."requestId", u.handle AS "userHandle"
+): Promise<RequestLogEntry[]> {
+  const { rows } = await pool.query<Omit<RequestLogEntry, "atMs"> & { atMs: string }>(
+    `SELECT extract(epoch FROM r.at) * 1000 AS "atMs", r.method, r.route, r.status::int AS status, r."errorCode", r."latencyMs",
+            r."requestId", r."userId", u.handle AS "userHandle"
      FROM "RequestLog" r LEFT JOIN "User" u ON u.id = r."userId"
      WHERE r."clientId" = $1 AND r.status BETWEEN $2 AND $3
        AND ($4::text IS NULL OR r.route = $4) AND ($5::text IS NULL OR r."requestId" = $5)

@@ -114,6 +114,17 @@ export function sniffLogoType(bytes: Uint8Array): LogoExtension | null {
 }
 
 /**
+ * Why bytes that are no PNG, JPEG or WebP are refused. A GIF is named (people try animated ones,
+ * issue 24); anything else is "not an image", whatever its name says.
+ */
+export function unacceptedLogoMessage(bytes: Uint8Array): string {
+  const isGif = bytes[0] === 0x47 && bytes[1] === 0x49 && bytes[2] === 0x46 && bytes[3] === 0x38;
+  return isGif
+    ? "The logo is a GIF; it must be a still PNG, JPEG or WebP image"
+    : "The logo must be a PNG, JPEG or WebP image (this file is not one, whatever its name says)";
+}
+
+/**
  * A logo upload: its bytes (the services decode and check them), or null to remove the logo.
  * The size and magic bytes are checked here already, so a form says so before the upload.
  */
@@ -124,7 +135,7 @@ export const logoInputSchema = z
     else if (bytes.byteLength > MAX_LOGO_BYTES) {
       ctx.addIssue({ code: "custom", message: `The logo is ${Math.ceil(bytes.byteLength / 1024)} KiB; at most 256 KiB` });
     } else if (!sniffLogoType(bytes)) {
-      ctx.addIssue({ code: "custom", message: "The logo must be a PNG, JPEG or WebP image (this file is not one, whatever its name says)" });
+      ctx.addIssue({ code: "custom", message: unacceptedLogoMessage(bytes) });
     }
   })
   .nullable();

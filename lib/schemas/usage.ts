@@ -52,6 +52,13 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /** Route names of token grants in the usage tables (API requests use `METHOD /template`). */
 export const GRANT_ROUTE_PREFIX = "token:";
+/**
+ * Route names of failed token requests that carried no client authentication
+ * (`unauthenticated:<grant_type>`, issue 24): a login client has no secret, so anyone can send its
+ * client ID with a made-up code or refresh token. Those failures are the callers', not the app's:
+ * shown as "unauthenticated callers", never in the app's own totals or error rate.
+ */
+export const UNAUTHENTICATED_ROUTE_PREFIX = "unauthenticated:";
 
 export const usageRangeSchema = z.enum(["24h", "7d", "30d"]);
 export type UsageRange = z.infer<typeof usageRangeSchema>;
@@ -76,6 +83,30 @@ export type StatusFilter = z.infer<typeof statusFilterSchema>;
 
 /** A request id as lib/api/router.ts accepts or makes it (log-safe characters only). */
 export const requestIdSchema = z.string().regex(/^[A-Za-z0-9._-]{8,64}$/, "is not a request id");
+
+/**
+ * One entry of an app's request log (issue 16), declared once (issue 24): what the meter keeps per
+ * request (lib/services/usage-meter.ts), the `RequestLog` table holds (lib/queries/usage.ts), the
+ * usage service returns, and the portal's table and `apps requests` show. Never a token, body or
+ * query value. The app is the log's key, not a field.
+ */
+export const requestLogEntrySchema = z.object({
+  /** When the answer was sent, Unix milliseconds. */
+  atMs: z.number(),
+  method: z.string(),
+  /** `GET /users/{username}`: the route template, never the concrete path. */
+  route: z.string(),
+  status: z.number().int(),
+  errorCode: z.string().nullable(),
+  /** Measured in the server, from the request's arrival to its answer. */
+  latencyMs: z.number().nonnegative(),
+  requestId: requestIdSchema,
+  /** The person a user-delegated token acted for; null for an app-only token. */
+  userId: z.number().int().nullable(),
+  /** That person's handle, read with the log (never on the request path); null when app-only or the account is gone. */
+  userHandle: z.string().nullable(),
+});
+export type RequestLogEntry = z.infer<typeof requestLogEntrySchema>;
 
 export const requestLogFilterSchema = z.object({
   status: statusFilterSchema.optional(),

@@ -8,6 +8,7 @@ import {
   LOGO_TYPES,
   MAX_LOGO_BYTES,
   sniffLogoType,
+  unacceptedLogoMessage,
   type LogoExtension,
 } from "../schemas/apps";
 
@@ -28,6 +29,8 @@ export interface CheckedLogo {
 }
 
 const SHARP_FORMAT: Record<LogoExtension, string> = { png: "png", jpg: "jpeg", webp: "webp" };
+/** Every frame of an animation counts, so a still logo's limit with room for four. */
+const MAX_INPUT_PIXELS = LOGO_MAX_SIDE * LOGO_MAX_SIDE * 4;
 
 function refuse(message: string): AppError {
   return new AppError("invalid_request", message, { fields: { logo: message } });
@@ -40,15 +43,16 @@ export async function checkLogo(input: Uint8Array): Promise<CheckedLogo> {
     throw refuse(`The logo is ${Math.ceil(bytes.byteLength / 1024)} KiB; at most 256 KiB`);
   }
   const ext = sniffLogoType(bytes);
-  if (!ext) throw refuse("The logo must be a PNG, JPEG or WebP image (this file is not one, whatever its name says)");
+  if (!ext) throw refuse(unacceptedLogoMessage(bytes));
   let width: number;
   let height: number;
   // Loaded on first use: libvips is ~6 MB of resident code every process would otherwise carry
   // (issue 18, peak RSS), for the rare logo upload.
   const { default: sharp } = await import("sharp");
   try {
-    // limitInputPixels: a small file can claim a huge canvas (a decompression bomb).
-    const image = sharp(bytes, { failOn: "error", limitInputPixels: LOGO_MAX_SIDE * LOGO_MAX_SIDE * 4, animated: true });
+    // limitInputPixels: a small file can claim a huge canvas (a decompression bomb). sharp checks it
+    // when it opens the image, from the header, before a pixel is decoded (metadata() included).
+    const image = sharp(bytes, { failOn: "error", limitInputPixels: MAX_INPUT_PIXELS, animated: true });
     const meta = await image.metadata();
     if (meta.format !== SHARP_FORMAT[ext]) throw new Error(`decoded as ${meta.format}, not ${SHARP_FORMAT[ext]}`);
     if ((meta.pages ?? 1) > 1) throw refuse("The logo must be a still image, not an animation");
@@ -64,6 +68,9 @@ export async function checkLogo(input: Uint8Array): Promise<CheckedLogo> {
     await image.raw().toBuffer();
   } catch (error) {
     if (error instanceof AppError) throw error;
+    if (error instanceof Error && /pixel limit/i.test(error.message)) {
+      throw refuse(`The logo's header claims more than ${MAX_INPUT_PIXELS.toLocaleString("en")} pixels; each side must be ${LOGO_MIN_SIDE} to ${LOGO_MAX_SIDE}`);
+    }
     throw new AppError("invalid_request", "The logo could not be read as an image: the file is damaged or not what it claims to be", {
       fields: { logo: "The logo could not be read as an image: the file is damaged or not what it claims to be" },
       cause: error,
@@ -96,15 +103,21 @@ export async function pruneLogos(tx: Tx, applicationId: number, keep: readonly (
 }
 
 /**
- * A logo to serve: the app's approved logo (`pending: false`), or the one waiting in its pending
- * change (`pending: true`: only for the people reviewing it, which the caller checks); anything else
+ * A logo to serve. `public: true` only for the current logo of an approved app: the one thing the
+ * platform publishes (consent page, Connected apps), cached for good under its content hash. The
+ * logo of an app that is not approved (pending, rejected, suspended) and one waiting in a pending
+ * change are private (`public: false`): only for the app's team and admins, which the caller
+ * checks (issue 24: nothing unreviewed or withdrawn is published from our origin). Anything else
  * (a replaced logo, a refused change's, a guessed name) is null, so 404.
  */
 export async function findServedLogo(
   clientId: string,
   file: string,
-): Promise<{ bytes: Uint8Array; contentType: string; pending: boolean } | null> {
-  const app = await db.application.findUnique({ where: { clientId }, select: { id: true, logo: true, pendingChange: true } });
+): Promise<{ bytes: Uint8Array; contentType: string; public: boolean } | null> {
+  const app = await db.application.findUnique({
+    where: { clientId },
+    select: { id: true, status: true, logo: true, pendingChange: true },
+  });
   if (!app) return null;
   const waiting = (app.pendingChange as { logo?: unknown } | null)?.logo;
   if (app.logo !== file && waiting !== file) return null;
@@ -112,5 +125,5 @@ export async function findServedLogo(
     where: { applicationId_file: { applicationId: app.id, file } },
     select: { bytes: true, contentType: true },
   });
-  return logo ? { ...logo, pending: app.logo !== file } : null;
+  return logo ? { ...logo, public: app.status === "approved" && app.logo === file } : null;
 }

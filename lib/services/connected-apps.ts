@@ -38,7 +38,9 @@ export async function listConnectedApps(handle: string, actor: Actor): Promise<C
       lastUsedAt: Date | null;
     }>
   >`
-    SELECT a."clientId", a.name, a.description, a.logo, o.handle AS "ownerHandle", o."displayName" AS "ownerDisplayName",
+    SELECT a."clientId", a.name, a.description,
+           -- A suspended app's logo is no longer published (app/media/logos): its initial instead.
+           CASE WHEN a.status = 'approved' THEN a.logo END AS logo, o.handle AS "ownerHandle", o."displayName" AS "ownerDisplayName",
            c.scopes, c."createdAt" AS "authorizedAt", c."lastUsedAt"
       FROM "Consent" c
       JOIN "Application" a ON a."clientId" = c."clientId"

@@ -1,7 +1,13 @@
 import { env } from "../env";
 import { logger } from "../logger";
 import { insertUsageBatch, type UsageBatch } from "../queries/usage";
-import { GRANT_ROUTE_PREFIX, LATENCY_BUCKET_COUNT, latencyBucket } from "../schemas/usage";
+import {
+  GRANT_ROUTE_PREFIX,
+  LATENCY_BUCKET_COUNT,
+  latencyBucket,
+  UNAUTHENTICATED_ROUTE_PREFIX,
+  type RequestLogEntry,
+} from "../schemas/usage";
 
 /**
  * Issue 16, usage metering: every API request made with a verified token and every token grant is
@@ -32,39 +38,29 @@ interface Cell {
   latency: Uint32Array;
 }
 
-interface LogEntry {
-  atMs: number;
-  clientId: string;
-  method: string;
-  route: string;
-  status: number;
-  errorCode: string | null;
-  latencyMs: number;
-  requestId: string;
-  userId: number | null;
-}
-
 /** One app's log entries of the current interval: a ring of the newest, plus the errors. */
 interface AppLog {
-  ring: LogEntry[];
+  ring: RequestLogEntry[];
   next: number;
-  errors: LogEntry[];
+  errors: RequestLogEntry[];
 }
 
-export interface ApiRequestUsage {
-  clientId: string;
-  userId: number | null;
-  method: string;
-  /** `GET /users/{username}`: the template, never the concrete path. */
-  route: string;
-  status: number;
-  errorCode: string | null;
-  latencyMs: number;
-  requestId: string;
-}
+/** What the API's hook (lib/api/metering.ts) reports of one request: a log entry before its time and handle are known. */
+export type ApiRequestUsage = Omit<RequestLogEntry, "atMs" | "userHandle">;
 
-/** `token:<grant_type>` route names, built once each. */
+/** `token:<grant_type>` and `unauthenticated:<grant_type>` route names, built once each. */
 const grantRoutes = new Map<string, string>();
+const unauthenticatedRoutes = new Map<string, string>();
+
+function routeOf(names: Map<string, string>, prefix: string, grantType: string): string {
+  let route = names.get(grantType);
+  if (route === undefined) {
+    route = prefix + grantType;
+    // Grant types come from requests: remember only a few (the known ones come first).
+    if (names.size < 16) names.set(grantType, route);
+  }
+  return route;
+}
 
 export class UsageMeter {
   private cells = new Map<string, Cell>();
@@ -77,14 +73,14 @@ export class UsageMeter {
 
   constructor(readonly enabled: boolean) {}
 
-  /** Counts one API request and keeps it for the request log. */
-  recordApiRequest(usage: ApiRequestUsage, nowMs: number): void {
+  /** Counts one API request of `clientId`'s token and keeps it for the request log. */
+  recordApiRequest(clientId: string, usage: ApiRequestUsage, nowMs: number): void {
     if (!this.enabled) return;
-    this.count(usage.clientId, usage.route, usage.status, usage.errorCode, usage.latencyMs, nowMs);
-    let log = this.logs.get(usage.clientId);
+    this.count(clientId, usage.route, usage.status, usage.errorCode, usage.latencyMs, nowMs);
+    let log = this.logs.get(clientId);
     if (!log) {
       log = { ring: [], next: 0, errors: [] };
-      this.logs.set(usage.clientId, log);
+      this.logs.set(clientId, log);
     }
     if (usage.status >= 200 && usage.status < 300) {
       if (log.ring.length < LOG_RECENT_PER_FLUSH) log.ring.push(toLogEntry(usage, nowMs));
@@ -96,15 +92,24 @@ export class UsageMeter {
     } else if (log.errors.length < LOG_ERRORS_PER_FLUSH) log.errors.push(toLogEntry(usage, nowMs));
   }
 
-  /** Counts one token grant (`grantType` as sent: client_credentials, authorization_code, refresh_token). */
-  recordGrant(clientId: string, grantType: string, status: number, errorCode: string | null, latencyMs: number, nowMs: number): void {
+  /**
+   * Counts one token request (`grantType` as sent: client_credentials, authorization_code,
+   * refresh_token). `authenticated: false`: a failed request that carried no client authentication
+   * (issue 24), counted apart as the unauthenticated callers', not as the app's own.
+   */
+  recordGrant(
+    clientId: string,
+    grantType: string,
+    status: number,
+    errorCode: string | null,
+    latencyMs: number,
+    nowMs: number,
+    authenticated = true,
+  ): void {
     if (!this.enabled) return;
-    let route = grantRoutes.get(grantType);
-    if (route === undefined) {
-      route = GRANT_ROUTE_PREFIX + grantType;
-      // Grant types come from requests: remember only a few (the known ones come first).
-      if (grantRoutes.size < 16) grantRoutes.set(grantType, route);
-    }
+    const route = authenticated
+      ? routeOf(grantRoutes, GRANT_ROUTE_PREFIX, grantType)
+      : routeOf(unauthenticatedRoutes, UNAUTHENTICATED_ROUTE_PREFIX, grantType);
     this.count(clientId, route, status, errorCode, latencyMs, nowMs);
   }
 
@@ -196,10 +201,9 @@ export class UsageMeter {
   }
 }
 
-function toLogEntry(usage: ApiRequestUsage, nowMs: number): LogEntry {
+function toLogEntry(usage: ApiRequestUsage, nowMs: number): RequestLogEntry {
   return {
     atMs: nowMs,
-    clientId: usage.clientId,
     method: usage.method,
     route: usage.route,
     status: usage.status,
@@ -207,12 +211,12 @@ function toLogEntry(usage: ApiRequestUsage, nowMs: number): LogEntry {
     latencyMs: usage.latencyMs,
     requestId: usage.requestId,
     userId: usage.userId,
+    userHandle: null,
   };
 }
 
-function fillLogEntry(entry: LogEntry, usage: ApiRequestUsage, nowMs: number): void {
+function fillLogEntry(entry: RequestLogEntry, usage: ApiRequestUsage, nowMs: number): void {
   entry.atMs = nowMs;
-  entry.clientId = usage.clientId;
   entry.method = usage.method;
   entry.route = usage.route;
   entry.status = usage.status;
@@ -256,16 +260,16 @@ function toBatch(cells: Map<string, Cell>, logs: Map<string, AppLog>): UsageBatc
       latency.count.push(n);
     }
   }
-  for (const app of logs.values()) {
-    for (const e of app.ring) pushLog(log, e);
-    for (const e of app.errors) pushLog(log, e);
+  for (const [clientId, app] of logs) {
+    for (const e of app.ring) pushLog(log, clientId, e);
+    for (const e of app.errors) pushLog(log, clientId, e);
   }
   return batch;
 }
 
-function pushLog(log: UsageBatch["log"], e: LogEntry): void {
+function pushLog(log: UsageBatch["log"], clientId: string, e: RequestLogEntry): void {
   log.atMs.push(e.atMs);
-  log.clientId.push(e.clientId);
+  log.clientId.push(clientId);
   log.method.push(e.method);
   log.route.push(e.route);
   log.status.push(e.status);

@@ -10,13 +10,14 @@ import {
   selectUsageSeries,
   selectUsageTotals,
   trimRequestLog,
-  type RequestLogRow,
 } from "../queries/usage";
 import {
   GRANT_ROUTE_PREFIX,
   LATENCY_BUCKET_COUNT,
   latencyQuantile,
+  UNAUTHENTICATED_ROUTE_PREFIX,
   USAGE_RANGE_MS,
+  type RequestLogEntry,
   type RequestLogFilter,
   type StatusFilter,
   type UsageRange,
@@ -97,6 +98,12 @@ export interface UsageSummary {
   routes: RouteUsage[];
   /** Error answers by code, most frequent first. */
   errors: { code: string; status: number; count: number }[];
+  /**
+   * Failed token requests that named the app but carried no client authentication (issue 24):
+   * anyone can send a login client's ID, so these are not the app's errors and are in none of the
+   * figures above. By grant and error code, most frequent first.
+   */
+  unauthenticated: { total: number; byCode: { grantType: string; code: string; status: number; count: number }[] };
 }
 
 function sinceFor(range: UsageRange, nowMs: number): Date {
@@ -122,8 +129,15 @@ export async function getAppUsage(clientId: string, range: UsageRange, actor: Ac
   };
   const byClass: Record<string, number> = { "2xx": 0, "4xx": 0, "5xx": 0 };
   const errors = new Map<string, { code: string; status: number; count: number }>();
+  const unauthenticated: UsageSummary["unauthenticated"] = { total: 0, byCode: [] };
   let total = 0;
   for (const row of totals) {
+    if (row.route.startsWith(UNAUTHENTICATED_ROUTE_PREFIX)) {
+      unauthenticated.total += row.count;
+      const grantType = row.route.slice(UNAUTHENTICATED_ROUTE_PREFIX.length);
+      unauthenticated.byCode.push({ grantType, code: row.errorCode || "unknown", status: row.status, count: row.count });
+      continue;
+    }
     const r = routeOf(row.route);
     r.total += row.count;
     r.byStatus.push({ status: row.status, errorCode: row.errorCode || null, count: row.count });
@@ -139,7 +153,9 @@ export async function getAppUsage(clientId: string, range: UsageRange, actor: Ac
     }
   }
   const apiBuckets = new Array<number>(LATENCY_BUCKET_COUNT).fill(0);
+  unauthenticated.byCode.sort((a, b) => b.count - a.count);
   for (const row of latency) {
+    if (row.route.startsWith(UNAUTHENTICATED_ROUTE_PREFIX)) continue;
     routeOf(row.route).buckets[row.bucket] = (routeOf(row.route).buckets[row.bucket] ?? 0) + row.count;
     if (!row.route.startsWith(GRANT_ROUTE_PREFIX)) apiBuckets[row.bucket]! += row.count;
   }
@@ -164,6 +180,7 @@ export async function getAppUsage(clientId: string, range: UsageRange, actor: Ac
     p95Ms: latencyQuantile(apiBuckets, 0.95),
     routes: list,
     errors: [...errors.values()].sort((a, b) => b.count - a.count),
+    unauthenticated,
   };
 }
 
@@ -217,18 +234,6 @@ export async function getAppUsageSeries(clientId: string, range: UsageRange, act
   return points.map(({ buckets, ...p }) => ({ ...p, p50Ms: latencyQuantile(buckets, 0.5), p95Ms: latencyQuantile(buckets, 0.95) }));
 }
 
-export interface RequestLogEntry {
-  at: Date;
-  method: string;
-  route: string;
-  status: number;
-  errorCode: string | null;
-  latencyMs: number;
-  requestId: string;
-  /** The person a user-delegated token acted for (null: app-only token, or the account is gone). */
-  userHandle: string | null;
-}
-
 function statusBounds(status: StatusFilter | undefined): { statusFrom: number; statusTo: number } {
   if (status === undefined) return { statusFrom: 0, statusTo: 999 };
   if (typeof status === "number") return { statusFrom: status, statusTo: status };
@@ -245,20 +250,8 @@ export async function listRequestLog(clientId: string, filter: RequestLogFilter,
     requestId: filter.requestId,
     limit: filter.limit,
   });
-  return rows.map(toEntry);
-}
-
-function toEntry(row: RequestLogRow): RequestLogEntry {
-  return {
-    at: new Date(row.atMs),
-    method: row.method,
-    route: row.route,
-    status: row.status,
-    errorCode: row.errorCode,
-    latencyMs: Math.round(row.latencyMs * 100) / 100,
-    requestId: row.requestId,
-    userHandle: row.userHandle,
-  };
+  for (const row of rows) row.latencyMs = Math.round(row.latencyMs * 100) / 100;
+  return rows;
 }
 
 export interface AppTraffic {

@@ -91,8 +91,8 @@ describe("rate-limit headers on normal responses", () => {
     const posted = await api.call("/global-chat/messages", { method: "POST", token, body: { text: "hello limits" } });
     expect(posted.status).toBe(201);
     const p = announced(posted);
-    expect(p.policy).toBe('"app";q=6000;w=60, "chat-post";q=1;w=2');
-    expect(p.state).toMatch(/^"app";r=\d+;t=\d+, "chat-post";r=0;t=2$/);
+    expect(p.policy).toBe('"app";q=6000;w=60, "user";q=600;w=60, "chat-post";q=1;w=2');
+    expect(p.state).toMatch(/^"app";r=\d+;t=\d+, "user";r=\d+;t=\d+, "chat-post";r=0;t=2$/);
     expect([p.limit, p.remaining]).toEqual([1, 0]);
 
     const again = await api.call("/global-chat/messages", { method: "POST", token, body: { text: "too soon" } });
@@ -109,7 +109,7 @@ describe("rate-limit headers on normal responses", () => {
     const invalid = await api.call("/global-chat/messages", { method: "POST", token, body: { text: "" } });
     expect(invalid.status).toBe(400);
     expect(announced(invalid).policy).toContain('"chat-post";q=1;w=2');
-    expect(announced(invalid).state).toMatch(/^"app";r=\d+;t=\d+$/);
+    expect(announced(invalid).state).toMatch(/^"app";r=\d+;t=\d+, "user";r=\d+;t=\d+$/);
   });
 
   it("announce the poke limit: one per target per 24 hours, 0 left on poke_cooldown", async () => {
@@ -118,7 +118,7 @@ describe("rate-limit headers on normal responses", () => {
     const token = await api.token({ user: caller.handle, scopes: ["svc:pokes.write"] });
     const first = await api.call(`/users/${target.handle}/poke`, { method: "POST", token });
     expect(first.status).toBe(200);
-    expect(announced(first).policy).toBe('"app";q=6000;w=60, "poke";q=1;w=86400');
+    expect(announced(first).policy).toBe('"app";q=6000;w=60, "user";q=600;w=60, "poke";q=1;w=86400');
     expect(announced(first).state).toMatch(/"poke";r=0;t=86400$/);
     const second = await api.call(`/users/${target.handle}/poke`, { method: "POST", token });
     expect(second.status).toBe(429);
@@ -152,6 +152,7 @@ describe("the per-app quota", () => {
     expect(last!.body).toEqual({
       error: { code: "rate_limited", message: expect.stringContaining("5 API requests of this minute") },
     });
+    expect(last!.body.error.message).toMatch(/^Limit "app": /);
     const retryAfter = Number(last!.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
@@ -175,6 +176,48 @@ describe("the per-app quota", () => {
       { from: 6000, to: 5 },
       { from: 5, to: 6000 },
     ]);
+  });
+
+  it("gives each user of a login app at most 10 % of its quota: a user over their share gets 429, another user of the app does not", async () => {
+    const greedy = await api.createUser();
+    const modest = await api.createUser();
+    let clientId = "";
+    // One login app (its own scope set in this file), two people signed in to it.
+    const greedyToken = await api.token({ user: greedy.handle, scopes: ["svc:notifications.read"], onApp: (id) => (clientId = id) });
+    const modestToken = await api.token({ user: modest.handle, scopes: ["svc:notifications.read"], onApp: (id) => expect(id).toBe(clientId) });
+    await cliJson(api.server.databaseUrl, ["apps", "limit", clientId, "--per-minute", "30"]);
+
+    await freshWindow(15);
+    const greedyRuns: ApiResult[] = [];
+    for (let i = 0; i < 5; i++) greedyRuns.push(await api.call("/me", { token: greedyToken }));
+    // 10 % of 30 = 3 requests a minute for each user.
+    expect(greedyRuns.map((r) => r.status)).toEqual([200, 200, 200, 429, 429]);
+    const first = announced(greedyRuns[0]!);
+    expect(first.policy).toBe('"app";q=30;w=60, "user";q=3;w=60');
+    expect(first.state).toMatch(/^"app";r=29;t=\d+, "user";r=2;t=\d+$/);
+    // The X- headers tell the limit that runs out first: the user's share.
+    expect([first.limit, first.remaining]).toEqual([3, 2]);
+    const refused = greedyRuns[4]!;
+    expect(refused.body.error.code).toBe("rate_limited");
+    expect(refused.body.error.message).toMatch(/^Limit "user": this user's tokens have made their 3 API requests of this minute, their share of this app's 30\./);
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(announced(refused).state).toBe(`"app";r=27;t=${retryAfter}, "user";r=0;t=${retryAfter}`);
+    expect([announced(refused).limit, announced(refused).remaining]).toEqual([3, 0]);
+
+    // The other user of the same app is not affected, and the refused requests spent nothing of the app's.
+    const other = await api.call("/me", { token: modestToken });
+    expect(other.status).toBe(200);
+    expect(announced(other).state).toMatch(/^"app";r=26;t=\d+, "user";r=2;t=\d+$/);
+    const [row] = await api.sql<{ reserved: number }>(`SELECT reserved FROM "ApiQuotaWindow" WHERE "clientId" = $1 ORDER BY "window" DESC LIMIT 1`, [clientId]);
+    expect(row!.reserved).toBe(4);
+    // Users' shares are counted in PostgreSQL too, but a user's first batch of a window (2 % of the
+    // share, here 1 request) is admitted without a write: only the greedy user has a row.
+    const users = await api.sql<{ userId: number; reserved: number }>(
+      `SELECT "userId", reserved FROM "ApiUserQuotaWindow" WHERE "clientId" = $1 ORDER BY "window" DESC`,
+      [clientId],
+    );
+    expect(users).toEqual([{ userId: greedy.id, reserved: 3 }]);
   });
 
   it("never writes to the database per request: a few reservations serve a burst", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliJson } from "../helpers/cli";
 import { query } from "../helpers/db";
-import { clientCredentialsToken, createTestApp, createTestUser, refreshTokens, signInAndGetTokens } from "../helpers/oidc";
+import { clientCredentialsToken, createTestApp, createTestUser, refreshTokens, signInAndGetTokens, tokenEndpoint } from "../helpers/oidc";
 import { newDatabase, pointAppAt, startServer, type TestServer } from "../helpers/server";
 
 /**
@@ -32,6 +32,7 @@ interface UsageJson {
   p95_ms: number | null;
   routes: { route: string; total: number; p50_ms: number | null; by_status: { status: number; error_code: string | null; count: number }[] }[];
   errors: { code: string; status: number; count: number }[];
+  unauthenticated_callers: { total: number; by_code: { grant_type: string; code: string; status: number; count: number }[] };
 }
 
 interface LogJson {
@@ -45,12 +46,36 @@ interface LogJson {
   user: string | null;
 }
 
+/**
+ * One API call; `ms` is its round trip as the client measured it (request sent to body read), the
+ * upper bound of the latency the server may record for it.
+ */
 async function call(path: string, token?: string, headers: Record<string, string> = {}) {
+  const started = performance.now();
   const res = await fetch(`${server.apiUrl}${path}`, {
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
   });
   await res.text();
-  return { status: res.status, requestId: res.headers.get("x-request-id")! };
+  return { status: res.status, requestId: res.headers.get("x-request-id")!, ms: performance.now() - started };
+}
+
+/**
+ * Every logged request among `made` took more than 0 ms and at most its client-measured round trip
+ * (a latency recorded in the wrong unit, or not measured, fails here); the app's p50/p95 too (a
+ * quantile is interpolated inside its log-scale bucket, so at most √2 over the slowest request).
+ */
+async function expectLatenciesWithinRoundTrips(clientId: string, made: { requestId: string; ms: number }[], usage: UsageJson) {
+  const log = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", clientId, "--limit", "1000"]);
+  const byId = new Map(log.map((e) => [e.request_id, e]));
+  for (const { requestId, ms } of made) {
+    const entry = byId.get(requestId);
+    expect(entry, requestId).toBeDefined();
+    expect(entry!.latency_ms, requestId).toBeGreaterThan(0);
+    expect(entry!.latency_ms, `${requestId}: ${entry!.latency_ms} ms recorded, ${ms.toFixed(2)} ms round trip`).toBeLessThanOrEqual(ms);
+  }
+  const slowest = Math.max(...made.map((m) => m.ms));
+  expect(usage.p50_ms).toBeGreaterThan(0);
+  expect(usage.p95_ms!).toBeLessThanOrEqual(Math.SQRT2 * slowest);
 }
 
 /** Waits until the app's flushed counts reach `total` (the server flushes every FLUSH_MS). */
@@ -89,7 +114,7 @@ afterAll(async () => {
 
 describe("usage metering", () => {
   it("counts every request with a token per app, route template, status and code, and the grants", async () => {
-    const made: Promise<{ status: number }>[] = [];
+    const made: ReturnType<typeof call>[] = [];
     for (let i = 0; i < 7; i++) made.push(call(`/users/alice?probe=${QUERY_VALUE}`, appToken));
     for (let i = 0; i < 3; i++) made.push(call(`/users/${ABSENT_HANDLE}`, appToken));
     made.push(call("/users?limit=2", appToken));
@@ -97,7 +122,8 @@ describe("usage metering", () => {
     made.push(call("/global-chat/messages", appToken)); // 403 insufficient_scope
     // Not this app's: no token, a forged token, an unknown path.
     made.push(call("/users/alice"), call("/users/alice", "not-a-token"), call("/no-such-endpoint", appToken));
-    const statuses = (await Promise.all(made)).map((r) => r.status);
+    const answers = await Promise.all(made);
+    const statuses = answers.map((r) => r.status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 404, 404, 404, 200, 403, 403, 200, 401, 404]);
     await flushed(apiApp.clientId, 13 + 1);
 
@@ -123,6 +149,8 @@ describe("usage metering", () => {
     );
     expect(usage.p50_ms).toBeGreaterThan(0);
     expect(usage.p95_ms).toBeGreaterThanOrEqual(usage.p50_ms!);
+    // Latencies are the server's own, within what the client measured (issue 24).
+    await expectLatenciesWithinRoundTrips(apiApp.clientId, answers.slice(0, 13), usage);
 
     // The service the portal reads answers the same, and only for the app's team and admins.
     const { getAppUsage } = await import("../../lib/services/usage");
@@ -135,23 +163,66 @@ describe("usage metering", () => {
     ).rejects.toMatchObject({ code: "not_found" });
   });
 
-  it("counts the code and refresh grants and user-delegated calls of a login app", async () => {
+  it("counts the code and refresh grants and user-delegated calls of a login app; failed unauthenticated token requests apart", async () => {
     const refreshed = await refreshTokens(server, loginApp.clientId, refreshToken);
     expect(refreshed.status).toBe(200);
+    // Anyone can name a login client (it has no secret): a made-up refresh token or code is not the app's error.
     const bad = await refreshTokens(server, loginApp.clientId, "not-a-refresh-token");
     expect(bad.status).toBe(400);
-    expect((await call("/me/stats", userToken)).status).toBe(200);
-    await flushed(loginApp.clientId, 4);
+    for (let i = 0; i < 2; i++) {
+      const made = await fetch(tokenEndpoint(server), {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "authorization_code", client_id: loginApp.clientId, code: "made-up-code", redirect_uri: REDIRECT, code_verifier: "x".repeat(43) }),
+      });
+      expect(made.status).toBe(400);
+    }
+    const stats = await call("/me/stats", userToken);
+    expect(stats.status).toBe(200);
+    await flushed(loginApp.clientId, 6);
     const usage = await cliJson<UsageJson>(databaseUrl, ["apps", "usage", loginApp.clientId]);
     const byRoute = Object.fromEntries(usage.routes.map((r) => [r.route, r.by_status]));
+    expect(Object.keys(byRoute).sort()).toEqual(["GET /me/stats", "token:authorization_code", "token:refresh_token"]);
     expect(byRoute["token:authorization_code"]).toEqual([{ status: 200, error_code: null, count: 1 }]);
-    expect(byRoute["token:refresh_token"]).toEqual([
-      { status: 200, error_code: null, count: 1 },
-      { status: 400, error_code: "invalid_grant", count: 1 },
-    ]);
+    expect(byRoute["token:refresh_token"]).toEqual([{ status: 200, error_code: null, count: 1 }]);
     expect(byRoute["GET /me/stats"]).toEqual([{ status: 200, error_code: null, count: 1 }]);
+    expect(usage.errors).toEqual([]);
+    expect(usage.unauthenticated_callers).toEqual({
+      total: 3,
+      by_code: [
+        { grant_type: "authorization_code", code: "invalid_grant", status: 400, count: 2 },
+        { grant_type: "refresh_token", code: "invalid_grant", status: 400, count: 1 },
+      ],
+    });
+    // Nor in the admin overview's error rate.
+    const { getUsageOverview } = await import("../../lib/services/usage");
+    const { CLI_ACTOR } = await import("../../lib/services/actor");
+    expect((await getUsageOverview("24h", CLI_ACTOR)).find((a) => a.clientId === loginApp.clientId)).toMatchObject({ total: 3, errors: 0 });
+    await expectLatenciesWithinRoundTrips(loginApp.clientId, [stats], usage);
+
+    // An API client authenticates with its secret: its failed requests stay its own errors.
+    const confidential = (await createTestApp(databaseUrl, { type: "api", scopes: ["svc:directory.read"] })) as typeof apiApp;
+    const refused = await fetch(tokenEndpoint(server), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      // Authenticated (the right secret), then refused: an API client may not exchange codes.
+      body: new URLSearchParams({ grant_type: "authorization_code", client_id: confidential.clientId, client_secret: confidential.clientSecret, code: "made-up-code", redirect_uri: REDIRECT }),
+    });
+    expect(refused.status).toBe(400);
+    const { error } = (await refused.json()) as { error: string };
+    expect(error).not.toBe("invalid_client");
+    await flushed(confidential.clientId, 1);
+    const own = await cliJson<UsageJson>(databaseUrl, ["apps", "usage", confidential.clientId]);
+    expect(own.routes.find((r) => r.route === "token:authorization_code")!.by_status).toEqual([{ status: 400, error_code: error, count: 1 }]);
+    expect(own.unauthenticated_callers.total).toBe(0);
     const log = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", loginApp.clientId]);
     expect(log).toEqual([expect.objectContaining({ route: "GET /me/stats", status: 200, user: "usagefan" })]);
+    // The service hands the portal entries of the one declared shape (lib/schemas/usage.ts).
+    const { listRequestLog } = await import("../../lib/services/usage");
+    const { requestLogEntrySchema } = await import("../../lib/schemas/usage");
+    const entries = requestLogEntrySchema.array().parse(await listRequestLog(loginApp.clientId, { limit: 10 }, CLI_ACTOR));
+    expect(entries).toEqual([expect.objectContaining({ route: "GET /me/stats", requestId: stats.requestId, userHandle: "usagefan" })]);
+    expect(entries[0]!.userId).toBeGreaterThan(0);
   });
 
   it("counts the quota's 429s per app, for the app's usage and the admin overview", async () => {

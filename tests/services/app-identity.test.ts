@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEMO_ACCOUNTS } from "../../lib/seed/demo-accounts";
 import { query } from "../helpers/db";
 import { cliJson, runCli } from "../helpers/cli";
-import { hostileLogo, makeLogo } from "../helpers/images";
+import { animatedLogo, hostileLogo, makeLogo, pngBomb } from "../helpers/images";
 import { authorize, authorizationEndpoint, CookieJar, createTestApp, jarFetch, pkcePair, postInteraction } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
 import { callServerAction, portalSignIn, serverActions, type ServerAction } from "../security/portal-client";
@@ -57,6 +57,17 @@ const cliFail = async (args: string[]) => {
   expect(run.code, run.stdout).not.toBe(0);
   return { code: run.code, error: (JSON.parse(run.stderr.trim().split("\n").pop()!) as { error: { code: string; message: string } }).error };
 };
+
+/** Portal sessions, signed in once per file (the sign-in flow is not what these tests are about). */
+const sessions = new Map<string, Promise<CookieJar>>();
+function session(handle: string): Promise<CookieJar> {
+  let jar = sessions.get(handle);
+  if (!jar) {
+    jar = portalSignIn(server, handle, password(handle)).then((s) => s.jar);
+    sessions.set(handle, jar);
+  }
+  return jar;
+}
 
 /** A URL the CLI printed (on its own APP_URL), on the test server. */
 const onServer = (url: unknown) => `${server.url}${new URL(String(url)).pathname}`;
@@ -127,12 +138,68 @@ describe("logos", () => {
     const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 16);
     // The CLI names the URL on its APP_URL; the path is what matters here.
     expect(new URL(app.logo_url!).pathname).toBe(`/media/logos/${app.client_id}/${hash}.${ext}`);
+    // Published once the app is approved (before that: the next test).
+    await cliJson(server.databaseUrl, ["apps", "approve", app.client_id]);
     const res = await fetch(onServer(app.logo_url));
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe(type);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
+  });
+
+  it("an unapproved app's logo is served only to its team and admins, privately; approval publishes it, suspension withdraws it", async () => {
+    const app = await createApp([...createArgs("Not yet approved"), "--logo", await file("pending.png", await makeLogo("png", { color: "#ea580c" }))]);
+    expect(app.status).toBe("pending");
+    const url = onServer(app.logo_url);
+    const anonymous = await fetch(url);
+    expect(anonymous.status).toBe(404);
+    expect(anonymous.headers.get("cache-control")).toBe("no-store");
+    for (const handle of ["alice", "admin"]) {
+      const res = await jarFetch(await session(handle), url);
+      expect(res.status, handle).toBe(200);
+      expect(res.headers.get("cache-control"), handle).toBe("private, no-store");
+      expect(res.headers.get("content-type"), handle).toBe("image/png");
+    }
+    expect((await jarFetch(await session("carol"), url)).status).toBe(404);
+
+    await cliJson(server.databaseUrl, ["apps", "approve", app.client_id]);
+    const approved = await fetch(url);
+    expect(approved.status).toBe(200);
+    expect(approved.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+
+    await cliJson(server.databaseUrl, ["apps", "suspend", app.client_id, "--reason", "Under investigation"]);
+    expect((await fetch(url)).status).toBe(404);
+    const owner = await jarFetch(await session("alice"), url);
+    expect(owner.status).toBe(200);
+    expect(owner.headers.get("cache-control")).toBe("private, no-store");
+
+    // Rejected: the same as pending.
+    const rejected = await createApp([...createArgs("Refused app"), "--logo", await file("refused.png", await makeLogo("png", { color: "#0891b2" }))]);
+    await cliJson(server.databaseUrl, ["apps", "reject", rejected.client_id, "--reason", "Not a real product"]);
+    expect((await fetch(onServer(rejected.logo_url))).status).toBe(404);
+    expect((await jarFetch(await session("admin"), onServer(rejected.logo_url))).status).toBe(200);
+  });
+
+  it("images keep the CSP their route sets (the pages' CSP of proxy.ts does not replace it)", async () => {
+    const app = await createApp([...createArgs("Own CSP"), "--logo", await file("csp.png", await makeLogo("png", { color: "#4d7c0f" }))]);
+    await cliJson(server.databaseUrl, ["apps", "approve", app.client_id]);
+    const logo = await fetch(onServer(app.logo_url));
+    expect(logo.status).toBe(200);
+    expect(logo.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox");
+    const avatar = await fetch(`${server.url}/avatars/alice.svg`);
+    expect(avatar.status).toBe(200);
+    expect(avatar.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'unsafe-inline'");
+    const media = await fetch(`${server.url}/media/chat/sunset-1.jpg`);
+    expect(media.status).toBe(200);
+    expect(media.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'unsafe-inline'");
+    // The other security headers still come from proxy.ts; a page keeps the nonce CSP.
+    for (const res of [logo, avatar, media]) {
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+    const page = await fetch(`${server.url}/docs`);
+    expect(page.headers.get("content-security-policy")).toMatch(/script-src 'self' 'nonce-/);
   });
 
   it("refuses an HTML page or an SVG renamed .png, an oversize file, bad dimensions and a damaged image, saying why", async () => {
@@ -154,6 +221,17 @@ describe("logos", () => {
     expect(await refusal("damaged.png", damaged)).toMatch(/could not be read as an image/);
     const truncated = Buffer.concat([(await makeLogo("png")).subarray(0, 40), Buffer.from("<html><script>alert(1)</script></html>".repeat(20))]);
     expect(await refusal("truncated.png", truncated)).toMatch(/could not be read as an image/);
+    // Animations (issue 24): an animated WebP is a WebP, but not a still one; a GIF is no accepted type.
+    // Soft: each of these three refusals is reported on its own when the product breaks.
+    expect.soft(await refusal("spinning.webp", await animatedLogo("webp"))).toMatch(/The logo must be a still image, not an animation$/);
+    expect.soft(await refusal("spinning.gif", await animatedLogo("gif"))).toMatch(/The logo is a GIF; it must be a still PNG, JPEG or WebP image$/);
+    // A decompression bomb: 2 KiB whose header claims 50,000×50,000 pixels (7.5 GB decoded). Refused
+    // from the header by sharp's pixel limit, before a pixel is decoded: the message is the limit's.
+    const bomb = pngBomb(50_000);
+    expect(bomb.byteLength).toBeLessThan(4096);
+    const started = performance.now();
+    expect.soft(await refusal("bomb.png", bomb)).toMatch(/The logo's header claims more than 4,194,304 pixels; each side must be 16 to 1024$/);
+    expect(performance.now() - started).toBeLessThan(15_000);
     // A JPEG whose bytes say JPEG is a JPEG, whatever its name: served as image/jpeg.
     const jpeg = await makeLogo("jpeg");
     const named = await cliJson<AppJson>(server.databaseUrl, ["apps", "update", clientId, "--logo", await file("really-a-jpeg.png", jpeg)]);
@@ -170,14 +248,16 @@ describe("logos", () => {
     const first = await createApp([...createArgs("Replaced"), "--logo", await file("a.png", await makeLogo("png", { color: "#16a34a" }))]);
     const second = await cliJson<AppJson>(server.databaseUrl, ["apps", "update", first.client_id, "--logo", await file("b.png", await makeLogo("png", { color: "#dc2626" }))]);
     expect(second.logo_url).not.toBe(first.logo_url);
-    expect((await fetch(onServer(second.logo_url))).status).toBe(200);
-    expect((await fetch(onServer(first.logo_url))).status).toBe(404);
+    // A pending app's logo: its owner sees it; a replaced name is gone for everyone.
+    const alice = await session("alice");
+    expect((await jarFetch(alice, onServer(second.logo_url))).status).toBe(200);
+    expect((await jarFetch(alice, onServer(first.logo_url))).status).toBe(404);
     expect((await fetch(`${server.url}/media/logos/${first.client_id}/0000000000000000.png`)).status).toBe(404);
     expect((await fetch(`${server.url}/media/logos/${first.client_id}/..%2f..%2fetc.png`)).status).toBe(404);
     expect((await fetch(`${server.url}/media/logos/app_nope/${second.logo_url!.split("/").pop()}`)).status).toBe(404);
     const removed = await cliJson<AppJson>(server.databaseUrl, ["apps", "update", first.client_id, "--remove-logo"]);
     expect(removed.logo_url).toBeNull();
-    expect((await fetch(onServer(second.logo_url))).status).toBe(404);
+    expect((await jarFetch(alice, onServer(second.logo_url))).status).toBe(404);
   });
 });
 

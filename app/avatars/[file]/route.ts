@@ -4,7 +4,7 @@ import { AVATAR_HANDLE, avatarSvg } from "@/lib/avatars";
 export async function GET(request: Request, { params }: { params: Promise<{ file: string }> }): Promise<Response> {
   const { file } = await params;
   const handle = /^(.+)\.svg$/.exec(file)?.[1];
-  if (!handle || !AVATAR_HANDLE.test(handle)) return new Response("Not found", { status: 404 });
+  if (!handle || !AVATAR_HANDLE.test(handle)) return new Response("Not found", { status: 404, headers: { "Content-Security-Policy": "default-src 'none'" } });
   const size = Number(new URL(request.url).searchParams.get("size") ?? 128);
   return new Response(avatarSvg(handle, Number.isFinite(size) ? size : 128), {
     headers: {

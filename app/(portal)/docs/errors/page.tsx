@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { DocsPage } from "@/components/docs/docs-page";
 import { TableScroll } from "@/components/ui/table-scroll";
 import { CodeBlock } from "@/components/ui/code-block";
-import { DEFAULT_REQUESTS_PER_MINUTE, QUOTA_WINDOW_SECONDS } from "@/lib/schemas/rate-limits";
+import { DEFAULT_REQUESTS_PER_MINUTE, DEFAULT_USER_QUOTA_PERCENT, QUOTA_WINDOW_SECONDS } from "@/lib/schemas/rate-limits";
 
 export const metadata: Metadata = { title: "Errors and limits" };
 
@@ -150,8 +150,9 @@ X-RateLimit-Reset: 1764000002`}
                 <code>RateLimit-Policy</code>
               </th>
               <td>
-                Each limit: <code>&quot;app&quot;</code> (your app&apos;s quota: <code>q</code> requests per <code>w</code> seconds),
-                and on chat posts <code>&quot;chat-post&quot;</code> (1 per 2 seconds per account) or on pokes{" "}
+                Each limit: <code>&quot;app&quot;</code> (your app&apos;s quota: <code>q</code> requests per <code>w</code> seconds);
+                with a user&apos;s token also <code>&quot;user&quot;</code> (that user&apos;s share of the app&apos;s quota,{" "}
+                {DEFAULT_USER_QUOTA_PERCENT} % by default, so one person cannot spend it for everyone); and on chat posts <code>&quot;chat-post&quot;</code> (1 per 2 seconds per account) or on pokes{" "}
                 <code>&quot;poke&quot;</code> (1 per 24 hours per target).
               </td>
             </tr>
@@ -178,7 +179,9 @@ X-RateLimit-Reset: 1764000002`}
       </TableScroll>
       <p>
         Over the quota, every call of the app gets <code>429 rate_limited</code> with <code>Retry-After</code> until the
-        minute ends. The quota holds across all of the platform&apos;s server processes (counted in the database, in
+        minute ends; over a user&apos;s share, only that user&apos;s calls do. The 429&apos;s message names the limit
+        (<code>Limit &quot;app&quot;</code> or <code>Limit &quot;user&quot;</code>), and its <code>RateLimit</code> header shows it
+        at <code>r=0</code>. The quota holds across all of the platform&apos;s server processes (counted in the database, in
         batches of 2 % of the quota, so an app may be admitted a few percent less than its quota, never more). Requests
         refused for a missing scope count; requests with an invalid token do not.
       </p>

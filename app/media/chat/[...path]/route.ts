@@ -13,7 +13,7 @@ export async function GET(_request: Request, { params }: { params: Promise<{ pat
   const isThumb = path.length === 2 && path[0] === "thumbs";
   const file = isThumb ? path[1] : path.length === 1 ? path[0] : undefined;
   const match = file ? NAME.exec(file) : null;
-  if (!match) return new Response("Not found", { status: 404 });
+  if (!match) return new Response("Not found", { status: 404, headers: { "Content-Security-Policy": "default-src 'none'" } });
   const label = escapeXml(match[1]!.replace(/-\d+$/, "").replace(/-/g, " "));
   const kind = match[2] === "mp4" ? "video" : match[2] === "gif" ? "gif" : "image";
   const [w, h] = isThumb ? [320, 180] : [1280, 720];

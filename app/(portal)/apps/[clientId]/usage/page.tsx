@@ -160,6 +160,28 @@ export default async function AppUsagePage({
         ))}
       </dl>
 
+      {summary.unauthenticated.total > 0 ? (
+        <Card
+          title="Unauthenticated callers"
+          description="Failed token requests that named this app's client ID without proving to be it (a login client has no secret, so anyone can send its ID). They are not this app's errors and are in none of the figures above."
+        >
+          <div data-testid="unauthenticated-callers">
+            <p className="text-sm text-slate-700">
+              <span className="font-semibold tabular-nums">{summary.unauthenticated.total.toLocaleString("en")}</span> failed token
+              requests in the last {RANGE_LABEL[query.range]}.
+            </p>
+            <ul className="mt-2 space-y-1 text-sm text-slate-700">
+              {summary.unauthenticated.byCode.map((c) => (
+                <li key={`${c.grantType} ${c.status} ${c.code}`}>
+                  <code className="font-mono text-xs">{c.grantType}</code>: {c.status} <code className="font-mono text-xs">{c.code}</code>{" "}
+                  <span className="tabular-nums">× {c.count.toLocaleString("en")}</span>
+                </li>
+              ))}
+            </ul>
+          </div>
+        </Card>
+      ) : null}
+
       {summary.total === 0 && grants.length === 0 ? (
         <UsageEmptyState app={app} range={RANGE_LABEL[query.range]} issuer={config.ISSUER} apiUrl={config.API_URL} />
       ) : (
@@ -300,7 +322,7 @@ export default async function AppUsagePage({
         ) : null}
         <div className="mt-4">
           <RequestLogTable
-            entries={log.map((e) => ({ ...e, at: e.at.toISOString() }))}
+            entries={log}
             emptyText={
               filterError
                 ? "Fix the filter above to search."

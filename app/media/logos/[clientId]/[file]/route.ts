@@ -8,9 +8,11 @@ import { getAppForViewer } from "@/lib/services/apps";
  * (issue 15), so hosted pages never load a developer's server. The file name is the content hash, so
  * the answer never changes: cached for a year, immutable. A replaced logo's old name (or any other)
  * is 404. Content-Type is the one the upload check found (magic bytes + decode), never the upload's
- * claim; nosniff so no browser second-guesses it. A logo still waiting for review is served only to
- * the app's team and admins (the diff they review shows it), privately and uncached: nothing
- * unreviewed is published from our origin.
+ * claim; nosniff so no browser second-guesses it. Only an approved app's current logo is public;
+ * the logo of an app that is not approved (pending, rejected, suspended) and one still waiting for
+ * review are served only to the app's team and admins (the app page and the diff they review show
+ * it), privately and uncached, and are 404 to anyone else: nothing unreviewed or withdrawn is
+ * published from our origin (issue 24), and no shared cache keeps it.
  */
 const FILE = /^[0-9a-f]{16}\.(png|jpg|webp)$/;
 
@@ -19,13 +21,13 @@ export async function GET(_request: Request, { params }: { params: Promise<{ cli
   if (!clientIdSchema.safeParse(clientId).success || !FILE.test(file)) return notFound();
   const logo = await findServedLogo(clientId, file);
   if (!logo) return notFound();
-  if (logo.pending && !(await mayReview(clientId))) return notFound();
+  if (!logo.public && !(await mayView(clientId))) return notFound();
   return new Response(new Uint8Array(logo.bytes), {
     headers: {
       "Content-Type": logo.contentType,
       "Content-Length": String(logo.bytes.byteLength),
       "X-Content-Type-Options": "nosniff",
-      "Cache-Control": logo.pending ? "private, no-store" : "public, max-age=31536000, immutable",
+      "Cache-Control": logo.public ? "public, max-age=31536000, immutable" : "private, no-store",
       // Opened directly, an image runs nothing; belt and braces for any browser that disagrees.
       "Content-Security-Policy": "default-src 'none'; sandbox",
     },
@@ -33,7 +35,7 @@ export async function GET(_request: Request, { params }: { params: Promise<{ cli
 }
 
 /** The app's team or a platform admin (the service decides, as for the app page). */
-async function mayReview(clientId: string): Promise<boolean> {
+async function mayView(clientId: string): Promise<boolean> {
   const user = await getCurrentUser();
   if (!user) return false;
   try {
@@ -47,6 +49,11 @@ async function mayReview(clientId: string): Promise<boolean> {
 function notFound(): Response {
   return new Response("Not found", {
     status: 404,
-    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" },
+    headers: {
+      "Content-Type": "text/plain; charset=utf-8",
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": "default-src 'none'; sandbox",
+    },
   });
 }
