@@ -46,12 +46,16 @@ interface Output {
 
 const JSON_OPTION: Options = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } };
 
+/** How the CLI names a member's role in its text output. */
+const ROLE_WORDS = { admin: "a team admin", viewer: "a viewer" } as const;
+
 /** Unix seconds, as on the API's wire (SPEC: `*_at` are integers in Unix seconds). */
 const unix = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
 
 async function services() {
-  const [apps, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas] = await Promise.all([
+  const [apps, review, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas] = await Promise.all([
     import("../lib/services/apps"),
+    import("../lib/services/app-review"),
     import("../lib/services/app-secrets"),
     import("../lib/services/users"),
     import("../lib/services/connected-apps"),
@@ -62,7 +66,7 @@ async function services() {
     import("../lib/services/usage"),
     import("../lib/schemas/usage"),
   ]);
-  return { apps, secrets, users, connectedApps, members, actor: actor.CLI_ACTOR, schemas, userSchemas, usage, usageSchemas };
+  return { apps: { ...apps, ...review }, secrets, users, connectedApps, members, actor: actor.CLI_ACTOR, schemas, userSchemas, usage, usageSchemas };
 }
 
 /** First zod issue as one line, naming the flag rather than the internal field. */
@@ -105,6 +109,7 @@ function appJson(app: AppViewLike) {
     type: app.type,
     status: app.status,
     status_reason: app.statusReason,
+    revision: app.revision,
     owner: app.owner.handle,
     scopes: app.scopes,
     redirect_uris: app.redirectUris,
@@ -439,7 +444,7 @@ const SECRET_COMMANDS: Record<string, Command> = {
       const { member, added } = await members.setMember(clientId, handle, role, actor);
       return {
         json: { client_id: clientId, handle: member.handle, role: member.role, added },
-        text: `${added ? "Added" : "Changed"}: @${member.handle} is ${member.role === "admin" ? "a team admin" : "a viewer"} of ${clientId}`,
+        text: `${added ? "Added" : "Changed"}: @${member.handle} is ${ROLE_WORDS[member.role]} of ${clientId}`,
       };
     },
   },
@@ -764,7 +769,7 @@ const COMMANDS: Record<string, Command> = {
       const user = await users.createUser(input, actor);
       return {
         json: { id: user.id, handle: user.handle, display_name: user.displayName, role: user.role },
-        text: `Created ${user.role === "admin" ? "admin" : "user"} ${user.handle} (id ${user.id}).`,
+        text: `Created ${user.role} ${user.handle} (id ${user.id}).`,
       };
     },
   },

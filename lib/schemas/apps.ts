@@ -280,6 +280,14 @@ const reasonSchema = storable(z.string().trim().min(1, "Give a reason").max(500,
 export const rejectAppSchema = z.object({ reason: reasonSchema });
 export type RejectAppInput = z.infer<typeof rejectAppSchema>;
 
+/**
+ * The revision of an app a reviewer looked at (issue 24): approvals and rejections carry it, and
+ * are refused if the app changed since.
+ */
+export const revisionSchema = z.number().int().positive().max(2_147_483_647);
+/** A rejection as the admin pages send it: the reason and the revision rendered. */
+export const reviewRejectionSchema = rejectAppSchema.extend({ revision: revisionSchema });
+
 export const suspendAppSchema = z.object({ reason: reasonSchema });
 export type SuspendAppInput = z.infer<typeof suspendAppSchema>;
 
@@ -321,19 +329,6 @@ export type AppRole = z.infer<typeof appRoleSchema>;
 export const memberRoleSchema = z.enum(["admin", "viewer"]);
 export type MemberRole = z.infer<typeof memberRoleSchema>;
 
-/**
- * A person's place on an app's team (issue 15): owner, a member's role, or none. The one rule the
- * services' permission checks and the pages' wording both follow.
- */
-export function roleInTeam(
-  ownerId: number,
-  members: readonly { id: number; role: MemberRole }[],
-  userId: number,
-): AppRole | null {
-  if (userId === ownerId) return "owner";
-  return members.find((m) => m.id === userId)?.role ?? null;
-}
-
 export const appMemberSchema = z.object({
   id: z.number().int(),
   handle: z.string(),
@@ -365,6 +360,8 @@ export const appViewSchema = z.object({
   owner: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }),
   /** A widening change waiting for review (issue 15); the fields above are the approved ones. */
   pendingChange: pendingChangeSchema.nullable(),
+  /** Moves with every stored change a reviewer sees; decisions name the one they looked at (issue 24). */
+  revision: z.number().int(),
   /** Why the last change request was refused (shown to the team until the next request). */
   pendingChangeRejection: z.string().nullable(),
   /** The team besides the owner (issue 15), longest-standing first. */

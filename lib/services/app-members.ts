@@ -2,7 +2,8 @@ import { transactionWithChanges } from "../database/changes";
 import { AppError } from "../errors";
 import type { AppMember, AppView, MemberRole } from "../schemas/apps";
 import type { Actor } from "./actor";
-import { assertMayAct, getAppForViewer, loadApp, loadManageable, notFound, teamRole } from "./apps";
+import { assertCapability, capabilities, loadApp, loadFor, notFound } from "./app-access";
+import { getAppForViewer } from "./apps";
 import { recordAudit } from "./audit";
 import { getUserByHandle } from "./users";
 
@@ -35,7 +36,7 @@ export async function setMember(
   role: MemberRole,
   actor: Actor,
 ): Promise<{ member: AppMember; added: boolean }> {
-  const app = await loadManageable(clientId, actor, "app.member.set", "owner");
+  const app = await loadFor(clientId, actor, "manageTeam", "app.member.set");
   const user = await getUserByHandle(handle);
   if (user.id === app.ownerId) throw new AppError("invalid_request", `@${user.handle} owns this app already.`);
   if (user.disabled) throw new AppError("invalid_request", `@${user.handle} is disabled and cannot join a team.`);
@@ -72,8 +73,8 @@ export async function removeMember(clientId: string, handle: string, actor: Acto
   const app = await loadApp(clientId);
   if (!app) throw notFound(clientId);
   const user = await getUserByHandle(handle);
-  const leaving = actor.kind === "user" && actor.id === user.id && teamRole(app, actor) !== null;
-  if (!leaving) await assertMayAct(app, actor, "app.member.remove", "owner");
+  const leaving = actor.kind === "user" && actor.id === user.id && capabilities(app, actor).onTeam;
+  if (!leaving) await assertCapability(app, actor, "manageTeam", "app.member.remove");
   if (user.id === app.ownerId) {
     throw new AppError("invalid_request", "The owner cannot be removed; transfer the app to someone else first.");
   }
@@ -95,7 +96,7 @@ export async function removeMember(clientId: string, handle: string, actor: Acto
  * owner stays on the team as an admin. Only the owner, a platform admin or the operator.
  */
 export async function transferOwnership(clientId: string, handle: string, actor: Actor): Promise<AppView> {
-  const app = await loadManageable(clientId, actor, "app.transfer", "owner");
+  const app = await loadFor(clientId, actor, "manageTeam", "app.transfer");
   if (app.firstParty) throw new AppError("forbidden", "The platform's own application cannot be transferred.");
   const user = await getUserByHandle(handle);
   if (user.id === app.ownerId) throw new AppError("invalid_request", `@${user.handle} owns this app already.`);

@@ -13,7 +13,7 @@ vi.setConfig({ testTimeout: 120_000 });
 
 let databaseUrl: string;
 let closeDb: () => Promise<void>;
-let apps: typeof import("../../lib/services/apps");
+let apps: typeof import("../../lib/services/apps") & typeof import("../../lib/services/app-review");
 let members: typeof import("../../lib/services/app-members");
 let secrets: typeof import("../../lib/services/app-secrets");
 type Actor = import("../../lib/services/actor").Actor;
@@ -24,7 +24,7 @@ const as = (handle: string, role: "user" | "admin" = "user"): Actor => ({ kind: 
 beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: true });
   closeDb = await pointAppAt(databaseUrl);
-  apps = await import("../../lib/services/apps");
+  apps = { ...(await import("../../lib/services/apps")), ...(await import("../../lib/services/app-review")) };
   members = await import("../../lib/services/app-members");
   secrets = await import("../../lib/services/app-secrets");
   const users = await import("../../lib/services/users");
