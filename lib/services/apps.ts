@@ -341,6 +341,18 @@ function splitChange(
 }
 
 /**
+ * A login app must keep an applied redirect URI (issue 24 point 4): narrowing applies at once while
+ * new URIs wait for review, so replacing every approved URI would leave the app with nowhere to send
+ * people back to until an admin acts. Refused with the field named.
+ */
+function refuseUnreachable(app: AppRow, now: AppChanges): void {
+  if (app.type !== "login" || now.redirectUris === undefined || now.redirectUris.length > 0) return;
+  const message =
+    "Keep at least one approved redirect URI: new ones wait for review, and until then the app would have none to sign people in with. Remove the old ones after the new ones are approved.";
+  throw new AppError("invalid_request", message, { fields: { redirectUris: message } });
+}
+
+/**
  * Edits an app. A rejected app stays rejected (the admin's decision stands until the owner asks
  * for another look with resubmitApp). A pending or rejected app (never approved) changes at once;
  * an approved or suspended one keeps running on its approved configuration while a widening
@@ -357,6 +369,7 @@ export async function updateApp(clientId: string, input: UpdateAppInput, actor: 
     const changed = checkedChanges(app, prepared.changes);
     const reviewed = app.status === "approved" || app.status === "suspended";
     const { now, pending } = reviewed ? splitChange(app, changed) : { now: changed, pending: {} };
+    refuseUnreachable(app, now);
     const hasPending = Object.keys(pending).length > 0;
     const requested: PendingChange | null = hasPending
       ? {
