@@ -23,6 +23,8 @@ describe("layering rules", () => {
     ["the portal session importing the API edge", "lib/portal/session.ts", `import { authenticate } from "../api/auth";\nexport const x = authenticate;\n`],
     ["a component importing a service", "components/ui/button.tsx", `import { createApp } from "@/lib/services/apps";\nexport const x = createApp;\n`],
     ["the sign-in service importing the API edge", "lib/oidc/html.ts", `import { authenticate } from "../api/auth";\nexport const x = authenticate;\n`],
+    ["a service importing a CLI command", "lib/services/pokes.ts", `import { appsCreate } from "../cli/apps";\nexport const x = appsCreate;\n`],
+    ["a CLI command importing the database layer", "lib/cli/keys.ts", `import { db } from "../database/client";\nexport const x = db;\n`],
   ])("refuses %s", async (_name, file, code) => {
     expect(await layeringErrors(file, code)).toEqual([expect.stringContaining("dependencies point down")]);
   });
@@ -32,6 +34,8 @@ describe("layering rules", () => {
     ["the API edge importing a service", "lib/api/errors.ts", `import { createApp } from "../services/apps";\nexport const x = createApp;\n`],
     ["a component importing a server action", "components/ui/button.tsx", `import { createAppAction } from "@/lib/actions/apps";\nexport const x = createAppAction;\n`],
     ["the CLI importing a service", "bin/platform.ts", `import { createApp } from "../lib/services/apps";\nexport const x = createApp;\n`],
+    ["the CLI dispatcher importing a CLI command", "bin/platform.ts", `import { appsCreate } from "../lib/cli/apps";\nexport const x = appsCreate;\n`],
+    ["a CLI command importing a service", "lib/cli/apps.ts", `import { createApp } from "../services/apps";\nexport const x = createApp;\n`],
   ])("allows %s", async (_name, file, code) => {
     expect(await layeringErrors(file, code)).toEqual([]);
   });

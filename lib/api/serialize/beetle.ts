@@ -1,6 +1,7 @@
 import type { BeetleCard, BeetleState } from "../../generated/prisma/client";
 import { hammerSchema, type BeetleCardsView, type BeetleStateView } from "../../schemas/beetle";
-import { asObject, dateToUnixSeconds, nonNegativeInt, toUnixSeconds, validItems } from "./json";
+import { dateToUnixSeconds } from "../../schemas/wire";
+import { asObject, nonNegativeInt, toUnixSeconds, validItems } from "./json";
 
 export function serializeBeetleState(state: BeetleState | null): BeetleStateView {
   if (!state) return { xp: 0, level: 1, inventory: {}, hammers: [], cooldowns: {}, updated_at: 0 };

@@ -1,6 +1,7 @@
 import { chatMediaSchema, chatReactionSchema, type ChatMessageView } from "../../schemas/chat";
 import type { ChatMessageRecord } from "../../services/chat";
-import { publicUrl, validItems } from "./json";
+import { publicUrl } from "../../schemas/wire";
+import { validItems } from "./json";
 
 export function serializeChatMessage(m: ChatMessageRecord): ChatMessageView {
   const media = validItems(chatMediaSchema, m.media).map((item) => ({

@@ -1,6 +1,6 @@
 import type { DirectoryIdentityView } from "../../schemas/directory";
 import type { DirectoryIdentityRecord } from "../../services/directory";
-import { publicUrl } from "./json";
+import { publicUrl } from "../../schemas/wire";
 
 export function serializeIdentity(r: DirectoryIdentityRecord): DirectoryIdentityView {
   return {

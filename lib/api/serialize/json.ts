@@ -1,5 +1,4 @@
 import type { z } from "zod";
-import { env } from "../../env";
 
 /**
  * Helpers for the JSON columns (stats, Beetle state, chat media): they are written by the seed,
@@ -30,10 +29,6 @@ export function toUnixSeconds(value: unknown): number | undefined {
   return undefined;
 }
 
-export function dateToUnixSeconds(date: Date): number {
-  return Math.floor(date.getTime() / 1000);
-}
-
 /** The documented keys that match their schema, plus any undocumented keys as stored. */
 export function pickDocumented<S extends z.ZodObject<z.ZodRawShape>>(schema: S, value: unknown): z.output<S> {
   const shape = schema.shape as Record<string, z.ZodType>;
@@ -58,12 +53,4 @@ export function validItems<S extends z.ZodType>(schema: S, value: unknown): z.ou
     if (parsed.success) out.push(parsed.data);
   }
   return out;
-}
-
-/**
- * Stored media and avatar URLs may be site-relative (`/avatars/alice.svg`); SPEC types them as URLs
- * and clients live on other origins, so the API answers with absolute URLs on APP_URL.
- */
-export function publicUrl(value: string): string {
-  return value.startsWith("/") && !value.startsWith("//") ? `${env().APP_URL}${value}` : value;
 }

@@ -1,6 +1,6 @@
 import { NOTIFICATION_FIELDS, type NotificationType, type NotificationView } from "../../schemas/notifications";
 import type { NotificationRecord } from "../../services/notifications";
-import { publicUrl } from "./json";
+import { publicUrl } from "../../schemas/wire";
 
 /** Optional fields appear exactly when the type carries them (table in lib/schemas/notifications.ts). */
 export function serializeNotification(n: NotificationRecord): NotificationView {

@@ -1,7 +1,8 @@
 import type { OwnProfileRecord, ProfileRecord } from "../../services/profiles";
 import type { ProfileView } from "../../schemas/profiles";
 import type { ApiCaller } from "../auth";
-import { asObject, publicUrl } from "./json";
+import { publicUrl } from "../../schemas/wire";
+import { asObject } from "./json";
 import { serializeAggregateScores, serializeStatsMembers } from "./stats";
 
 /** The profile object (bare). `own` adds the owner-only fields, which only GET /me populates. */

@@ -1,0 +1,127 @@
+import { logoPath, type AppView, type RevealedSecret, type SecretView } from "../schemas/apps";
+import type { ConnectedApp } from "../schemas/connected-apps";
+import type { UsageRange } from "../schemas/usage";
+import type { UserView } from "../schemas/users";
+import { dateToUnixSeconds, publicUrl } from "../schemas/wire";
+import type { RequestLogEntry, UsageSummary } from "../services/usage";
+
+/**
+ * The CLI's `--json` views: snake_case, built only here, as the API's are built only in
+ * lib/api/serialize. The API has no app, secret, team or usage resources (SPEC), so no shape is
+ * shared; the rules of the wire are: Unix seconds and absolute URLs come from lib/schemas/wire.ts.
+ */
+
+/** Unix seconds, as on the API's wire, or null. */
+export const unix = (date: Date | null) => (date ? dateToUnixSeconds(date) : null);
+
+/** A logo's absolute URL on the platform's origin, as the JSON names it (logo_url). */
+function logoUrl(clientId: string, file: string | null | undefined): string | null {
+  return file ? publicUrl(logoPath(clientId, file)) : null;
+}
+
+/** An app as `apps show|list|update|limit|transfer` and `apps changes` print it (PRODUCT.md, issues 15 and 16). */
+export function appJson(app: AppView) {
+  return {
+    client_id: app.clientId,
+    name: app.name,
+    type: app.type,
+    status: app.status,
+    status_reason: app.statusReason,
+    revision: app.revision,
+    owner: app.owner.handle,
+    scopes: app.scopes,
+    redirect_uris: app.redirectUris,
+    post_logout_redirect_uris: app.postLogoutRedirectUris,
+    homepage_url: app.homepageUrl,
+    privacy_policy_url: app.privacyPolicyUrl,
+    terms_url: app.termsUrl,
+    logo_url: logoUrl(app.clientId, app.logo),
+    device: app.deviceFlow,
+    created_at: unix(app.createdAt),
+    requests_per_minute: app.requestsPerMinute,
+    pending_change: app.pendingChange
+      ? {
+          ...(app.pendingChange.name !== undefined ? { name: app.pendingChange.name } : {}),
+          ...(app.pendingChange.description !== undefined ? { description: app.pendingChange.description } : {}),
+          ...(app.pendingChange.scopes ? { scopes: app.pendingChange.scopes } : {}),
+          ...(app.pendingChange.redirectUris ? { redirect_uris: app.pendingChange.redirectUris } : {}),
+          ...(app.pendingChange.postLogoutRedirectUris
+            ? { post_logout_redirect_uris: app.pendingChange.postLogoutRedirectUris }
+            : {}),
+          ...(app.pendingChange.homepageUrl !== undefined ? { homepage_url: app.pendingChange.homepageUrl } : {}),
+          ...(app.pendingChange.privacyPolicyUrl !== undefined ? { privacy_policy_url: app.pendingChange.privacyPolicyUrl } : {}),
+          ...(app.pendingChange.termsUrl !== undefined ? { terms_url: app.pendingChange.termsUrl } : {}),
+          ...(app.pendingChange.logo !== undefined ? { logo_url: logoUrl(app.clientId, app.pendingChange.logo) } : {}),
+          ...(app.pendingChange.deviceFlow !== undefined ? { device: app.pendingChange.deviceFlow } : {}),
+          requested_at: unix(app.pendingChange.requestedAt),
+          requested_by: app.pendingChange.requestedBy,
+        }
+      : null,
+  };
+}
+
+/** An API client's secret as `apps secrets list|retire` print it: never the value (issue 12). */
+export function secretJson(secret: SecretView) {
+  return { id: secret.id, hint: secret.hint, created_at: unix(secret.createdAt), last_used_at: unix(secret.lastUsedAt) };
+}
+
+/** A secret as `apps secrets add|roll` print it, the only time its value is shown (issue 12). */
+export function revealedSecretJson(revealed: RevealedSecret) {
+  return { id: revealed.secretId, client_secret: revealed.clientSecret, hint: revealed.secretHint };
+}
+
+/** A new account (`users create`); the API's user views are public profiles, not an operator's record. */
+export function createdUserJson(user: UserView) {
+  return { id: user.id, handle: user.handle, display_name: user.displayName, role: user.role };
+}
+
+/** An account's switches (`users disable|enable|mute|unmute`). */
+export function userStatusJson(user: UserView) {
+  return { handle: user.handle, disabled: user.disabled, muted: user.muted };
+}
+
+/** One of a person's Connected apps (`users apps`). */
+export function connectedAppJson(app: ConnectedApp) {
+  return {
+    client_id: app.clientId,
+    name: app.name,
+    scopes: app.scopes,
+    authorized_at: unix(app.authorizedAt),
+    last_used_at: unix(app.lastUsedAt),
+  };
+}
+
+/** An app's usage over a range (`apps usage`, issue 16). */
+export function usageJson(clientId: string, range: UsageRange, summary: UsageSummary) {
+  return {
+    client_id: clientId,
+    since: unix(summary.since),
+    range,
+    total: summary.total,
+    by_status_class: summary.byClass,
+    p50_ms: summary.p50Ms,
+    p95_ms: summary.p95Ms,
+    routes: summary.routes.map((r) => ({
+      route: r.route,
+      total: r.total,
+      p50_ms: r.p50Ms,
+      p95_ms: r.p95Ms,
+      by_status: r.byStatus.map((b) => ({ status: b.status, error_code: b.errorCode, count: b.count })),
+    })),
+    errors: summary.errors.map((e) => ({ code: e.code, status: e.status, count: e.count })),
+  };
+}
+
+/** One request-log line (`apps requests`, issue 16); `at` is ISO 8601 with milliseconds, as this command has always printed it. */
+export function requestLogJson(e: RequestLogEntry) {
+  return {
+    at: e.at.toISOString(),
+    method: e.method,
+    route: e.route,
+    status: e.status,
+    error_code: e.errorCode,
+    latency_ms: e.latencyMs,
+    request_id: e.requestId,
+    user: e.userHandle,
+  };
+}

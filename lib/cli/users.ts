@@ -1,0 +1,116 @@
+import { parseWith, services, UsageError, type Command } from "./command";
+import { connectedAppJson, createdUserJson, userStatusJson } from "./json";
+
+/** `users …`: accounts, their switches, and the apps each person authorized. */
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
+
+export const usersCreate: Command = {
+  usage: "users create --handle H (--password P | --password-stdin) [--admin] [--display-name NAME] [--json]",
+  summary: "Create an account that can sign in (--password-stdin keeps the password out of shell history)",
+  options: {
+    handle: { type: "string" },
+    password: { type: "string" },
+    "password-stdin": { type: "boolean" },
+    admin: { type: "boolean" },
+    "display-name": { type: "string" },
+  },
+  positionals: [],
+  async run({ values }) {
+    const { users, userSchemas, actor } = await services();
+    if (values.handle === undefined) throw new UsageError("--handle is required");
+    if (values.password === undefined && !values["password-stdin"]) {
+      throw new UsageError("--password or --password-stdin is required");
+    }
+    if (values.password !== undefined && values["password-stdin"]) {
+      throw new UsageError("give either --password or --password-stdin, not both");
+    }
+    const password = values["password-stdin"] ? await readStdin() : values.password;
+    const input = parseWith(
+      userSchemas.createUserSchema,
+      { handle: values.handle, password, admin: values.admin === true, displayName: values["display-name"] },
+      { handle: "--handle", password: "--password", displayName: "--display-name" },
+    );
+    const user = await users.createUser(input, actor);
+    return {
+      json: createdUserJson(user),
+      text: `Created ${user.role} ${user.handle} (id ${user.id}).`,
+    };
+  },
+};
+
+function userSwitch(verb: "disable" | "enable" | "mute" | "unmute"): Command {
+  return {
+    usage: `users ${verb} HANDLE [--json]`,
+    summary: {
+      disable: "Disable an account: it can no longer sign in, and API calls with its tokens answer 403 forbidden at once",
+      enable: "Re-enable a disabled account (its unexpired tokens work again)",
+      mute: "Mute an account: it can no longer post to the global chat",
+      unmute: "Unmute an account",
+    }[verb],
+    options: {},
+    positionals: ["HANDLE"],
+    async run({ args }) {
+      const { users, userSchemas, actor } = await services();
+      const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
+      const user =
+        verb === "disable" || verb === "enable"
+          ? await users.setUserDisabled(handle, verb === "disable", actor)
+          : await users.setUserMuted(handle, verb === "mute", actor);
+      return {
+        json: userStatusJson(user),
+        text: `${user.handle}: ${user.disabled ? "disabled" : "enabled"}, ${user.muted ? "muted" : "not muted"}`,
+      };
+    },
+  };
+}
+
+export const usersDisable = userSwitch("disable");
+export const usersEnable = userSwitch("enable");
+export const usersMute = userSwitch("mute");
+export const usersUnmute = userSwitch("unmute");
+
+export const usersApps: Command = {
+  usage: "users apps HANDLE [--json]",
+  summary: "List the login clients a person has authorized (their Connected apps), most recently used first",
+  options: {},
+  positionals: ["HANDLE"],
+  async run({ args }) {
+    const { connectedApps, userSchemas, actor } = await services();
+    const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
+    const connected = await connectedApps.listConnectedApps(handle, actor);
+    return {
+      json: connected.map(connectedAppJson),
+      text:
+        connected.length === 0
+          ? `${handle} has not authorized any app.`
+          : connected
+              .map((app) => `${app.clientId}  ${app.name}  ${app.scopes.join(" ")}  last used ${app.lastUsedAt?.toISOString() ?? "never"}`)
+              .join("\n"),
+    };
+  },
+};
+
+export const usersRevokeApp: Command = {
+  usage: "users revoke-app HANDLE CLIENT_ID [--json]",
+  summary:
+    "Take back a person's authorization of an app: consent, grants and refresh tokens are removed and their access tokens for it stop working at once; the next sign-in asks for consent again",
+  options: {},
+  positionals: ["HANDLE", "CLIENT_ID"],
+  async run({ args }) {
+    const { connectedApps, schemas, userSchemas, actor } = await services();
+    const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
+    const clientId = parseWith(schemas.clientIdSchema, args[1], { "": "CLIENT_ID" });
+    const result = await connectedApps.revokeConnectedApp(handle, clientId, actor);
+    return {
+      json: { handle, client_id: result.clientId, was_connected: result.wasConnected, revoked_grants: result.revokedGrants },
+      text: result.wasConnected
+        ? `Revoked ${handle}'s access to ${clientId} (${result.revokedGrants} grant and token records removed; access tokens void).`
+        : `${handle} had not authorized ${clientId}; any tokens of theirs for it are void now.`,
+    };
+  },
+};
