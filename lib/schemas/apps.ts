@@ -256,6 +256,11 @@ export const pendingChangeSchema = z.object({
   logo: z.string().nullable().optional(),
   /** Only ever `true`: turning device sign-in off applies at once. */
   deviceFlow: z.boolean().optional(),
+  /**
+   * A new owner who accepted a transfer of an approved app (issue 24): who people see "built by"
+   * on the consent page is identity, so it waits for review like a name.
+   */
+  owner: z.object({ id: z.number().int(), handle: z.string() }).optional(),
   requestedAt: z.coerce.date(),
   requestedBy: z.string(),
 });
@@ -362,6 +367,9 @@ export const appViewSchema = z.object({
   pendingChange: pendingChangeSchema.nullable(),
   /** Moves with every stored change a reviewer sees; decisions name the one they looked at (issue 24). */
   revision: z.number().int(),
+  /** A transfer offered to this person, waiting for them to accept or decline (issue 24). */
+  transferTo: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }).nullable(),
+  transferRequestedAt: z.date().nullable(),
   /** Why the last change request was refused (shown to the team until the next request). */
   pendingChangeRejection: z.string().nullable(),
   /** The team besides the owner (issue 15), longest-standing first. */

@@ -19,6 +19,7 @@ export const appInclude = {
     orderBy: [{ addedAt: "asc" }, { userId: "asc" }],
   },
   secrets: { select: { id: true, hint: true, createdAt: true, lastUsedAt: true }, orderBy: { createdAt: "asc" } },
+  transferTo: { select: { id: true, handle: true, displayName: true } },
 } satisfies Prisma.ApplicationInclude;
 
 /** An app as the services load it: the row, its owner, its team and its secrets' hints. */
@@ -48,6 +49,8 @@ export function notFound(clientId: string): AppError {
 export interface AppTeam {
   owner: { id: number };
   members: readonly ({ id: number; role: MemberRole } | { user: { id: number }; role: MemberRole })[];
+  /** The person a transfer is offered to, if any. */
+  transferTo?: { id: number } | null;
 }
 
 export interface Capabilities {
@@ -66,6 +69,8 @@ export interface Capabilities {
   handleSecrets: boolean;
   /** Approve, reject, suspend, reinstate; approve and reject changes; set quotas. */
   review: boolean;
+  /** Accept or decline the transfer offered: the person it is offered to (or the operator). */
+  answerTransfer: boolean;
 }
 
 const ROLE_RANK: Record<AppRole, number> = { viewer: 1, admin: 2, owner: 3 };
@@ -96,6 +101,8 @@ export function capabilities(app: AppTeam, actor: Actor): Capabilities {
     manageTeam: platform || rank >= ROLE_RANK.owner,
     handleSecrets: actor.kind === "system" || rank >= ROLE_RANK.admin,
     review: platform,
+    answerTransfer:
+      app.transferTo != null && (actor.kind === "system" || (actor.kind === "user" && actor.id === app.transferTo.id)),
   };
 }
 
@@ -109,6 +116,7 @@ const REFUSALS: Record<Capability, string> = {
   manageTeam: "Only the app's owner can do this.",
   handleSecrets: "Only the app's owner and team admins can manage its secrets.",
   review: "Only an admin can review applications.",
+  answerTransfer: "No transfer of this application is waiting for you.",
 };
 
 /**

@@ -1,5 +1,5 @@
 import { transactionWithChanges } from "../database/changes";
-import { Prisma } from "../database/client";
+import { Prisma, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import type { AppView, UpdateAppInput } from "../schemas/apps";
 import { loadApp, loadFor, lockApp, notFound, requireReviewer, type AppRow } from "./app-access";
@@ -47,6 +47,22 @@ function assertRevision(app: AppRow, reviewed: ReviewedRevision): void {
 }
 
 /**
+ * Makes `to` the app's owner (issue 15 teams, issue 24 transfers): the new owner leaves the member
+ * list (if on it) and the old owner stays on the team as an admin. Both are told. The caller holds
+ * the row lock and decided the transfer may apply (accepted for an app never approved, or approved
+ * by a reviewer).
+ */
+export async function moveOwnership(tx: Tx, app: AppRow, to: { id: number; handle: string }): Promise<void> {
+  const user = await tx.user.findUnique({ where: { id: to.id }, select: { id: true, disabled: true } });
+  if (!user || user.disabled) throw new AppError("conflict", `@${to.handle} can no longer own an app; refuse the transfer instead.`);
+  await tx.appMember.deleteMany({ where: { applicationId: app.id, userId: to.id } });
+  await tx.application.update({ where: { id: app.id }, data: { ownerId: to.id, transferToId: null, transferRequestedAt: null } });
+  await tx.appMember.create({ data: { applicationId: app.id, userId: app.ownerId, role: "admin" } });
+  await notifyOwner(tx, to.id, `You now own the app "${app.name}".`);
+  await notifyOwner(tx, app.ownerId, `@${to.handle} now owns your app "${app.name}"; you stay on its team as an admin.`);
+}
+
+/**
  * An admin approves the change waiting on an app: its requested values become the app's (checked
  * again against the type's rules), new tokens and consents include added scopes, and the owner is
  * told. Narrowings made since the request stay narrowed only if the request did not ask for them.
@@ -58,12 +74,14 @@ export async function approvePendingChange(clientId: string, actor: Actor, revie
     assertRevision(app, reviewed);
     const change = readPendingChange(app.pendingChange);
     if (!change) throw new AppError("conflict", `${clientId} has no change waiting for review.`);
-    const { requestedAt: _at, requestedBy: _by, ...fields } = change;
+    const { requestedAt: _at, requestedBy: _by, owner, ...fields } = change;
     const applied = checkedChanges(app, fields as AppChanges);
     await tx.application.update({
       where: { clientId },
       data: { ...applied, pendingChange: Prisma.DbNull, pendingChangeRejection: null },
     });
+    // An accepted transfer: the consent and device pages name the new owner from now on.
+    if (owner) await moveOwnership(tx, app, owner);
     if ("logo" in applied) await pruneLogos(tx, app.id, [applied.logo]);
     await recordAudit(
       {
@@ -71,7 +89,7 @@ export async function approvePendingChange(clientId: string, actor: Actor, revie
         action: "app.change.approve",
         targetType: "app",
         targetId: clientId,
-        detail: { fields: Object.keys(applied), revision: app.revision },
+        detail: { fields: Object.keys(applied), revision: app.revision, ...(owner ? { owner: { from: app.owner.handle, to: owner.handle } } : {}) },
       },
       tx,
     );
@@ -92,7 +110,11 @@ export async function rejectPendingChange(
   return transactionWithChanges(async (tx, announce) => {
     const app = await lockApp(tx, clientId);
     assertRevision(app, reviewed);
-    if (!readPendingChange(app.pendingChange)) throw new AppError("conflict", `${clientId} has no change waiting for review.`);
+    const change = readPendingChange(app.pendingChange);
+    if (!change) throw new AppError("conflict", `${clientId} has no change waiting for review.`);
+    if (change.owner) {
+      await notifyOwner(tx, change.owner.id, `The transfer of the app "${app.name}" to you was not approved: ${reason}.`);
+    }
     await tx.application.update({
       where: { clientId },
       data: { pendingChange: Prisma.DbNull, pendingChangeRejection: reason },

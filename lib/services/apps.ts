@@ -10,7 +10,6 @@ import {
   pendingChangeSchema,
   type AppPage,
   type AppView,
-  type ChangeField,
   type PendingChange,
   type CreateAppInput,
   type UpdateAppInput,
@@ -58,6 +57,8 @@ export function toAppView(row: AppRow): AppView {
     members: row.members.map((m) => ({ ...m.user, role: m.role, addedAt: m.addedAt })),
     pendingChange: readPendingChange(row.pendingChange),
     revision: row.revision,
+    transferTo: row.transferTo,
+    transferRequestedAt: row.transferRequestedAt,
     pendingChangeRejection: row.pendingChangeRejection,
     requestsPerMinute: effectiveQuota(row.requestsPerMinute),
     customQuota: row.requestsPerMinute !== null,
@@ -149,6 +150,16 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
     );
     return toAppView(row);
   });
+}
+
+/** The apps offered to this person by a transfer waiting for their answer, oldest offer first. */
+export async function listAppsOfferedTo(userId: number): Promise<AppView[]> {
+  const rows = await db.application.findMany({
+    where: { transferToId: userId },
+    orderBy: [{ transferRequestedAt: "asc" }, { id: "asc" }],
+    include: appInclude,
+  });
+  return rows.map(toAppView);
 }
 
 /** The apps a person owns or is a member of, newest first (the portal's "My apps"). */
@@ -293,7 +304,7 @@ export function readPendingChange(value: Prisma.JsonValue | null): PendingChange
 }
 
 const LIST_FIELDS = ["scopes", "redirectUris", "postLogoutRedirectUris"] as const;
-type ChangeFields = Partial<Pick<PendingChange, ChangeField>>;
+type ChangeFields = Partial<Omit<PendingChange, "requestedAt" | "requestedBy">>;
 
 /**
  * Splits an edit of an approved (or suspended) app (issue 15): what narrows or keeps what the app
@@ -312,6 +323,8 @@ function splitChange(
   for (const field of CHANGE_FIELDS) {
     if (waiting?.[field] !== undefined && changed[field] === undefined) Object.assign(pending, { [field]: waiting[field] });
   }
+  // An accepted transfer waiting for review stays waiting whatever the team edits.
+  if (waiting?.owner) pending.owner = waiting.owner;
   // How the app presents itself (name, description, links, logo): any change waits, even a removal.
   for (const field of ["name", "description", "homepageUrl", "privacyPolicyUrl", "termsUrl", "logo"] as const) {
     const value = changed[field];

@@ -24,7 +24,7 @@ const loginInput = (name: string) => ({
   name: `${PREFIX} ${name}`,
   description: "Signs people in.",
   type: "login" as const,
-  scopes: ["profile:read" as const],
+  scopes: ["svc:chat.read" as const],
   redirectUris: ["https://rev.example.com/callback"],
   postLogoutRedirectUris: [],
 });

@@ -183,6 +183,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
 
           {app.type === "api" ? (
             <Card
+              id="client-secrets"
               title="Client secrets"
               description={`Used with the client ID to get app-only tokens. Up to ${MAX_ACTIVE_SECRETS} can be active at once, so ${isOwner ? "you" : "the owner"} can rotate without downtime.`}
             >
@@ -351,6 +352,8 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                 appName={app.name}
                 viewerHandle={user.handle}
                 canManageTeam={can.manageTeam}
+                transferTo={app.transferTo?.handle ?? null}
+                canRollSecrets={can.handleSecrets && app.type === "api"}
                 people={[
                   { handle: app.owner.handle, displayName: app.owner.displayName, role: "owner" },
                   ...app.members.map((m) => ({ handle: m.handle, displayName: m.displayName, role: m.role })),
