@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliJson, runCli } from "../helpers/cli";
 import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
@@ -9,6 +10,7 @@ import { newDatabase, pointAppAt } from "../helpers/server";
 let apps: typeof import("../../lib/services/apps") & typeof import("../../lib/services/app-review");
 let users: typeof import("../../lib/services/users");
 let closeDb: () => Promise<void>;
+let databaseUrl: string;
 
 type UserActor = { kind: "user"; id: number; handle: string; role: "user" | "admin"; ip?: string };
 let alice: UserActor;
@@ -40,7 +42,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; extra
 }
 
 beforeAll(async () => {
-  const databaseUrl = await newDatabase({ seed: true });
+  databaseUrl = await newDatabase({ seed: true });
   closeDb = await pointAppAt(databaseUrl);
   apps = { ...(await import("../../lib/services/apps")), ...(await import("../../lib/services/app-review")) };
   users = await import("../../lib/services/users");
@@ -157,6 +159,48 @@ describe("app revision", () => {
       }
     }
     expect(approvedRuns + refusedRuns).toBe(25);
+  });
+});
+
+describe("the CLI's review decisions", () => {
+  it("take --expect-revision: a stale one exits 1 with changed_since_review and the current revision", async () => {
+    const created = await apps.createApp(loginInput("CLI"), { id: alice.id }, alice);
+    const shown = await cliJson<{ revision: number }>(databaseUrl, ["apps", "show", created.clientId]);
+    expect(shown.revision).toBe(created.revision);
+    const listed = await cliJson<{ apps: { client_id: string; revision: number }[] }>(databaseUrl, ["apps", "list"]);
+    expect(listed.apps.find((a) => a.client_id === created.clientId)?.revision).toBe(created.revision);
+
+    const edited = await apps.updateApp(created.clientId, { description: "Changed after the operator looked." }, alice);
+    for (const command of [
+      ["apps", "approve", created.clientId],
+      ["apps", "reject", created.clientId, "--reason", "No."],
+    ]) {
+      const stale = await runCli(databaseUrl, [...command, "--expect-revision", String(shown.revision), "--json"]);
+      expect(stale.code).toBe(1);
+      expect(JSON.parse(stale.stderr)).toMatchObject({ error: "changed_since_review", revision: edited.revision });
+    }
+    expect((await apps.getAppForViewer(created.clientId, admin)).status).toBe("pending");
+
+    // Without the flag: acts on the current revision and says which.
+    const approved = await cliJson<{ status: string; reviewed_revision: number }>(databaseUrl, ["apps", "approve", created.clientId]);
+    expect(approved).toMatchObject({ status: "approved", reviewed_revision: edited.revision });
+
+    // A change: approve|reject with a stale revision is refused the same way.
+    const requested = await apps.updateApp(created.clientId, { name: `${PREFIX} CLI renamed` }, alice);
+    await apps.updateApp(created.clientId, { name: `${PREFIX} CLI renamed again` }, alice);
+    for (const command of [
+      ["apps", "changes", "approve", created.clientId],
+      ["apps", "changes", "reject", created.clientId, "--reason", "No."],
+    ]) {
+      const stale = await runCli(databaseUrl, [...command, "--expect-revision", String(requested.revision), "--json"]);
+      expect(stale.code).toBe(1);
+      expect(JSON.parse(stale.stderr)).toMatchObject({ error: "changed_since_review", revision: requested.revision + 1 });
+    }
+    const current = (await apps.getAppForViewer(created.clientId, admin)).revision;
+    const applied = await cliJson<{ name: string; reviewed_revision: number }>(databaseUrl, [
+      "apps", "changes", "approve", created.clientId, "--expect-revision", String(current),
+    ]);
+    expect(applied).toMatchObject({ name: `${PREFIX} CLI renamed again`, reviewed_revision: current });
   });
 });
 
