@@ -61,6 +61,29 @@ const allow = {
   shared: ["shared"],
 };
 
+/**
+ * One home for each rule (STYLE.md Permissions, issue 24): who may do what with an app is decided
+ * by `capabilities(app, actor)` in lib/services/app-access.ts. Anywhere else in the code that acts
+ * on apps (services, actions, the API, the CLI, the app pages), comparing with a team role
+ * literal, reading a role rank or asking for someone's team role is a second permission table
+ * in the making. tests/lint/permissions.test.ts proves that such a check fails `npm run lint`.
+ */
+const ROLE = "/^(owner|admin|viewer)$/";
+const permissionChecks = [
+  ...["left", "right"].map((side) => ({
+    selector: `BinaryExpression[operator=/^[!=]==?$/][${side}.type='Literal'][${side}.value=${ROLE}]`,
+    message: "Permission check outside lib/services/app-access.ts: read capabilities(app, actor) instead of comparing roles.",
+  })),
+  {
+    selector: `SwitchCase[test.type='Literal'][test.value=${ROLE}]`,
+    message: "Permission check outside lib/services/app-access.ts: read capabilities(app, actor) instead of switching on roles.",
+  },
+  {
+    selector: "Identifier[name=/^(ROLE_RANK|roleRank|rankOf|roleInTeam|teamRole|mayAct|handlesSecrets)$/]",
+    message: "Role ranks and team roles live in lib/services/app-access.ts: read capabilities(app, actor).",
+  },
+];
+
 export default defineConfig([
   globalIgnores([".next/**", "node_modules/**", "sdk/dist/**", "lib/generated/**", ".data/**", ".test-data/**", "next-env.d.ts", "bench/results/**", "test-results/**", "playwright-report/**"]),
   ...nextCoreWebVitals,
@@ -91,5 +114,18 @@ export default defineConfig([
       // Unused code is dead code (issue 13); `_`-prefixed names are deliberate.
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
     },
+  },
+  {
+    files: [
+      "lib/services/**/*.ts",
+      "lib/actions/**/*.ts",
+      "lib/api/**/*.ts",
+      "lib/cli/**/*.ts",
+      "bin/**/*.ts",
+      "app/**/apps/**/*.{ts,tsx}",
+    ],
+    // app-access.ts is the home; actor.ts defines the platform role ("user" | "admin") it reads.
+    ignores: ["lib/services/app-access.ts", "lib/services/actor.ts"],
+    rules: { "no-restricted-syntax": ["error", ...permissionChecks] },
   },
 ]);

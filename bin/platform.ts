@@ -221,6 +221,11 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) return fail(2, "invalid_request", error.message);
     const { isAppError } = await import("../lib/errors");
+    if (isAppError(error) && error.extra?.reason === "changed_since_review" && (wantsJson || values.json)) {
+      // Issue 24: a review decision on a revision that moved; the operator gets the current one.
+      process.stderr.write(`${JSON.stringify({ error: "changed_since_review", revision: error.extra.revision, message: error.message })}\n`);
+      return 1;
+    }
     if (isAppError(error)) return fail(1, error.code, error.message);
     // Unknown failures: one line, no stack, and never a connection string (it holds a password).
     const first = String((error as Error).message ?? error).split("\n")[0]!.replace(/postgres(ql)?:\/\/\S+/g, "<database>");

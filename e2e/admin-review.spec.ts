@@ -174,6 +174,52 @@ test.describe("admin review in Chromium", () => {
     await expect(admin.getByLabel("Resubmitted only")).toBeChecked();
   });
 
+  test("an approval names the revision the admin looked at: an app changed since is refused and shown again", async () => {
+    // Issue 24 point 1. Two pending apps of carol's; each changes (a stored edit moves its revision)
+    // after the admin's page rendered it.
+    const [carol] = await query<{ id: number }>(server.databaseUrl, `SELECT id FROM "User" WHERE handle = 'carol'`);
+    const ids = [`api_${TAG}stalepage00001`, `api_${TAG}stalequeue0001`];
+    for (const [i, clientId] of ids.entries()) {
+      await query(
+        server.databaseUrl,
+        `INSERT INTO "Application" ("clientId", name, description, type, status, "ownerId", "redirectUris", "postLogoutRedirectUris", scopes, "updatedAt")
+         VALUES ($1, $2, 'Posts the daily digest.', 'api', 'pending', $3, '{}', '{}', '{svc:chat.read}', now())`,
+        [clientId, `${TAG} Stale ${i ? "queue" : "page"} app`, carol!.id],
+      );
+    }
+    const edit = (clientId: string) =>
+      query(server.databaseUrl, `UPDATE "Application" SET description = 'Also reads every profile.' WHERE "clientId" = $1`, [clientId]);
+
+    // The admin app view.
+    const [onPage, inQueue] = ids as [string, string];
+    await admin.goto(`${server.url}/apps/${onPage}`);
+    await expect(admin.getByText("Posts the daily digest.")).toBeVisible();
+    await edit(onPage);
+    await admin.getByRole("button", { name: `Approve ${TAG} Stale page app` }).click();
+    await expect(admin.getByText(/changed since you looked at it/)).toBeVisible();
+    // Shown again as it is now, and still pending.
+    await expect(admin.getByText("Also reads every profile.")).toBeVisible();
+    expect(await appStatus(onPage)).toBe("pending");
+    await admin.getByRole("button", { name: `Approve ${TAG} Stale page app` }).click();
+    await expect(admin.getByText(`Approved ${TAG} Stale page app`)).toBeVisible();
+    await expect.poll(() => appStatus(onPage)).toBe("approved");
+
+    // The queue: a row's Approve, and bulk approval.
+    await admin.goto(`${server.url}/admin/apps?q=${encodeURIComponent(`${TAG} Stale queue`)}`);
+    const row = admin.locator(`tr[data-client-id="${inQueue}"]`);
+    await expect(row).toBeVisible();
+    await edit(inQueue);
+    await row.getByRole("button", { name: `Approve ${TAG} Stale queue app` }).click();
+    await expect(admin.getByText(/changed since you looked at it/).first()).toBeVisible();
+    expect(await appStatus(inQueue)).toBe("pending");
+    await query(server.databaseUrl, `UPDATE "Application" SET description = 'Reads the chat, once more.' WHERE "clientId" = $1`, [inQueue]);
+    await admin.getByLabel("Select all on this page").check();
+    await admin.getByRole("button", { name: "Approve selected" }).click();
+    await admin.getByRole("dialog", { name: "Approve 1 application?" }).getByRole("button", { name: "Approve 1" }).click();
+    await expect(admin.getByText(/changed since you looked at it/).first()).toBeVisible();
+    expect(await appStatus(inQueue)).toBe("pending");
+  });
+
   test("an admin sets an app's API quota on its page; every process enforces it and the audit log has it", async () => {
     const clientId = `api_${TAG}${"0".padStart(14, "0")}`;
     await admin.goto(`${server.url}/apps/${clientId}`);

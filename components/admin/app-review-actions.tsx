@@ -35,17 +35,21 @@ type ReasonKind = "reject" | "suspend";
 
 /**
  * Approve / reject (with a reason) / suspend (with a reason) / reinstate, as the status allows.
- * What suspension does to tokens is lib/services/apps.ts transition(); the texts say exactly that.
+ * What suspension does to tokens is lib/services/app-review.ts transition(); the texts say exactly
+ * that. Approval and rejection send the revision this page rendered (issue 24): if the app changed
+ * since, the service refuses, the toast says so, and the page shows the app again as it is now.
  */
 export function AppReviewActions({
   clientId,
   name,
   status,
+  revision,
   size = "sm",
 }: {
   clientId: string;
   name: string;
   status: AppView["status"];
+  revision: number;
   size?: "sm" | "md";
 }) {
   const router = useRouter();
@@ -60,6 +64,10 @@ export function AppReviewActions({
       if (!result.ok) {
         if (result.error.fields?.reason) setReasonError(result.error.fields.reason);
         toast.error(result.error.message);
+        if (result.error.code === "conflict") {
+          setAsking(null);
+          router.refresh();
+        }
         return;
       }
       setAsking(null);
@@ -80,14 +88,14 @@ export function AppReviewActions({
       return;
     }
     setReasonError(undefined);
-    if (asking === "reject") run(() => rejectAppAction(clientId, { reason }), `Rejected ${name}`);
+    if (asking === "reject") run(() => rejectAppAction(clientId, { reason, revision }), `Rejected ${name}`);
     if (asking === "suspend") run(() => suspendAppAction(clientId, { reason }), `Suspended ${name}`);
   }
 
   return (
-    <div className="flex flex-wrap gap-2">
+    <div className="flex flex-wrap gap-2" data-revision={revision}>
       {status === "pending" || status === "rejected" ? (
-        <Button size={size} onClick={() => run(() => approveAppAction(clientId), `Approved ${name}`, true)} loading={pending && !asking} aria-label={`Approve ${name}`}>
+        <Button size={size} onClick={() => run(() => approveAppAction(clientId, revision), `Approved ${name}`, true)} loading={pending && !asking} aria-label={`Approve ${name}`}>
           <Icon name="check" /> Approve
         </Button>
       ) : null}

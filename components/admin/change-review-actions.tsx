@@ -16,8 +16,12 @@ const PRESETS = [
   "The new redirect URI is not on a domain the app is known to use.",
 ] as const;
 
-/** Approve or refuse the change waiting on an approved app (issue 15); refusing asks for a reason the team sees. */
-export function ChangeReviewActions({ clientId, name }: { clientId: string; name: string }) {
+/**
+ * Approve or refuse the change waiting on an approved app (issue 15); refusing asks for a reason the
+ * team sees. Both send the revision this page rendered: a change edited since is refused and shown
+ * again (issue 24).
+ */
+export function ChangeReviewActions({ clientId, name, revision }: { clientId: string; name: string; revision: number }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [asking, setAsking] = useState(false);
@@ -26,9 +30,10 @@ export function ChangeReviewActions({ clientId, name }: { clientId: string; name
 
   function approve() {
     startTransition(async () => {
-      const result = await approveChangeAction(clientId);
+      const result = await approveChangeAction(clientId, revision);
       if (!result.ok) {
         toast.error(result.error.message);
+        if (result.error.code === "conflict") router.refresh();
         return;
       }
       toast.success(`Changes to ${name} approved`);
@@ -44,10 +49,14 @@ export function ChangeReviewActions({ clientId, name }: { clientId: string; name
     }
     setReasonError(undefined);
     startTransition(async () => {
-      const result = await rejectChangeAction(clientId, { reason });
+      const result = await rejectChangeAction(clientId, { reason, revision });
       if (!result.ok) {
         if (result.error.fields?.reason) setReasonError(result.error.fields.reason);
         toast.error(result.error.message);
+        if (result.error.code === "conflict") {
+          setAsking(false);
+          router.refresh();
+        }
         return;
       }
       setAsking(false);
@@ -58,7 +67,7 @@ export function ChangeReviewActions({ clientId, name }: { clientId: string; name
   }
 
   return (
-    <div className="flex flex-wrap gap-2">
+    <div className="flex flex-wrap gap-2" data-revision={revision}>
       <Button onClick={approve} loading={pending && !asking}>
         <Icon name="check" /> Approve changes
       </Button>

@@ -58,9 +58,10 @@ export function ReviewQueue({ apps, showStatus, now }: { apps: AppView[]; showSt
   }
 
   function approveChosen() {
-    const ids = chosen.map((a) => a.clientId);
+    // Each with the revision this page rendered: one that changed since is refused, not approved.
+    const items = chosen.map((a) => ({ clientId: a.clientId, revision: a.revision }));
     startTransition(async () => {
-      const result = await approveAppsAction(ids);
+      const result = await approveAppsAction(items);
       if (!result.ok) {
         toast.error(result.error.message);
         return;
@@ -256,7 +257,7 @@ export function ReviewQueue({ apps, showStatus, now }: { apps: AppView[]; showSt
                     {app.firstParty ? (
                       <span className="text-xs text-slate-600">Platform app</span>
                     ) : (
-                      <AppReviewActions clientId={app.clientId} name={app.name} status={app.status} />
+                      <AppReviewActions clientId={app.clientId} name={app.name} status={app.status} revision={app.revision} />
                     )}
                   </td>
                 </tr>

@@ -30,6 +30,20 @@ export function PendingChangeDiff({ app }: { app: AppView }) {
   const fields = CHANGE_FIELDS.filter((field) => change[field] !== undefined);
   return (
     <dl className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white text-sm" data-testid="pending-change">
+      {change.owner ? (
+        // An accepted transfer (issue 24): who people see "built by" on the consent page.
+        <div className="grid gap-1 p-3 sm:grid-cols-[10rem_minmax(0,1fr)]" data-testid="pending-owner">
+          <dt className="font-medium text-slate-700">Owner</dt>
+          <dd className="min-w-0 space-y-1 break-words">
+            <p className="text-red-700">
+              <span className="font-medium">Approved:</span> <span className="line-through">@{app.owner.handle}</span>
+            </p>
+            <p className="text-emerald-800">
+              <span className="font-medium">Requested:</span> @{change.owner.handle} (accepted the transfer)
+            </p>
+          </dd>
+        </div>
+      ) : null}
       {fields.map((field) => {
         const requested = change[field];
         const approved = app[field];

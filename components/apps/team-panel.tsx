@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
-import { removeMemberAction, setMemberAction, transferAppAction } from "@/lib/actions/app-members";
+import { cancelTransferAction, removeMemberAction, setMemberAction, transferAppAction } from "@/lib/actions/app-members";
 
 export interface TeamPerson {
   handle: string;
@@ -32,19 +32,25 @@ export function TeamPanel({
   people,
   viewerHandle,
   canManageTeam,
+  transferTo,
+  canRollSecrets = false,
 }: {
   clientId: string;
   appName: string;
   people: TeamPerson[];
   viewerHandle: string;
   canManageTeam: boolean;
+  /** The person a transfer is offered to, waiting for their answer (issue 24). */
+  transferTo: string | null;
+  /** The viewer may roll the app's secrets: a removed team admin's access is then worth rolling. */
+  canRollSecrets?: boolean;
 }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [handle, setHandle] = useState("");
   const [role, setRole] = useState<"admin" | "viewer">("viewer");
   const [error, setError] = useState<string | null>(null);
-  const [transferTo, setTransferTo] = useState<string | null>(null);
+  const [offerTo, setOfferTo] = useState<string | null>(null);
   const handleId = useId();
   const roleId = useId();
   const errorId = useId();
@@ -58,6 +64,28 @@ export function TeamPanel({
       }
       toast.success(done);
       after?.();
+      router.refresh();
+    });
+  }
+
+  function remove(person: string) {
+    const self = person === viewerHandle;
+    startTransition(async () => {
+      const result = await removeMemberAction(clientId, person);
+      if (!result.ok) {
+        toast.error(result.error.message);
+        return;
+      }
+      if (result.data.rollSecrets && canRollSecrets && !self) {
+        // Issue 24 point 4: they could read the client secrets, so they may have kept one.
+        toast.warning(`Removed @${person}. They could see this app's client secrets: roll them so a copy stops working.`, {
+          duration: Infinity,
+          action: { label: "Roll the secret", onClick: () => router.push(`/apps/${clientId}#client-secrets`) },
+        });
+      } else {
+        toast.success(self ? `You left ${appName}` : `Removed @${person}`);
+      }
+      if (self && !canManageTeam) router.push("/apps");
       router.refresh();
     });
   }
@@ -111,7 +139,7 @@ export function TeamPanel({
                       <option value="admin">Admin</option>
                       <option value="viewer">Viewer</option>
                     </select>
-                    <Button variant="secondary" size="sm" disabled={pending} onClick={() => setTransferTo(person.handle)}>
+                    <Button variant="secondary" size="sm" disabled={pending} onClick={() => setOfferTo(person.handle)}>
                       Make owner
                     </Button>
                   </>
@@ -121,13 +149,7 @@ export function TeamPanel({
                     variant="danger-outline"
                     size="sm"
                     disabled={pending}
-                    onClick={() =>
-                      run(
-                        () => removeMemberAction(clientId, person.handle),
-                        person.handle === viewerHandle ? `You left ${appName}` : `Removed @${person.handle}`,
-                        person.handle === viewerHandle && !canManageTeam ? () => router.push("/apps") : undefined,
-                      )
-                    }
+                    onClick={() => remove(person.handle)}
                   >
                     {person.handle === viewerHandle ? "Leave" : "Remove"}
                   </Button>
@@ -180,24 +202,43 @@ export function TeamPanel({
         </form>
       ) : null}
 
+      {transferTo ? (
+        <div
+          role="status"
+          className="flex flex-col gap-2 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 sm:flex-row sm:items-center sm:justify-between"
+          data-testid="transfer-waiting"
+        >
+          <p className="break-words">Offered to @{transferTo}: nothing changes until they accept it.</p>
+          {canManageTeam ? (
+            <Button variant="secondary" size="sm" disabled={pending} onClick={() => run(() => cancelTransferAction(clientId), "Offer withdrawn")}>
+              Withdraw offer
+            </Button>
+          ) : null}
+        </div>
+      ) : null}
+
       <Dialog
-        open={transferTo !== null}
-        onClose={() => (pending ? undefined : setTransferTo(null))}
-        title={`Make @${transferTo ?? ""} the owner of ${appName}?`}
-        description="The new owner can delete the app and manage its team. The current owner stays on the team as an admin. Only the new owner (or a platform admin) can undo this."
+        open={offerTo !== null}
+        onClose={() => (pending ? undefined : setOfferTo(null))}
+        title={`Offer ${appName} to @${offerTo ?? ""}?`}
+        description="Nothing changes until they accept it in their apps list. Then the new owner can delete the app and manage its team, and the current owner stays on the team as an admin. An approved app's new owner waits for an admin's review: until then the consent page keeps naming the current owner."
         footer={
           <>
-            <Button variant="secondary" onClick={() => setTransferTo(null)} disabled={pending}>
+            <Button variant="secondary" onClick={() => setOfferTo(null)} disabled={pending}>
               Cancel
             </Button>
             <Button
               variant="danger"
               loading={pending}
               onClick={() =>
-                run(() => transferAppAction(clientId, transferTo), `@${transferTo} now owns ${appName}`, () => setTransferTo(null))
+                run(
+                  () => transferAppAction(clientId, offerTo),
+                  `Offered ${appName} to @${offerTo}: they accept it in their apps list`,
+                  () => setOfferTo(null),
+                )
               }
             >
-              Transfer ownership
+              Offer the app
             </Button>
           </>
         }

@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { runAction, type ActionResult } from "@/lib/actions/result";
 import { isAppError } from "@/lib/errors";
-import { clientIdSchema, rejectAppSchema, suspendAppSchema, type AppView } from "@/lib/schemas/apps";
+import { clientIdSchema, revisionSchema, reviewRejectionSchema, suspendAppSchema, type AppView } from "@/lib/schemas/apps";
 import { disableUserSchema, enableUserSchema, handleSchema, type UserView } from "@/lib/schemas/users";
 import { requireAdminActor } from "@/lib/portal/session";
 import {
@@ -17,7 +17,7 @@ import {
   rejectPendingChange,
   suspendApp,
   undoApproval,
-} from "@/lib/services/apps";
+} from "@/lib/services/app-review";
 import { setUserDisabled, setUserMuted } from "@/lib/services/users";
 import { setAppRequestQuota } from "@/lib/services/api-quota";
 import { requestQuotaSchema } from "@/lib/schemas/rate-limits";
@@ -33,11 +33,15 @@ function refreshApp(clientId: string): void {
   revalidatePath(`/apps/${clientId}`);
 }
 
-export async function approveAppAction(clientId: unknown): Promise<ActionResult<Pick<AppView, "clientId" | "status">>> {
+/** Approves the app as the admin saw it: refused (conflict) if it changed since that revision. */
+export async function approveAppAction(
+  clientId: unknown,
+  revision: unknown,
+): Promise<ActionResult<Pick<AppView, "clientId" | "status">>> {
   return runAction("admin.apps.approve", async () => {
     const id = clientIdSchema.parse(clientId);
     const actor = await requireAdminActor("app.approve", { type: "app", id });
-    const app = await approveApp(id, actor);
+    const app = await approveApp(id, actor, { revision: revisionSchema.parse(revision) });
     refreshApp(id);
     return { clientId: app.clientId, status: app.status };
   });
@@ -48,14 +52,20 @@ const clientIdListSchema = z
   .min(1, "Select at least one application")
   .max(MAX_BULK_APPROVE, `Approve at most ${MAX_BULK_APPROVE} applications at once`);
 
+/** Bulk approval: each app with the revision the queue rendered. */
+const reviewedListSchema = z
+  .array(z.object({ clientId: clientIdSchema, revision: revisionSchema }))
+  .min(1, "Select at least one application")
+  .max(MAX_BULK_APPROVE, `Approve at most ${MAX_BULK_APPROVE} applications at once`);
+
 /** Bulk approve (the queue's "Approve selected", one confirmation): each app on its own, failures listed. */
 export async function approveAppsAction(
-  clientIds: unknown,
+  items: unknown,
 ): Promise<ActionResult<{ approved: string[]; failed: { clientId: string; message: string }[] }>> {
   return runAction("admin.apps.approve-bulk", async () => {
-    const ids = clientIdListSchema.parse(clientIds);
-    const actor = await requireAdminActor("app.approve", { type: "app", id: ids.join(" ") });
-    const result = await approveApps(ids, actor);
+    const reviewed = reviewedListSchema.parse(items);
+    const actor = await requireAdminActor("app.approve", { type: "app", id: reviewed.map((r) => r.clientId).join(" ") });
+    const result = await approveApps(reviewed, actor);
     for (const app of result.approved) refreshApp(app.clientId);
     return { approved: result.approved.map((a) => a.clientId), failed: result.failed };
   });
@@ -94,8 +104,8 @@ export async function rejectAppAction(
   return runAction("admin.apps.reject", async () => {
     const id = clientIdSchema.parse(clientId);
     const actor = await requireAdminActor("app.reject", { type: "app", id });
-    const { reason } = rejectAppSchema.parse(input);
-    const app = await rejectApp(id, reason, actor);
+    const { reason, revision } = reviewRejectionSchema.parse(input);
+    const app = await rejectApp(id, reason, actor, { revision });
     refreshApp(id);
     return { clientId: app.clientId, status: app.status };
   });
@@ -159,11 +169,11 @@ export async function setUserMutedAction(
 }
 
 /** Approves the change waiting on an approved app (issue 15): its requested values apply now. */
-export async function approveChangeAction(clientId: unknown): Promise<ActionResult<{ clientId: string }>> {
+export async function approveChangeAction(clientId: unknown, revision: unknown): Promise<ActionResult<{ clientId: string }>> {
   return runAction("admin.apps.change.approve", async () => {
     const id = clientIdSchema.parse(clientId);
     const actor = await requireAdminActor("app.change.approve", { type: "app", id });
-    await approvePendingChange(id, actor);
+    await approvePendingChange(id, actor, { revision: revisionSchema.parse(revision) });
     refreshApp(id);
     return { clientId: id };
   });
@@ -174,8 +184,8 @@ export async function rejectChangeAction(clientId: unknown, input: unknown): Pro
   return runAction("admin.apps.change.reject", async () => {
     const id = clientIdSchema.parse(clientId);
     const actor = await requireAdminActor("app.change.reject", { type: "app", id });
-    const { reason } = rejectAppSchema.parse(input);
-    await rejectPendingChange(id, reason, actor);
+    const { reason, revision } = reviewRejectionSchema.parse(input);
+    await rejectPendingChange(id, reason, actor, { revision });
     refreshApp(id);
     return { clientId: id };
   });

@@ -6,7 +6,14 @@ import { runAction, type ActionResult } from "@/lib/actions/result";
 import { clientIdSchema, memberRoleSchema } from "@/lib/schemas/apps";
 import { handleSchema } from "@/lib/schemas/users";
 import { requireUserActor } from "@/lib/portal/session";
-import { removeMember, setMember, transferOwnership } from "@/lib/services/app-members";
+import {
+  answerTransfer,
+  cancelTransfer,
+  removeMember,
+  requestTransfer,
+  setMember,
+  type TransferOutcome,
+} from "@/lib/services/app-members";
 
 /**
  * The team card of the app page (issue 15). Who may do what is decided by the services (the owner
@@ -33,7 +40,11 @@ export async function setMemberAction(
   });
 }
 
-export async function removeMemberAction(clientId: unknown, handle: unknown): Promise<ActionResult<{ removed: boolean }>> {
+/** `rollSecrets`: the person removed could handle the app's secrets; the panel offers rolling them. */
+export async function removeMemberAction(
+  clientId: unknown,
+  handle: unknown,
+): Promise<ActionResult<{ removed: boolean; rollSecrets: boolean }>> {
   return runAction("apps.members.remove", async () => {
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
@@ -43,12 +54,38 @@ export async function removeMemberAction(clientId: unknown, handle: unknown): Pr
   });
 }
 
-export async function transferAppAction(clientId: unknown, handle: unknown): Promise<ActionResult<{ owner: string }>> {
+/** Offers the app to someone (issue 24): nothing changes until they accept it in their apps list. */
+export async function transferAppAction(clientId: unknown, handle: unknown): Promise<ActionResult<{ to: string }>> {
   return runAction("apps.transfer", async () => {
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
-    const app = await transferOwnership(id, handleSchema.parse(handle), actor);
+    const { app } = await requestTransfer(id, handleSchema.parse(handle), actor);
     refresh(id);
-    return { owner: app.owner.handle };
+    return { to: app.transferTo?.handle ?? "" };
+  });
+}
+
+/** The person offered the app accepts or declines; an approved app's new owner then waits for review. */
+export async function answerTransferAction(
+  clientId: unknown,
+  accept: unknown,
+): Promise<ActionResult<{ outcome: TransferOutcome }>> {
+  return runAction("apps.transfer.answer", async () => {
+    const actor = await requireUserActor();
+    const id = clientIdSchema.parse(clientId);
+    const { outcome } = await answerTransfer(id, z.boolean().parse(accept), actor);
+    refresh(id);
+    return { outcome };
+  });
+}
+
+/** The owner's side withdraws an offer not yet answered. */
+export async function cancelTransferAction(clientId: unknown): Promise<ActionResult<null>> {
+  return runAction("apps.transfer.cancel", async () => {
+    const actor = await requireUserActor();
+    const id = clientIdSchema.parse(clientId);
+    await cancelTransfer(id, actor);
+    refresh(id);
+    return null;
   });
 }

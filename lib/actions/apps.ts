@@ -5,7 +5,8 @@ import { runAction, type ActionResult } from "@/lib/actions/result";
 import { clientIdSchema, createAppSchema, secretIdSchema, updateAppSchema, type RevealedSecret } from "@/lib/schemas/apps";
 import { requireUserActor } from "@/lib/portal/session";
 import { addSecret, retireSecret, rollSecret } from "@/lib/services/app-secrets";
-import { createApp, deleteApp, resubmitApp, updateApp } from "@/lib/services/apps";
+import { resubmitApp } from "@/lib/services/app-review";
+import { createApp, deleteApp, updateApp } from "@/lib/services/apps";
 
 /** Registers an app for the signed-in developer; the form's schema is re-parsed here (STYLE: Validation). */
 export async function createAppAction(input: unknown): Promise<ActionResult<{ clientId: string }>> {

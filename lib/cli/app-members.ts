@@ -1,6 +1,9 @@
 import { parseWith, services, type Command } from "./command";
 import { unix } from "./json";
 
+/** How the CLI names a member's role in its text output. */
+const ROLE_WORDS = { admin: "a team admin", viewer: "a viewer" } as const;
+
 /** `apps members …`: an app's team (issue 15). `apps transfer` is in apps.ts. */
 
 export const appsMembersList: Command = {
@@ -33,7 +36,7 @@ export const appsMembersAdd: Command = {
     const { member, added } = await members.setMember(clientId, handle, role, actor);
     return {
       json: { client_id: clientId, handle: member.handle, role: member.role, added },
-      text: `${added ? "Added" : "Changed"}: @${member.handle} is ${member.role === "admin" ? "a team admin" : "a viewer"} of ${clientId}`,
+      text: `${added ? "Added" : "Changed"}: @${member.handle} is ${ROLE_WORDS[member.role]} of ${clientId}`,
     };
   },
 };
@@ -47,10 +50,14 @@ export const appsMembersRemove: Command = {
     const { members, schemas, userSchemas, actor } = await services();
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
     const handle = parseWith(userSchemas.handleSchema, args[1], { "": "HANDLE" });
-    const { removed } = await members.removeMember(clientId, handle, actor);
+    const { removed, rollSecrets } = await members.removeMember(clientId, handle, actor);
+    // Issue 24 point 4: a team admin could read the app's client secrets; they may have kept one.
+    const advice = rollSecrets
+      ? `@${handle} could see this app's client secrets: roll them (platform apps secrets roll ${clientId}).`
+      : null;
     return {
-      json: { client_id: clientId, handle, removed },
-      text: removed ? `Removed @${handle} from ${clientId}` : `@${handle} was not on ${clientId}'s team`,
+      json: { client_id: clientId, handle, removed, ...(advice ? { roll_secrets: true, advice } : {}) },
+      text: [removed ? `Removed @${handle} from ${clientId}` : `@${handle} was not on ${clientId}'s team`, ...(advice ? [advice] : [])].join("\n"),
     };
   },
 };

@@ -132,30 +132,53 @@ export const appsCreate: Command = {
 };
 
 /** The answer of `apps approve|reject|suspend`: PRODUCT.md's `{ client_id, status, status_reason }`. */
-function transitionOutput(app: AppView, done: string) {
+function transitionOutput(app: AppView, done: string, reviewed?: number) {
   return {
-    json: { client_id: app.clientId, status: app.status, status_reason: app.statusReason },
-    text: `${done}: ${statusLine(app)}`,
+    json: {
+      client_id: app.clientId,
+      status: app.status,
+      status_reason: app.statusReason,
+      ...(reviewed !== undefined ? { reviewed_revision: reviewed } : {}),
+    },
+    text: `${done}: ${statusLine(app)}${reviewed !== undefined ? ` (revision ${reviewed})` : ""}`,
   };
 }
 
+/** `--expect-revision N` (issue 24): the revision the operator looked at (apps show prints it). */
+const EXPECT_REVISION: Options = { "expect-revision": { type: "string" } };
+const EXPECT_REVISION_USAGE = "[--expect-revision N]";
+
+/**
+ * The revision a review decision acts on: the one the operator names, or else the current one,
+ * read here and then required by the service under its row lock, so what is printed is exactly
+ * what was decided on (an edit landing in between refuses the decision rather than riding it).
+ */
+async function reviewedRevision(clientId: string, values: Record<string, unknown>): Promise<number> {
+  const { apps, schemas, actor } = await services();
+  if (values["expect-revision"] !== undefined) {
+    return parseWith(schemas.revisionSchema, Number(values["expect-revision"]), { "": "--expect-revision" });
+  }
+  return (await apps.getAppForViewer(clientId, actor)).revision;
+}
+
 export const appsApprove: Command = {
-  usage: "apps approve CLIENT_ID [--json]",
+  usage: `apps approve CLIENT_ID ${EXPECT_REVISION_USAGE} [--json]`,
   summary:
     "Approve an application (also reinstates a suspended one: new tokens work, tokens issued before the suspension stay void)",
-  options: {},
+  options: EXPECT_REVISION,
   positionals: ["CLIENT_ID"],
-  async run({ args }) {
+  async run({ values, args }) {
     const { apps, schemas, actor } = await services();
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
-    return transitionOutput(await apps.approveApp(clientId, actor), "Approved");
+    const revision = await reviewedRevision(clientId, values);
+    return transitionOutput(await apps.approveApp(clientId, actor, { revision }), "Approved", revision);
   },
 };
 
 export const appsReject: Command = {
-  usage: "apps reject CLIENT_ID [--reason R] [--json]",
+  usage: `apps reject CLIENT_ID [--reason R] ${EXPECT_REVISION_USAGE} [--json]`,
   summary: "Reject a pending application, with a reason shown to its owner",
-  options: { reason: { type: "string" } },
+  options: { reason: { type: "string" }, ...EXPECT_REVISION },
   positionals: ["CLIENT_ID"],
   async run({ values, args }) {
     const { apps, schemas, actor } = await services();
@@ -165,7 +188,8 @@ export const appsReject: Command = {
       { reason: values.reason ?? "Rejected by the platform operator." },
       { reason: "--reason" },
     );
-    return transitionOutput(await apps.rejectApp(clientId, reason, actor), "Rejected");
+    const revision = await reviewedRevision(clientId, values);
+    return transitionOutput(await apps.rejectApp(clientId, reason, actor, { revision }), "Rejected", revision);
   },
 };
 
@@ -301,43 +325,62 @@ export const appsLimit: Command = {
 };
 
 export const appsChangesApprove: Command = {
-  usage: "apps changes approve CLIENT_ID [--json]",
+  usage: `apps changes approve CLIENT_ID ${EXPECT_REVISION_USAGE} [--json]`,
   summary: "Approve the change waiting on an approved app: new tokens and consents include what it adds",
-  options: {},
+  options: EXPECT_REVISION,
   positionals: ["CLIENT_ID"],
-  async run({ args }) {
+  async run({ values, args }) {
     const { apps, schemas, actor } = await services();
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
-    const app = await apps.approvePendingChange(clientId, actor);
-    return { json: appJson(app), text: `Changes approved: ${statusLine(app)}` };
+    const revision = await reviewedRevision(clientId, values);
+    const app = await apps.approvePendingChange(clientId, actor, { revision });
+    return {
+      json: { ...appJson(app), reviewed_revision: revision },
+      text: `Changes approved: ${statusLine(app)} (revision ${revision})`,
+    };
   },
 };
 
 export const appsChangesReject: Command = {
-  usage: "apps changes reject CLIENT_ID --reason R [--json]",
+  usage: `apps changes reject CLIENT_ID --reason R ${EXPECT_REVISION_USAGE} [--json]`,
   summary: "Refuse the change waiting on an app, with a reason its team sees; the approved configuration stays",
-  options: { reason: { type: "string" } },
+  options: { reason: { type: "string" }, ...EXPECT_REVISION },
   positionals: ["CLIENT_ID"],
   async run({ values, args }) {
     const { apps, schemas, actor } = await services();
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
     if (values.reason === undefined) throw new UsageError("--reason is required (the team sees it)");
     const { reason } = parseWith(schemas.rejectAppSchema, { reason: values.reason }, { reason: "--reason" });
-    const app = await apps.rejectPendingChange(clientId, reason, actor);
-    return { json: appJson(app), text: `Changes refused: ${statusLine(app)}` };
+    const revision = await reviewedRevision(clientId, values);
+    const app = await apps.rejectPendingChange(clientId, reason, actor, { revision });
+    return {
+      json: { ...appJson(app), reviewed_revision: revision },
+      text: `Changes refused: ${statusLine(app)} (revision ${revision})`,
+    };
   },
 };
 
+const TRANSFER_TEXT = {
+  awaiting_acceptance: (to: string) => `offered to @${to}: nothing changes until they accept it in the portal (My apps)`,
+  awaiting_review: (to: string) => `accepted by @${to}: the change of owner waits for review (apps changes approve|reject)`,
+  applied: (to: string) => `now belongs to @${to}; the previous owner stays on the team as an admin`,
+  declined: (to: string) => `declined by @${to}`,
+} as const;
+
 export const appsTransfer: Command = {
-  usage: "apps transfer CLIENT_ID HANDLE [--json]",
-  summary: "Make another person the app's owner; the previous owner stays on the team as an admin",
-  options: {},
+  usage: "apps transfer CLIENT_ID HANDLE [--accepted] [--json]",
+  summary:
+    "Offer the app to another person, who accepts it in the portal (--accepted: they agreed elsewhere); an approved app's new owner then waits for review",
+  options: { accepted: { type: "boolean" } },
   positionals: ["CLIENT_ID", "HANDLE"],
-  async run({ args }) {
+  async run({ values, args }) {
     const { members, schemas, userSchemas, actor } = await services();
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
     const handle = parseWith(userSchemas.handleSchema, args[1], { "": "HANDLE" });
-    const app = await members.transferOwnership(clientId, handle, actor);
-    return { json: appJson(app), text: `${clientId} now belongs to @${app.owner.handle}` };
+    const { outcome } = await members.requestTransfer(clientId, handle, actor, { accepted: values.accepted === true });
+    return {
+      json: { client_id: clientId, transfer: outcome, to: handle },
+      text: `${clientId} ${TRANSFER_TEXT[outcome](handle)}`,
+    };
   },
 };

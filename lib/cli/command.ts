@@ -42,8 +42,9 @@ export const JSON_OPTION: Options = { json: { type: "boolean" }, help: { type: "
  * database (it sets DATABASE_URL before any command runs).
  */
 export async function services() {
-  const [apps, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas] = await Promise.all([
+  const [apps, review, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas] = await Promise.all([
     import("../services/apps"),
+    import("../services/app-review"),
     import("../services/app-secrets"),
     import("../services/users"),
     import("../services/connected-apps"),
@@ -54,7 +55,7 @@ export async function services() {
     import("../services/usage"),
     import("../schemas/usage"),
   ]);
-  return { apps, secrets, users, connectedApps, members, actor: actor.CLI_ACTOR, schemas, userSchemas, usage, usageSchemas };
+  return { apps: { ...apps, ...review }, secrets, users, connectedApps, members, actor: actor.CLI_ACTOR, schemas, userSchemas, usage, usageSchemas };
 }
 
 /** First zod issue as one line, naming the flag rather than the internal field. */

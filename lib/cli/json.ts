@@ -28,6 +28,7 @@ export function appJson(app: AppView) {
     type: app.type,
     status: app.status,
     status_reason: app.statusReason,
+    revision: app.revision,
     owner: app.owner.handle,
     scopes: app.scopes,
     redirect_uris: app.redirectUris,

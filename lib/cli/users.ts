@@ -38,7 +38,7 @@ export const usersCreate: Command = {
     const user = await users.createUser(input, actor);
     return {
       json: createdUserJson(user),
-      text: `Created ${user.role === "admin" ? "admin" : "user"} ${user.handle} (id ${user.id}).`,
+      text: `Created ${user.role} ${user.handle} (id ${user.id}).`,
     };
   },
 };

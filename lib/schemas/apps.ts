@@ -267,6 +267,11 @@ export const pendingChangeSchema = z.object({
   logo: z.string().nullable().optional(),
   /** Only ever `true`: turning device sign-in off applies at once. */
   deviceFlow: z.boolean().optional(),
+  /**
+   * A new owner who accepted a transfer of an approved app (issue 24): who people see "built by"
+   * on the consent page is identity, so it waits for review like a name.
+   */
+  owner: z.object({ id: z.number().int(), handle: z.string() }).optional(),
   requestedAt: z.coerce.date(),
   requestedBy: z.string(),
 });
@@ -290,6 +295,14 @@ const reasonSchema = storable(z.string().trim().min(1, "Give a reason").max(500,
 
 export const rejectAppSchema = z.object({ reason: reasonSchema });
 export type RejectAppInput = z.infer<typeof rejectAppSchema>;
+
+/**
+ * The revision of an app a reviewer looked at (issue 24): approvals and rejections carry it, and
+ * are refused if the app changed since.
+ */
+export const revisionSchema = z.number().int().positive().max(2_147_483_647);
+/** A rejection as the admin pages send it: the reason and the revision rendered. */
+export const reviewRejectionSchema = rejectAppSchema.extend({ revision: revisionSchema });
 
 export const suspendAppSchema = z.object({ reason: reasonSchema });
 export type SuspendAppInput = z.infer<typeof suspendAppSchema>;
@@ -332,19 +345,6 @@ export type AppRole = z.infer<typeof appRoleSchema>;
 export const memberRoleSchema = z.enum(["admin", "viewer"]);
 export type MemberRole = z.infer<typeof memberRoleSchema>;
 
-/**
- * A person's place on an app's team (issue 15): owner, a member's role, or none. The one rule the
- * services' permission checks and the pages' wording both follow.
- */
-export function roleInTeam(
-  ownerId: number,
-  members: readonly { id: number; role: MemberRole }[],
-  userId: number,
-): AppRole | null {
-  if (userId === ownerId) return "owner";
-  return members.find((m) => m.id === userId)?.role ?? null;
-}
-
 export const appMemberSchema = z.object({
   id: z.number().int(),
   handle: z.string(),
@@ -376,6 +376,11 @@ export const appViewSchema = z.object({
   owner: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }),
   /** A widening change waiting for review (issue 15); the fields above are the approved ones. */
   pendingChange: pendingChangeSchema.nullable(),
+  /** Moves with every stored change a reviewer sees; decisions name the one they looked at (issue 24). */
+  revision: z.number().int(),
+  /** A transfer offered to this person, waiting for them to accept or decline (issue 24). */
+  transferTo: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }).nullable(),
+  transferRequestedAt: z.date().nullable(),
   /** Why the last change request was refused (shown to the team until the next request). */
   pendingChangeRejection: z.string().nullable(),
   /** The team besides the owner (issue 15), longest-standing first. */

@@ -1,12 +1,12 @@
 import { transactionWithChanges } from "../database/changes";
-import { AppError } from "../errors";
 import { logger } from "../logger";
 import { env } from "../env";
 import { deleteApiQuotaWindowsBefore, reserveApiQuota, reserveApiUserQuota } from "../queries/api-quota";
 import type { AppView } from "../schemas/apps";
 import { effectiveQuota, QUOTA_WINDOW_SECONDS, type RequestQuotaInput } from "../schemas/rate-limits";
-import { isAdminActor, type Actor } from "./actor";
-import { getAppForViewer, notFound } from "./apps";
+import type { Actor } from "./actor";
+import { notFound, requireReviewer } from "./app-access";
+import { getAppForViewer } from "./apps";
 import { recordAudit } from "./audit";
 
 /**
@@ -200,10 +200,7 @@ function spend(app: Allowance, user: Allowance | null, now: number): QuotaState 
  * announced on the change channel so every process's access cache takes the new quota at once.
  */
 export async function setAppRequestQuota(clientId: string, input: RequestQuotaInput, actor: Actor): Promise<AppView> {
-  if (!isAdminActor(actor)) {
-    await recordAudit({ actor, action: "app.quota", targetType: "app", targetId: clientId, outcome: "denied" });
-    throw new AppError("forbidden", "Only an admin can change an app's request quota.");
-  }
+  await requireReviewer(actor, "app.quota", clientId, "Only an admin can change an app's request quota.");
   await transactionWithChanges(async (tx, announce) => {
     const before = await tx.application.findUnique({ where: { clientId }, select: { requestsPerMinute: true } });
     if (!before) throw notFound(clientId);

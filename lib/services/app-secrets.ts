@@ -4,10 +4,12 @@ import type { Tx } from "../database/client";
 import { AppError } from "../errors";
 import { findActiveSecrets, updateSecretLastUsedAt } from "../queries/app-secrets";
 import type { RevealedSecret, SecretView } from "../schemas/apps";
-import { loadManageable, teamRole, notFound, randomBase62, revokeClientGrants, voidAppTokens } from "./apps";
+import { assertCapability, capabilities, loadFor, notFound } from "./app-access";
+import { randomBase62 } from "./apps";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
 import { lastUsedRecorder } from "./last-used";
+import { revokeClientGrants, voidAppTokens } from "./token-revocation";
 
 /**
  * The client secrets of API clients (issue 12: rotation without downtime). An approved API client
@@ -35,22 +37,11 @@ function newSecretId(): string {
   return `sec_${randomBase62(16)}`;
 }
 
-/**
- * The app's team (owner and team admins) or the operator: platform admins manage apps but never
- * see (or mint) another team's secret, and viewers read only.
- */
-function handlesSecrets(app: Parameters<typeof teamRole>[0], actor: Actor): boolean {
-  const role = teamRole(app, actor);
-  return actor.kind === "system" || role === "owner" || role === "admin";
-}
-
 async function loadForSecretChange(clientId: string, actor: Actor, action: SecretAction) {
   const audit = `app.secret.${action}`;
-  const app = await loadManageable(clientId, actor, audit);
-  if (!handlesSecrets(app, actor)) {
-    await recordAudit({ actor, action: audit, targetType: "app", targetId: clientId, outcome: "denied" });
-    throw new AppError("forbidden", "Only the app's owner and team admins can manage its secrets.");
-  }
+  // Platform admins manage apps but never see (or mint) another team's secret (app-access.ts).
+  const app = await loadFor(clientId, actor, "manage", audit);
+  await assertCapability(app, actor, "handleSecrets", audit);
   if (app.type !== "api") throw new AppError("invalid_request", "A login client has no secret.");
   return app;
 }
@@ -71,7 +62,7 @@ async function insertSecret(tx: Tx, applicationId: number, clientId: string): Pr
 
 /** The active secrets (hint, created, last used), oldest first; the team, platform admins and the operator. */
 export async function listSecrets(clientId: string, actor: Actor): Promise<SecretView[]> {
-  const app = await loadManageable(clientId, actor, "app.secret.list", "viewer");
+  const app = await loadFor(clientId, actor, "view", "app.secret.list");
   if (app.type !== "api") throw new AppError("invalid_request", "A login client has no secret.");
   return app.secrets.map(toSecretView);
 }
@@ -92,8 +83,8 @@ export function isSecretWaiting(app: { type: string; status: string; hasSecret: 
  * app must not consume the team's one reveal.
  */
 export async function revealSecretOnce(clientId: string, actor: Actor): Promise<RevealedSecret | null> {
-  const app = await loadManageable(clientId, actor, "app.secret.reveal", "viewer");
-  if (!handlesSecrets(app, actor)) return null;
+  const app = await loadFor(clientId, actor, "view", "app.secret.reveal");
+  if (!capabilities(app, actor).handleSecrets) return null;
   if (!isSecretWaiting({ type: app.type, status: app.status, hasSecret: app.secrets.length > 0 })) return null;
   return transactionWithChanges(async (tx, announce) => {
     const locked = await lockApp(tx, clientId);

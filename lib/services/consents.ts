@@ -1,8 +1,8 @@
-import { transactionWithChanges, type Change } from "../database/changes";
-import { db, type Tx } from "../database/client";
-import { VOID_GRANT_TOKENS_SQL } from "../queries/token-revocations";
+import { transactionWithChanges } from "../database/changes";
+import { db } from "../database/client";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
+import { revokeUserGrants, voidUserTokens } from "./token-revocation";
 
 /**
  * A user's remembered consent for a third-party login client (PRODUCT.md: the consent page is
@@ -28,12 +28,6 @@ export async function rememberConsent(userId: number, clientId: string, scopes: 
       "updatedAt" = EXCLUDED."updatedAt"`;
 }
 
-/** Voids this person's access tokens for the app (in the caller's transaction) and names the change. */
-async function voidGrantTokens(tx: Tx, userId: number, clientId: string): Promise<Change> {
-  await tx.$executeRawUnsafe(VOID_GRANT_TOKENS_SQL, userId, clientId);
-  return { kind: "grant", userId, clientId };
-}
-
 /**
  * Revokes a person's authorization of a login client: the remembered consent goes (the next
  * sign-in asks again), every grant and refresh token of that person for the app is deleted, and
@@ -46,14 +40,12 @@ export async function revokeConsent(
 ): Promise<{ revoked: number; hadConsent: boolean }> {
   return transactionWithChanges(async (tx, announce) => {
     const { count: consents } = await tx.consent.deleteMany({ where: { userId, clientId } });
-    // Grants, refresh tokens and codes of oidc-provider carry the account in their payload.
-    const revoked = await tx.$executeRaw`
-      DELETE FROM "OidcModel" WHERE "clientId" = ${clientId} AND payload->>'accountId' = ${String(userId)}`;
+    const revoked = await revokeUserGrants(tx, userId, clientId);
     await recordAudit(
       { actor, action: "consent.revoke", targetType: "user", targetId: String(userId), detail: { client: clientId, revoked } },
       tx,
     );
-    await announce(await voidGrantTokens(tx, userId, clientId));
+    await announce(await voidUserTokens(tx, userId, clientId));
     return { revoked, hadConsent: consents > 0 };
   });
 }

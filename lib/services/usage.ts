@@ -23,7 +23,7 @@ import {
   type UsageRange,
 } from "../schemas/usage";
 import { isAdminActor, type Actor } from "./actor";
-import { loadManageable } from "./apps";
+import { loadFor } from "./app-access";
 
 /**
  * Issue 16: what an app's team (owner, team admins, viewers) and platform admins read about its
@@ -114,7 +114,7 @@ const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 
 /** An app's usage over a range. Team members (viewers included) and admins; others get not_found. */
 export async function getAppUsage(clientId: string, range: UsageRange, actor: Actor, nowMs = Date.now()): Promise<UsageSummary> {
-  await loadManageable(clientId, actor, "app.usage", "viewer");
+  await loadFor(clientId, actor, "view", "app.usage");
   const since = sinceFor(range, nowMs);
   const [totals, latency] = await Promise.all([selectUsageTotals(clientId, since), selectLatencyTotals(clientId, since)]);
 
@@ -199,7 +199,7 @@ export const SERIES_STEP_SECONDS: Record<UsageRange, number> = { "24h": 900, "7d
 
 /** An app's API requests over time by status class, with latency percentiles per slot (charts). */
 export async function getAppUsageSeries(clientId: string, range: UsageRange, actor: Actor, nowMs = Date.now()): Promise<UsagePoint[]> {
-  await loadManageable(clientId, actor, "app.usage", "viewer");
+  await loadFor(clientId, actor, "view", "app.usage");
   const step = SERIES_STEP_SECONDS[range];
   const since = sinceFor(range, nowMs);
   const [counts, latency] = await Promise.all([
@@ -243,7 +243,7 @@ function statusBounds(status: StatusFilter | undefined): { statusFrom: number; s
 
 /** An app's request log, newest first (filters: status class or code, route, request id). */
 export async function listRequestLog(clientId: string, filter: RequestLogFilter, actor: Actor): Promise<RequestLogEntry[]> {
-  await loadManageable(clientId, actor, "app.usage", "viewer");
+  await loadFor(clientId, actor, "view", "app.usage");
   const rows = await selectRequestLog(clientId, {
     ...statusBounds(filter.status),
     route: filter.route,

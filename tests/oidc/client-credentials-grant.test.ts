@@ -174,8 +174,9 @@ describe("client credentials", () => {
   it("a secret the product generated is stored only as its SHA-256 hex, and never appears in the logs", async () => {
     // The app and its secret come from the services the portal and the CLI use (not from a test
     // helper that writes the row itself), so this checks what the product stores.
-    const [{ createApp, approveApp }, { revealSecretOnce }, { CLI_ACTOR }] = await Promise.all([
+    const [{ createApp }, { approveApp }, { revealSecretOnce }, { CLI_ACTOR }] = await Promise.all([
       import("../../lib/services/apps"),
+      import("../../lib/services/app-review"),
       import("../../lib/services/app-secrets"),
       import("../../lib/services/actor"),
     ]);

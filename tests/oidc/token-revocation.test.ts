@@ -27,7 +27,7 @@ const PASSWORD = "token revocation passphrase";
 
 let server: TestServer;
 let closeDb: () => Promise<void>;
-let apps: typeof import("../../lib/services/apps");
+let apps: typeof import("../../lib/services/apps") & typeof import("../../lib/services/app-review");
 let secrets: typeof import("../../lib/services/app-secrets");
 let consents: typeof import("../../lib/services/consents");
 let users: typeof import("../../lib/services/users");
@@ -36,7 +36,7 @@ const operator = { kind: "system", name: "test" } as const;
 beforeAll(async () => {
   server = await startServer({ seed: false });
   closeDb = await pointAppAt(server.databaseUrl, { LOG_LEVEL: "silent" });
-  apps = await import("../../lib/services/apps");
+  apps = { ...(await import("../../lib/services/apps")), ...(await import("../../lib/services/app-review")) };
   secrets = await import("../../lib/services/app-secrets");
   consents = await import("../../lib/services/consents");
   users = await import("../../lib/services/users");

@@ -28,7 +28,7 @@ let server: TestServer;
 let apiApp: TestApp;
 let loginApp: TestApp;
 let services: {
-  apps: typeof import("../../lib/services/apps");
+  apps: typeof import("../../lib/services/apps") & typeof import("../../lib/services/app-review");
   users: typeof import("../../lib/services/users");
   CLI_ACTOR: import("../../lib/services/actor").Actor;
   closeDb: () => Promise<void>;
@@ -47,7 +47,7 @@ beforeAll(async () => {
   process.env.LOG_LEVEL = "silent";
   (await import("../../lib/env")).resetEnv();
   services = {
-    apps: await import("../../lib/services/apps"),
+    apps: { ...(await import("../../lib/services/apps")), ...(await import("../../lib/services/app-review")) },
     users: await import("../../lib/services/users"),
     CLI_ACTOR: (await import("../../lib/services/actor")).CLI_ACTOR,
     closeDb: (await import("../../lib/database/client")).closeDb,

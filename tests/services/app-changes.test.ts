@@ -14,13 +14,13 @@ vi.setConfig({ testTimeout: 120_000 });
 
 let server: TestServer;
 let closeDb: () => Promise<void>;
-let apps: typeof import("../../lib/services/apps");
+let apps: typeof import("../../lib/services/apps") & typeof import("../../lib/services/app-review");
 const operator = { kind: "system", name: "test" } as const;
 
 beforeAll(async () => {
   server = await startServer({ seed: false });
   closeDb = await pointAppAt(server.databaseUrl, { LOG_LEVEL: "silent" });
-  apps = await import("../../lib/services/apps");
+  apps = { ...(await import("../../lib/services/apps")), ...(await import("../../lib/services/app-review")) };
 });
 
 afterAll(async () => {

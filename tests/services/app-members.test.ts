@@ -13,7 +13,7 @@ vi.setConfig({ testTimeout: 120_000 });
 
 let databaseUrl: string;
 let closeDb: () => Promise<void>;
-let apps: typeof import("../../lib/services/apps");
+let apps: typeof import("../../lib/services/apps") & typeof import("../../lib/services/app-review");
 let members: typeof import("../../lib/services/app-members");
 let secrets: typeof import("../../lib/services/app-secrets");
 type Actor = import("../../lib/services/actor").Actor;
@@ -24,7 +24,7 @@ const as = (handle: string, role: "user" | "admin" = "user"): Actor => ({ kind: 
 beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: true });
   closeDb = await pointAppAt(databaseUrl);
-  apps = await import("../../lib/services/apps");
+  apps = { ...(await import("../../lib/services/apps")), ...(await import("../../lib/services/app-review")) };
   members = await import("../../lib/services/app-members");
   secrets = await import("../../lib/services/app-secrets");
   const users = await import("../../lib/services/users");
@@ -78,7 +78,7 @@ describe("teams", () => {
     });
     expect(await secrets.revealSecretOnce(clientId, admin)).toMatchObject({ clientId });
     await expect(apps.deleteApp(clientId, admin)).rejects.toMatchObject({ code: "forbidden" });
-    await expect(members.transferOwnership(clientId, "team_admin", admin)).rejects.toMatchObject({ code: "forbidden" });
+    await expect(members.requestTransfer(clientId, "team_admin", admin)).rejects.toMatchObject({ code: "forbidden" });
     await expect(members.setMember(clientId, "team_stranger", "viewer", admin)).rejects.toMatchObject({ code: "forbidden" });
 
     const denied = await query(databaseUrl, `SELECT action FROM "AuditLog" WHERE "targetId" = $1 AND outcome = 'denied'`, [clientId]);
@@ -91,7 +91,7 @@ describe("teams", () => {
     const promoted = await members.setMember(clientId, "team_viewer", "admin", as("team_owner"));
     expect(promoted).toMatchObject({ added: false, member: { handle: "team_viewer", role: "admin" } });
     await members.setMember(clientId, "team_admin", "viewer", as("team_owner"));
-    expect(await members.removeMember(clientId, "team_admin", as("team_admin"))).toEqual({ removed: true });
+    expect(await members.removeMember(clientId, "team_admin", as("team_admin"))).toEqual({ removed: true, rollSecrets: false });
     await expect(apps.getAppForViewer(clientId, as("team_admin"))).rejects.toMatchObject({ code: "not_found" });
     await expect(members.removeMember(clientId, "team_owner", as("team_owner"))).rejects.toMatchObject({ code: "invalid_request" });
     await expect(members.setMember(clientId, "team_owner", "admin", as("team_owner"))).rejects.toMatchObject({ code: "invalid_request" });
@@ -101,12 +101,36 @@ describe("teams", () => {
 
   it("transfer: the new owner owns it, the old one stays as a team admin; an owner of apps cannot be deleted", async () => {
     const clientId = await newApiApp("Team Transfer");
-    const app = await members.transferOwnership(clientId, "team_next", as("team_owner"));
+    await members.requestTransfer(clientId, "team_next", as("team_owner"));
+    expect((await members.answerTransfer(clientId, true, as("team_next"))).outcome).toBe("awaiting_review");
+    const app = await apps.approvePendingChange(clientId, operator);
     expect(app.owner.handle).toBe("team_next");
     expect(app.members.map((m) => [m.handle, m.role])).toEqual([["team_owner", "admin"]]);
     await expect(apps.deleteApp(clientId, as("team_owner"))).rejects.toMatchObject({ code: "forbidden" });
     // The account owning it cannot be deleted from under the team (the database refuses).
     await expect(query(databaseUrl, `DELETE FROM "User" WHERE id = $1`, [ids.team_next])).rejects.toThrow(/foreign key/);
+  });
+
+  it("removing a team admin who could see the app's secrets advises rolling them (issue 24 point 4)", async () => {
+    const clientId = await newApiApp("Team Secrets");
+    await members.setMember(clientId, "team_admin", "admin", as("team_owner"));
+    await members.setMember(clientId, "team_viewer", "viewer", as("team_owner"));
+    // Before any secret exists there is nothing to roll.
+    expect(await members.removeMember(clientId, "team_viewer", as("team_owner"))).toEqual({ removed: true, rollSecrets: false });
+    await secrets.revealSecretOnce(clientId, as("team_owner"));
+    await members.setMember(clientId, "team_viewer", "viewer", as("team_owner"));
+    // A viewer never saw a secret; a team admin could have.
+    expect(await members.removeMember(clientId, "team_viewer", as("team_owner"))).toEqual({ removed: true, rollSecrets: false });
+    expect(await members.removeMember(clientId, "team_admin", as("team_owner"))).toEqual({ removed: true, rollSecrets: true });
+    // The CLI prints the advice.
+    await members.setMember(clientId, "team_admin", "admin", as("team_owner"));
+    expect(await cliJson(databaseUrl, ["apps", "members", "remove", clientId, "team_admin"])).toEqual({
+      client_id: clientId,
+      handle: "team_admin",
+      removed: true,
+      roll_secrets: true,
+      advice: `@team_admin could see this app's client secrets: roll them (platform apps secrets roll ${clientId}).`,
+    });
   });
 
   it("CLI: apps members list|add|remove and apps transfer, with --json", async () => {
@@ -130,6 +154,19 @@ describe("teams", () => {
       handle: "team_viewer",
       removed: true,
     });
-    expect(await cliJson(databaseUrl, ["apps", "transfer", clientId, "team_admin"])).toMatchObject({ client_id: clientId, owner: "team_admin" });
+    expect(await cliJson(databaseUrl, ["apps", "transfer", clientId, "team_admin"])).toEqual({
+      client_id: clientId,
+      transfer: "awaiting_acceptance",
+      to: "team_admin",
+    });
+    // The operator who obtained consent elsewhere: accepted at once; an approved app then waits for review.
+    expect(await cliJson(databaseUrl, ["apps", "transfer", clientId, "team_admin", "--accepted"])).toEqual({
+      client_id: clientId,
+      transfer: "awaiting_review",
+      to: "team_admin",
+    });
+    expect(await cliJson(databaseUrl, ["apps", "show", clientId])).toMatchObject({ owner: "team_owner" });
+    await cliJson(databaseUrl, ["apps", "changes", "approve", clientId]);
+    expect(await cliJson(databaseUrl, ["apps", "show", clientId])).toMatchObject({ owner: "team_admin" });
   });
 });

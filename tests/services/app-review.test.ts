@@ -8,7 +8,7 @@ import { newDatabase, pointAppAt } from "../helpers/server";
  * reason of a disabled account, and the audit log's filters, names and keyset pages.
  */
 let databaseUrl: string;
-let apps: typeof import("../../lib/services/apps");
+let apps: typeof import("../../lib/services/apps") & typeof import("../../lib/services/app-review");
 let secrets: typeof import("../../lib/services/app-secrets");
 let users: typeof import("../../lib/services/users");
 let audit: typeof import("../../lib/services/audit");
@@ -46,7 +46,7 @@ async function auditActions(clientId: string): Promise<string[]> {
 beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: true });
   closeDb = await pointAppAt(databaseUrl);
-  apps = await import("../../lib/services/apps");
+  apps = { ...(await import("../../lib/services/apps")), ...(await import("../../lib/services/app-review")) };
   secrets = await import("../../lib/services/app-secrets");
   users = await import("../../lib/services/users");
   audit = await import("../../lib/services/audit");

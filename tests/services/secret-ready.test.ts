@@ -8,7 +8,7 @@ import { newDatabase, pointAppAt } from "../helpers/server";
  * reveals one.
  */
 let databaseUrl: string;
-let apps: typeof import("../../lib/services/apps");
+let apps: typeof import("../../lib/services/apps") & typeof import("../../lib/services/app-review");
 let secrets: typeof import("../../lib/services/app-secrets");
 let users: typeof import("../../lib/services/users");
 let closeDb: () => Promise<void>;
@@ -50,7 +50,7 @@ const apiInput = {
 beforeAll(async () => {
   databaseUrl = await newDatabase({ seed: true });
   closeDb = await pointAppAt(databaseUrl);
-  apps = await import("../../lib/services/apps");
+  apps = { ...(await import("../../lib/services/apps")), ...(await import("../../lib/services/app-review")) };
   secrets = await import("../../lib/services/app-secrets");
   users = await import("../../lib/services/users");
   alice = await actorFor("alice");

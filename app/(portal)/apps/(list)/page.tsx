@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppTypeBadge } from "@/components/apps/app-type-badge";
+import { TransferOfferActions } from "@/components/apps/transfer-offer-actions";
+import { Card } from "@/components/ui/card";
 import { ButtonLink } from "@/components/ui/button-link";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Icon } from "@/components/ui/icon";
@@ -9,6 +11,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { requireUser } from "@/lib/portal/session";
 import { isSecretWaiting } from "@/lib/services/app-secrets";
+import { listTransferOffers } from "@/lib/services/app-members";
 import { listAppsForOwner } from "@/lib/services/apps";
 
 export const metadata: Metadata = { title: "My apps" };
@@ -16,7 +19,7 @@ export const metadata: Metadata = { title: "My apps" };
 export default async function AppsPage() {
   const user = await requireUser();
   const now = new Date();
-  const apps = await listAppsForOwner(user.id);
+  const [apps, offers] = await Promise.all([listAppsForOwner(user.id), listTransferOffers(user.id)]);
   const counts = {
     approved: apps.filter((a) => a.status === "approved").length,
     pending: apps.filter((a) => a.status === "pending").length,
@@ -35,6 +38,31 @@ export default async function AppsPage() {
           ) : null
         }
       />
+      {offers.length ? (
+        <Card
+          title="Transfers waiting for you"
+          description="Their owners offer you these apps. Accepting makes you the owner (an approved app's change of owner is reviewed by an admin first); the previous owner stays on the team as an admin."
+        >
+          <ul className="divide-y divide-slate-100" aria-label="Transfers waiting for you">
+            {offers.map((offer) => (
+              <li
+                key={offer.clientId}
+                className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between"
+                data-testid="transfer-offer"
+              >
+                <div className="min-w-0">
+                  <p className="font-medium break-words text-slate-900">{offer.name}</p>
+                  <p className="text-sm break-words text-slate-600">
+                    From {offer.owner.displayName} (@{offer.owner.handle}) · <AppTypeBadge type={offer.type} />{" "}
+                    <AppStatusBadge status={offer.status} />
+                  </p>
+                </div>
+                <TransferOfferActions clientId={offer.clientId} name={offer.name} />
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ) : null}
       {apps.length === 0 ? (
         <EmptyState
           icon="grid"

@@ -24,9 +24,10 @@ import { PageHeader } from "@/components/ui/page-header";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
-import { clientIdSchema, roleInTeam, type AppView, type SecretView } from "@/lib/schemas/apps";
+import { clientIdSchema, type AppView, type SecretView } from "@/lib/schemas/apps";
 import { describeScope } from "@/lib/scopes";
-import { isAdmin, requireUser, toActor } from "@/lib/portal/session";
+import { requireUser, toActor } from "@/lib/portal/session";
+import { capabilities } from "@/lib/services/app-access";
 import { isSecretWaiting, listSecrets, MAX_ACTIVE_SECRETS, revealSecretOnce } from "@/lib/services/app-secrets";
 import { getAppForViewer } from "@/lib/services/apps";
 
@@ -62,14 +63,12 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
   // else). The team (owner, team admins, viewers: issue 15) sees the owner's page, with what their
   // role allows; anyone else is an admin reviewing someone else's app, and the page speaks to them
   // as such. The services check every action again.
-  const role = roleInTeam(app.owner.id, app.members, user.id);
-  const isOwner = role !== null;
-  const canManage = role === "owner" || role === "admin";
-  const canDelete = role === "owner" || (role === null && isAdmin(user));
+  const can = capabilities(app, actor);
+  const isOwner = can.onTeam;
   // SPEC: the secret is revealed once on the application page, to its team, after approval. The
   // service generates it only if none exists yet (under the app's row lock), so a reload gets null;
   // it also announces the change, so the new secret works at once in every process.
-  const revealed = canManage && isSecretWaiting(app) ? await revealSecretOnce(app.clientId, actor) : null;
+  const revealed = can.handleSecrets && isSecretWaiting(app) ? await revealSecretOnce(app.clientId, actor) : null;
   const secrets = revealed ? await listSecrets(app.clientId, actor) : app.secrets;
   const config = env();
   const discoveryUrl = `${config.ISSUER}/.well-known/openid-configuration`;
@@ -97,7 +96,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           </div>
         }
         actions={
-          canManage && !app.firstParty ? (
+          can.onTeam && can.manage && !app.firstParty ? (
             <ButtonLink href={`/apps/${app.clientId}/edit`} variant="secondary" prefetch={false}>
               <Icon name="pencil" /> Edit
             </ButtonLink>
@@ -137,12 +136,12 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
               description={
                 <>
                   Requested by @{app.pendingChange.requestedBy} <TimeAgo date={app.pendingChange.requestedAt} now={now} />.{" "}
-                  {isAdmin(user) && !isOwner
+                  {can.review && !isOwner
                     ? "The app runs on its approved configuration until you approve them; new tokens and consents then include what they add."
                     : "The app keeps running on its approved configuration (tokens, the consent page) until an admin approves them."}
                 </>
               }
-              actions={isAdmin(user) ? <ChangeReviewActions clientId={app.clientId} name={app.name} /> : null}
+              actions={can.review ? <ChangeReviewActions clientId={app.clientId} name={app.name} revision={app.revision} /> : null}
             >
               <PendingChangeDiff app={app} />
             </Card>
@@ -153,7 +152,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
             </div>
           ) : null}
 
-          {isAdmin(user) && !app.firstParty ? (
+          {can.review && !app.firstParty ? (
             <Card
               title="Review"
               description={
@@ -163,7 +162,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                     ? "Admin actions. Reinstating lets the app get new tokens; the tokens voided by the suspension stay void."
                     : "Admin actions. The owner sees the outcome and your reason on this page."
               }
-              actions={<AppReviewActions clientId={app.clientId} name={app.name} status={app.status} size="md" />}
+              actions={<AppReviewActions clientId={app.clientId} name={app.name} status={app.status} revision={app.revision} size="md" />}
             />
           ) : null}
 
@@ -185,6 +184,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
 
           {app.type === "api" ? (
             <Card
+              id="client-secrets"
               title="Client secrets"
               description={`Used with the client ID to get app-only tokens. Up to ${MAX_ACTIVE_SECRETS} can be active at once, so ${isOwner ? "you" : "the owner"} can rotate without downtime.`}
             >
@@ -194,14 +194,14 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                   secrets={secrets.map(toSecretItem)}
                   maxActive={MAX_ACTIVE_SECRETS}
                   newSecretId={revealed?.secretId ?? null}
-                  canManage={canManage && app.status === "approved"}
+                  canManage={can.handleSecrets && app.status === "approved"}
                   notice={
                     app.status !== "approved" ? (
                       <>
                         While the application is {app.status}, token requests with these secrets fail with{" "}
                         <code className="font-mono">invalid_client</code>.
                       </>
-                    ) : canManage ? undefined : isOwner ? (
+                    ) : can.handleSecrets ? undefined : isOwner ? (
                       "Viewers cannot see or manage secrets: ask the owner or a team admin."
                     ) : (
                       "Only the app's owner and team admins can see or manage secrets."
@@ -318,7 +318,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                       Limits
                     </Link>
                   </span>
-                  {isAdmin(user) && !app.firstParty ? (
+                  {can.review && !app.firstParty ? (
                     <div className="mt-3">
                       <QuotaForm clientId={app.clientId} perMinute={app.requestsPerMinute} custom={app.customQuota} />
                     </div>
@@ -343,7 +343,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
             <Card
               title="Team"
               description={
-                role === "owner" || role === null
+                can.manageTeam
                   ? "Admins manage everything but deleting and transferring the app; viewers only read."
                   : "The people who work on this app. Ask the owner to change roles."
               }
@@ -352,7 +352,9 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                 clientId={app.clientId}
                 appName={app.name}
                 viewerHandle={user.handle}
-                canManageTeam={role === "owner" || (role === null && isAdmin(user))}
+                canManageTeam={can.manageTeam}
+                transferTo={app.transferTo?.handle ?? null}
+                canRollSecrets={can.handleSecrets && app.type === "api"}
                 people={[
                   { handle: app.owner.handle, displayName: app.owner.displayName, role: "owner" },
                   ...app.members.map((m) => ({ handle: m.handle, displayName: m.displayName, role: m.role })),
@@ -360,7 +362,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
               />
             </Card>
           ) : null}
-          {!app.firstParty && canDelete ? (
+          {!app.firstParty && can.delete ? (
             <Card title="Danger zone" className="border-red-200">
               <p className="text-sm text-slate-600">
                 {isOwner ? null : "Deleting removes this application for its owner too. "}

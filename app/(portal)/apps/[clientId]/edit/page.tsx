@@ -5,8 +5,9 @@ import { AppForm } from "@/components/apps/app-form";
 import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
 import { isAppError } from "@/lib/errors";
-import { clientIdSchema, roleInTeam } from "@/lib/schemas/apps";
+import { clientIdSchema } from "@/lib/schemas/apps";
 import { requireUser, toActor } from "@/lib/portal/session";
+import { capabilities } from "@/lib/services/app-access";
 import { getAppForViewer } from "@/lib/services/apps";
 
 export const metadata: Metadata = { title: "Edit application" };
@@ -15,13 +16,14 @@ export default async function EditAppPage({ params }: { params: Promise<{ client
   const user = await requireUser();
   const parsed = clientIdSchema.safeParse((await params).clientId);
   if (!parsed.success) notFound();
-  const app = await getAppForViewer(parsed.data, await toActor(user)).catch((error: unknown) => {
+  const actor = await toActor(user);
+  const app = await getAppForViewer(parsed.data, actor).catch((error: unknown) => {
     if (isAppError(error) && error.code === "not_found") notFound();
     throw error;
   });
   if (app.firstParty) notFound();
   // Viewers read only (issue 15); the service refuses their changes too.
-  if (roleInTeam(app.owner.id, app.members, user.id) === "viewer") forbidden();
+  if (!capabilities(app, actor).manage) forbidden();
   return (
     <div className="mx-auto max-w-3xl space-y-8">
       <PageHeader

@@ -17,9 +17,10 @@ import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
 import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
-import { clientIdSchema, roleInTeam } from "@/lib/schemas/apps";
+import { clientIdSchema } from "@/lib/schemas/apps";
 import { GRANT_ROUTE_PREFIX, requestIdSchema, statusFilterSchema, usageRangeSchema, type UsageRange } from "@/lib/schemas/usage";
 import { requireUser, toActor } from "@/lib/portal/session";
+import { capabilities } from "@/lib/services/app-access";
 import { getAppForViewer } from "@/lib/services/apps";
 import { getAppUsage, getAppUsageSeries, listRequestLog } from "@/lib/services/usage";
 
@@ -95,7 +96,7 @@ export default async function AppUsagePage({
           actor,
         ),
   ]);
-  const isTeam = roleInTeam(app.owner.id, app.members, user.id) !== null;
+  const isTeam = capabilities(app, actor).onTeam;
   const apiRoutes = summary.routes.filter((r) => !r.route.startsWith(GRANT_ROUTE_PREFIX));
   const grants = summary.routes.filter((r) => r.route.startsWith(GRANT_ROUTE_PREFIX));
   const points = series.map((p) => ({ ...p, at: p.at.toISOString() }));
