@@ -42,7 +42,6 @@ export const userRefSchema = z
     avatar_url: z.string().meta({ description: "URL of the avatar image" }),
   })
   .meta({ id: "UserRef", description: "A user as shown next to what they wrote or did." });
-export type UserRefView = z.infer<typeof userRefSchema>;
 
 /**
  * A page size that must be a positive integer and is capped (SPEC Limits: chat and GET /users).

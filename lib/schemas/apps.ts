@@ -231,8 +231,6 @@ export const createAppSchema = z
   });
 
 export type CreateAppInput = z.infer<typeof createAppSchema>;
-/** What a form holds before defaults apply. */
-export type CreateAppFormValues = z.input<typeof createAppSchema>;
 
 /** Everything but the type can change; the type-dependent redirect rules are checked by the service. */
 export const updateAppSchema = z.object({
@@ -294,7 +292,6 @@ export type ChangeField = (typeof CHANGE_FIELDS)[number];
 const reasonSchema = storable(z.string().trim().min(1, "Give a reason").max(500, "At most 500 characters"));
 
 export const rejectAppSchema = z.object({ reason: reasonSchema });
-export type RejectAppInput = z.infer<typeof rejectAppSchema>;
 
 /**
  * The revision of an app a reviewer looked at (issue 24): approvals and rejections carry it, and
@@ -305,7 +302,6 @@ export const revisionSchema = z.number().int().positive().max(2_147_483_647);
 export const reviewRejectionSchema = rejectAppSchema.extend({ revision: revisionSchema });
 
 export const suspendAppSchema = z.object({ reason: reasonSchema });
-export type SuspendAppInput = z.infer<typeof suspendAppSchema>;
 
 /** The admin queue's URL (issue 14): every filter survives a reload and a shared link; junk is ignored. */
 export const appQueueQuerySchema = z.object({

@@ -16,7 +16,6 @@ export const listChatQuerySchema = z.object({
     .optional()
     .meta({ type: "string", pattern: "^[0-9]+$", description: "A message id: return messages older than it. Omit for the newest page." } as Record<string, unknown>),
 });
-export type ListChatQuery = z.infer<typeof listChatQuerySchema>;
 
 export const postChatBodySchema = z
   .object({
@@ -36,7 +35,6 @@ export const postChatBodySchema = z
       } as Record<string, unknown>),
   })
   .meta({ id: "PostChatMessage" });
-export type PostChatInput = z.infer<typeof postChatBodySchema>;
 
 export const MEDIA_KINDS = ["image", "gif", "video", "sticker"] as const;
 

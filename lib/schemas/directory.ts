@@ -40,7 +40,6 @@ export const resolveBodySchema = z
       .max(RESOLVE_MAX_IDENTIFIERS, `must hold at most ${RESOLVE_MAX_IDENTIFIERS} identifiers`),
   })
   .meta({ id: "ResolveRequest" });
-export type ResolveInput = z.infer<typeof resolveBodySchema>;
 
 export const resolveResultSchema = z
   .object({

@@ -49,7 +49,6 @@ export const listNotificationsQuerySchema = z.object({
     description: "1-based page number, default 1. A value that is not an integer from 1 to 100000 falls back to 1.",
   }),
 });
-export type ListNotificationsQuery = z.infer<typeof listNotificationsQuerySchema>;
 
 export const notificationSchema = z
   .object({

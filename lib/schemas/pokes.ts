@@ -13,4 +13,3 @@ export const pokeResultSchema = z
     poked_at: unixSecondsSchema,
   })
   .meta({ id: "PokeResult" });
-export type PokeResultView = z.infer<typeof pokeResultSchema>;

@@ -69,7 +69,6 @@ export const USAGE_RANGE_MS: Record<UsageRange, number> = {
 };
 
 export const statusClassSchema = z.enum(["2xx", "4xx", "5xx"]);
-export type StatusClass = z.infer<typeof statusClassSchema>;
 
 /** `--status` and the request log's status filter: a class or one exact code. */
 export const statusFilterSchema = z.union([

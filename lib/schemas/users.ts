@@ -44,13 +44,6 @@ export type UserView = z.infer<typeof userViewSchema>;
 export const userPageSchema = z.object({ users: z.array(userViewSchema), nextCursor: z.string().nullable() });
 export type UserPage = z.infer<typeof userPageSchema>;
 
-export const listUsersSchema = z.object({
-  search: z.string().trim().max(80).optional(),
-  cursor: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-});
-export type ListUsersInput = z.input<typeof listUsersSchema>;
-
 /** Why an admin disables (or enables) an account: kept in the audit log (issue 14). */
 export const userStatusReasonSchema = z
   .string()
@@ -60,7 +53,6 @@ export const userStatusReasonSchema = z
   .refine(isStorableText, "Contains characters that are not allowed");
 
 export const disableUserSchema = z.object({ reason: userStatusReasonSchema });
-export type DisableUserInput = z.infer<typeof disableUserSchema>;
 
 /** Enabling confirms too; a note is optional. */
 export const enableUserSchema = z.object({ reason: userStatusReasonSchema.optional().or(z.literal("").transform(() => undefined)) });

@@ -11,4 +11,3 @@ export const DEMO_ACCOUNTS = [
   { handle: "admin", password: "admin-demo-pass", role: "admin", note: "admin: approves apps" },
 ] as const;
 
-export type DemoAccount = (typeof DEMO_ACCOUNTS)[number];

@@ -135,8 +135,3 @@ export async function runPasswordCheck<T>(clientKey: string, attempts: number, c
     pump();
   }
 }
-
-/** For tests and diagnostics: checks running and waiting now. */
-export function passwordCheckLoad(): { inFlight: number; waiting: number } {
-  return { inFlight: inFlight.size, waiting: line.length };
-}

@@ -1,6 +1,6 @@
 import { findOwnProfileById, findPublicProfile, type OwnProfileRecord, type ProfileRecord } from "../queries/profiles";
 
-export type { OwnProfileRecord, ProfileRecord, RecentAchievement, StatsColumns } from "../queries/profiles";
+export type { OwnProfileRecord, ProfileRecord, StatsColumns } from "../queries/profiles";
 
 /**
  * Profile reads (GET /users/{username}, GET /me): the API's hottest reads, ONE batched query each
