@@ -256,8 +256,15 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
     expectClean(await sweep("alice", "app-rejected", (p) => p.goto(`${server.url}/apps/${app("rejected").clientId}`)));
   });
   test("app page: approved API client, the one-time secret banner", async () => {
+    // The banner shows once: the first view mints the secret. Each visit (the sweep's second one, a
+    // retried test) first puts the app back to "approved, no secret yet", so each sees the banner.
     expectClean(
       await sweep("alice", "app-approved-secret", async (p) => {
+        await query(
+          server.databaseUrl,
+          `DELETE FROM "ClientSecret" WHERE "applicationId" = (SELECT id FROM "Application" WHERE "clientId" = $1)`,
+          [app("approvedNew").clientId],
+        );
         await p.goto(`${server.url}/apps/${app("approvedNew").clientId}`);
         await p.getByTestId("secret-reveal").waitFor();
       }),

@@ -141,9 +141,13 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
         <EmptyState icon="list" title={filtered ? "No entries match" : "Nothing logged yet"} />
       ) : (
         <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-xs">
-          <table className="w-full min-w-[760px] text-left text-sm">
+          {/* Below lg each entry is a card (when, who and what on one wrapping line; the target and the
+              detail at full width beneath), so a long app name wraps at the phone's width instead of
+              in a column squeezed between four others; from lg a table whose target column keeps a
+              readable width (the wrapper scrolls if the columns need more). */}
+          <table className="block w-full text-left text-sm lg:table lg:min-w-[760px]">
             <caption className="sr-only">Audit log entries</caption>
-            <thead className="bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase">
+            <thead className="hidden bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase lg:table-header-group">
               <tr>
                 <th scope="col" className="px-4 py-3">When</th>
                 <th scope="col" className="px-4 py-3">Who</th>
@@ -152,13 +156,13 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
                 <th scope="col" className="px-4 py-3">Detail</th>
               </tr>
             </thead>
-            <tbody className="divide-y divide-slate-100">
+            <tbody className="block divide-y divide-slate-100 lg:table-row-group">
               {page.entries.map((e) => (
-                <tr key={e.id} className="align-top" data-audit-action={e.action}>
-                  <td className="px-4 py-3 font-mono text-xs whitespace-nowrap text-slate-700">
+                <tr key={e.id} className="flex flex-wrap items-baseline gap-x-4 gap-y-1 p-4 align-top lg:table-row lg:p-0" data-audit-action={e.action}>
+                  <td className="font-mono text-xs whitespace-nowrap text-slate-700 lg:px-4 lg:py-3">
                     <time dateTime={e.createdAt.toISOString()}>{e.createdAt.toISOString().slice(0, 19).replace("T", " ")}</time>
                   </td>
-                  <td className="px-4 py-3 whitespace-nowrap text-slate-900">
+                  <td className="whitespace-nowrap text-slate-900 lg:px-4 lg:py-3">
                     {e.actorHandle ? (
                       <Link href={auditHref(query, { actor: e.actorHandle })} prefetch={false} className={FILTER_LINK} title="Show only this actor">
                         {e.actorHandle.startsWith("system:") ? e.actorHandle : `@${e.actorHandle}`}
@@ -168,7 +172,7 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
                     )}
                     {e.ip ? <span className="block text-xs text-slate-600">{e.ip}</span> : null}
                   </td>
-                  <td className="px-4 py-3 whitespace-nowrap">
+                  <td className="whitespace-nowrap lg:px-4 lg:py-3">
                     <Link href={auditHref(query, { action: e.action })} prefetch={false} className={FILTER_LINK} title="Show only this action">
                       <code className="font-mono text-xs text-slate-900">{e.action}</code>
                     </Link>
@@ -178,7 +182,7 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
                       </span>
                     ) : null}
                   </td>
-                  <td className="max-w-64 px-4 py-3">
+                  <td className="min-w-0 basis-full lg:max-w-64 lg:min-w-48 lg:px-4 lg:py-3">
                     {e.targetType === "app" ? (
                       <>
                         {e.targetName ? (
@@ -207,7 +211,7 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
                       <span className="font-mono text-xs break-all text-slate-900">{`${e.targetType}:${e.targetId}`}</span>
                     )}
                   </td>
-                  <td className="max-w-md min-w-64 px-4 py-3 text-xs wrap-anywhere text-slate-600">{formatDetail(e.detail)}</td>
+                  <td className="min-w-0 basis-full text-xs wrap-anywhere text-slate-600 lg:max-w-md lg:min-w-64 lg:px-4 lg:py-3">{formatDetail(e.detail)}</td>
                 </tr>
               ))}
             </tbody>
