@@ -190,9 +190,10 @@ describe("apps", () => {
       cli(["apps", "reject", b, "--reason", "Needs a description", "--json"]),
     ]);
     expect(approved.code, approved.stderr).toBe(0);
-    expect(JSON.parse(approved.stdout)).toEqual({ client_id: a, status: "approved", status_reason: null });
+    // Issue 24: without --expect-revision the CLI acts on the current revision and says which.
+    expect(JSON.parse(approved.stdout)).toEqual({ client_id: a, status: "approved", status_reason: null, reviewed_revision: expect.any(Number) });
     expect(approved.stdout).not.toMatch(/secret/);
-    expect(JSON.parse(rejected.stdout)).toEqual({ client_id: b, status: "rejected", status_reason: "Needs a description" });
+    expect(JSON.parse(rejected.stdout)).toEqual({ client_id: b, status: "rejected", status_reason: "Needs a description", reviewed_revision: expect.any(Number) });
 
     const suspended = await cli(["apps", "suspend", a]);
     expect(suspended.code, suspended.stderr).toBe(0);
@@ -264,13 +265,13 @@ describe("apps", () => {
 });
 
 describe("users", () => {
-  it("create stores an scrypt hash and never prints the password", async () => {
+  it("create stores an Argon2id hash and never prints the password", async () => {
     const run = await cli(["users", "create", "--handle", "opsuser", "--password", "s3cret-pass-word", "--json"]);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ handle: "opsuser", role: "user" });
     expect(run.stdout + run.stderr).not.toContain("s3cret-pass-word");
     const [row] = await query<{ passwordHash: string }>(databaseUrl, `SELECT "passwordHash" FROM "User" WHERE handle = 'opsuser'`);
-    expect(row!.passwordHash).toMatch(/^scrypt\$/);
+    expect(row!.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
 
     const admin = await cli(["users", "create", "--handle", "opsadmin", "--password-stdin", "--admin"], { input: "another-pass-123\n" });
     expect(admin.code, admin.stderr).toBe(0);

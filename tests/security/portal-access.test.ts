@@ -107,7 +107,8 @@ describe("sessions", () => {
 
   it("the positive control: the admin's own action call works, so the refusals below are real", async () => {
     const target = await createTestApp(server.databaseUrl, { type: "api", ownerHandle: "carol", status: "pending" });
-    const call = await callServerAction(server, admin.jar, action("approveAppAction"), [target.clientId]);
+    const [row] = await query<{ revision: number }>(server.databaseUrl, `SELECT revision FROM "Application" WHERE "clientId" = $1`, [target.clientId]);
+    const call = await callServerAction(server, admin.jar, action("approveAppAction"), [target.clientId, row!.revision]);
     expect(call.result, call.text.slice(0, 500)).toEqual({ ok: true, data: { clientId: target.clientId, status: "approved" } });
     expect((await appRow(target.clientId))!.status).toBe("approved");
   });
@@ -299,8 +300,10 @@ describe("hostile form input", () => {
       ]);
       expect(call.result, JSON.stringify(name)).toMatchObject({ ok: false, error: { code: "invalid_request" } });
     }
-    const reject = await callServerAction(server, admin.jar, action("rejectAppAction"), [bobPending.clientId, { reason: "no\u0000" }]);
-    expect(reject.result).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+    // With the right revision (issue 24), so only the reason's NUL byte is what is refused.
+    const [row] = await query<{ revision: number }>(server.databaseUrl, `SELECT revision FROM "Application" WHERE "clientId" = $1`, [bobPending.clientId]);
+    const reject = await callServerAction(server, admin.jar, action("rejectAppAction"), [bobPending.clientId, { reason: "no\u0000", revision: row!.revision }]);
+    expect(reject.result).toMatchObject({ ok: false, error: { code: "invalid_request", fields: { reason: expect.any(String) } } });
     expect(server.logs.filter((l) => l.includes("server action failed"))).toEqual([]);
   });
 });

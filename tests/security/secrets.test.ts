@@ -62,7 +62,9 @@ describe("the full journey", () => {
     const apiId = await create({ name: "Secret journey bot", type: "api", scopes: ["svc:chat.read"] });
     const loginId = await create({ name: "Secret journey login", type: "login", scopes: ["svc:chat.read"], redirectUris: [REDIRECT] });
     for (const id of [apiId, loginId]) {
-      const call = await callServerAction(server, admin.jar, actions.approveAppAction!, [id]);
+      // Issue 24: an approval names the revision the admin looked at.
+      const [row] = await query<{ revision: number }>(server.databaseUrl, `SELECT revision FROM "Application" WHERE "clientId" = $1`, [id]);
+      const call = await callServerAction(server, admin.jar, actions.approveAppAction!, [id, row!.revision]);
       expect(call.result?.ok, call.text.slice(0, 300)).toBe(true);
     }
 
@@ -180,7 +182,8 @@ describe("the full journey", () => {
       `SELECT handle, "passwordHash" FROM "User" WHERE "passwordHash" IS NOT NULL`,
     );
     expect(users.length).toBeGreaterThanOrEqual(6);
-    for (const u of users) expect(u.passwordHash, u.handle).toMatch(/^scrypt\$32768\$8\$3\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    // Argon2id at OWASP's parameters (issue 24); the demo accounts are hashed at start, so none is scrypt.
+    for (const u of users) expect(u.passwordHash, u.handle).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
 
     // After the roll the app has exactly one secret: the rolled one, as a SHA-256 hash and a hint.
     const stored = await query<{ id: string; hash: string; hint: string }>(

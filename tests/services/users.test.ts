@@ -18,12 +18,12 @@ afterAll(async () => {
 });
 
 describe("createUser", () => {
-  it("stores a lower-case handle and an scrypt hash, never the password", async () => {
+  it("stores a lower-case handle and an Argon2id hash, never the password", async () => {
     const user = await users.createUser({ handle: "Newcomer_1", password: "correct horse battery", admin: false }, cli);
     expect(user).toMatchObject({ handle: "newcomer_1", role: "user", disabled: false, muted: false });
     expect(user).not.toHaveProperty("passwordHash");
     const [row] = await query<{ passwordHash: string }>(databaseUrl, `SELECT "passwordHash" FROM "User" WHERE handle = 'newcomer_1'`);
-    expect(row!.passwordHash).toMatch(/^scrypt\$/);
+    expect(row!.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(row!.passwordHash).not.toContain("correct horse");
   });
 
