@@ -1,5 +1,6 @@
 import { randomBytes, scryptSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshIp } from "../helpers/client-addresses";
 import { query } from "../helpers/db";
 import { CookieJar, createTestApp, createTestUser, jarFetch, startDeviceSignIn, type TestApp } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
@@ -28,13 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
-
-let ipCounter = 0;
-/** A fresh IPv4 client address (documentation ranges), so tests do not share a per-address budget. */
-const freshIp = () => {
-  const n = ++ipCounter;
-  return n < 255 ? `203.0.113.${n}` : `198.51.100.${n - 254}`;
-};
 
 function authorizeUrl(target: TestServer, clientId: string): string {
   const url = new URL(`${target.issuer}/protocol/openid-connect/auth`);

@@ -1,6 +1,7 @@
 import { randomBytes, scryptSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "../../lib/crypto/passwords";
+import { freshIp } from "../helpers/client-addresses";
 import { query } from "../helpers/db";
 import { CookieJar, createTestApp, createTestUser, jarFetch, signInAndGetTokens, type TestApp } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
@@ -39,13 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
-
-let ipCounter = 0;
-/** A fresh client address (documentation ranges), so tests do not share a per-IP budget. */
-const freshIp = () => {
-  const n = ++ipCounter;
-  return n < 255 ? `203.0.113.${n}` : `198.51.100.${n - 254}`;
-};
 
 function authorizeUrl(params: Record<string, string> = {}): string {
   const url = new URL(`${server.issuer}/protocol/openid-connect/auth`);
