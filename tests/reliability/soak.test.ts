@@ -7,7 +7,7 @@ import { percentile, prepareTraffic, startTraffic, type Sample, type TrafficSetu
  * Issue 7, "Soak": one process under a steady mix of real client traffic (tokens, profile reads,
  * chat reads and posts, pokes, directory) for SOAK_SECONDS (default 300) at SOAK_RATE requests a
  * second (default 20), after a warm-up. It must not fail (429s from the chat rate limit and the
- * poke cooldown are expected), must not grow (RSS at the end within 20% of RSS after warm-up), and
+ * poke cooldown are expected), must not grow (the lowest RSS of the last window within 20% of the lowest of the first after warm-up), and
  * must not slow down (p99 latency of the last minute within 1.5x that of the first).
  */
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
@@ -79,11 +79,20 @@ describe(`soak: ${SOAK_SECONDS}s of mixed traffic at ${RATE} req/s`, () => {
   });
 
   it("does not grow: RSS at the end is within 20% of RSS after warm-up", () => {
-    const window = (from: number, to: number) => rss.filter((r) => r.t >= from && r.t < to).map((r) => r.kb);
-    const afterWarmup = median(window(measuredFrom, measuredFrom + 10_000));
-    const atEnd = median(window(measuredTo - 10_000, measuredTo + 1));
-    console.info(`soak: RSS ${Math.round(afterWarmup / 1024)} MiB after warm-up, ${Math.round(atEnd / 1024)} MiB at the end`);
+    /**
+     * The heap saws up and down (RSS samples 159, 171, 184, 188, then 163 MiB after a major GC in one
+     * run): a sample taken at a trough after warm-up against one at a peak at the end reads as 20 %
+     * growth with nothing leaked. What leaks survives every GC, so it raises the troughs: compare
+     * the lowest RSS of the first window after warm-up with the lowest of the last.
+     */
+    const windowMs = WINDOW_SECONDS * 1000;
+    const floor = (from: number, to: number) => Math.min(...rss.filter((r) => r.t >= from && r.t < to).map((r) => r.kb));
+    const afterWarmup = floor(measuredFrom, measuredFrom + windowMs);
+    const atEnd = floor(measuredTo - windowMs, measuredTo + 1);
+    console.info(`soak: RSS ${Math.round(afterWarmup / 1024)} MiB after warm-up, ${Math.round(atEnd / 1024)} MiB at the end (lowest of each ${WINDOW_SECONDS} s window)`);
+    console.info(`soak: RSS every 30 s (MiB): ${rss.filter((_, i) => i % 30 === 0).map((r) => Math.round(r.kb / 1024)).join(" ")}`);
     expect(afterWarmup).toBeGreaterThan(0);
+    expect(Number.isFinite(atEnd)).toBe(true);
     expect(atEnd / afterWarmup, `RSS ${afterWarmup} kB after warm-up, ${atEnd} kB at the end`).toBeLessThanOrEqual(1.2);
   });
 
