@@ -31,7 +31,7 @@ const layers = [
   { type: "oidc", pattern: ["lib/oidc/**"], partialMatch: false },
   { type: "actions", pattern: ["lib/actions/**"], partialMatch: false },
   { type: "portal-edge", pattern: ["lib/portal/**"], partialMatch: false },
-  { type: "services", pattern: ["lib/services/**"], partialMatch: false },
+  { type: "services", pattern: ["lib/services/**", "lib/events/**"], partialMatch: false },
   { type: "seed", pattern: ["lib/seed/**"], partialMatch: false },
   { type: "data", pattern: ["lib/database/**", "lib/queries/**"], partialMatch: false },
   {

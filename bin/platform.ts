@@ -25,6 +25,7 @@ import { JSON_OPTION, UsageError, type Command, type Values } from "../lib/cli/c
 import * as keys from "../lib/cli/keys";
 import * as usage from "../lib/cli/usage";
 import * as users from "../lib/cli/users";
+import * as webhooks from "../lib/cli/webhooks";
 import { EnvError, env, resetEnv, type Env } from "../lib/env";
 
 /**
@@ -53,6 +54,15 @@ const COMMANDS: Record<string, Command> = {
   "apps secrets add": secrets.appsSecretsAdd,
   "apps secrets retire": secrets.appsSecretsRetire,
   "apps secrets roll": secrets.appsSecretsRoll,
+  "apps webhooks add": webhooks.appsWebhooksAdd,
+  "apps webhooks list": webhooks.appsWebhooksList,
+  "apps webhooks remove": webhooks.appsWebhooksRemove,
+  "apps webhooks enable": webhooks.appsWebhooksEnable,
+  "apps webhooks disable": webhooks.appsWebhooksDisable,
+  "apps webhooks rotate-secret": webhooks.appsWebhooksRotate,
+  "apps webhooks test": webhooks.appsWebhooksTest,
+  "apps webhooks deliveries": webhooks.appsWebhooksDeliveries,
+  "apps webhooks redeliver": webhooks.appsWebhooksRedeliver,
   "users create": users.usersCreate,
   "users disable": users.usersDisable,
   "users enable": users.usersEnable,

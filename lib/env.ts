@@ -106,6 +106,27 @@ const rawSchema = z.object({
    * login app's users share its quota; one of them cannot spend it all).
    */
   USER_QUOTA_PERCENT: z.coerce.number().min(1).max(100).default(DEFAULT_USER_QUOTA_PERCENT),
+  /**
+   * Issue 25: the key that encrypts webhook signing secrets at rest, 32 random bytes in base64url
+   * (`openssl rand -base64 32 | tr '+/' '-_' | tr -d =`). Unset: one is generated and kept in the
+   * database. Changing it makes the stored secrets unreadable (rotate every endpoint's secret).
+   */
+  WEBHOOK_SECRETS_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, "must be 32 bytes in base64url (43 characters)")
+    .optional(),
+  /**
+   * Issue 25: seconds between a failed webhook attempt and the next, one per retry (comma
+   * separated; ±20 % jitter). The default retries for about 28 hours: 5 s, 5 min, 30 min, 2 h, 5 h,
+   * 10 h, 10 h. Tests shorten it.
+   */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?){0,19}$/, "must be comma-separated seconds")
+    .transform((v) => v.split(",").map(Number))
+    .default([5, 300, 1800, 7200, 18000, 36000, 36000]),
+  /** Issue 25: webhook deliveries and fan-outs run at once in each process (graphile-worker's concurrency). */
+  EVENT_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
 });
 
 export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY"> & {

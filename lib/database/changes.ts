@@ -24,6 +24,8 @@ const changeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("grant"), userId: z.number().int().positive(), clientId: z.string().min(1).max(128) }),
   /** The signing keys (rotation). */
   z.object({ kind: z.literal("keys") }),
+  /** Issue 25: an Event row committed (its trigger announces it); the event streams read what is new. */
+  z.object({ kind: z.literal("event"), seq: z.string().regex(/^\d{1,19}$/) }),
 ]);
 
 export type Change = z.infer<typeof changeSchema>;

@@ -50,6 +50,7 @@ onChange((event) => {
       statuses.delete(statusKey(event.clientId, event.userId));
       return;
     case "keys":
+    case "event":
       return;
   }
 });

@@ -17,7 +17,7 @@ export interface ChatMessageRecord {
   author: { handle: string; displayName: string; avatarUrl: string };
 }
 
-interface ChatRow {
+export interface ChatRow {
   id: string;
   text: string;
   reply_to_id: string | null;
@@ -36,7 +36,8 @@ const MESSAGE_COLUMNS = `
   floor(extract(epoch FROM m."createdAt"))::int8 AS created_at,
   u.handle, u."displayName" AS display_name, u."avatarUrl" AS avatar_url`;
 
-function toRecord(r: ChatRow): ChatMessageRecord {
+/** A message as the chat statements return it: also the stored data of a `chat.message.created` event (issue 25). */
+export function toRecord(r: ChatRow): ChatMessageRecord {
   return {
     id: r.id,
     text: r.text,
@@ -81,7 +82,9 @@ export async function listChatMessagesBefore(before: bigint, count: number): Pro
 /**
  * ONE statement claims the user's posting slot with a conditional UPDATE of User.lastChatPostAt
  * (row lock: concurrent posts by one user serialize, and all but one find the slot taken, in every
- * process) and inserts the message only if the claim succeeded. A muted or disabled user, a slot
+ * process) and inserts the message only if the claim succeeded, with its `chat.message.created`
+ * event (issue 25: the message and its event commit together or not at all; the Event trigger
+ * queues the fan-out). A muted or disabled user, a slot
  * still taken, or a reply to a missing message claims nothing.
  */
 const POST_SQL = `
@@ -96,8 +99,13 @@ const POST_SQL = `
     INSERT INTO "ChatMessage" ("authorId", text, "replyToId", "createdAt")
     SELECT id, $2, $3::int8, "lastChatPostAt" FROM author
     RETURNING id, text, "replyToId", media, reactions, "editedAt", "createdAt"
+  ), posted AS (
+    SELECT ${MESSAGE_COLUMNS} FROM m, author u
+  ), event AS (
+    INSERT INTO "Event" (id, type, data, "createdAt")
+    SELECT platform_public_id('evt'), 'chat.message.created', to_jsonb(posted), timezone('UTC', now()) FROM posted
   )
-  SELECT ${MESSAGE_COLUMNS} FROM m, author u`;
+  SELECT * FROM posted`;
 
 /**
  * `posted`: the message; `unclaimed`: nothing written (findChatPostState says why);

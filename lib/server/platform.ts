@@ -113,6 +113,11 @@ export async function startPlatform(options: {
   meter.start(config.USAGE_FLUSH_MS);
   const stopRetention = meter.enabled ? startUsageRetention(config.USAGE_RETENTION_SECONDS * 1000) : () => {};
 
+  // Issue 25: this process takes its share of fan-out and webhook delivery jobs (graphile-worker).
+  const { startEventWorker } = await import("../events/worker");
+  const { renderEvent } = await import("../api/serialize/events");
+  const events = await startEventWorker(renderEvent);
+
   const { createOidc } = await import("../oidc");
   const oidc = await createOidc();
 
@@ -210,6 +215,7 @@ export async function startPlatform(options: {
       // In-flight requests are done (server.ts waits for them): what they counted is written now.
       stopRetention();
       await meter.stop().catch((error: Error) => logger.warn("usage flush at stop failed", { error: error.message }));
+      await events.stop();
       await changes.stop();
       await oidc.stop?.();
       await closeNext?.().catch(() => {});

@@ -1,4 +1,5 @@
 import { transactionWithChanges } from "../database/changes";
+import { recordEvent } from "../events/outbox";
 import { Prisma, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import type { AppView, UpdateAppInput } from "../schemas/apps";
@@ -94,6 +95,7 @@ export async function approvePendingChange(clientId: string, actor: Actor, revie
       tx,
     );
     await notifyOwner(tx, app.ownerId, `The changes to your app "${app.name}" were approved and apply now.`);
+    await recordEvent(tx, { type: "app.status.changed", clientId, data: { status: app.status, change: "approved" } });
     await announce({ kind: "app", clientId });
     return toAppView((await loadApp(clientId, tx))!);
   });
@@ -125,6 +127,7 @@ export async function rejectPendingChange(
       tx,
     );
     await notifyOwner(tx, app.ownerId, `The changes to your app "${app.name}" were not approved: ${reason}.`);
+    await recordEvent(tx, { type: "app.status.changed", clientId, data: { status: app.status, change: "rejected", reason } });
     await announce({ kind: "app", clientId });
     return toAppView((await loadApp(clientId, tx))!);
   });
@@ -254,6 +257,12 @@ async function transition(
       tx,
     );
     if (!app.firstParty) await notifyOwner(tx, app.ownerId, decisionMessage(kind, app, reason));
+    // Issue 25: the app hears it too (a suspended app included: it learns why its calls fail).
+    await recordEvent(tx, {
+      type: "app.status.changed",
+      clientId,
+      data: { status: rule.to, ...(rule.to !== "approved" && reason ? { reason } : {}) },
+    });
     const view = toAppView((await loadApp(clientId, tx))!);
     if (rule.to === "suspended") await voidAppTokens(tx, clientId);
     await announce({ kind: "app", clientId });

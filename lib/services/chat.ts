@@ -9,6 +9,8 @@ import {
 import { CHAT_POST_INTERVAL_SECONDS } from "../schemas/chat";
 
 export type { ChatMessageRecord } from "../queries/chat";
+/** The message a `chat.message.created` event stores (its statement's row), as the chat reads return it (issue 25). */
+export { toRecord as chatRecordFromRow, type ChatRow } from "../queries/chat";
 
 /**
  * The global chat (SQL: lib/queries/chat.ts). Ids are 64-bit and grow with time, so paging is a

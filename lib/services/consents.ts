@@ -2,6 +2,7 @@ import { transactionWithChanges } from "../database/changes";
 import { db } from "../database/client";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
+import { recordAuthorizationEvents } from "../events/outbox";
 import { revokeUserGrants, voidUserTokens } from "./token-revocation";
 
 /**
@@ -14,18 +15,26 @@ export async function findConsentScopes(userId: number, clientId: string): Promi
 }
 
 /**
- * Records the scopes granted, merged with what was granted before. One statement, so two consent
- * submissions at the same instant both succeed and both sets of scopes are kept.
+ * Records the scopes granted, merged with what was granted before, with its
+ * `app.authorization.granted` event (issue 25: all scopes now granted). One statement, so two
+ * consent submissions at the same instant both succeed and both sets of scopes are kept.
  */
 export async function rememberConsent(userId: number, clientId: string, scopes: string[]): Promise<void> {
   const granted = [...new Set(scopes)].sort();
   // UTC wall-clock, as Prisma writes its timestamp(3) columns.
   await db.$executeRaw`
-    INSERT INTO "Consent" ("userId", "clientId", scopes, "createdAt", "updatedAt")
-    VALUES (${userId}, ${clientId}, ${granted}::text[], now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')
-    ON CONFLICT ("userId", "clientId") DO UPDATE SET
-      scopes = (SELECT array_agg(DISTINCT s ORDER BY s) FROM unnest("Consent".scopes || EXCLUDED.scopes) AS s),
-      "updatedAt" = EXCLUDED."updatedAt"`;
+    WITH c AS (
+      INSERT INTO "Consent" ("userId", "clientId", scopes, "createdAt", "updatedAt")
+      VALUES (${userId}, ${clientId}, ${granted}::text[], now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')
+      ON CONFLICT ("userId", "clientId") DO UPDATE SET
+        scopes = (SELECT array_agg(DISTINCT s ORDER BY s) FROM unnest("Consent".scopes || EXCLUDED.scopes) AS s),
+        "updatedAt" = EXCLUDED."updatedAt"
+      RETURNING "userId", "clientId", scopes
+    )
+    INSERT INTO "Event" (id, type, "clientId", "userId", data, "createdAt")
+    SELECT platform_public_id('evt'), 'app.authorization.granted', c."clientId", c."userId",
+           jsonb_build_object('user', u.handle, 'scopes', to_jsonb(c.scopes)), timezone('UTC', now())
+    FROM c JOIN "User" u ON u.id = c."userId"`;
 }
 
 /**
@@ -39,7 +48,11 @@ export async function revokeConsent(
   actor: Actor,
 ): Promise<{ revoked: number; hadConsent: boolean }> {
   return transactionWithChanges(async (tx, announce) => {
-    const { count: consents } = await tx.consent.deleteMany({ where: { userId, clientId } });
+    const removed = await tx.$queryRaw<{ scopes: string[]; handle: string }[]>`
+      DELETE FROM "Consent" c USING "User" u WHERE c."userId" = ${userId} AND c."clientId" = ${clientId} AND u.id = c."userId"
+      RETURNING c.scopes, u.handle`;
+    const consents = removed.length;
+    if (removed[0]) await recordAuthorizationEvents(tx, "app.authorization.revoked", [{ userId, clientId, scopes: removed[0].scopes }], removed[0].handle);
     const revoked = await revokeUserGrants(tx, userId, clientId);
     await recordAudit(
       { actor, action: "consent.revoke", targetType: "user", targetId: String(userId), detail: { client: clientId, revoked } },

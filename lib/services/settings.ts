@@ -6,7 +6,7 @@ import { env } from "../env";
  * Secrets the platform needs but the operator may not give (PRODUCT.md: generated and stored in the
  * database when not given, never printed). Stored once; every process of a deployment shares them.
  */
-export const SETTING_KEYS = ["cookie_secret", "nextauth_secret"] as const;
+export const SETTING_KEYS = ["cookie_secret", "nextauth_secret", "webhook_secrets_key"] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 
 const cache = new Map<string, string>();
@@ -36,4 +36,13 @@ export async function getCookieKeys(): Promise<string[]> {
 
 export async function getNextAuthSecret(): Promise<string> {
   return env().NEXTAUTH_SECRET ?? (await getOrCreate("nextauth_secret"));
+}
+
+/**
+ * The key that encrypts webhook signing secrets at rest (issue 25, lib/events/secret-box.ts):
+ * WEBHOOK_SECRETS_KEY, or one generated and kept in the database (32 bytes, base64url).
+ */
+export async function getWebhookSecretsKey(): Promise<Buffer> {
+  const value = env().WEBHOOK_SECRETS_KEY ?? (await getOrCreate("webhook_secrets_key"));
+  return Buffer.from(value, "base64url").subarray(0, 32);
 }

@@ -6,6 +6,7 @@ import { AppError } from "../errors";
 import { logger } from "../logger";
 import { HANDLE_PATTERN, type CreateUserInput, type UserPage, type UserView } from "../schemas/users";
 import { isAdminActor, type Actor } from "./actor";
+import { recordAuthorizationEvents } from "../events/outbox";
 import { recordAudit } from "./audit";
 
 /**
@@ -178,6 +179,11 @@ async function setFlag(
   // Announced in the transaction: every process's cached status of this user is dropped at once.
   const row = await transactionWithChanges(async (tx, announce) => {
     const updated = await tx.user.update({ where: { id: user.id }, data: { [flag]: value }, select: userViewSelect });
+    if (flag === "disabled" && value !== user.disabled) {
+      // Issue 25: a disabled person's authorizations stop working (revoked), and work again when enabled (granted).
+      const consents = await tx.consent.findMany({ where: { userId: user.id }, select: { userId: true, clientId: true, scopes: true } });
+      await recordAuthorizationEvents(tx, value ? "app.authorization.revoked" : "app.authorization.granted", consents, user.handle);
+    }
     await recordAudit({ actor, action, targetType: "user", targetId: target, detail: { previous: user[flag], ...(reason ? { reason } : {}) } }, tx);
     await announce({ kind: "user", userId: user.id });
     return updated;

@@ -1,0 +1,33 @@
+import type { Tx } from "../database/client";
+import { newPublicId } from "../crypto/ids";
+import type { EventType } from "../schemas/events";
+
+/**
+ * Writes an event inside the transaction of what it reports (issue 25, "written with the change"):
+ * it commits with the change or not at all. The Event table's trigger queues its fan-out (a
+ * graphile-worker job) and announces it to every process's event streams in the same transaction.
+ * The hot paths write theirs in their own statement (chat posts: lib/queries/chat.ts; notifications:
+ * the Notification trigger; consents: lib/services/consents.ts).
+ */
+export async function recordEvent(
+  tx: Tx,
+  event: { type: EventType; clientId?: string | null; userId?: number | null; data: Record<string, unknown> },
+): Promise<string> {
+  const id = newPublicId("evt");
+  await tx.$executeRaw`
+    INSERT INTO "Event" (id, type, "clientId", "userId", data, "createdAt")
+    VALUES (${id}, ${event.type}, ${event.clientId ?? null}, ${event.userId ?? null}, ${JSON.stringify(event.data)}::jsonb, timezone('UTC', now()))`;
+  return id;
+}
+
+/** `app.authorization.revoked` for each app the person had authorized (their consents, read in `tx`). */
+export async function recordAuthorizationEvents(
+  tx: Tx,
+  type: "app.authorization.granted" | "app.authorization.revoked",
+  consents: readonly { userId: number; clientId: string; scopes: string[] }[],
+  handle: string,
+): Promise<void> {
+  for (const c of consents) {
+    await recordEvent(tx, { type, clientId: c.clientId, userId: c.userId, data: { user: handle, scopes: [...c.scopes].sort() } });
+  }
+}

@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { eventTypeSchema, EVENT_TYPES, type EventType } from "./events";
+
+/** Webhook endpoints and their delivery log (issue 25): inputs and views, shared by the CLI, the portal and the docs. */
+export const WEBHOOK_ID_PATTERN = /^wh_[a-z2-7]{24}$/;
+export const DELIVERY_ID_PATTERN = /^dlv_[a-z2-7]{24}$/;
+
+export const webhookInputSchema = z.object({
+  url: z.string().trim().min(1, "Enter the endpoint's URL.").max(2048, "At most 2048 characters."),
+  /** Empty: every type the app may receive. */
+  events: z.array(eventTypeSchema).max(EVENT_TYPES.length).default([]),
+});
+export type WebhookInput = z.input<typeof webhookInputSchema>;
+
+export const deliveryFilterSchema = z.object({
+  webhook: z.string().regex(WEBHOOK_ID_PATTERN, "not a webhook id (wh_…)").optional(),
+  status: z.enum(["failed", "delivered"]).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type DeliveryFilter = z.input<typeof deliveryFilterSchema>;
+
+export type WebhookStatus = "enabled" | "disabled";
+
+export interface WebhookView {
+  id: string;
+  url: string;
+  events: EventType[];
+  status: WebhookStatus;
+  /** Why it is disabled: owner | gone (410) | failing (3 days of failures). */
+  disabled_reason: string | null;
+  /** Unix seconds of the first failure since the last success, or null. */
+  failing_since: number | null;
+  created_at: number;
+}
+
+export interface DeliveryView {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  redelivery: boolean;
+  /** pending | delivered | failed */
+  state: string;
+  status_code: number | null;
+  ok: boolean;
+  error: string | null;
+  latency_ms: number | null;
+  response: string | null;
+  created_at: number;
+  next_attempt_at: number | null;
+}

@@ -1,0 +1,227 @@
+import { db, type Tx } from "../database/client";
+import { AppError } from "../errors";
+import { newPublicId } from "../crypto/ids";
+import { checkWebhookUrl } from "../events/deliver-http";
+import { recordEvent } from "../events/outbox";
+import { sealSecret } from "../events/secret-box";
+import { generateWebhookSecret } from "../events/signing";
+import { EVENT_AUDIENCE, EVENT_TYPES, MAX_WEBHOOKS_PER_APP, type EventType } from "../schemas/events";
+import {
+  deliveryFilterSchema,
+  DELIVERY_ID_PATTERN,
+  webhookInputSchema,
+  WEBHOOK_ID_PATTERN,
+  type DeliveryFilter,
+  type DeliveryView,
+  type WebhookInput,
+  type WebhookView,
+} from "../schemas/webhooks";
+import { loadFor, type AppRow } from "./app-access";
+import type { Actor } from "./actor";
+import { recordAudit } from "./audit";
+
+/**
+ * Webhook endpoints of an app (issue 25). The team's owner and admins (and the operator) manage
+ * them, since they hold signing secrets (the `handleSecrets` capability); viewers and platform
+ * admins read them. The signing secret is shown once, at creation and on rotation, and stored
+ * encrypted (lib/events/secret-box.ts). A rotation keeps the old secret signing for 24 hours.
+ */
+const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+interface StoredSecret {
+  box: string;
+  createdAt: string;
+  expiresAt?: string;
+}
+
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** The event types an app may receive with its approved scopes (what an empty filter means). */
+export function receivableTypes(app: Pick<AppRow, "scopes">): EventType[] {
+  return EVENT_TYPES.filter((t) => {
+    const scope = EVENT_AUDIENCE[t].scope;
+    return scope === null || app.scopes.includes(scope);
+  });
+}
+
+function toView(row: { id: string; url: string; events: string[]; enabled: boolean; disabledReason: string | null; failingSince: Date | null; createdAt: Date }): WebhookView {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events as EventType[],
+    status: row.enabled ? "enabled" : "disabled",
+    disabled_reason: row.enabled ? null : row.disabledReason,
+    failing_since: row.failingSince ? seconds(row.failingSince) : null,
+    created_at: seconds(row.createdAt),
+  };
+}
+
+function parseInput(app: AppRow, input: WebhookInput): { url: string; events: EventType[] } {
+  const parsed = webhookInputSchema.safeParse(input);
+  if (!parsed.success) throw new AppError("invalid_request", parsed.error.issues[0]!.message);
+  const url = checkWebhookUrl(parsed.data.url);
+  if (!url.ok) throw new AppError("invalid_request", url.message);
+  const allowed = receivableTypes(app);
+  const refused = parsed.data.events.filter((t) => !allowed.includes(t));
+  if (refused.length) {
+    const needs = refused.map((t) => `${t} needs ${EVENT_AUDIENCE[t].scope}`).join(", ");
+    throw new AppError("invalid_request", `This app cannot receive ${refused.join(", ")} (${needs}).`);
+  }
+  return { url: url.url, events: [...new Set(parsed.data.events)].sort() };
+}
+
+async function loadEndpoint(app: AppRow, webhookId: string) {
+  const row = WEBHOOK_ID_PATTERN.test(webhookId) ? await db.webhookEndpoint.findUnique({ where: { id: webhookId } }) : null;
+  if (!row || row.clientId !== app.clientId) throw new AppError("not_found", `No webhook ${webhookId} on ${app.clientId}.`);
+  return row;
+}
+
+export async function listWebhooks(clientId: string, actor: Actor): Promise<WebhookView[]> {
+  await loadFor(clientId, actor, "view", "app.webhook.list");
+  const rows = await db.webhookEndpoint.findMany({ where: { clientId }, orderBy: { createdAt: "asc" } });
+  return rows.map(toView);
+}
+
+export async function addWebhook(clientId: string, input: WebhookInput, actor: Actor): Promise<WebhookView & { secret: string }> {
+  const app = await loadFor(clientId, actor, "handleSecrets", "app.webhook.add");
+  const { url, events } = parseInput(app, input);
+  const secret = generateWebhookSecret();
+  const secrets: StoredSecret[] = [{ box: await sealSecret(secret), createdAt: new Date().toISOString() }];
+  const row = await db.$transaction(async (tx) => {
+    // Under the app's row lock: two additions at once cannot both take the fifth place.
+    await tx.$queryRaw`SELECT 1 FROM "Application" WHERE "clientId" = ${clientId} FOR UPDATE`;
+    const count = await tx.webhookEndpoint.count({ where: { clientId } });
+    if (count >= MAX_WEBHOOKS_PER_APP) {
+      throw new AppError("conflict", `An app has at most ${MAX_WEBHOOKS_PER_APP} webhook endpoints; remove one first.`);
+    }
+    const created = await tx.webhookEndpoint.create({
+      data: { id: newPublicId("wh"), clientId, url, events, secrets: secrets as object[], createdById: actor.kind === "user" ? actor.id : null },
+    });
+    await recordAudit({ actor, action: "app.webhook.add", targetType: "app", targetId: clientId, detail: { webhook: created.id, url, events } }, tx);
+    return created;
+  });
+  return { ...toView(row), secret };
+}
+
+export async function removeWebhook(clientId: string, webhookId: string, actor: Actor): Promise<{ id: string; removed: true }> {
+  const app = await loadFor(clientId, actor, "handleSecrets", "app.webhook.remove");
+  const row = await loadEndpoint(app, webhookId);
+  await db.$transaction(async (tx) => {
+    await tx.webhookEndpoint.delete({ where: { id: row.id } });
+    await recordAudit({ actor, action: "app.webhook.remove", targetType: "app", targetId: clientId, detail: { webhook: row.id, url: row.url } }, tx);
+  });
+  return { id: row.id, removed: true };
+}
+
+export async function setWebhookEnabled(clientId: string, webhookId: string, enabled: boolean, actor: Actor): Promise<WebhookView> {
+  const action = enabled ? "app.webhook.enable" : "app.webhook.disable";
+  const app = await loadFor(clientId, actor, "handleSecrets", action);
+  const row = await loadEndpoint(app, webhookId);
+  const updated = await db.$transaction(async (tx) => {
+    const next = await tx.webhookEndpoint.update({
+      where: { id: row.id },
+      // Enabling starts a fresh count of failing days.
+      data: enabled ? { enabled: true, disabledReason: null, failingSince: null } : { enabled: false, disabledReason: "owner" },
+    });
+    await recordAudit({ actor, action, targetType: "app", targetId: clientId, detail: { webhook: row.id } }, tx);
+    return next;
+  });
+  return toView(updated);
+}
+
+/** A new signing secret, shown once; the previous one keeps signing alongside for 24 hours. */
+export async function rotateWebhookSecret(clientId: string, webhookId: string, actor: Actor): Promise<{ id: string; secret: string }> {
+  const app = await loadFor(clientId, actor, "handleSecrets", "app.webhook.rotate");
+  const row = await loadEndpoint(app, webhookId);
+  const secret = generateWebhookSecret();
+  const now = Date.now();
+  const previous = (row.secrets as unknown as StoredSecret[])
+    .filter((s) => !s.expiresAt || Date.parse(s.expiresAt) > now)
+    .slice(0, 1)
+    .map((s) => ({ ...s, expiresAt: s.expiresAt ?? new Date(now + ROTATION_OVERLAP_MS).toISOString() }));
+  const secrets: StoredSecret[] = [{ box: await sealSecret(secret), createdAt: new Date(now).toISOString() }, ...previous];
+  await db.$transaction(async (tx) => {
+    await tx.webhookEndpoint.update({ where: { id: row.id }, data: { secrets: secrets as object[] } });
+    await recordAudit({ actor, action: "app.webhook.rotate", targetType: "app", targetId: clientId, detail: { webhook: row.id } }, tx);
+  });
+  return { id: row.id, secret };
+}
+
+/** A first attempt of `eventSeq` to one endpoint, queued in `tx` (a test event, a redelivery). */
+async function queueDelivery(tx: Tx, endpoint: { id: string; clientId: string }, event: { seq: bigint; id: string; type: string }, redelivery: boolean): Promise<string> {
+  const id = newPublicId("dlv");
+  await tx.$executeRaw`
+    INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, redelivery, state, "createdAt")
+    VALUES (${id}, ${endpoint.id}, ${endpoint.clientId}, ${event.seq}, ${event.id}, ${event.type}, 1, ${redelivery}, 'pending', timezone('UTC', now()))`;
+  await tx.$queryRaw`SELECT graphile_worker.add_job('webhook_deliver', json_build_object('delivery', ${id}::text), max_attempts := 5)::text`;
+  return id;
+}
+
+/** "Send test event": a `ping` to this endpoint (enabled or not: the owner checks a receiver before enabling it). */
+export async function sendTestEvent(clientId: string, webhookId: string, actor: Actor): Promise<{ event_id: string; delivery_id: string }> {
+  const app = await loadFor(clientId, actor, "handleSecrets", "app.webhook.test");
+  const endpoint = await loadEndpoint(app, webhookId);
+  if (!endpoint.enabled) throw new AppError("conflict", `Webhook ${webhookId} is disabled; enable it to send a test event.`);
+  return db.$transaction(async (tx) => {
+    const eventId = await recordEvent(tx, {
+      type: "ping",
+      clientId,
+      data: { message: `Test event from the developer portal for ${app.name}.`, webhook_id: endpoint.id },
+    });
+    const event = await tx.event.findUniqueOrThrow({ where: { id: eventId }, select: { seq: true, id: true, type: true } });
+    // The fan-out of this ping finds this first attempt already queued (unique index) and adds nothing.
+    const deliveryId = await queueDelivery(tx, endpoint, event, false);
+    await recordAudit({ actor, action: "app.webhook.test", targetType: "app", targetId: clientId, detail: { webhook: endpoint.id, event: eventId } }, tx);
+    return { event_id: eventId, delivery_id: deliveryId };
+  });
+}
+
+function toDeliveryView(d: {
+  id: string; endpointId: string; eventId: string; eventType: string; attempt: number; redelivery: boolean; state: string;
+  statusCode: number | null; error: string | null; latencyMs: number | null; response: string | null; createdAt: Date; nextAttemptAt: Date | null;
+}): DeliveryView {
+  return {
+    id: d.id,
+    webhook_id: d.endpointId,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    attempt: d.attempt,
+    redelivery: d.redelivery,
+    state: d.state,
+    status_code: d.statusCode,
+    ok: d.state === "delivered",
+    error: d.error,
+    latency_ms: d.latencyMs,
+    response: d.response,
+    created_at: seconds(d.createdAt),
+    next_attempt_at: d.nextAttemptAt ? seconds(d.nextAttemptAt) : null,
+  };
+}
+
+/** The delivery log, newest first: every attempt (kept 7 days). */
+export async function listDeliveries(clientId: string, filter: DeliveryFilter, actor: Actor): Promise<DeliveryView[]> {
+  await loadFor(clientId, actor, "view", "app.webhook.deliveries");
+  const parsed = deliveryFilterSchema.safeParse(filter);
+  if (!parsed.success) throw new AppError("invalid_request", parsed.error.issues[0]!.message);
+  const { webhook, status, limit } = parsed.data;
+  const rows = await db.webhookDelivery.findMany({
+    where: { clientId, ...(webhook ? { endpointId: webhook } : {}), ...(status ? { state: status } : {}) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+  });
+  return rows.map(toDeliveryView);
+}
+
+/** Sends the event of a delivery again, as a new first attempt (same event id: receivers deduplicate). */
+export async function redeliver(clientId: string, deliveryId: string, actor: Actor): Promise<{ delivery_id: string }> {
+  const app = await loadFor(clientId, actor, "handleSecrets", "app.webhook.redeliver");
+  const delivery = DELIVERY_ID_PATTERN.test(deliveryId) ? await db.webhookDelivery.findUnique({ where: { id: deliveryId } }) : null;
+  if (!delivery || delivery.clientId !== clientId) throw new AppError("not_found", `No delivery ${deliveryId} on ${clientId}.`);
+  const endpoint = await loadEndpoint(app, delivery.endpointId);
+  if (!endpoint.enabled) throw new AppError("conflict", `Webhook ${endpoint.id} is disabled; enable it to redeliver.`);
+  return db.$transaction(async (tx) => {
+    const id = await queueDelivery(tx, endpoint, { seq: delivery.eventSeq, id: delivery.eventId, type: delivery.eventType }, true);
+    await recordAudit({ actor, action: "app.webhook.redeliver", targetType: "app", targetId: clientId, detail: { delivery: deliveryId, redelivery: id } }, tx);
+    return { delivery_id: id };
+  });
+}
