@@ -106,6 +106,13 @@ const rawSchema = z.object({
    * login app's users share its quota; one of them cannot spend it all).
    */
   USER_QUOTA_PERCENT: z.coerce.number().min(1).max(100).default(DEFAULT_USER_QUOTA_PERCENT),
+  /**
+   * Issue 25, development and tests only: webhook deliveries may go to loopback and private
+   * addresses, over plain http too (lib/events/deliver-http.ts), so receivers on the same machine
+   * work. Off by default (`0` or unset): in production that would let an app's webhook URL reach
+   * the platform's own network.
+   */
+  WEBHOOKS_ALLOW_PRIVATE: booleanFlag.default(false),
 });
 
 export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY"> & {

@@ -40,7 +40,7 @@ describe("webhook signing", () => {
     const next = generateWebhookSecret();
     const ts = now();
     const headers = webhookHeaders("evt_2", ts, body, [old, next]);
-    expect(headers["webhook-signature"].split(" ")).toHaveLength(2);
+    expect(headers["webhook-signature"]!.split(" ")).toHaveLength(2);
     expect(new Webhook(old).verify(body, headers)).toEqual(JSON.parse(body));
     expect(new Webhook(next).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => new Webhook(generateWebhookSecret()).verify(body, headers)).toThrow(WebhookVerificationError);
