@@ -324,9 +324,8 @@ function send(
       const statusCode = response.statusCode ?? null;
       const chunks: Buffer[] = [];
       let received = 0;
-      let deadline: NodeJS.Timeout | undefined;
       const finish = () => {
-        clearTimeout(deadline);
+        clearTimeout(bodyDeadline);
         const all = Buffer.concat(chunks, received).subarray(0, KEEP_LIMIT);
         done({
           ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
@@ -339,7 +338,7 @@ function send(
       // The status line is in: the overall deadline now only ends the body read.
       onAnswer();
       const left = Math.max(0, (input.timeoutMs ?? DEFAULT_TIMEOUT_MS) - (performance.now() - started));
-      deadline = setTimeout(finish, left);
+      const bodyDeadline = setTimeout(finish, left);
       response.on("data", (chunk: Buffer) => {
         const room = READ_LIMIT - received;
         if (room <= 0) return;
