@@ -42,6 +42,13 @@ describe("parseEnv", () => {
     expect(parseEnv({ SEED_DEMO: "false" }).SEED_DEMO).toBe(false);
   });
 
+  it("WEBHOOKS_ALLOW_PRIVATE (issue 25): off unless set to 1", () => {
+    expect(parseEnv({}).WEBHOOKS_ALLOW_PRIVATE).toBe(false);
+    expect(parseEnv({ WEBHOOKS_ALLOW_PRIVATE: "0" }).WEBHOOKS_ALLOW_PRIVATE).toBe(false);
+    expect(parseEnv({ WEBHOOKS_ALLOW_PRIVATE: "1" }).WEBHOOKS_ALLOW_PRIVATE).toBe(true);
+    expect(() => parseEnv({ WEBHOOKS_ALLOW_PRIVATE: "maybe" })).toThrow(/WEBHOOKS_ALLOW_PRIVATE/);
+  });
+
   it("sign-in abuse settings (issue 24): IPv6 throttled by /64, a line of 64 password checks, 3 s of wait", () => {
     expect(parseEnv({})).toMatchObject({ THROTTLE_IPV6_PREFIX: 64, PASSWORD_CHECK_QUEUE: 64, PASSWORD_CHECK_MAX_WAIT_MS: 3000 });
     expect(parseEnv({ THROTTLE_IPV6_PREFIX: "56" })).toMatchObject({ THROTTLE_IPV6_PREFIX: 56 });

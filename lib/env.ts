@@ -127,6 +127,13 @@ const rawSchema = z.object({
     .default([5, 300, 1800, 7200, 18000, 36000, 36000]),
   /** Issue 25: webhook deliveries and fan-outs run at once in each process (graphile-worker's concurrency). */
   EVENT_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
+  /**
+   * Issue 25, development and tests only: webhook deliveries may go to loopback and private
+   * addresses, over plain http too (lib/events/deliver-http.ts), so receivers on the same machine
+   * work. Off by default (`0` or unset): in production that would let an app's webhook URL reach
+   * the platform's own network.
+   */
+  WEBHOOKS_ALLOW_PRIVATE: booleanFlag.default(false),
 });
 
 export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY"> & {

@@ -1,0 +1,357 @@
+import dns from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import { StringDecoder } from "node:string_decoder";
+import { env } from "../env";
+
+/**
+ * One webhook delivery attempt that cannot be turned against us (issue 25, point 4): the URL's
+ * addresses are resolved now and refused when any is private, loopback, link-local, multicast, a
+ * metadata address or otherwise not on the public internet; the connection goes to the address
+ * that was checked (a `lookup` that answers with it, so a second DNS answer cannot differ: no DNS
+ * rebinding) while Host and TLS SNI stay the URL's host; no redirect is followed; at most 4 KiB of
+ * the answer is read; the whole attempt ends at `timeoutMs`.
+ */
+export type DeliveryError = "timeout" | "refused" | "tls" | "dns" | "blocked_address" | "network" | "invalid_url";
+
+export interface DeliveryResult {
+  /** Any 2xx. A 3xx is a failure with its status code (redirects are not followed). */
+  ok: boolean;
+  statusCode: number | null;
+  error: DeliveryError | null;
+  latencyMs: number;
+  /** The first 1 KiB of the answer, as UTF-8 (a character cut at the limit is left out). */
+  responseBody: string;
+}
+
+export interface DeliverWebhookInput {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  /** Default 10 000 (issue 25). */
+  timeoutMs?: number;
+  /** Default env().WEBHOOKS_ALLOW_PRIVATE: loopback and private targets, and plain http (development and tests). */
+  allowPrivate?: boolean;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const MAX_URL_LENGTH = 2048;
+/** How much of an answer is read at most; the socket is destroyed beyond it. */
+const READ_LIMIT = 4096;
+/** How much of it the delivery log keeps. */
+const KEEP_LIMIT = 1024;
+
+type Family = 4 | 6;
+interface Address {
+  address: string;
+  family: Family;
+}
+
+function blockList(v4: readonly string[], v6: readonly string[]): net.BlockList {
+  const list = new net.BlockList();
+  for (const cidr of v4) {
+    const [address, prefix] = cidr.split("/") as [string, string];
+    list.addSubnet(address, Number(prefix), "ipv4");
+  }
+  for (const cidr of v6) {
+    const [address, prefix] = cidr.split("/") as [string, string];
+    list.addSubnet(address, Number(prefix), "ipv6");
+  }
+  return list;
+}
+
+/**
+ * Never a webhook target, not even with WEBHOOKS_ALLOW_PRIVATE: nothing a receiver listens on, and
+ * the cloud metadata services (169.254.169.254 and fd00:ec2::254 inside these ranges).
+ */
+const ALWAYS_BLOCKED = blockList(
+  [
+    "0.0.0.0/8", // "this network", unspecified
+    "169.254.0.0/16", // link-local, cloud metadata 169.254.169.254
+    "192.0.0.0/24", // IETF protocol assignments
+    "192.0.2.0/24", // documentation (TEST-NET-1)
+    "198.18.0.0/15", // benchmarking
+    "198.51.100.0/24", // documentation (TEST-NET-2)
+    "203.0.113.0/24", // documentation (TEST-NET-3)
+    "224.0.0.0/4", // multicast
+    "240.0.0.0/4", // reserved, and 255.255.255.255 broadcast
+  ],
+  [
+    "::/128", // unspecified
+    "fe80::/10", // link-local
+    "ff00::/8", // multicast
+    "fd00:ec2::254/128", // AWS metadata over IPv6 (also inside fc00::/7 below)
+    "2001:db8::/32", // documentation
+    "100::/64", // discard-only
+  ],
+);
+
+/** Loopback and private networks: refused unless WEBHOOKS_ALLOW_PRIVATE (development and tests). */
+const PRIVATE = blockList(
+  [
+    "10.0.0.0/8",
+    "100.64.0.0/10", // carrier-grade NAT
+    "127.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+  ],
+  ["::1/128", "fc00::/7"],
+);
+
+/**
+ * The IPv4 address an IPv6 address stands for, where it embeds one: IPv4-mapped (::ffff:a.b.c.d),
+ * IPv4-compatible (::a.b.c.d, deprecated) and the NAT64 well-known prefix (64:ff9b::a.b.c.d), so
+ * `::ffff:127.0.0.1` or `64:ff9b::a9fe:a9fe` is judged as the IPv4 address it reaches.
+ */
+function embeddedIPv4(address: string): string | null {
+  const bytes = ipv6Bytes(address);
+  if (!bytes) return null;
+  const head = (n: number) => bytes.subarray(0, n);
+  const zero = (b: Uint8Array) => b.every((x) => x === 0);
+  const mapped = zero(head(10)) && bytes[10] === 0xff && bytes[11] === 0xff;
+  const compatible = zero(head(12)) && !zero(bytes.subarray(12));
+  const nat64 = bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(bytes.subarray(4, 12));
+  if (!mapped && !compatible && !nat64) return null;
+  return Array.from(bytes.subarray(12)).join(".");
+}
+
+/** The 16 bytes of an IPv6 address (zone ids dropped), or null when it is not one. */
+function ipv6Bytes(input: string): Uint8Array | null {
+  const address = input.replace(/%.*$/, "");
+  if (net.isIPv6(address) === false) return null;
+  let text = address;
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    const parts = v4[1]!.split(".").map(Number);
+    text = text.slice(0, -v4[1]!.length) + `${((parts[0]! << 8) | parts[1]!).toString(16)}:${((parts[2]! << 8) | parts[3]!).toString(16)}`;
+  }
+  const [left, right] = text.includes("::") ? (text.split("::") as [string, string]) : [text, null];
+  const leftGroups = left ? left.split(":") : [];
+  const rightGroups = right ? right.split(":") : [];
+  const groups = right === null ? leftGroups : [...leftGroups, ...Array<string>(8 - leftGroups.length - rightGroups.length).fill("0"), ...rightGroups];
+  if (groups.length !== 8) return null;
+  const bytes = new Uint8Array(16);
+  groups.forEach((group, i) => {
+    const value = parseInt(group, 16);
+    bytes[2 * i] = value >> 8;
+    bytes[2 * i + 1] = value & 0xff;
+  });
+  return bytes;
+}
+
+/** Why `address` may not be a webhook target, or null when it may. */
+function blockedReason(address: string, allowPrivate: boolean): string | null {
+  const family = net.isIP(address.replace(/%.*$/, ""));
+  if (family === 0) return "is not an IP address";
+  const candidates: [string, "ipv4" | "ipv6"][] = [[address.replace(/%.*$/, ""), family === 4 ? "ipv4" : "ipv6"]];
+  if (family === 6) {
+    const v4 = embeddedIPv4(address);
+    if (v4) candidates.push([v4, "ipv4"]);
+  }
+  for (const [candidate, type] of candidates) {
+    if (ALWAYS_BLOCKED.check(candidate, type)) return "is a link-local, multicast, reserved or metadata address";
+    if (!allowPrivate && PRIVATE.check(candidate, type)) return "is a loopback or private address";
+  }
+  return null;
+}
+
+type ParsedUrl = { ok: true; url: URL; host: string } | { ok: false; error: "invalid_url" | "blocked_address"; message: string };
+
+function parseWebhookUrl(input: string, allowPrivate: boolean): ParsedUrl {
+  const invalid = (message: string): ParsedUrl => ({ ok: false, error: "invalid_url", message });
+  if (input.length > MAX_URL_LENGTH) return invalid(`A webhook URL is at most ${MAX_URL_LENGTH} characters.`);
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return invalid("The webhook URL is not a valid URL.");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return invalid("A webhook URL uses https.");
+  if (url.username !== "" || url.password !== "") return invalid("A webhook URL carries no user name or password.");
+  if (url.hostname === "") return invalid("A webhook URL names a host.");
+  // URL keeps IPv6 literals in brackets: [::1].
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  // A refused address is named as such before the scheme rule: http://127.0.0.1 is refused for its address.
+  if (net.isIP(host) !== 0) {
+    const reason = blockedReason(host, allowPrivate);
+    if (reason) return { ok: false, error: "blocked_address", message: `The webhook URL's address ${host} ${reason}.` };
+  }
+  if (url.protocol === "http:" && !allowPrivate) return invalid("A webhook URL uses https.");
+  return { ok: true, url, host };
+}
+
+/**
+ * The check at registration: https only (http too with WEBHOOKS_ALLOW_PRIVATE), no user info, at
+ * most 2048 characters, a host, and no literal address that delivery would refuse. Names are
+ * resolved only at delivery (what they resolve to may change).
+ */
+export function checkWebhookUrl(url: string, allowPrivate: boolean = env().WEBHOOKS_ALLOW_PRIVATE): { ok: true; url: string } | { ok: false; message: string } {
+  const parsed = parseWebhookUrl(url, allowPrivate);
+  return parsed.ok ? { ok: true, url: parsed.url.href } : { ok: false, message: parsed.message };
+}
+
+class AttemptError extends Error {
+  constructor(readonly kind: DeliveryError) {
+    super(kind);
+  }
+}
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH|ERR_OSSL_)/;
+
+function classify(error: unknown): DeliveryError {
+  if (error instanceof AttemptError) return error.kind;
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === "string") {
+    if (code === "ECONNREFUSED") return "refused";
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ENODATA" || code === "EAI_FAIL") return "dns";
+    if (TLS_CODE.test(code)) return "tls";
+    if (code === "EPROTO" && /SSL|TLS/i.test(String((error as Error).message))) return "tls";
+  }
+  if ((error as { library?: unknown })?.library === "SSL routines") return "tls";
+  return "network";
+}
+
+async function resolve(host: string): Promise<Address[]> {
+  const family = net.isIP(host);
+  if (family !== 0) return [{ address: host, family: family as Family }];
+  // Read at call time (not destructured at import): tests observe which names are resolved.
+  const answers = await dns.promises.lookup(host, { all: true, verbatim: true });
+  return answers.map((a) => ({ address: a.address, family: a.family as Family }));
+}
+
+/**
+ * POSTs `body` to `url` once. Never throws: every outcome is a DeliveryResult. A timeout before the
+ * answer's status line is `timeout`; once the status line is in, the deadline only cuts the body
+ * read short (the receiver did answer).
+ */
+export async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryResult> {
+  const started = performance.now();
+  const timeoutMs = input.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const allowPrivate = input.allowPrivate ?? env().WEBHOOKS_ALLOW_PRIVATE;
+  const elapsed = () => Math.round(performance.now() - started);
+  const failed = (error: DeliveryError, statusCode: number | null = null): DeliveryResult => ({
+    ok: false,
+    statusCode,
+    error,
+    latencyMs: elapsed(),
+    responseBody: "",
+  });
+
+  const parsed = parseWebhookUrl(input.url, allowPrivate);
+  if (!parsed.ok) return failed(parsed.error);
+  const { url, host } = parsed;
+
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new AttemptError("timeout"));
+      abort.abort(); // ends a connection or request in flight
+    }, timeoutMs);
+  });
+  try {
+    const addresses = await Promise.race([resolve(host), deadline]);
+    if (addresses.length === 0) return failed("dns");
+    // Any blocked answer refuses the whole name: an attacker's name resolving to one public and
+    // one private address must not get a chance at the private one.
+    if (addresses.some((a) => blockedReason(a.address, allowPrivate) !== null)) return failed("blocked_address");
+    return await Promise.race([send(url, host, addresses, input, { started, signal: abort.signal, onAnswer: () => clearTimeout(timer) }), deadline]);
+  } catch (error) {
+    return failed(classify(error));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function send(
+  url: URL,
+  host: string,
+  addresses: Address[],
+  input: DeliverWebhookInput,
+  { started, signal, onAnswer }: { started: number; signal: AbortSignal; onAnswer: () => void },
+): Promise<DeliveryResult> {
+  return new Promise<DeliveryResult>((resolvePromise, reject) => {
+    const body = Buffer.from(input.body, "utf8");
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(input.headers)) {
+      // Host and the body's framing are ours to set.
+      if (!["host", "content-length", "transfer-encoding", "connection"].includes(name.toLowerCase())) headers[name] = value;
+    }
+    headers["content-length"] = String(body.length);
+    headers.connection = "close";
+
+    /**
+     * The connection goes to the addresses checked above, whatever a second lookup would answer
+     * (no DNS rebinding). net.connect asks with `all: true` when it may try several (Happy Eyeballs).
+     */
+    const lookup = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0]!.address, addresses[0]!.family);
+    }) as unknown as net.LookupFunction;
+
+    const transport = url.protocol === "https:" ? https : http;
+    const request = transport.request({
+      method: "POST",
+      protocol: url.protocol,
+      hostname: host,
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      headers,
+      lookup,
+      // SNI and certificate checks against the URL's name (not the address connected to); none for an IP literal.
+      ...(url.protocol === "https:" && net.isIP(host) === 0 ? { servername: host } : {}),
+      agent: false,
+      signal,
+    });
+
+    let settled = false;
+    const done = (result: DeliveryResult) => {
+      if (settled) return;
+      settled = true;
+      request.destroy();
+      resolvePromise(result);
+    };
+
+    request.on("error", (error) => {
+      if (!settled) {
+        settled = true;
+        reject(error);
+      }
+    });
+
+    request.once("response", (response) => {
+      const statusCode = response.statusCode ?? null;
+      const chunks: Buffer[] = [];
+      let received = 0;
+      const finish = () => {
+        clearTimeout(bodyDeadline);
+        const all = Buffer.concat(chunks, received).subarray(0, KEEP_LIMIT);
+        done({
+          ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
+          statusCode,
+          error: null,
+          latencyMs: Math.round(performance.now() - started),
+          responseBody: new StringDecoder("utf8").write(all),
+        });
+      };
+      // The status line is in: the overall deadline now only ends the body read.
+      onAnswer();
+      const left = Math.max(0, (input.timeoutMs ?? DEFAULT_TIMEOUT_MS) - (performance.now() - started));
+      const bodyDeadline = setTimeout(finish, left);
+      response.on("data", (chunk: Buffer) => {
+        const room = READ_LIMIT - received;
+        if (room <= 0) return;
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        chunks.push(part);
+        received += part.length;
+        if (received >= READ_LIMIT) finish();
+      });
+      response.once("end", finish);
+      response.once("error", finish);
+      response.once("aborted", finish);
+    });
+
+    request.end(body);
+  });
+}

@@ -1,0 +1,45 @@
+import { createHmac, randomBytes } from "node:crypto";
+
+/**
+ * Webhook signing after the Standard Webhooks specification
+ * (https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md),
+ * so a receiver verifies with the `standardwebhooks` package, any of the spec's libraries, the
+ * SDK's verifyWebhook or ten lines of its own: the signature is
+ * base64(HMAC-SHA256(key, `${id}.${timestamp}.${body}`)), the key the base64-decoded part after
+ * `whsec_`.
+ */
+const SECRET_PREFIX = "whsec_";
+
+/** A new signing secret: `whsec_` + base64 of 32 random bytes (shown once, stored only encrypted or hashed by the caller). */
+export function generateWebhookSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString("base64");
+}
+
+function secretKey(secret: string): Buffer {
+  if (!secret.startsWith(SECRET_PREFIX)) throw new Error("a webhook secret starts with whsec_");
+  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), "base64");
+  if (key.length === 0) throw new Error("a webhook secret carries a base64 key after whsec_");
+  return key;
+}
+
+/**
+ * The `webhook-signature` header: `v1,<sig>` for each secret, space-separated. During a rotation
+ * the old and the new secret both sign (issue 25: for 24 h), so receivers holding either verify.
+ */
+export function signatureHeader(id: string, timestampSeconds: number, body: string, secrets: readonly string[]): string {
+  if (secrets.length === 0) throw new Error("at least one webhook secret signs a delivery");
+  if (!Number.isSafeInteger(timestampSeconds)) throw new Error("webhook-timestamp is whole Unix seconds");
+  const content = `${id}.${timestampSeconds}.${body}`;
+  return secrets.map((secret) => `v1,${createHmac("sha256", secretKey(secret)).update(content, "utf8").digest("base64")}`).join(" ");
+}
+
+/** Every header a delivery carries (Standard Webhooks names plus our user agent). */
+export function webhookHeaders(id: string, timestampSeconds: number, body: string, secrets: readonly string[]): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    "webhook-id": id,
+    "webhook-timestamp": String(timestampSeconds),
+    "webhook-signature": signatureHeader(id, timestampSeconds, body, secrets),
+    "user-agent": "SocialDevPlatform-Webhooks/1",
+  };
+}

@@ -1,0 +1,245 @@
+import { execFileSync } from "node:child_process";
+import dns from "node:dns";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { checkWebhookUrl, deliverWebhook } from "../../lib/events/deliver-http";
+
+/**
+ * lib/events/deliver-http.ts against real receivers on 127.0.0.1 (node:http and node:https):
+ * what counts as delivered, that redirects are not followed, that at most 4 KiB of an answer is
+ * read, the deadline, the error kinds, and the SSRF guard — with WEBHOOKS_ALLOW_PRIVATE off, a
+ * loopback, private, link-local or metadata target is refused before any connection is made.
+ */
+interface Receiver {
+  url: string;
+  port: number;
+  /** Connections the receiver accepted. */
+  connections: number;
+  requests: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[];
+  /** Sockets closed (by either side) so far. */
+  closed: number;
+  close(): Promise<void>;
+}
+
+const receivers: Receiver[] = [];
+
+async function startReceiver(handle: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void, server: http.Server = http.createServer()): Promise<Receiver> {
+  const receiver: Receiver = { url: "", port: 0, connections: 0, requests: [], closed: 0, close: async () => {} };
+  server.on("connection", (socket: import("node:net").Socket) => {
+    receiver.connections += 1;
+    socket.once("close", () => (receiver.closed += 1));
+  });
+  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      receiver.requests.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      handle(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  receiver.port = (server.address() as AddressInfo).port;
+  receiver.url = `${server instanceof https.Server ? "https" : "http"}://127.0.0.1:${receiver.port}`;
+  receiver.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  receivers.push(receiver);
+  return receiver;
+}
+
+/** A port nothing listens on. */
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const body = JSON.stringify({ id: "evt_1", type: "ping", created_at: 1, data: { text: "héllo" } });
+const headers = { "content-type": "application/json", "webhook-id": "evt_1", "webhook-timestamp": "1", "webhook-signature": "v1,abc" };
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+describe("a delivery attempt (WEBHOOKS_ALLOW_PRIVATE on, receivers on 127.0.0.1)", () => {
+  it("POSTs the body and headers; any 2xx is delivered", async () => {
+    const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+    const result = await deliverWebhook({ url: `${receiver.url}/hooks?x=1`, body, headers, allowPrivate: true });
+    expect(result).toMatchObject({ ok: true, statusCode: 204, error: null, responseBody: "" });
+    expect(result.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(receiver.requests).toHaveLength(1);
+    const [request] = receiver.requests;
+    expect(request).toMatchObject({ method: "POST", url: "/hooks?x=1", body });
+    expect(request!.headers).toMatchObject({ ...headers, host: `127.0.0.1:${receiver.port}`, "content-length": String(Buffer.byteLength(body)) });
+  });
+
+  it("a 500 is not delivered and keeps its status and the start of the answer", async () => {
+    const receiver = await startReceiver((_req, res) => res.writeHead(500, { "content-type": "text/plain" }).end("oops"));
+    const result = await deliverWebhook({ url: receiver.url, body, headers, allowPrivate: true });
+    expect(result).toMatchObject({ ok: false, statusCode: 500, error: null, responseBody: "oops" });
+  });
+
+  it("does not follow a redirect: a 302 is a failure with its status, and its target receives nothing", async () => {
+    const target = await startReceiver((_req, res) => res.writeHead(200).end("ok"));
+    const redirecting = await startReceiver((_req, res) => res.writeHead(302, { location: `${target.url}/elsewhere` }).end());
+    const result = await deliverWebhook({ url: redirecting.url, body, headers, allowPrivate: true });
+    expect(result).toMatchObject({ ok: false, statusCode: 302, error: null });
+    await wait(100);
+    expect(target.connections).toBe(0);
+    expect(redirecting.requests).toHaveLength(1);
+  });
+
+  it("reads at most 4 KiB of the answer and keeps 1 KiB: a receiver sending 1 MiB and never ending is cut off at once", async () => {
+    const receiver = await startReceiver((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("é".repeat(512 * 1024)); // 1 MiB, 2 bytes a character; the answer never ends
+    });
+    const started = performance.now();
+    const result = await deliverWebhook({ url: receiver.url, body, headers, allowPrivate: true, timeoutMs: 5_000 });
+    // Had it read on, it would have waited for the end of an answer that never ends, up to the deadline.
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(result).toMatchObject({ ok: true, statusCode: 200, error: null });
+    expect(result.responseBody).toBe("é".repeat(512));
+    await vi.waitFor(() => expect(receiver.closed).toBe(1), { timeout: 2_000 });
+  });
+
+  it("ends the attempt at timeoutMs when the receiver does not answer, and drops the connection", async () => {
+    const receiver = await startReceiver(() => {}); // never answers
+    const started = performance.now();
+    const result = await deliverWebhook({ url: receiver.url, body, headers, allowPrivate: true, timeoutMs: 300 });
+    const took = performance.now() - started;
+    expect(result).toMatchObject({ ok: false, statusCode: null, error: "timeout", responseBody: "" });
+    expect(took).toBeGreaterThanOrEqual(295);
+    expect(took).toBeLessThan(2_000);
+    expect(result.latencyMs).toBeGreaterThanOrEqual(295);
+    await vi.waitFor(() => expect(receiver.closed).toBe(1), { timeout: 2_000 });
+  });
+
+  it("names the error: refused, dns, tls", async () => {
+    const closed = await freePort();
+    expect(await deliverWebhook({ url: `http://127.0.0.1:${closed}`, body, headers, allowPrivate: true })).toMatchObject({ ok: false, statusCode: null, error: "refused" });
+    expect(await deliverWebhook({ url: "https://no-such-host.invalid/hook", body, headers, allowPrivate: true })).toMatchObject({ ok: false, error: "dns" });
+
+    // A receiver whose certificate no CA vouches for.
+    const dir = mkdtempSync(path.join(os.tmpdir(), "webhook-tls-"));
+    try {
+      execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost", "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem")], { stdio: "ignore" });
+      const tlsServer = https.createServer({ key: readFileSync(path.join(dir, "key.pem")), cert: readFileSync(path.join(dir, "cert.pem")) });
+      const receiver = await startReceiver((_req, res) => res.writeHead(200).end(), tlsServer);
+      expect(await deliverWebhook({ url: receiver.url, body, headers, allowPrivate: true })).toMatchObject({ ok: false, statusCode: null, error: "tls" });
+      expect(receiver.requests).toHaveLength(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("connects to the address it checked, keeping the URL's host in Host (no second lookup to rebind)", async () => {
+    const receiver = await startReceiver((_req, res) => res.writeHead(200).end());
+    // hooks.example resolves only through this answer; a second lookup (the system resolver) would fail with ENOTFOUND.
+    const lookup = vi.spyOn(dns.promises, "lookup").mockImplementation((async (hostname: string) => {
+      expect(hostname).toBe("hooks.example");
+      return [{ address: "127.0.0.1", family: 4 }];
+    }) as unknown as typeof dns.promises.lookup);
+    const result = await deliverWebhook({ url: `http://hooks.example:${receiver.port}/in`, body, headers, allowPrivate: true });
+    expect(result).toMatchObject({ ok: true, statusCode: 200, error: null });
+    expect(lookup).toHaveBeenCalledTimes(1);
+    expect(receiver.requests[0]!.headers.host).toBe(`hooks.example:${receiver.port}`);
+  });
+
+  it("still refuses link-local and metadata addresses", async () => {
+    for (const url of ["https://169.254.169.254/latest/meta-data", "https://[fd00:ec2::254]/", "http://[fe80::1]/", "http://0.0.0.0/", "http://224.0.0.1/"]) {
+      expect(await deliverWebhook({ url, body, headers, allowPrivate: true }), url).toMatchObject({ ok: false, statusCode: null, error: "blocked_address" });
+    }
+  });
+});
+
+describe("the SSRF guard (WEBHOOKS_ALLOW_PRIVATE off)", () => {
+  it("refuses loopback, private, link-local and metadata targets without connecting", async () => {
+    const receiver = await startReceiver((_req, res) => res.writeHead(200).end());
+    const urls = [
+      `http://127.0.0.1:${receiver.port}/`,
+      `https://127.0.0.1:${receiver.port}/`,
+      `https://localhost:${receiver.port}/`, // a name resolving to 127.0.0.1
+      `https://[::1]:${receiver.port}/`,
+      `https://[::ffff:127.0.0.1]:${receiver.port}/`,
+      `https://2130706433:${receiver.port}/`, // 127.0.0.1 written as one number
+      "https://10.0.0.1/",
+      "https://172.16.5.4/",
+      "https://192.168.1.1/",
+      "https://100.64.0.1/",
+      "https://169.254.169.254/latest/meta-data",
+      "https://[fd00:ec2::254]/",
+      "https://[fc00::1]/",
+      "https://[64:ff9b::a9fe:a9fe]/", // NAT64 of 169.254.169.254
+      "https://0.0.0.0/",
+      "https://255.255.255.255/",
+      "https://240.0.0.1/",
+    ];
+    for (const url of urls) {
+      const started = performance.now();
+      const result = await deliverWebhook({ url, body, headers, allowPrivate: false, timeoutMs: 5_000 });
+      expect(result, url).toMatchObject({ ok: false, statusCode: null, error: "blocked_address", responseBody: "" });
+      expect(performance.now() - started, url).toBeLessThan(1_000);
+    }
+    await wait(100);
+    expect(receiver.connections).toBe(0);
+  });
+
+  it("refuses a name when any of its addresses is blocked", async () => {
+    vi.spyOn(dns.promises, "lookup").mockImplementation((async () => [
+      { address: "93.184.215.14", family: 4 },
+      { address: "10.1.2.3", family: 4 },
+    ]) as unknown as typeof dns.promises.lookup);
+    expect(await deliverWebhook({ url: "https://mixed.example/hook", body, headers, allowPrivate: false })).toMatchObject({ ok: false, error: "blocked_address" });
+  });
+
+  it("an invalid URL is invalid_url", async () => {
+    for (const url of ["not a url", "ftp://hooks.example.com/", "https://user:pass@hooks.example.com/", "http://hooks.example.com/"]) {
+      expect(await deliverWebhook({ url, body, headers, allowPrivate: false }), url).toMatchObject({ ok: false, error: "invalid_url" });
+    }
+  });
+});
+
+describe("checkWebhookUrl (at registration)", () => {
+  it("accepts an https URL with a host", () => {
+    expect(checkWebhookUrl("https://hooks.example.com/platform?x=1", false)).toEqual({ ok: true, url: "https://hooks.example.com/platform?x=1" });
+    expect(checkWebhookUrl("https://93.184.215.14:8443/in", false)).toMatchObject({ ok: true });
+  });
+
+  it("refuses http (unless private targets are allowed), user info, over-long URLs, other schemes and non-URLs", () => {
+    expect(checkWebhookUrl("http://hooks.example.com/", false)).toEqual({ ok: false, message: "A webhook URL uses https." });
+    expect(checkWebhookUrl("http://hooks.example.com/", true)).toMatchObject({ ok: true });
+    expect(checkWebhookUrl("https://user:secret@hooks.example.com/", false)).toMatchObject({ ok: false, message: expect.stringMatching(/user name or password/) });
+    expect(checkWebhookUrl("https://user@hooks.example.com/", false)).toMatchObject({ ok: false });
+    expect(checkWebhookUrl(`https://hooks.example.com/${"a".repeat(2048)}`, false)).toMatchObject({ ok: false, message: expect.stringMatching(/2048/) });
+    expect(checkWebhookUrl(`https://hooks.example.com/${"a".repeat(2048 - 26)}`, false)).toMatchObject({ ok: true });
+    expect(checkWebhookUrl("ftp://hooks.example.com/", false)).toMatchObject({ ok: false });
+    expect(checkWebhookUrl("javascript:alert(1)", false)).toMatchObject({ ok: false });
+    expect(checkWebhookUrl("hooks.example.com", false)).toMatchObject({ ok: false });
+    expect(checkWebhookUrl("https://", false)).toMatchObject({ ok: false });
+  });
+
+  it("refuses literal addresses delivery would refuse", () => {
+    for (const url of ["https://127.0.0.1/", "http://127.0.0.1/", "https://10.0.0.1/", "https://[::1]/", "https://169.254.169.254/", "https://[::ffff:10.0.0.1]/", "https://0x7f.1/"]) {
+      expect(checkWebhookUrl(url, false), url).toMatchObject({ ok: false, message: expect.stringMatching(/address/) });
+    }
+    expect(checkWebhookUrl("https://10.0.0.1/", true)).toMatchObject({ ok: true });
+    expect(checkWebhookUrl("http://127.0.0.1:4000/", true)).toMatchObject({ ok: true });
+    expect(checkWebhookUrl("https://169.254.169.254/", true)).toMatchObject({ ok: false });
+  });
+});
