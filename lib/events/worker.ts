@@ -98,7 +98,7 @@ const fanout: Task = async (payload) => {
 };
 
 interface DeliveryRow {
-  id: string;
+  delivery_id: string;
   endpoint_id: string;
   attempt: number;
   redelivery: boolean;
@@ -127,7 +127,7 @@ function makeDeliver(render: EventRenderer): Task {
   return async (payload, helpers) => {
     const { delivery: deliveryId } = deliverPayload.parse(payload);
     const { rows: [row] } = await pool.query<DeliveryRow & Record<string, unknown>>(
-      `SELECT d.id, d."endpointId" AS endpoint_id, d.attempt, d.redelivery, d.state, d."clientId" AS client_id,
+      `SELECT d.id AS delivery_id, d."endpointId" AS endpoint_id, d.attempt, d.redelivery, d.state, d."clientId" AS client_id,
               w.url, w.enabled, w.secrets, w."failingSince" AS failing_since, ${EVENT_COLUMNS}
        FROM "WebhookDelivery" d JOIN "Event" e ON e.seq = d."eventSeq" LEFT JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
        WHERE d.id = $1`,
@@ -136,13 +136,13 @@ function makeDeliver(render: EventRenderer): Task {
     // Done already (a job run twice), or its event or endpoint is gone.
     if (!row || row.state !== "pending") return;
     if (!row.url || !row.enabled) {
-      await pool.query(`UPDATE "WebhookDelivery" SET state = 'failed', error = 'disabled' WHERE id = $1 AND state = 'pending'`, [row.id]);
+      await pool.query(`UPDATE "WebhookDelivery" SET state = 'failed', error = 'disabled' WHERE id = $1 AND state = 'pending'`, [row.delivery_id]);
       return;
     }
     const running = inFlight.get(row.endpoint_id) ?? 0;
     if (running >= PER_ENDPOINT_IN_FLIGHT) {
       // This endpoint has its share of the slots: try again in a moment, leaving the slot to others.
-      await helpers.addJob("webhook_deliver", { delivery: row.id }, { runAt: new Date(Date.now() + 250), maxAttempts: 5 });
+      await helpers.addJob("webhook_deliver", { delivery: row.delivery_id }, { runAt: new Date(Date.now() + 250), maxAttempts: 5 });
       return;
     }
     inFlight.set(row.endpoint_id, running + 1);
@@ -171,7 +171,7 @@ async function attempt(row: DeliveryRow & Record<string, unknown>, render: Event
     await client.query(
       `UPDATE "WebhookDelivery" SET state = $2, "statusCode" = $3, error = $4, "latencyMs" = $5, response = $6, "nextAttemptAt" = $7
        WHERE id = $1`,
-      [row.id, result.ok ? "delivered" : "failed", result.statusCode, result.error, Math.round(result.latencyMs), result.responseBody.slice(0, 1024), nextAt],
+      [row.delivery_id, result.ok ? "delivered" : "failed", result.statusCode, result.error, Math.round(result.latencyMs), result.responseBody.slice(0, 1024), nextAt],
     );
     if (nextAt) {
       await client.query(
@@ -180,7 +180,7 @@ async function attempt(row: DeliveryRow & Record<string, unknown>, render: Event
            SELECT platform_public_id('dlv'), "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt + 1, redelivery, 'pending', timezone('UTC', $2::timestamptz)
            FROM "WebhookDelivery" WHERE id = $1 RETURNING id)
          SELECT graphile_worker.add_job('webhook_deliver', json_build_object('delivery', id), run_at := $2::timestamptz, max_attempts := 5) FROM next`,
-        [row.id, nextAt],
+        [row.delivery_id, nextAt],
       );
     }
     await settleEndpoint(client, row, result.ok, gone);
@@ -227,6 +227,8 @@ export async function startEventWorker(render: EventRenderer): Promise<{ stop():
   const runner: Runner = await run({
     connectionString: env().DATABASE_URL,
     concurrency,
+    // One connection per running job, one to LISTEN, one spare.
+    maxPoolSize: concurrency + 2,
     noHandleSignals: true,
     pollInterval: 2000,
     logger: new Logger(graphileLogFactory),
