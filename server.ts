@@ -142,6 +142,8 @@ async function main(): Promise<void> {
     say(`${signal} received: finishing in-flight requests…`);
     server.close();
     server.closeIdleConnections();
+    // Event streams never finish on their own: end them, clients reconnect elsewhere (Last-Event-ID).
+    platform.closeStreams();
     const deadline = Date.now() + 10_000;
     while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const socket of sockets) socket.destroy();

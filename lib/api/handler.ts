@@ -7,7 +7,7 @@ import { admitApiRequest, type QuotaState } from "../services/api-quota";
 import { authorize, identify, type ApiCaller, type AuthRequirement, type UserCaller } from "./auth";
 import { assertDeclaredLength, readJsonBody } from "./body";
 import { InputError } from "./errors";
-import { jsonReply, type ApiReply, type ApiRequest } from "./request-reply";
+import { apiHeaders, jsonReply, type ApiReply, type ApiRequest, type ReplyStream } from "./request-reply";
 import { rateLimitHeaders } from "./rate-limit-headers";
 
 /**
@@ -42,7 +42,11 @@ export interface RouteConfig<
   params?: P;
   query?: Q;
   body?: B;
-  response: { status: 200 | 201; schema: R; description: string; bare?: boolean };
+  /**
+   * `stream`: the handler returns a ReplyStream, sent as `text/event-stream` (issue 25); `schema`
+   * then describes one event for the docs.
+   */
+  response: { status: 200 | 201; schema: R; description: string; bare?: boolean; stream?: boolean };
   /** Error codes this endpoint answers with besides the auth ones derived from `auth`/`scope`. */
   errors: ApiErrorCode[];
   /**
@@ -106,6 +110,11 @@ async function countAgainstQuota(
   return state;
 }
 
+/** Server-Sent Events: never cached, never buffered by a proxy. */
+function streamHeaders(requestId: string, extra: Record<string, string> = {}): Record<string, string> {
+  return apiHeaders({ ...extra, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-store", "x-accel-buffering": "no" }, requestId);
+}
+
 function parse<S extends ZodType | undefined>(schema: S, value: unknown, where: InputError["where"]): Out<S> {
   if (!schema) return undefined as Out<S>;
   const result = schema.safeParse(value);
@@ -159,6 +168,9 @@ export function defineRoute<
       }
       if (quota && policy) {
         extras.headers = rateLimitHeaders(quota, { policy, state: { remaining: 0, resetSeconds: policy.windowSeconds } });
+      }
+      if (response.stream) {
+        return { status: response.status, headers: streamHeaders(requestId, extras.headers), body: null, stream: payload as unknown as ReplyStream };
       }
       return jsonReply(response.status, response.bare ? payload : { data: payload }, requestId);
     },

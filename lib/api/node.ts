@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readBody } from "../http/body";
 import { sendRaw } from "../http/reply";
+import { serverSecurityHeaders } from "../http/security-headers";
 import type { ApiRequest } from "./request-reply";
 import { dispatchApiRequest } from "./router";
 
@@ -34,5 +35,15 @@ function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
 export async function serveApiRequest(req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> {
   const reply = await dispatchApiRequest(toApiRequest(req, origin));
   if (res.headersSent || res.destroyed) return;
+  if (reply.stream) {
+    // A long-lived response: no request timeout, no Nagle delay; it ends when either side does.
+    req.socket.setTimeout(0);
+    req.socket.setNoDelay(true);
+    res.writeHead(reply.status, { ...serverSecurityHeaders(), ...reply.headers });
+    res.flushHeaders();
+    const stop = reply.stream.start({ write: (chunk) => void res.write(chunk), end: () => res.end() });
+    res.on("close", stop);
+    return;
+  }
   sendRaw(res, reply.status, reply.headers, reply.body);
 }

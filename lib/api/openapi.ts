@@ -154,9 +154,9 @@ export function buildOpenApiDocument() {
       responses: {
         [c.response.status]: {
           description: c.response.description,
-          content: {
-            "application/json": { schema: c.response.bare ? c.response.schema : z.object({ data: c.response.schema }) },
-          },
+          content: c.response.stream
+            ? { "text/event-stream": { schema: z.string().describe("Server-Sent Events: `id:`, `event:` and `data:` lines per event (see the Event schemas under webhooks), heartbeat comments every 15 s.") } }
+            : { "application/json": { schema: c.response.bare ? c.response.schema : z.object({ data: c.response.schema }) } },
         },
         ...errorResponses(route),
       },
@@ -175,6 +175,7 @@ export function buildOpenApiDocument() {
       { name: "Pokes", description: "Poking other users" },
       { name: "Global chat", description: "Reading and posting" },
       { name: "Directory", description: "Looking people up" },
+      { name: "Events", description: "The live event stream (Server-Sent Events); webhooks are described under `webhooks`" },
     ],
   });
 }

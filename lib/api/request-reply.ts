@@ -34,6 +34,20 @@ export interface ApiReply {
   body: string | null;
   /** The SPEC error code of an error reply (usage metering and the request log record it). */
   errorCode?: string;
+  /**
+   * A streamed body (issue 25, the event stream): the transport writes the status and headers, then
+   * calls `start` with a sink; the function it returns is called when the client goes away.
+   */
+  stream?: ReplyStream;
+}
+
+export interface ReplySink {
+  write(chunk: string): void;
+  end(): void;
+}
+
+export interface ReplyStream {
+  start(sink: ReplySink): () => void;
 }
 
 /**

@@ -137,7 +137,10 @@ export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply>
   }
   if (extras.headers) Object.assign(reply.headers, extras.headers);
   meterApiRequest(request, method, reply, requestId, startedMs);
-  if (isHead) reply.body = null;
+  if (isHead) {
+    reply.body = null;
+    delete reply.stream;
+  }
   return reply;
 }
 
@@ -152,5 +155,19 @@ export async function handleApiRequest(request: Request): Promise<Response> {
     clientId: undefined,
     userId: undefined,
   });
+  if (reply.stream) {
+    const stream = reply.stream;
+    let stop: (() => void) | undefined;
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        stop = stream.start({ write: (chunk) => controller.enqueue(encoder.encode(chunk)), end: () => controller.close() });
+      },
+      cancel() {
+        stop?.();
+      },
+    });
+    return new Response(body, { status: reply.status, headers: reply.headers });
+  }
   return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }

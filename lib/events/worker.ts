@@ -219,6 +219,18 @@ async function settleEndpoint(client: pg.PoolClient, row: DeliveryRow, ok: boole
   logger.warn("webhook endpoint disabled", { clientId: row.client_id, endpoint: row.endpoint_id, reason });
 }
 
+/** Events and delivery attempts are kept 7 days (the stream resumes from up to 24 h back, the log shows a week). */
+const RETENTION_DAYS = 7;
+
+const retention: Task = async () => {
+  const cutoff = `timezone('UTC', now()) - interval '${RETENTION_DAYS} days'`;
+  const { rowCount: deliveries } = await pool.query(`DELETE FROM "WebhookDelivery" WHERE "createdAt" < ${cutoff}`);
+  const { rowCount: events } = await pool.query(
+    `DELETE FROM "Event" e WHERE e."createdAt" < ${cutoff} AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" d WHERE d."eventSeq" = e.seq)`,
+  );
+  if (deliveries || events) logger.info("events retention", { events, deliveries });
+};
+
 /** Starts this process's job worker; `stop()` lets running jobs finish. Concurrency 0: none (tests). */
 export async function startEventWorker(render: EventRenderer): Promise<{ stop(): Promise<void> }> {
   const concurrency = env().EVENT_WORKER_CONCURRENCY;
@@ -232,7 +244,9 @@ export async function startEventWorker(render: EventRenderer): Promise<{ stop():
     noHandleSignals: true,
     pollInterval: 2000,
     logger: new Logger(graphileLogFactory),
-    taskList: { event_fanout: fanout, webhook_deliver: makeDeliver(render) },
+    taskList: { event_fanout: fanout, webhook_deliver: makeDeliver(render), events_retention: retention },
+    // Hourly, once across every process (graphile-worker's cron keeps one schedule in the database).
+    crontab: "23 * * * * events_retention",
   });
   return {
     async stop() {

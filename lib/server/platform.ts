@@ -12,6 +12,8 @@ import type { InteractionAction } from "../oidc/interactions";
 export interface Platform {
   handle(req: IncomingMessage, res: ServerResponse): void;
   banner(port: number): string;
+  /** Ends every event stream (issue 25): shutdown does not wait for long-lived responses. */
+  closeStreams(): void;
   stop(): Promise<void>;
 }
 
@@ -117,6 +119,8 @@ export async function startPlatform(options: {
   const { startEventWorker } = await import("../events/worker");
   const { renderEvent } = await import("../api/serialize/events");
   const events = await startEventWorker(renderEvent);
+  const { startEventStreams } = await import("../events/stream");
+  const streams = startEventStreams(renderEvent);
 
   const { createOidc } = await import("../oidc");
   const oidc = await createOidc();
@@ -211,7 +215,11 @@ export async function startPlatform(options: {
       }
       return lines.join("\n") + "\n";
     },
+    closeStreams() {
+      streams.closeAll();
+    },
     async stop() {
+      streams.closeAll();
       // In-flight requests are done (server.ts waits for them): what they counted is written now.
       stopRetention();
       await meter.stop().catch((error: Error) => logger.warn("usage flush at stop failed", { error: error.message }));

@@ -90,9 +90,10 @@ describe("the document", () => {
     expect(res.status).toBe(200);
   });
 
-  it("documents exactly the eleven SPEC endpoints", () => {
+  it("documents exactly the eleven SPEC endpoints and the event stream (issue 25)", () => {
     const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`));
-    expect(operations.sort()).toEqual(SPEC_ENDPOINTS.map(([m, p]) => `${m} ${p}`).sort());
+    expect(operations.sort()).toEqual([...SPEC_ENDPOINTS.map(([m, p]) => `${m} ${p}`), "get /events"].sort());
+    expect(Object.keys(doc.paths["/events"].get.responses["200"].content)).toEqual(["text/event-stream"]);
   });
 
   it("documents OAuth2 client credentials and authorization code flows with the issuer's endpoints and the svc scopes", () => {

@@ -6,6 +6,7 @@ CREATE TABLE "Event" (
     "clientId" TEXT,
     "userId" INTEGER,
     "data" JSONB NOT NULL,
+    "txid" xid8 NOT NULL DEFAULT pg_current_xact_id(),
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "Event_pkey" PRIMARY KEY ("seq")
@@ -57,6 +58,9 @@ CREATE INDEX "Event_createdAt_idx" ON "Event"("createdAt");
 
 -- CreateIndex
 CREATE INDEX "Event_clientId_seq_idx" ON "Event"("clientId", "seq");
+
+-- CreateIndex
+CREATE INDEX "Event_txid_seq_idx" ON "Event"("txid", "seq");
 
 -- CreateIndex
 CREATE INDEX "WebhookEndpoint_clientId_idx" ON "WebhookEndpoint"("clientId");
