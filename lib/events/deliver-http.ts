@@ -177,6 +177,10 @@ function parseWebhookUrl(input: string, allowPrivate: boolean): ParsedUrl {
     const reason = blockedReason(host, allowPrivate);
     if (reason) return { ok: false, error: "blocked_address", message: `The webhook URL's address ${host} ${reason}.` };
   }
+  // RFC 6761: localhost names are loopback wherever they resolve; refused by name, before any lookup.
+  if (!allowPrivate && /(^|\.)localhost\.?$/i.test(host)) {
+    return { ok: false, error: "blocked_address", message: `The webhook URL's host ${host} is a loopback name.` };
+  }
   if (url.protocol === "http:" && !allowPrivate) return invalid("A webhook URL uses https.");
   return { ok: true, url, host };
 }
@@ -350,6 +354,7 @@ function send(
       response.once("end", finish);
       response.once("error", finish);
       response.once("aborted", finish);
+      response.once("close", finish);
     });
 
     request.end(body);

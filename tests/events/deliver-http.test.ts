@@ -200,6 +200,18 @@ describe("the SSRF guard (WEBHOOKS_ALLOW_PRIVATE off)", () => {
     expect(receiver.connections).toBe(0);
   });
 
+  it("refuses a name that resolves to loopback at delivery time, without connecting", async () => {
+    const receiver = await startReceiver((_req, res) => res.writeHead(200).end());
+    const lookup = vi.spyOn(dns.promises, "lookup").mockImplementation((async () => [{ address: "127.0.0.1", family: 4 }]) as unknown as typeof dns.promises.lookup);
+    // Registration could not know: the name is fine, its address today is not.
+    expect(checkWebhookUrl(`https://hooks.attacker.example:${receiver.port}/`, false)).toMatchObject({ ok: true });
+    const result = await deliverWebhook({ url: `https://hooks.attacker.example:${receiver.port}/`, body, headers, allowPrivate: false });
+    expect(result).toMatchObject({ ok: false, statusCode: null, error: "blocked_address" });
+    expect(lookup).toHaveBeenCalledTimes(1);
+    await wait(100);
+    expect(receiver.connections).toBe(0);
+  });
+
   it("refuses a name when any of its addresses is blocked", async () => {
     vi.spyOn(dns.promises, "lookup").mockImplementation((async () => [
       { address: "93.184.215.14", family: 4 },
@@ -238,6 +250,10 @@ describe("checkWebhookUrl (at registration)", () => {
     for (const url of ["https://127.0.0.1/", "http://127.0.0.1/", "https://10.0.0.1/", "https://[::1]/", "https://169.254.169.254/", "https://[::ffff:10.0.0.1]/", "https://0x7f.1/"]) {
       expect(checkWebhookUrl(url, false), url).toMatchObject({ ok: false, message: expect.stringMatching(/address/) });
     }
+    for (const url of ["https://localhost/", "https://LOCALHOST.:8443/", "https://hooks.localhost/"]) {
+      expect(checkWebhookUrl(url, false), url).toMatchObject({ ok: false, message: expect.stringMatching(/loopback name/) });
+    }
+    expect(checkWebhookUrl("https://localhost.example.com/", false)).toMatchObject({ ok: true });
     expect(checkWebhookUrl("https://10.0.0.1/", true)).toMatchObject({ ok: true });
     expect(checkWebhookUrl("http://127.0.0.1:4000/", true)).toMatchObject({ ok: true });
     expect(checkWebhookUrl("https://169.254.169.254/", true)).toMatchObject({ ok: false });
