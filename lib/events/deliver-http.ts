@@ -196,8 +196,11 @@ export function checkWebhookUrl(url: string, allowPrivate: boolean = env().WEBHO
 }
 
 class AttemptError extends Error {
-  constructor(readonly kind: DeliveryError) {
-    super(kind);
+  constructor(
+    readonly kind: DeliveryError,
+    options?: { cause?: unknown },
+  ) {
+    super(kind, options);
   }
 }
 
@@ -255,7 +258,11 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     }, timeoutMs);
   });
   try {
-    const addresses = await Promise.race([resolve(host), deadline]);
+    // Whatever getaddrinfo answers (ENOTFOUND, EAI_AGAIN, EAI_FAIL, ENODATA…), the name did not resolve.
+    const lookedUp = resolve(host).catch((error: unknown) => {
+      throw new AttemptError("dns", { cause: error });
+    });
+    const addresses = await Promise.race([lookedUp, deadline]);
     if (addresses.length === 0) return failed("dns");
     // Any blocked answer refuses the whole name: an attacker's name resolving to one public and
     // one private address must not get a chance at the private one.
