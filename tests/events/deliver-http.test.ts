@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { checkWebhookUrl, deliverWebhook } from "../../lib/events/deliver-http";
+import { resetEnv } from "../../lib/env";
 
 /**
  * lib/events/deliver-http.ts against real receivers on 127.0.0.1 (node:http and node:https):
@@ -86,6 +87,28 @@ describe("a delivery attempt (WEBHOOKS_ALLOW_PRIVATE on, receivers on 127.0.0.1)
     const [request] = receiver.requests;
     expect(request).toMatchObject({ method: "POST", url: "/hooks?x=1", body });
     expect(request!.headers).toMatchObject({ ...headers, host: `127.0.0.1:${receiver.port}`, "content-length": String(Buffer.byteLength(body)) });
+  });
+
+  it("keeps the connection for the next delivery to the same receiver, and sends again on a new one when the receiver dropped it", async () => {
+    const served = new WeakSet<object>();
+    let dropNext = false;
+    const receiver = await startReceiver((req, res) => {
+      if (dropNext && served.has(req.socket)) {
+        dropNext = false;
+        req.socket.destroy(); // as a receiver closing an idle connection just as it is reused
+        return;
+      }
+      served.add(req.socket);
+      res.writeHead(204).end();
+    });
+    for (let i = 0; i < 3; i += 1) {
+      expect(await deliverWebhook({ url: receiver.url, body, headers, allowPrivate: true })).toMatchObject({ ok: true, statusCode: 204 });
+    }
+    expect(receiver.connections).toBe(1);
+    dropNext = true;
+    expect(await deliverWebhook({ url: receiver.url, body, headers, allowPrivate: true })).toMatchObject({ ok: true, statusCode: 204, error: null });
+    expect(receiver.connections).toBe(2);
+    expect(receiver.requests).toHaveLength(5);
   });
 
   it("a 500 is not delivered and keeps its status and the start of the answer", async () => {
@@ -218,6 +241,25 @@ describe("the SSRF guard (WEBHOOKS_ALLOW_PRIVATE off)", () => {
       { address: "10.1.2.3", family: 4 },
     ]) as unknown as typeof dns.promises.lookup);
     expect(await deliverWebhook({ url: "https://mixed.example/hook", body, headers, allowPrivate: false })).toMatchObject({ ok: false, error: "blocked_address" });
+  });
+
+  it("follows WEBHOOKS_ALLOW_PRIVATE when the caller does not say: off unless 1", async () => {
+    const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+    const before = process.env.WEBHOOKS_ALLOW_PRIVATE;
+    try {
+      for (const [value, error] of [[undefined, "blocked_address"], ["0", "blocked_address"], ["1", null]] as const) {
+        if (value === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE;
+        else process.env.WEBHOOKS_ALLOW_PRIVATE = value;
+        resetEnv();
+        expect(await deliverWebhook({ url: receiver.url, body, headers }), String(value)).toMatchObject({ error, ok: error === null });
+        expect(checkWebhookUrl(receiver.url).ok, String(value)).toBe(error === null);
+      }
+    } finally {
+      if (before === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE;
+      else process.env.WEBHOOKS_ALLOW_PRIVATE = before;
+      resetEnv();
+    }
+    expect(receiver.requests).toHaveLength(1);
   });
 
   it("an invalid URL is invalid_url", async () => {
