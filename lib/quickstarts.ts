@@ -262,3 +262,82 @@ logout = {"client_id": CLIENT_ID, "post_logout_redirect_uri": "${logoutUri}", "i
 print(f'Sign out: {discovery["end_session_endpoint"]}?{urlencode(logout)}')`;
   return { curl, typescript, python };
 }
+
+/**
+ * Receiving webhooks (issue 25): a receiver on the SDK's verifyWebhook, and one in Python that
+ * verifies the Standard Webhooks signature by hand (standard library only). Not tied to an app:
+ * the secret comes from WEBHOOK_SECRET. tests/events/webhook-quickstarts.test.ts runs both (tsx,
+ * python3) and posts signed, forged and replayed requests to them.
+ */
+export function webhookQuickstartSnippets(): QuickstartSnippet[] {
+  const typescript = `// npm install @social-dev-platform/sdk
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { verifyWebhook, WebhookVerificationError } from "@social-dev-platform/sdk";
+
+// The endpoint's whsec_… secret (while rotating: old and new, separated by a space).
+const secrets = (process.env.WEBHOOK_SECRET ?? "").split(" ");
+const handled = new Set<string>(); // event ids already handled: keep them in your database
+
+const server = createServer(async (req, res) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    // The raw body, before any JSON parsing: the signature covers its exact bytes.
+    const event = await verifyWebhook(Buffer.concat(chunks), req.headers, secrets);
+    res.writeHead(204).end(); // answer at once (any 2xx), work afterwards
+    if (handled.has(event.id)) return; // a retry or redelivery: same id
+    handled.add(event.id);
+    console.log(\`\${event.type} \${event.id}\`);
+  } catch (error) {
+    res.writeHead(error instanceof WebhookVerificationError ? 400 : 500).end();
+  }
+});
+server.listen(Number(process.env.PORT ?? 4100), "127.0.0.1", () => {
+  console.log(\`Listening on http://127.0.0.1:\${(server.address() as AddressInfo).port}/\`);
+});`;
+
+  const python = `# Standard library only (or: pip install standardwebhooks, then Webhook(secret).verify(body, headers)).
+import base64, hashlib, hmac, json, os, time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+def verify_webhook(body: bytes, headers, secrets: list[str], tolerance: int = 300) -> dict:
+    msg_id, timestamp, signatures = (headers.get(h) for h in ("webhook-id", "webhook-timestamp", "webhook-signature"))
+    if not (msg_id and timestamp and signatures) or abs(time.time() - int(timestamp)) > tolerance:
+        raise ValueError("missing headers, or a timestamp too far from now (a replay)")
+    signed = f"{msg_id}.{timestamp}.".encode() + body
+    for secret in secrets:
+        key = base64.b64decode(secret.removeprefix("whsec_"))
+        expected = b"v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest())
+        if any(hmac.compare_digest(s.encode(), expected) for s in signatures.split()):
+            return json.loads(body)
+    raise ValueError("no signature matches")
+
+# The endpoint's whsec_… secret (while rotating: old and new, separated by a space).
+SECRETS = os.environ["WEBHOOK_SECRET"].split()
+handled = set()  # event ids already handled: keep them in your database
+
+class Receiver(BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("content-length", 0)))
+        try:
+            event = verify_webhook(body, self.headers, SECRETS)
+        except ValueError:
+            self.send_response(400)
+            self.end_headers()
+            return
+        self.send_response(204)  # answer at once (any 2xx), work afterwards
+        self.end_headers()
+        if event["id"] not in handled:  # a retry or redelivery carries the same id
+            handled.add(event["id"])
+            print(event["type"], event["id"], flush=True)
+
+server = HTTPServer(("127.0.0.1", int(os.environ.get("PORT", "4100"))), Receiver)
+print(f"Listening on http://127.0.0.1:{server.server_port}/", flush=True)
+server.serve_forever()`;
+
+  return [
+    { language: "typescript", label: "TypeScript", fence: "ts", title: "Receive webhooks with the TypeScript SDK", code: typescript },
+    { language: "python", label: "Python", fence: "python", title: "Verify webhooks by hand in Python", code: python },
+  ];
+}

@@ -36,6 +36,16 @@ export interface DeliverWebhookInput {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+/**
+ * Connections are kept between deliveries to the same host and port (a new TCP and TLS handshake
+ * per delivery costs more CPU than the delivery itself). Safe against rebinding: a pooled socket
+ * was opened to an address checked then, and every delivery checks the name's addresses again
+ * before it may take one. Idle sockets close after 4 s, before Node servers' 5 s keep-alive, so a
+ * receiver rarely closes one under us (and that case is retried once on a new connection).
+ */
+const AGENT_OPTIONS = { keepAlive: true, timeout: 4_000, maxFreeSockets: 64 };
+const HTTP_AGENT = new http.Agent(AGENT_OPTIONS);
+const HTTPS_AGENT = new https.Agent(AGENT_OPTIONS);
 const MAX_URL_LENGTH = 2048;
 /** How much of an answer is read at most; the socket is destroyed beyond it. */
 const READ_LIMIT = 4096;
@@ -177,6 +187,10 @@ function parseWebhookUrl(input: string, allowPrivate: boolean): ParsedUrl {
     const reason = blockedReason(host, allowPrivate);
     if (reason) return { ok: false, error: "blocked_address", message: `The webhook URL's address ${host} ${reason}.` };
   }
+  // RFC 6761: localhost names are loopback wherever they resolve; refused by name, before any lookup.
+  if (!allowPrivate && /(^|\.)localhost\.?$/i.test(host)) {
+    return { ok: false, error: "blocked_address", message: `The webhook URL's host ${host} is a loopback name.` };
+  }
   if (url.protocol === "http:" && !allowPrivate) return invalid("A webhook URL uses https.");
   return { ok: true, url, host };
 }
@@ -192,8 +206,11 @@ export function checkWebhookUrl(url: string, allowPrivate: boolean = env().WEBHO
 }
 
 class AttemptError extends Error {
-  constructor(readonly kind: DeliveryError) {
-    super(kind);
+  constructor(
+    readonly kind: DeliveryError,
+    options?: { cause?: unknown },
+  ) {
+    super(kind, options);
   }
 }
 
@@ -251,7 +268,11 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     }, timeoutMs);
   });
   try {
-    const addresses = await Promise.race([resolve(host), deadline]);
+    // Whatever getaddrinfo answers (ENOTFOUND, EAI_AGAIN, EAI_FAIL, ENODATA…), the name did not resolve.
+    const lookedUp = resolve(host).catch((error: unknown) => {
+      throw new AttemptError("dns", { cause: error });
+    });
+    const addresses = await Promise.race([lookedUp, deadline]);
     if (addresses.length === 0) return failed("dns");
     // Any blocked answer refuses the whole name: an attacker's name resolving to one public and
     // one private address must not get a chance at the private one.
@@ -269,8 +290,9 @@ function send(
   host: string,
   addresses: Address[],
   input: DeliverWebhookInput,
-  { started, signal, onAnswer }: { started: number; signal: AbortSignal; onAnswer: () => void },
+  context: { started: number; signal: AbortSignal; onAnswer: () => void; fresh?: boolean },
 ): Promise<DeliveryResult> {
+  const { started, signal, onAnswer, fresh = false } = context;
   return new Promise<DeliveryResult>((resolvePromise, reject) => {
     const body = Buffer.from(input.body, "utf8");
     const headers: Record<string, string> = {};
@@ -279,7 +301,6 @@ function send(
       if (!["host", "content-length", "transfer-encoding", "connection"].includes(name.toLowerCase())) headers[name] = value;
     }
     headers["content-length"] = String(body.length);
-    headers.connection = "close";
 
     /**
      * The connection goes to the addresses checked above, whatever a second lookup would answer
@@ -301,55 +322,67 @@ function send(
       lookup,
       // SNI and certificate checks against the URL's name (not the address connected to); none for an IP literal.
       ...(url.protocol === "https:" && net.isIP(host) === 0 ? { servername: host } : {}),
-      agent: false,
+      agent: fresh ? false : url.protocol === "https:" ? HTTPS_AGENT : HTTP_AGENT,
       signal,
     });
 
     let settled = false;
-    const done = (result: DeliveryResult) => {
+    let answered = false;
+    /** `keep`: the answer was read to its end, so the connection may serve the next delivery. */
+    const done = (result: DeliveryResult, keep = false) => {
       if (settled) return;
       settled = true;
-      request.destroy();
+      if (!keep) request.destroy();
       resolvePromise(result);
     };
 
     request.on("error", (error) => {
-      if (!settled) {
-        settled = true;
-        reject(error);
+      if (settled) return;
+      settled = true;
+      const code = (error as { code?: unknown }).code;
+      // A kept connection the receiver closed while it was idle: send again on a new one.
+      if (!fresh && !answered && request.reusedSocket && (code === "ECONNRESET" || code === "EPIPE")) {
+        resolvePromise(send(url, host, addresses, input, { ...context, fresh: true }));
+        return;
       }
+      reject(error);
     });
 
     request.once("response", (response) => {
+      answered = true;
       const statusCode = response.statusCode ?? null;
       const chunks: Buffer[] = [];
       let received = 0;
-      const finish = () => {
+      const finish = (keep = false) => {
         clearTimeout(bodyDeadline);
         const all = Buffer.concat(chunks, received).subarray(0, KEEP_LIMIT);
-        done({
-          ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
-          statusCode,
-          error: null,
-          latencyMs: Math.round(performance.now() - started),
-          responseBody: new StringDecoder("utf8").write(all),
-        });
+        done(
+          {
+            ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
+            statusCode,
+            error: null,
+            latencyMs: Math.round(performance.now() - started),
+            responseBody: new StringDecoder("utf8").write(all),
+          },
+          keep,
+        );
       };
       // The status line is in: the overall deadline now only ends the body read.
       onAnswer();
       const left = Math.max(0, (input.timeoutMs ?? DEFAULT_TIMEOUT_MS) - (performance.now() - started));
-      const bodyDeadline = setTimeout(finish, left);
+      const bodyDeadline = setTimeout(() => finish(), left);
       response.on("data", (chunk: Buffer) => {
         const room = READ_LIMIT - received;
         if (room <= 0) return;
         const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
         chunks.push(part);
         received += part.length;
-        if (received >= READ_LIMIT) finish();
+        if (received >= READ_LIMIT) finish(); // the rest is not read: the connection goes
       });
-      response.once("end", finish);
-      response.once("error", finish);
-      response.once("aborted", finish);
+      response.once("end", () => finish(true));
+      response.once("error", () => finish());
+      response.once("aborted", () => finish());
+      response.once("close", () => finish());
     });
 
     request.end(body);

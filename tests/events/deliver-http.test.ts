@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { checkWebhookUrl, deliverWebhook } from "../../lib/events/deliver-http";
+import { resetEnv } from "../../lib/env";
 
 /**
  * lib/events/deliver-http.ts against real receivers on 127.0.0.1 (node:http and node:https):
@@ -86,6 +87,28 @@ describe("a delivery attempt (WEBHOOKS_ALLOW_PRIVATE on, receivers on 127.0.0.1)
     const [request] = receiver.requests;
     expect(request).toMatchObject({ method: "POST", url: "/hooks?x=1", body });
     expect(request!.headers).toMatchObject({ ...headers, host: `127.0.0.1:${receiver.port}`, "content-length": String(Buffer.byteLength(body)) });
+  });
+
+  it("keeps the connection for the next delivery to the same receiver, and sends again on a new one when the receiver dropped it", async () => {
+    const served = new WeakSet<object>();
+    let dropNext = false;
+    const receiver = await startReceiver((req, res) => {
+      if (dropNext && served.has(req.socket)) {
+        dropNext = false;
+        req.socket.destroy(); // as a receiver closing an idle connection just as it is reused
+        return;
+      }
+      served.add(req.socket);
+      res.writeHead(204).end();
+    });
+    for (let i = 0; i < 3; i += 1) {
+      expect(await deliverWebhook({ url: receiver.url, body, headers, allowPrivate: true })).toMatchObject({ ok: true, statusCode: 204 });
+    }
+    expect(receiver.connections).toBe(1);
+    dropNext = true;
+    expect(await deliverWebhook({ url: receiver.url, body, headers, allowPrivate: true })).toMatchObject({ ok: true, statusCode: 204, error: null });
+    expect(receiver.connections).toBe(2);
+    expect(receiver.requests).toHaveLength(5);
   });
 
   it("a 500 is not delivered and keeps its status and the start of the answer", async () => {
@@ -200,12 +223,43 @@ describe("the SSRF guard (WEBHOOKS_ALLOW_PRIVATE off)", () => {
     expect(receiver.connections).toBe(0);
   });
 
+  it("refuses a name that resolves to loopback at delivery time, without connecting", async () => {
+    const receiver = await startReceiver((_req, res) => res.writeHead(200).end());
+    const lookup = vi.spyOn(dns.promises, "lookup").mockImplementation((async () => [{ address: "127.0.0.1", family: 4 }]) as unknown as typeof dns.promises.lookup);
+    // Registration could not know: the name is fine, its address today is not.
+    expect(checkWebhookUrl(`https://hooks.attacker.example:${receiver.port}/`, false)).toMatchObject({ ok: true });
+    const result = await deliverWebhook({ url: `https://hooks.attacker.example:${receiver.port}/`, body, headers, allowPrivate: false });
+    expect(result).toMatchObject({ ok: false, statusCode: null, error: "blocked_address" });
+    expect(lookup).toHaveBeenCalledTimes(1);
+    await wait(100);
+    expect(receiver.connections).toBe(0);
+  });
+
   it("refuses a name when any of its addresses is blocked", async () => {
     vi.spyOn(dns.promises, "lookup").mockImplementation((async () => [
       { address: "93.184.215.14", family: 4 },
       { address: "10.1.2.3", family: 4 },
     ]) as unknown as typeof dns.promises.lookup);
     expect(await deliverWebhook({ url: "https://mixed.example/hook", body, headers, allowPrivate: false })).toMatchObject({ ok: false, error: "blocked_address" });
+  });
+
+  it("follows WEBHOOKS_ALLOW_PRIVATE when the caller does not say: off unless 1", async () => {
+    const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+    const before = process.env.WEBHOOKS_ALLOW_PRIVATE;
+    try {
+      for (const [value, error] of [[undefined, "blocked_address"], ["0", "blocked_address"], ["1", null]] as const) {
+        if (value === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE;
+        else process.env.WEBHOOKS_ALLOW_PRIVATE = value;
+        resetEnv();
+        expect(await deliverWebhook({ url: receiver.url, body, headers }), String(value)).toMatchObject({ error, ok: error === null });
+        expect(checkWebhookUrl(receiver.url).ok, String(value)).toBe(error === null);
+      }
+    } finally {
+      if (before === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE;
+      else process.env.WEBHOOKS_ALLOW_PRIVATE = before;
+      resetEnv();
+    }
+    expect(receiver.requests).toHaveLength(1);
   });
 
   it("an invalid URL is invalid_url", async () => {
@@ -238,6 +292,10 @@ describe("checkWebhookUrl (at registration)", () => {
     for (const url of ["https://127.0.0.1/", "http://127.0.0.1/", "https://10.0.0.1/", "https://[::1]/", "https://169.254.169.254/", "https://[::ffff:10.0.0.1]/", "https://0x7f.1/"]) {
       expect(checkWebhookUrl(url, false), url).toMatchObject({ ok: false, message: expect.stringMatching(/address/) });
     }
+    for (const url of ["https://localhost/", "https://LOCALHOST.:8443/", "https://hooks.localhost/"]) {
+      expect(checkWebhookUrl(url, false), url).toMatchObject({ ok: false, message: expect.stringMatching(/loopback name/) });
+    }
+    expect(checkWebhookUrl("https://localhost.example.com/", false)).toMatchObject({ ok: true });
     expect(checkWebhookUrl("https://10.0.0.1/", true)).toMatchObject({ ok: true });
     expect(checkWebhookUrl("http://127.0.0.1:4000/", true)).toMatchObject({ ok: true });
     expect(checkWebhookUrl("https://169.254.169.254/", true)).toMatchObject({ ok: false });

@@ -28,7 +28,7 @@ describe("SDK package", () => {
     const entry = pkg.exports["."];
     for (const file of [entry.types, entry.default]) expect((await stat(path.join(SDK, file))).isFile()).toBe(true);
     const built = await import(pathToFileURL(path.join(SDK, entry.default)).href);
-    expect(Object.keys(built).sort()).toEqual(["PlatformError", "clientCredentials", "createClient", "createLoginClient", "refreshingTokens"]);
+    expect(Object.keys(built).sort()).toEqual(["PlatformError", "WebhookVerificationError", "clientCredentials", "createClient", "createLoginClient", "refreshingTokens", "verifyWebhook"]);
     const declarations = await readFile(path.join(SDK, entry.types), "utf8");
     expect(declarations).toContain("createClient");
   });
