@@ -7,6 +7,7 @@ import createFetchClient, {
 } from "openapi-fetch";
 import type { TokenProvider } from "./client-credentials.js";
 import { PlatformError } from "./errors.js";
+import { streamEvents, type EventStreamOptions } from "./events.js";
 import type { components, paths } from "./generated/openapi.js";
 
 export type { components, paths };
@@ -174,7 +175,14 @@ export function createClient(options: ClientOptions) {
       (await POST("/directory/resolve", { body: { identifiers } })).data.results,
   };
 
-  return { GET, POST, raw, chat, users, me, directory };
+  /**
+   * The live event stream (issue 25): `for await (const event of client.events({ types: ["chat.message.created"] }))`.
+   * Reconnects with Last-Event-ID by itself; ends when `signal` aborts (see EventStreamOptions).
+   */
+  const events = (streamOptions: EventStreamOptions = {}) =>
+    streamEvents(apiBaseUrl(options.baseUrl), async () => (tokenProvider ? await tokenProvider() : token), options.fetch ?? fetch, streamOptions);
+
+  return { GET, POST, raw, chat, users, me, directory, events };
 }
 
 export type PlatformClient = ReturnType<typeof createClient>;

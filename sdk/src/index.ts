@@ -8,6 +8,7 @@ export { clientCredentials, type ClientCredentialsOptions, type TokenProvider } 
 export { createLoginClient, refreshingTokens, type LoginClient, type LoginClientOptions, type PendingSignIn, type DeviceSignIn } from "./login.js";
 export type { IssuerOptions, Tokens } from "./discovery.js";
 export { PlatformError } from "./errors.js";
+export type { EventStreamOptions } from "./events.js";
 export {
   verifyWebhook,
   WebhookVerificationError,

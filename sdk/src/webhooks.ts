@@ -24,9 +24,11 @@ export interface AuthorizationEventData {
 }
 
 export interface AppStatusEventData {
-  status: string;
+  status: "pending" | "approved" | "rejected" | "suspended";
+  /** The admin's reason, on a rejection or suspension (of the app or of its pending change). */
   reason?: string;
-  change?: unknown;
+  /** Set when a pending change of the app was decided. */
+  change?: "approved" | "rejected";
 }
 
 /**

@@ -10,8 +10,10 @@ import {
 
 /**
  * A chat bot in one file, on the SDK and the public endpoints only:
- *  - it follows the global chat as an API client (app-only token, client credentials; polling for
- *    messages newer than the last one it saw);
+ *  - it follows the global chat as an API client (app-only token, client credentials) on the live
+ *    event stream: each message arrives the moment it is posted, without polling (no quota spent
+ *    waiting), and a dropped connection resumes where it left off (Last-Event-ID); it also hears
+ *    when its app is suspended or reinstated;
  *  - it posts as its operator, a person who signs it in once through the device flow (a code to type
  *    in any browser: no web server, no redirect URI), with a user-delegated `svc:chat.write` token
  *    that it refreshes by itself;
@@ -20,12 +22,11 @@ import {
  *
  * Environment: BOT_CREDENTIALS (`<API client ID>:<secret>`, an API client with svc:chat.read) and
  * OPERATOR_CLIENT_ID (a login client with svc:chat.write and device sign-in allowed); optional
- * PLATFORM_URL (default http://localhost:3000) and POLL_MS (default 2000).
+ * PLATFORM_URL (default http://localhost:3000).
  */
 const PLATFORM_URL = (process.env.PLATFORM_URL ?? "http://localhost:3000").replace(/\/$/, "");
 const ISSUER = `${PLATFORM_URL}/realms/platform`;
 const API_URL = `${PLATFORM_URL}/api/v1`;
-const POLL_MS = Number(process.env.POLL_MS ?? 2000);
 const credentials = process.env.BOT_CREDENTIALS ?? "";
 const separator = credentials.indexOf(":");
 const OPERATOR_CLIENT_ID = process.env.OPERATOR_CLIENT_ID;
@@ -42,8 +43,10 @@ const reader = createClient({
   baseUrl: API_URL,
   tokenProvider: clientCredentials({ issuer: ISSUER, clientId: credentials.slice(0, separator), clientSecret: credentials.slice(separator + 1) }),
 });
-const since = (await reader.chat.latestId()) ?? "0";
-console.log(`bot: reading the chat with its app token, from message ${since}`);
+// The stream starts now: open it before anything else, so nothing posted from here on is missed.
+const stream = reader.events({ types: ["chat.message.created", "app.status.changed"], signal: stop.signal });
+const first = stream.next();
+console.log("bot: reading the chat with its app token, on the event stream");
 
 // 2. The operator signs the bot in on any device: show the code, wait for the confirmation.
 const login = await createLoginClient({ issuer: ISSUER, clientId: OPERATOR_CLIENT_ID });
@@ -72,7 +75,14 @@ async function reply(client: PlatformClient, to: ChatMessage, text: string): Pro
 }
 
 try {
-  for await (const message of reader.chat.follow({ since, intervalMs: POLL_MS, signal: stop.signal })) {
+  for (let next = await first; !next.done; next = await stream.next()) {
+    const event = next.value;
+    if (event.type === "app.status.changed") {
+      console.log(`bot: the app is now ${event.data.status}${event.data.reason ? `: ${event.data.reason}` : ""}`);
+      continue;
+    }
+    if (event.type !== "chat.message.created") continue;
+    const message = event.data;
     if (!/^!ping\b/.test(message.text.trim())) continue;
     const answer = await reply(writer, message, `pong @${message.author.handle}`);
     console.log(`bot: answered message ${message.id} with message ${answer.id}`);

@@ -26,6 +26,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the events the token may see (Server-Sent Events)
+         * @description Each event arrives as `id: evt_…`, `event: <type>` and `data: <the event JSON>` lines, the same body a webhook receives. Reconnect with the `Last-Event-ID` header (or `last_event_id`) to resume without a gap or a repeat, for up to 24 hours back. A comment line (`: heartbeat`) comes every 15 s. An app token receives the app's events; a user-delegated token receives its person's events and app-wide ones its scopes allow. At most 20 streams per app at once (429 beyond). The stream ends when the app is suspended, or for a user token when the person revokes the app.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/global-chat/messages": {
         parameters: {
             query?: never;
@@ -670,6 +690,113 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "invalid_request";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description rate_limited: sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description internal_error: server-side failure; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event id (the same as the Last-Event-ID header, for clients that cannot set headers). */
+                last_event_id?: string;
+                /** @description Comma-separated event types to receive; all the token may see when omitted. */
+                types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream (text/event-stream). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description invalid_request: malformed query parameter or request body (413: body over 64 KiB) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_request";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description unauthorized: no token on an endpoint that requires one; invalid_token: bearer token invalid, malformed or expired, or its application is no longer approved */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized" | "invalid_token";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description forbidden: account disabled, or action not permitted (a muted user posting to chat) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
                             /** @description Human-readable; safe to show */
                             message: string;
                         };
