@@ -128,6 +128,11 @@ const rawSchema = z.object({
   /** Issue 25: webhook deliveries and fan-outs run at once in each process (graphile-worker's concurrency). */
   EVENT_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
   /**
+   * Issue 25: a job worker whose heartbeat is this many seconds old is taken for dead (its process
+   * was killed), and the jobs it held are unlocked for the other processes (lib/events/worker.ts).
+   */
+  EVENT_WORKER_STALE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),
+  /**
    * Issue 25, development and tests only: webhook deliveries may go to loopback and private
    * addresses, over plain http too (lib/events/deliver-http.ts), so receivers on the same machine
    * work. Off by default (`0` or unset): in production that would let an app's webhook URL reach

@@ -1,4 +1,5 @@
-import type { Runner, Task } from "graphile-worker";
+import { EventEmitter } from "node:events";
+import type { Runner, Task, WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import { z } from "zod";
 import { pool } from "../database/client";
@@ -231,12 +232,56 @@ const retention: Task = async () => {
   if (deliveries || events) logger.info("events retention", { events, deliveries });
 };
 
+/**
+ * Crash recovery: every process keeps a heartbeat row for each of its job workers. A job locked by
+ * a worker whose heartbeat is older than EVENT_WORKER_STALE_SECONDS (its process was killed in the
+ * middle of a delivery or a fan-out) is unlocked for the others to take, at once, rather than after
+ * graphile-worker's own 4-hour lock timeout. Every process checks every few seconds; the work is
+ * at-least-once, so an event delivered just before the kill may arrive twice (same event id).
+ */
+async function heartbeat(ids: readonly string[]): Promise<void> {
+  if (!ids.length) return;
+  await pool.query(
+    `INSERT INTO "EventWorker" (id, "seenAt") SELECT unnest($1::text[]), timezone('UTC', now())
+     ON CONFLICT (id) DO UPDATE SET "seenAt" = EXCLUDED."seenAt"`,
+    [ids],
+  );
+}
+
+export async function unlockDeadWorkers(staleSeconds: number): Promise<number> {
+  const { rows: [row] } = await pool.query<{ unlocked: number }>(
+    `WITH dead AS (
+       SELECT DISTINCT j.locked_by FROM graphile_worker._private_jobs j
+       WHERE j.locked_by IS NOT NULL AND j.locked_at < now() - make_interval(secs => $1)
+         AND NOT EXISTS (SELECT 1 FROM "EventWorker" w WHERE w.id = j.locked_by AND w."seenAt" > timezone('UTC', now()) - make_interval(secs => $1))
+     ), unlocked AS (
+       SELECT graphile_worker.force_unlock_workers(array_agg(locked_by)) FROM dead HAVING count(*) > 0
+     ), forgotten AS (
+       DELETE FROM "EventWorker" WHERE "seenAt" < timezone('UTC', now()) - make_interval(secs => $1 * 10)
+     )
+     SELECT (SELECT count(*) FROM dead)::int AS unlocked, (SELECT count(*) FROM unlocked) AS _`,
+    [staleSeconds],
+  );
+  if (row!.unlocked) logger.warn("job queue: jobs of stopped workers unlocked", { workers: row!.unlocked });
+  return row!.unlocked;
+}
+
 /** Starts this process's job worker; `stop()` lets running jobs finish. Concurrency 0: none (tests). */
 export async function startEventWorker(render: EventRenderer): Promise<{ stop(): Promise<void> }> {
   const concurrency = env().EVENT_WORKER_CONCURRENCY;
   if (concurrency === 0) return { async stop() {} };
   const { run, Logger } = await import("graphile-worker");
+  const staleSeconds = env().EVENT_WORKER_STALE_SECONDS;
+  const workerIds = new Set<string>();
+  const events = new EventEmitter() as WorkerEvents;
+  events.on("worker:create", ({ worker }) => workerIds.add(worker.workerId));
+  events.on("worker:stop", ({ worker }) => workerIds.delete(worker.workerId));
+  const beat = () =>
+    heartbeat([...workerIds])
+      .then(() => unlockDeadWorkers(staleSeconds))
+      .catch((error: Error) => logger.warn("job queue: heartbeat failed", { error: error.message }));
   const runner: Runner = await run({
+    events,
     connectionString: env().DATABASE_URL,
     concurrency,
     // One connection per running job, one to LISTEN, one spare.
@@ -248,9 +293,15 @@ export async function startEventWorker(render: EventRenderer): Promise<{ stop():
     // Hourly, once across every process (graphile-worker's cron keeps one schedule in the database).
     crontab: "23 * * * * events_retention",
   });
+  await beat();
+  const timer = setInterval(() => void beat(), (staleSeconds * 1000) / 3);
+  timer.unref();
   return {
     async stop() {
+      clearInterval(timer);
+      const ids = [...workerIds];
       await runner.stop().catch((error: Error) => logger.warn("job worker stop failed", { error: error.message }));
+      await pool.query(`DELETE FROM "EventWorker" WHERE id = ANY($1::text[])`, [ids]).catch(() => {});
     },
   };
 }

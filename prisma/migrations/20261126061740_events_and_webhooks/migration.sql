@@ -123,3 +123,11 @@ CREATE TRIGGER "Notification_event" AFTER INSERT ON "Notification" FOR EACH ROW 
 
 -- Issue 25: a fan-out job run twice (a crash after its commit) queues each first attempt once.
 CREATE UNIQUE INDEX "WebhookDelivery_first_attempt" ON "WebhookDelivery" ("endpointId", "eventSeq") WHERE attempt = 1 AND NOT redelivery;
+
+-- CreateTable
+CREATE TABLE "EventWorker" (
+    "id" TEXT NOT NULL,
+    "seenAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "EventWorker_pkey" PRIMARY KEY ("id")
+);
