@@ -20,24 +20,37 @@ interface Receiver {
   received: Received[];
   /** Status codes to answer with, in order; 204 once they run out. */
   answers: number[];
+  /** Never answer (a receiver that hangs). */
+  hang: boolean;
   close(): Promise<void>;
 }
 
 async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
   const answers: number[] = [];
+  const receiver = { hang: false } as Receiver;
   const server = http.createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c));
     req.on("end", () => {
       received.push({ headers: req.headers as Record<string, string>, body });
+      if (receiver.hang) return;
       res.writeHead(answers.shift() ?? 204);
       res.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hooks`, received, answers, close: () => new Promise((r) => server.close(() => r())) };
+  return Object.assign(receiver, {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    answers,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  });
 }
 
 const RETRY = "0.3,0.3,0.3";
@@ -171,6 +184,53 @@ describe("webhooks", () => {
     await cli(["apps", "suspend", clientId, "--reason", "Spam reports"]);
     const hit = await until("app.status.changed", () => receiver.received.find((r) => parsed(r).type === "app.status.changed"));
     expect(parsed(hit).data).toEqual({ status: "suspended", reason: "Spam reports" });
+  });
+
+  it("keeps delivering to others while one receiver hangs", async () => {
+    const slow = await appWithWebhook(["svc:chat.read"], ["chat.message.created"]);
+    slow.receiver.hang = true;
+    const fast = await appWithWebhook(["svc:chat.read"], ["chat.message.created"]);
+    const texts: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const author = await api.createUser();
+      const token = await api.token({ user: author.handle, scopes: ["svc:chat.write"] });
+      texts.push(`while one hangs ${i}`);
+      expect((await api.call("/global-chat/messages", { method: "POST", token, body: { text: texts[i] } })).status).toBe(201);
+    }
+    const started = Date.now();
+    await until("every message at the fast receiver", () =>
+      texts.every((t) => fast.receiver.received.some((r) => parsed(r).data.text === t)) ? true : undefined,
+    );
+    // The hanging receiver holds its own slots (10 s each), never the others'.
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(slow.receiver.received.length).toBeLessThanOrEqual(4);
+  });
+
+  it("disables an endpoint that answers 410 Gone and tells the owner; signs with both secrets for a day after a rotation", async () => {
+    const { clientId, receiver, webhook } = await appWithWebhook(["svc:chat.read"]);
+    const rotated = await cli<{ id: string; secret: string }>(["apps", "webhooks", "rotate-secret", clientId, webhook.id]);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(webhook.secret);
+    await cli(["apps", "webhooks", "test", clientId, webhook.id]);
+    const signed = await until("the ping", () => receiver.received[0]);
+    expect(signed.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+    for (const secret of [webhook.secret, rotated.secret]) expect(() => new Webhook(secret).verify(signed.body, signed.headers)).not.toThrow();
+
+    receiver.answers.push(410);
+    await cli(["apps", "webhooks", "test", clientId, webhook.id]);
+    const list = await until("the endpoint disabled", async () => {
+      const rows = await cli<{ status: string }[]>(["apps", "webhooks", "list", clientId]);
+      return rows[0]!.status === "disabled" ? rows : undefined;
+    });
+    expect(list).toHaveLength(1);
+    const [notice] = await api.sql<{ message: string }>(
+      `SELECT n.message FROM "Notification" n JOIN "Application" a ON a."ownerId" = n."userId" WHERE a."clientId" = $1 AND n.message LIKE '%webhook endpoint%' ORDER BY n.id DESC LIMIT 1`,
+      [clientId],
+    );
+    expect(notice!.message).toContain("410 Gone");
+    expect(receiver.received).toHaveLength(2);
+    const refused = await runCli(api.server.databaseUrl, ["apps", "webhooks", "test", clientId, webhook.id, "--json"], { env: ENV });
+    expect(refused.code).toBe(1);
   });
 
   it("refuses loopback, private and metadata URLs when WEBHOOKS_ALLOW_PRIVATE is off, and plain http", async () => {
