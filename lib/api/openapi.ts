@@ -2,8 +2,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-ope
 import { z } from "zod";
 import { env } from "../env";
 import { ERROR_STATUS } from "../errors";
-import { EVENT_EXAMPLES } from "../schemas/event-examples";
-import { EVENT_AUDIENCE, EVENT_ID_PATTERN, EVENT_TYPES, eventEnvelopeSchema, type EventType } from "../schemas/events";
+import { EVENT_EXAMPLES, eventAudienceText } from "../schemas/event-catalog";
+import { EVENT_AUDIENCE, EVENT_ID_PATTERN, EVENT_TYPES, eventEnvelopeSchema } from "../schemas/events";
 import type { ApiErrorCode } from "../schemas/api";
 import { DEFAULT_REQUESTS_PER_MINUTE } from "../schemas/rate-limits";
 import { SVC_SCOPES, USER_ONLY_SCOPES, type SvcScope } from "../scopes";
@@ -116,15 +116,6 @@ the same on every retry, so receivers deduplicate by it. Signing, retries and th
 **Error codes.**
 ${(Object.keys(ERROR_DESCRIPTIONS) as ApiErrorCode[]).map((c) => `- ${ERROR_STATUS[c]} \`${c}\`: ${ERROR_DESCRIPTIONS[c]}`).join("\n")}
 `;
-
-/** Who receives an event type, in words (EVENT_AUDIENCE); the docs' catalog says the same. */
-export function eventAudienceText(type: EventType): string {
-  const { scope, grant, own } = EVENT_AUDIENCE[type];
-  if (type === "ping") return "Only the endpoint it is sent to.";
-  if (own) return "Only the app the event is about.";
-  if (grant) return `Apps with \`${scope}\`, only for people who authorized the app with that scope and have not revoked it.`;
-  return `Every approved app with \`${scope}\`.`;
-}
 
 /**
  * The headers of every delivery (Standard Webhooks, https://www.standardwebhooks.com/): the receiver

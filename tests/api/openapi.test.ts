@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import Ajv2020 from "ajv/dist/2020.js";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT_EXAMPLES } from "../../lib/schemas/event-examples";
+import { EVENT_EXAMPLES } from "../../lib/schemas/event-catalog";
 import { EVENT_TYPES } from "../../lib/schemas/events";
 import { runCli } from "../helpers/cli";
 import { SPEC_ERROR_CODES, startApi, type Api, type ApiResult } from "./support";

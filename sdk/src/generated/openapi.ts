@@ -351,7 +351,7 @@ export interface webhooks {
          * ping
          * @description Sent by “Send test event” (portal) or `apps webhooks test` (CLI), to one endpoint.
          *
-         *     Received by: Only the endpoint it is sent to.
+         *     Received by: Only the endpoint it is sent to (webhooks only).
          */
         post: operations["event.ping"];
         delete?: never;
