@@ -193,6 +193,7 @@ http.createServer((req, res) => {
   });
 }).listen(8080);`}
       />
+      <p>Without a library, the check is a few lines:</p>
       <CodeBlock
         title="By hand (Node)"
         language="ts"
