@@ -226,6 +226,7 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
     ["docs-scopes", "/docs/scopes"],
     ["docs-errors", "/docs/errors"],
     ["docs-sdk", "/docs/sdk"],
+    ["docs-events", "/docs/events"],
   ] as const) {
     test(`docs: ${path}`, async () => {
       expectClean(await sweep("alice", slug, (p) => p.goto(`${server.url}${path}`)));

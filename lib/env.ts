@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseTrustProxy, type TrustProxyRule } from "./http/client-ip";
 import { DEFAULT_USER_QUOTA_PERCENT } from "./schemas/rate-limits";
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE } from "./schemas/webhooks";
 
 /**
  * The only reader of process.env (STYLE: Tests and config). Parsed first by server.ts and the CLI;
@@ -124,7 +125,7 @@ const rawSchema = z.object({
     .string()
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?){0,19}$/, "must be comma-separated seconds")
     .transform((v) => v.split(",").map(Number))
-    .default([5, 300, 1800, 7200, 18000, 36000, 36000]),
+    .default(DEFAULT_WEBHOOK_RETRY_SCHEDULE),
   /** Issue 25: webhook deliveries and fan-outs run at once in each process (graphile-worker's concurrency). */
   EVENT_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
   /**

@@ -11,6 +11,7 @@ export function SiteFooter() {
         { href: "/docs/authentication", label: "Authentication" },
         { href: "/docs/scopes", label: "Scopes" },
         { href: "/docs/sdk", label: "SDK and quickstarts" },
+        { href: "/docs/events", label: "Events and webhooks" },
       ],
     },
     {

@@ -2,6 +2,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-ope
 import { z } from "zod";
 import { env } from "../env";
 import { ERROR_STATUS } from "../errors";
+import { EVENT_EXAMPLES, eventAudienceText } from "../schemas/event-catalog";
+import { EVENT_AUDIENCE, EVENT_ID_PATTERN, EVENT_TYPES, eventEnvelopeSchema } from "../schemas/events";
 import type { ApiErrorCode } from "../schemas/api";
 import { DEFAULT_REQUESTS_PER_MINUTE } from "../schemas/rate-limits";
 import { SVC_SCOPES, USER_ONLY_SCOPES, type SvcScope } from "../scopes";
@@ -105,11 +107,56 @@ bytes. Pokes: one per target per 24 hours. Each app: ${DEFAULT_REQUESTS_PER_MINU
 endpoints) and \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` (Unix seconds) for the limit that binds first.
 Timestamps named \`*_at\` are Unix seconds.
 
+**Events.** The \`webhooks\` section lists every event the platform sends to an app's webhook endpoints, with its body and
+the Standard Webhooks headers that sign it. Every event is \`{ "id": "evt_…", "type", "created_at", "data" }\`; the \`id\` stays
+the same on every retry, so receivers deduplicate by it. Signing, retries and the event stream: the docs page "Events and webhooks".
+
 **CORS.** Any origin may call the API from a browser (no cookies are used).
 
 **Error codes.**
 ${(Object.keys(ERROR_DESCRIPTIONS) as ApiErrorCode[]).map((c) => `- ${ERROR_STATUS[c]} \`${c}\`: ${ERROR_DESCRIPTIONS[c]}`).join("\n")}
 `;
+
+/**
+ * The headers of every delivery (Standard Webhooks, https://www.standardwebhooks.com/): the receiver
+ * verifies `webhook-signature` over `${webhook-id}.${webhook-timestamp}.${body}` with its secret.
+ */
+const webhookHeadersSchema = z.object({
+  "webhook-id": z.string().regex(EVENT_ID_PATTERN).meta({ description: "The event's id (the body's `id`): the same on every retry and redelivery; deduplicate by it." }),
+  "webhook-timestamp": z.string().regex(/^\d+$/).meta({ description: "Unix seconds at which this attempt was signed; refuse deliveries more than 5 minutes off your clock." }),
+  "webhook-signature": z
+    .string()
+    .regex(/^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$/)
+    .meta({
+      description:
+        "Space-separated `v1,<base64 HMAC-SHA256>` signatures of `${webhook-id}.${webhook-timestamp}.${body}`, keyed with the base64 part of the endpoint's `whsec_` secret. Two during the 24 hours after a secret rotation (new and old): accept the delivery when any one verifies.",
+    }),
+});
+
+function registerWebhooks(registry: OpenAPIRegistry): void {
+  for (const type of EVENT_TYPES) {
+    registry.registerWebhook({
+      method: "post",
+      path: type,
+      operationId: `event.${type}`,
+      summary: type,
+      description: `${EVENT_AUDIENCE[type].description}\n\nReceived by: ${eventAudienceText(type)}`,
+      tags: ["Webhooks"],
+      request: {
+        headers: webhookHeadersSchema,
+        body: { required: true, content: { "application/json": { schema: eventEnvelopeSchema(type), example: EVENT_EXAMPLES[type] } } },
+      },
+      responses: {
+        "2XX": { description: "Any 2xx (within 10 s) acknowledges the delivery; the body is ignored (at most 4 KiB is read)." },
+        "410": { description: "Gone: the endpoint is disabled and receives nothing until it is enabled again." },
+        default: {
+          description:
+            "Anything else (another status, a redirect, a timeout after 10 s, a refused connection, a TLS error) is a failed attempt, retried with the same event id on the documented schedule.",
+        },
+      },
+    });
+  }
+}
 
 export function buildOpenApiDocument() {
   const { API_URL, ISSUER } = env();
@@ -163,6 +210,8 @@ export function buildOpenApiDocument() {
     });
   }
 
+  registerWebhooks(registry);
+
   const generator = new OpenApiGeneratorV31(registry.definitions);
   return generator.generateDocument({
     openapi: "3.1.0",
@@ -176,6 +225,7 @@ export function buildOpenApiDocument() {
       { name: "Global chat", description: "Reading and posting" },
       { name: "Directory", description: "Looking people up" },
       { name: "Events", description: "The live event stream (Server-Sent Events); webhooks are described under `webhooks`" },
+      { name: "Webhooks", description: "Events the platform sends to your endpoints, signed after Standard Webhooks (also on the event stream)" },
     ],
   });
 }

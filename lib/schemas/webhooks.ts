@@ -5,6 +5,12 @@ import { eventTypeSchema, EVENT_TYPES, type EventType } from "./events";
 export const WEBHOOK_ID_PATTERN = /^wh_[a-z2-7]{24}$/;
 export const DELIVERY_ID_PATTERN = /^dlv_[a-z2-7]{24}$/;
 
+/**
+ * Seconds between a failed attempt and the next, one per retry (WEBHOOK_RETRY_SCHEDULE's default;
+ * ±20 % jitter): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, about 28 hours in all. The docs page shows it.
+ */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
 export const webhookInputSchema = z.object({
   url: z.string().trim().min(1, "Enter the endpoint's URL.").max(2048, "At most 2048 characters."),
   /** Empty: every type the app may receive. */

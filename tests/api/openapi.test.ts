@@ -1,5 +1,11 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import Ajv2020 from "ajv/dist/2020.js";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EVENT_EXAMPLES } from "../../lib/schemas/event-catalog";
+import { EVENT_TYPES } from "../../lib/schemas/events";
+import { runCli } from "../helpers/cli";
 import { SPEC_ERROR_CODES, startApi, type Api, type ApiResult } from "./support";
 
 /**
@@ -24,8 +30,11 @@ const SPEC_ENDPOINTS = [
   ["get", "/users", "svc:directory.read"],
 ] as const;
 
+// Webhook receivers on 127.0.0.1 (the webhooks section is checked against real deliveries).
+const ENV = { WEBHOOKS_ALLOW_PRIVATE: "1" };
+
 beforeAll(async () => {
-  api = await startApi();
+  api = await startApi({ env: ENV });
   const res = await api.call("/openapi.json");
   expect(res.status).toBe(200);
   doc = res.body;
@@ -235,5 +244,154 @@ describe("real responses match the document", () => {
     } while (cursor);
     await check("get", "/users?cursor=bad", { token });
     await check("get", "/users");
+  });
+});
+
+/** A copy with every `$ref` to a component inlined and each `allOf` of objects merged into one object. */
+function flatten(node: unknown, components: { schemas: Record<string, unknown> }): unknown {
+  if (Array.isArray(node)) return node.map((n) => flatten(n, components));
+  if (!node || typeof node !== "object") return node;
+  const obj = node as Record<string, unknown>;
+  if (typeof obj.$ref === "string") return flatten(components.schemas[obj.$ref.replace("#/components/schemas/", "")], components);
+  const out = Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, flatten(pv, components)])) : flatten(v, components)]));
+  if (Array.isArray(out.allOf)) {
+    const parts = out.allOf as { type?: string; properties?: object; required?: string[] }[];
+    if (parts.every((p) => p.type === "object")) {
+      const { allOf: _merged, ...rest } = out;
+      return {
+        ...rest,
+        type: "object",
+        properties: Object.assign({}, ...parts.map((p) => p.properties ?? {})),
+        required: parts.flatMap((p) => p.required ?? []),
+      };
+    }
+  }
+  return out;
+}
+
+describe("the webhooks section (issue 25)", () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document is arbitrary JSON
+  const operation = (type: string): any => doc.webhooks?.[type]?.post;
+  const bodyValidators = new Map<string, ReturnType<typeof ajv.compile>>();
+  /** The documented body schema of `type`, closed: undocumented fields are refused. */
+  function bodyValidator(type: string) {
+    let validate = bodyValidators.get(type);
+    if (!validate) {
+      validate = ajv.compile(closeObjects(flatten(operation(type).requestBody.content["application/json"].schema, doc.components)) as object);
+      bodyValidators.set(type, validate);
+    }
+    return validate;
+  }
+  function expectBody(type: string, body: unknown): void {
+    const validate = bodyValidator(type);
+    expect(validate(body), `${type}: ${JSON.stringify(validate.errors?.slice(0, 3))}\n${JSON.stringify(body).slice(0, 300)}`).toBe(true);
+  }
+  function expectHeaders(type: string, headers: Record<string, string | undefined>): void {
+    const params = operation(type).parameters as { name: string; in: string; required: boolean; schema: object }[];
+    for (const param of params.filter((p) => p.in === "header")) {
+      const value = headers[param.name];
+      expect(param.required && value === undefined, `${type}: header ${param.name} missing`).toBe(false);
+      const validate = ajv.compile(param.schema);
+      expect(validate(value), `${type}: header ${param.name}: ${value}`).toBe(true);
+    }
+  }
+
+  it("has one webhook per event type, with the Standard Webhooks headers and the 2xx that acknowledges it", () => {
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...EVENT_TYPES].sort());
+    for (const type of EVENT_TYPES) {
+      const op = operation(type);
+      expect(op, type).toBeDefined();
+      const headers = (op.parameters as { name: string; in: string; required: boolean }[]).filter((p) => p.in === "header");
+      expect(headers.map((h) => [h.name, h.required])).toEqual([
+        ["webhook-id", true],
+        ["webhook-timestamp", true],
+        ["webhook-signature", true],
+      ]);
+      expect(op.requestBody.required).toBe(true);
+      expect(op.responses).toHaveProperty("2XX");
+      expect(op.responses).toHaveProperty("410");
+      expect(op.description).toContain("Received by:");
+    }
+    // The stream and the webhooks are documented apart from the eleven SPEC paths (checked above).
+    expect(doc.info.description).toContain("webhooks");
+  });
+
+  it("publishes each type's example, which its schema accepts; a wrong type, a missing or an extra field is refused", () => {
+    for (const type of EVENT_TYPES) {
+      const example = operation(type).requestBody.content["application/json"].example;
+      expect(example, type).toEqual(EVENT_EXAMPLES[type]);
+      expectBody(type, example);
+      const validate = bodyValidator(type);
+      expect(validate({ ...example, type: type === "ping" ? "chat.message.created" : "ping" }), `${type}: another type`).toBe(false);
+      expect(validate({ ...example, id: "evt_1" }), `${type}: a malformed id`).toBe(false);
+      const { data: _data, ...withoutData } = example;
+      expect(validate(withoutData), `${type}: no data`).toBe(false);
+      const required = Object.keys(example.data).find((k) => validate({ ...example, data: Object.fromEntries(Object.entries(example.data).filter(([key]) => key !== k)) }) === false);
+      expect(required, `${type}: data without any one of its fields is still accepted`).toBeDefined();
+      expect(validate({ ...example, data: { ...example.data, surprise: 1 } }), `${type}: an undocumented field`).toBe(false);
+    }
+  });
+
+  it("matches real deliveries of every event type, body and headers, signed as documented", async () => {
+    const received: { headers: Record<string, string>; body: string }[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c));
+      req.on("end", () => {
+        received.push({ headers: req.headers as Record<string, string>, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const cli = async <T>(args: string[]): Promise<T> => {
+      const run = await runCli(api.server.databaseUrl, [...args, "--json"], { env: ENV });
+      if (run.code !== 0) throw new Error(`platform ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
+      return JSON.parse(run.stdout) as T;
+    };
+    try {
+      // A login app reading the chat and notifications (its own scope set: no other test shares it).
+      const scopes = ["svc:chat.read", "svc:notifications.read"];
+      const person = await api.createUser();
+      let clientId = "";
+      await api.token({ user: person.handle, scopes, onApp: (id) => (clientId = id) });
+      const { port } = receiver.address() as AddressInfo;
+      const hook = await cli<{ id: string; secret: string }>(["apps", "webhooks", "add", clientId, "--url", `http://127.0.0.1:${port}/hooks`]);
+
+      const second = await api.createUser();
+      await api.token({ user: second.handle, scopes }); // app.authorization.granted
+      const writer = await api.createUser();
+      const post = await api.call("/global-chat/messages", { method: "POST", token: await api.token({ user: writer.handle }), body: { text: "webhooks section" } });
+      expect(post.status).toBe(201); // chat.message.created
+      const poke = await api.call(`/users/${person.handle}/poke`, { method: "POST", token: await api.token({ user: writer.handle }) });
+      expect(poke.status).toBe(200); // notification.created
+      await cli(["users", "revoke-app", second.handle, clientId]); // app.authorization.revoked
+      await cli(["apps", "webhooks", "test", clientId, hook.id]); // ping
+      await cli(["apps", "suspend", clientId, "--reason", "Checking the webhooks section"]); // app.status.changed
+
+      const deadline = Date.now() + 15_000;
+      const types = () => new Set(received.map((r) => (JSON.parse(r.body) as { type: string }).type));
+      while (types().size < EVENT_TYPES.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect([...types()].sort()).toEqual([...EVENT_TYPES].sort());
+
+      const verifier = new Webhook(hook.secret);
+      for (const delivery of received) {
+        const body = JSON.parse(delivery.body) as { id: string; type: string };
+        expectBody(body.type, body);
+        expectHeaders(body.type, delivery.headers);
+        expect(delivery.headers["webhook-id"]).toBe(body.id);
+        expect(verifier.verify(delivery.body, delivery.headers)).toEqual(body);
+      }
+    } finally {
+      await new Promise((r) => receiver.close(r));
+    }
+  });
+
+  it("documents the signature header of a rotation (two signatures) too", () => {
+    const validate = ajv.compile(operation("ping").parameters.find((p: { name: string }) => p.name === "webhook-signature").schema);
+    const sig = "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=";
+    expect(validate(sig)).toBe(true);
+    expect(validate(`${sig} ${sig}`)).toBe(true);
+    expect(validate("v2,abc")).toBe(false);
+    expect(validate(`${sig},`)).toBe(false);
   });
 });

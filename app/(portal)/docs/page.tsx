@@ -172,6 +172,10 @@ curl -s "${API_URL}/global-chat/messages?limit=5" -H "Authorization: Bearer $ACC
           languages.
         </li>
         <li>
+          <Link href="/docs/events">Events and webhooks</Link> — hear what happens as it happens: signed webhooks and a
+          live event stream.
+        </li>
+        <li>
           <Link href="/docs/api-reference">API reference</Link> — every endpoint, parameter and response.
         </li>
         <li>

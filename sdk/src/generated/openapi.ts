@@ -247,7 +247,140 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "app.authorization.granted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * app.authorization.granted
+         * @description A person authorized the app (first consent, or more scopes). `data`: `user`, `scopes` (all scopes now granted).
+         *
+         *     Received by: Only the app the event is about.
+         */
+        post: operations["event.app.authorization.granted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "app.authorization.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * app.authorization.revoked
+         * @description A person's authorization of the app ended (Connected apps, the operator CLI, or an admin disabling the person). `data`: `user`, `scopes` (what was granted).
+         *
+         *     Received by: Only the app the event is about.
+         */
+        post: operations["event.app.authorization.revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "app.status.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * app.status.changed
+         * @description The app was approved, rejected, suspended or reinstated, or a pending change was approved or rejected. `data`: `status`, `reason?`, `change?`.
+         *
+         *     Received by: Only the app the event is about.
+         */
+        post: operations["event.app.status.changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chat.message.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * chat.message.created
+         * @description A message was posted to the global chat. `data` is the message exactly as `GET /global-chat/messages` returns it.
+         *
+         *     Received by: Every approved app with `svc:chat.read`.
+         */
+        post: operations["event.chat.message.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "notification.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * notification.created
+         * @description A person who authorized the app with `svc:notifications.read` (and has not revoked it) got a notification. `data` is the notification as `GET /me/notifications` returns it, plus `user` (the handle).
+         *
+         *     Received by: Apps with `svc:notifications.read`, only for people who authorized the app with that scope and have not revoked it.
+         */
+        post: operations["event.notification.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ping
+         * @description Sent by “Send test event” (portal) or `apps webhooks test` (CLI), to one endpoint.
+         *
+         *     Received by: Only the endpoint it is sent to (webhooks only).
+         */
+        post: operations["event.ping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description data of GET /me/stats. */
@@ -1851,6 +1984,413 @@ export interface operations {
                         };
                     };
                 };
+            };
+        };
+    };
+    "event.app.authorization.granted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (the body's `id`): the same on every retry and redelivery; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `${webhook-id}.${webhook-timestamp}.${body}`, keyed with the base64 part of the endpoint's `whsec_` secret. Two during the 24 hours after a secret rotation (new and old): accept the delivery when any one verifies. */
+                "webhook-signature": string;
+                /** @description Unix seconds at which this attempt was signed; refuse deliveries more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5tb2yk7wq3mzr6hxd4pnc2fa",
+                 *       "type": "app.authorization.granted",
+                 *       "created_at": 1764000120,
+                 *       "data": {
+                 *         "user": "bob",
+                 *         "scopes": [
+                 *           "openid",
+                 *           "svc:notifications.read"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Unix seconds at which what the event reports was committed. */
+                    created_at: number;
+                    data: {
+                        scopes: string[];
+                        user: string;
+                    };
+                    id: string;
+                    /** @enum {string} */
+                    type: "app.authorization.granted";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx (within 10 s) acknowledges the delivery; the body is ignored (at most 4 KiB is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and receives nothing until it is enabled again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, a timeout after 10 s, a refused connection, a TLS error) is a failed attempt, retried with the same event id on the documented schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event.app.authorization.revoked": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (the body's `id`): the same on every retry and redelivery; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `${webhook-id}.${webhook-timestamp}.${body}`, keyed with the base64 part of the endpoint's `whsec_` secret. Two during the 24 hours after a secret rotation (new and old): accept the delivery when any one verifies. */
+                "webhook-signature": string;
+                /** @description Unix seconds at which this attempt was signed; refuse deliveries more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2mzr6hxd4pnc7tb2yk3wq5fa",
+                 *       "type": "app.authorization.revoked",
+                 *       "created_at": 1764000180,
+                 *       "data": {
+                 *         "user": "bob",
+                 *         "scopes": [
+                 *           "openid",
+                 *           "svc:notifications.read"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Unix seconds at which what the event reports was committed. */
+                    created_at: number;
+                    data: {
+                        scopes: string[];
+                        user: string;
+                    };
+                    id: string;
+                    /** @enum {string} */
+                    type: "app.authorization.revoked";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx (within 10 s) acknowledges the delivery; the body is ignored (at most 4 KiB is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and receives nothing until it is enabled again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, a timeout after 10 s, a refused connection, a TLS error) is a failed attempt, retried with the same event id on the documented schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event.app.status.changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (the body's `id`): the same on every retry and redelivery; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `${webhook-id}.${webhook-timestamp}.${body}`, keyed with the base64 part of the endpoint's `whsec_` secret. Two during the 24 hours after a secret rotation (new and old): accept the delivery when any one verifies. */
+                "webhook-signature": string;
+                /** @description Unix seconds at which this attempt was signed; refuse deliveries more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_6wq3mzr2hxd4tb5yk7pnc2fa",
+                 *       "type": "app.status.changed",
+                 *       "created_at": 1764000240,
+                 *       "data": {
+                 *         "status": "suspended",
+                 *         "reason": "Spam reports from several people"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Unix seconds at which what the event reports was committed. */
+                    created_at: number;
+                    data: {
+                        /**
+                         * @description Set when a pending change of the app was decided.
+                         * @enum {string}
+                         */
+                        change?: "approved" | "rejected";
+                        reason?: string;
+                        /** @enum {string} */
+                        status: "pending" | "approved" | "rejected" | "suspended";
+                    };
+                    id: string;
+                    /** @enum {string} */
+                    type: "app.status.changed";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx (within 10 s) acknowledges the delivery; the body is ignored (at most 4 KiB is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and receives nothing until it is enabled again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, a timeout after 10 s, a refused connection, a TLS error) is a failed attempt, retried with the same event id on the documented schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event.chat.message.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (the body's `id`): the same on every retry and redelivery; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `${webhook-id}.${webhook-timestamp}.${body}`, keyed with the base64 part of the endpoint's `whsec_` secret. Two during the 24 hours after a secret rotation (new and old): accept the delivery when any one verifies. */
+                "webhook-signature": string;
+                /** @description Unix seconds at which this attempt was signed; refuse deliveries more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3kq7m2xw5rnb4tyh6fzc2dpa",
+                 *       "type": "chat.message.created",
+                 *       "created_at": 1764000000,
+                 *       "data": {
+                 *         "id": "104729",
+                 *         "author": {
+                 *           "handle": "alice",
+                 *           "display_name": "Alice Moreau",
+                 *           "avatar_url": "https://dev.example.com/media/avatars/alice.png"
+                 *         },
+                 *         "text": "Anyone up for a Beetle rematch?",
+                 *         "created_at": 1764000000
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Unix seconds at which what the event reports was committed. */
+                    created_at: number;
+                    data: components["schemas"]["ChatMessage"];
+                    id: string;
+                    /** @enum {string} */
+                    type: "chat.message.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx (within 10 s) acknowledges the delivery; the body is ignored (at most 4 KiB is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and receives nothing until it is enabled again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, a timeout after 10 s, a refused connection, a TLS error) is a failed attempt, retried with the same event id on the documented schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event.notification.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (the body's `id`): the same on every retry and redelivery; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `${webhook-id}.${webhook-timestamp}.${body}`, keyed with the base64 part of the endpoint's `whsec_` secret. Two during the 24 hours after a secret rotation (new and old): accept the delivery when any one verifies. */
+                "webhook-signature": string;
+                /** @description Unix seconds at which this attempt was signed; refuse deliveries more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_7hx2p4qn6wzk3mrd5tbc4yfe",
+                 *       "type": "notification.created",
+                 *       "created_at": 1764000060,
+                 *       "data": {
+                 *         "type": "poke",
+                 *         "read": false,
+                 *         "from": {
+                 *           "handle": "alice",
+                 *           "display_name": "Alice Moreau",
+                 *           "avatar_url": "https://dev.example.com/media/avatars/alice.png"
+                 *         },
+                 *         "created_at": 1764000060,
+                 *         "count": 3,
+                 *         "user": "bob"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Unix seconds at which what the event reports was committed. */
+                    created_at: number;
+                    data: components["schemas"]["Notification"] & {
+                        /** @description The handle of the person notified. */
+                        user: string;
+                    };
+                    id: string;
+                    /** @enum {string} */
+                    type: "notification.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx (within 10 s) acknowledges the delivery; the body is ignored (at most 4 KiB is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and receives nothing until it is enabled again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, a timeout after 10 s, a refused connection, a TLS error) is a failed attempt, retried with the same event id on the documented schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event.ping": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (the body's `id`): the same on every retry and redelivery; deduplicate by it. */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `${webhook-id}.${webhook-timestamp}.${body}`, keyed with the base64 part of the endpoint's `whsec_` secret. Two during the 24 hours after a secret rotation (new and old): accept the delivery when any one verifies. */
+                "webhook-signature": string;
+                /** @description Unix seconds at which this attempt was signed; refuse deliveries more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4pnc2fa6wq3mzr7hxd5tb2yk",
+                 *       "type": "ping",
+                 *       "created_at": 1764000300,
+                 *       "data": {
+                 *         "message": "Test event from the developer portal for Stats bot.",
+                 *         "webhook_id": "wh_q3mzr6hxd4pnc7tb2yk5wfa2"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Unix seconds at which what the event reports was committed. */
+                    created_at: number;
+                    data: {
+                        message: string;
+                        webhook_id: string;
+                    };
+                    id: string;
+                    /** @enum {string} */
+                    type: "ping";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx (within 10 s) acknowledges the delivery; the body is ignored (at most 4 KiB is read). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and receives nothing until it is enabled again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, a timeout after 10 s, a refused connection, a TLS error) is a failed attempt, retried with the same event id on the documented schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,0 +1,361 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { Fragment, type ReactNode } from "react";
+import { DocsPage } from "@/components/docs/docs-page";
+import { CodeBlock } from "@/components/ui/code-block";
+import { TableScroll } from "@/components/ui/table-scroll";
+import { env } from "@/lib/env";
+import { EVENT_EXAMPLES, eventAudienceText, eventDataFields, formatSeconds } from "@/lib/schemas/event-catalog";
+import { EVENT_AUDIENCE, EVENT_TYPES, MAX_STREAMS_PER_APP, MAX_WEBHOOKS_PER_APP } from "@/lib/schemas/events";
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE } from "@/lib/schemas/webhooks";
+
+export const metadata: Metadata = { title: "Events and webhooks" };
+
+/** The catalog's descriptions mark code with backticks (they are also the OpenAPI descriptions). */
+function withCode(text: string): ReactNode {
+  return text.split("`").map((part, i) => (i % 2 ? <code key={i}>{part}</code> : <Fragment key={i}>{part}</Fragment>));
+}
+
+export default function EventsPage() {
+  const { API_URL, WEBHOOK_RETRY_SCHEDULE } = env();
+  const schedule = DEFAULT_WEBHOOK_RETRY_SCHEDULE;
+  const cumulative = schedule.map((_, i) => schedule.slice(0, i + 1).reduce((a, b) => a + b, 0));
+  const total = cumulative.at(-1) ?? 0;
+  const customSchedule = WEBHOOK_RETRY_SCHEDULE.join(",") !== schedule.join(",");
+  return (
+    <DocsPage
+      title="Events and webhooks"
+      lead="Your app hears what happens on the platform as it happens: chat messages, notifications, people authorizing or revoking your app, review decisions. Receive them as signed webhooks at your own URL, or on a live event stream when your app has no public URL."
+    >
+      <h2 id="overview">Two ways to listen</h2>
+      <ul>
+        <li>
+          <strong>Webhooks</strong>: the platform POSTs each event to your endpoint, signed after the{" "}
+          <a href="https://www.standardwebhooks.com/">Standard Webhooks</a> specification, and retries for more than a
+          day until your endpoint answers with a 2xx. Up to {MAX_WEBHOOKS_PER_APP} endpoints per app.
+        </li>
+        <li>
+          <strong>The event stream</strong>: <code>GET /api/v1/events</code> keeps a connection open and sends the same
+          events as Server-Sent Events; reconnect with <code>Last-Event-ID</code> and nothing is missed. For bots, CLIs and
+          apps behind a firewall.
+        </li>
+      </ul>
+      <p>
+        Both carry the same event bodies, and an app never receives an event it could not read through the API with its
+        scopes and the grants people gave it.
+      </p>
+
+      <h2 id="catalog">The event catalog</h2>
+      <TableScroll label="Event types">
+        <table className="min-w-[38rem]">
+          <thead>
+            <tr>
+              <th scope="col">Type</th>
+              <th scope="col">Who receives it</th>
+              <th scope="col">What happened</th>
+            </tr>
+          </thead>
+          <tbody>
+            {EVENT_TYPES.map((type) => (
+              <tr key={type} data-testid="event-type">
+                <td>
+                  <a href={`#${type}`}>
+                    <code>{type}</code>
+                  </a>
+                </td>
+                <td>{withCode(eventAudienceText(type))}</td>
+                <td>{withCode(EVENT_AUDIENCE[type].description)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
+      {EVENT_TYPES.map((type) => (
+        <section key={type} aria-labelledby={type}>
+          <h3 id={type} className="scroll-mt-24">
+            <code>{type}</code>
+          </h3>
+          <p>
+            <code>data</code>:{" "}
+            {eventDataFields(type).map((f, i) => (
+              <Fragment key={f.name}>
+                {i > 0 ? ", " : ""}
+                <code>{f.name}</code>
+                {f.required ? "" : " (optional)"}
+              </Fragment>
+            ))}
+            .
+          </p>
+          <CodeBlock title={`${type} example`} language="json" code={JSON.stringify(EVENT_EXAMPLES[type], null, 2)} />
+        </section>
+      ))}
+      <p>
+        The <Link href="/docs/api-reference">API reference</Link> and the <code>webhooks</code> section of{" "}
+        <a href="/api/v1/openapi.json">the OpenAPI document</a> give each body&apos;s full schema.
+      </p>
+
+      <h2 id="envelope">The envelope</h2>
+      <CodeBlock
+        title="Every event"
+        language="json"
+        code={`{ "id": "evt_…", "type": "chat.message.created", "created_at": 1764000000, "data": { … } }`}
+      />
+      <ul>
+        <li>
+          <code>id</code>: <code>evt_</code> and 24 characters. It stays the same on every retry and every redelivery of
+          the event, and it is the stream&apos;s <code>id:</code> too: delivery is <strong>at least once</strong>, so keep
+          the ids you have handled (a day&apos;s worth is plenty) and skip one you have seen.
+        </li>
+        <li>
+          <code>type</code>: one of the types above. Ignore types you do not know; new ones may be added.
+        </li>
+        <li>
+          <code>created_at</code>: Unix seconds at which what the event reports was committed. Events are written in the
+          same transaction as the change, so an event never reports something that did not happen.
+        </li>
+        <li>
+          <code>data</code>: the type&apos;s payload. Webhooks may arrive out of order (a retried event comes after
+          newer ones); order by <code>created_at</code> if it matters.
+        </li>
+      </ul>
+
+      <h2 id="endpoints">Add an endpoint</h2>
+      <p>
+        On your app&apos;s <strong>Webhooks</strong> tab (<Link href="/apps">My apps</Link> → your app → Webhooks) the
+        owner and team admins add an endpoint: an <code>https</code> URL and the event types it wants (none ticked: every
+        type the app may receive). Viewers see the endpoints and the delivery log. The signing secret,{" "}
+        <code>whsec_…</code>, is shown <strong>once</strong>; the platform keeps it encrypted. An endpoint can be
+        disabled and enabled again; nothing is sent to a disabled endpoint. Operators do the same with the CLI (
+        <a href="#cli">below</a>).
+      </p>
+
+      <h2 id="verify">Verify every delivery</h2>
+      <p>Each delivery is a <code>POST</code> with the event as its JSON body and three headers:</p>
+      <TableScroll label="Webhook headers">
+        <table>
+          <tbody>
+            <tr>
+              <th scope="row">
+                <code>webhook-id</code>
+              </th>
+              <td>the event&apos;s id (deduplicate by it)</td>
+            </tr>
+            <tr>
+              <th scope="row">
+                <code>webhook-timestamp</code>
+              </th>
+              <td>Unix seconds at which this attempt was signed</td>
+            </tr>
+            <tr>
+              <th scope="row">
+                <code>webhook-signature</code>
+              </th>
+              <td>
+                <code>v1,&lt;base64 HMAC-SHA256&gt;</code> of <code>{"${webhook-id}.${webhook-timestamp}.${body}"}</code>,
+                keyed with the base64-decoded part of your secret after <code>whsec_</code>; several space-separated during
+                a rotation
+              </td>
+            </tr>
+          </tbody>
+        </table>
+      </TableScroll>
+      <p>
+        Verify with the raw body, exactly as received (not re-serialized JSON), refuse a timestamp more than 5 minutes
+        away from your clock (replays), and answer quickly: do the work after answering. The{" "}
+        <code>standardwebhooks</code> package (npm, and PyPI for Python) and the specification&apos;s libraries for other
+        languages do all of it, and so does the <Link href="/docs/sdk">TypeScript SDK</Link>&apos;s{" "}
+        <code>verifyWebhook(body, headers, secrets)</code> (several secrets: during a rotation).
+      </p>
+      <CodeBlock
+        title="receiver.ts (Node, standardwebhooks)"
+        language="ts"
+        code={`import http from "node:http";
+import { Webhook } from "standardwebhooks";
+
+const webhook = new Webhook(process.env.WEBHOOK_SECRET!); // whsec_…
+const seen = new Set<string>(); // use your database in production
+
+http.createServer((req, res) => {
+  let body = "";
+  req.on("data", (chunk) => (body += chunk));
+  req.on("end", () => {
+    let event;
+    try {
+      event = webhook.verify(body, req.headers as Record<string, string>);
+    } catch {
+      res.writeHead(400).end(); // not signed by us, or too old
+      return;
+    }
+    res.writeHead(204).end();
+    if (seen.has(event.id)) return; // a retry of an event already handled
+    seen.add(event.id);
+    console.log(event.type, event.data);
+  });
+}).listen(8080);`}
+      />
+      <p>Without a library, the check is a few lines:</p>
+      <CodeBlock
+        title="By hand (Node)"
+        language="ts"
+        code={`import { createHmac, timingSafeEqual } from "node:crypto";
+
+function verify(body: string, headers: Record<string, string>, secret: string): boolean {
+  const id = headers["webhook-id"], timestamp = headers["webhook-timestamp"];
+  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
+  const key = Buffer.from(secret.slice("whsec_".length), "base64");
+  const expected = createHmac("sha256", key).update(\`\${id}.\${timestamp}.\${body}\`).digest();
+  return headers["webhook-signature"].split(" ").some((s) => {
+    const given = Buffer.from(s.slice("v1,".length), "base64");
+    return s.startsWith("v1,") && given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}`}
+      />
+
+      <h3 id="rotation">Rotate the secret</h3>
+      <p>
+        <strong>Rotate secret</strong> on the Webhooks tab (or <code>apps webhooks rotate-secret</code>) shows a new
+        secret once. For the next 24 hours every delivery carries two signatures, one with the new secret and one with the
+        old, so a receiver holding either verifies it: deploy the new secret within that day. After 24 hours only the new
+        secret signs.
+      </p>
+
+      <h2 id="retries">Delivery and retries</h2>
+      <p>
+        Any <code>2xx</code> answer within 10 seconds is a delivery. Anything else — another status, a redirect (never
+        followed), a timeout, a refused connection, a TLS or DNS error — is a failed attempt, and the event is sent again
+        with the <strong>same id</strong>, each wait varied by ±20 % so that retries do not arrive in bursts:
+      </p>
+      <TableScroll label="Retry schedule">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Attempt</th>
+              <th scope="col">Waits after the previous one</th>
+              <th scope="col">Since the first attempt</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr data-testid="retry-row">
+              <td>1</td>
+              <td>at once</td>
+              <td>–</td>
+            </tr>
+            {schedule.map((wait, i) => (
+              <tr key={i} data-testid="retry-row">
+                <td>{i + 2}</td>
+                <td>{formatSeconds(wait)}</td>
+                <td>{formatSeconds(cumulative[i]!)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
+      <p>
+        That is {schedule.length + 1} attempts over about {Math.round(total / 3600)} hours.
+        {customSchedule
+          ? ` This installation's operator set another schedule: ${WEBHOOK_RETRY_SCHEDULE.map(formatSeconds).join(", ")}.`
+          : ""}
+      </p>
+      <ul>
+        <li>
+          <code>410 Gone</code> disables the endpoint at once: nothing more is sent to it until someone enables it again.
+        </li>
+        <li>
+          An endpoint whose deliveries have all failed for <strong>3 days</strong> (since its last success) is disabled,
+          and the app&apos;s owner gets a notification saying so. Fix the receiver, then enable it again.
+        </li>
+        <li>
+          At most 4 deliveries to one endpoint are in flight at once in each server process: a slow receiver waits for
+          its own deliveries and never holds up other apps&apos;.
+        </li>
+        <li>
+          At most the first 4 KiB of your answer is read (the log keeps the first 1 KiB); the body of a 2xx is
+          ignored.
+        </li>
+      </ul>
+
+      <h2 id="ssrf">Which URLs we call</h2>
+      <p>
+        An endpoint&apos;s host name is resolved at every delivery, and the delivery is refused (error{" "}
+        <code>blocked_address</code>) when any of its addresses is loopback, private (10/8, 172.16/12, 192.168/16,
+        100.64/10, <code>fc00::/7</code>), link-local, multicast, reserved or a cloud metadata address such as{" "}
+        <code>169.254.169.254</code>. The connection then goes to the address that was checked, so a second DNS answer
+        cannot send it elsewhere, with your host name in <code>Host</code> and TLS SNI. Redirects are not followed. A URL
+        with such an address written in it, or with user info, is refused when you add it.
+      </p>
+      <p>
+        <strong>Development and tests only:</strong> the operator setting <code>WEBHOOKS_ALLOW_PRIVATE=1</code> lets
+        deliveries reach loopback and private addresses, over plain <code>http</code> too, so a receiver on your own
+        machine works against a local platform. It is off by default and must stay off in production; link-local and
+        metadata addresses are refused even with it.
+      </p>
+
+      <h2 id="log">The delivery log and redelivery</h2>
+      <p>
+        The Webhooks tab lists every attempt of the last 7 days, newest first: the event type and id, the attempt number,
+        the HTTP status or the error (<code>timeout</code>, <code>refused</code>, <code>tls</code>, <code>dns</code>,{" "}
+        <code>blocked_address</code>, <code>network</code>), the latency, the first 1 KiB of your answer and when the next
+        retry is due. <strong>Redeliver</strong> sends any delivery&apos;s event again (same event id) as a new attempt;{" "}
+        <strong>Send test event</strong> sends a <code>ping</code> to one endpoint.
+      </p>
+
+      <h2 id="stream">The event stream</h2>
+      <p>
+        <code>GET /api/v1/events</code> answers with <code>text/event-stream</code> and stays open. Use an app token (the
+        app&apos;s events) or a user-delegated token (that person&apos;s events, plus the app-wide ones its scopes allow,
+        such as chat messages with <code>svc:chat.read</code>). <code>?types=</code> takes a comma-separated list of
+        types; without it you get every type the token may see. <code>ping</code> goes to webhooks only.
+      </p>
+      <CodeBlock
+        title="Follow the chat with curl"
+        code={`API=${API_URL}
+curl -N -H "Authorization: Bearer $TOKEN" "$API/events?types=chat.message.created"`}
+      />
+      <CodeBlock
+        title="What arrives"
+        language="text"
+        code={`id: ${EVENT_EXAMPLES["chat.message.created"].id}
+event: chat.message.created
+data: ${JSON.stringify(EVENT_EXAMPLES["chat.message.created"])}
+`}
+      />
+      <ul>
+        <li>
+          Each event is an <code>id:</code> line (the event id), an <code>event:</code> line (its type) and a{" "}
+          <code>data:</code> line with the same body a webhook receives.
+        </li>
+        <li>
+          <strong>Resume</strong>: reconnect with the header <code>Last-Event-ID: evt_…</code> (browsers&apos;{" "}
+          <code>EventSource</code> does it for you; or the query parameter <code>last_event_id</code>) and the stream
+          continues right after that event, without a gap or a repeat, for at least 24 hours back.
+        </li>
+        <li>
+          <strong>Heartbeats</strong>: a comment line (starting with <code>:</code>) every 15 seconds keeps proxies from
+          closing an idle connection; if none arrives for a minute, reconnect.
+        </li>
+        <li>
+          <strong>Limit</strong>: at most {MAX_STREAMS_PER_APP} open streams per app; one more is refused with{" "}
+          <code>429 rate_limited</code>. The stream ends when the app is suspended, or, for a user token, when the person
+          revokes the app.
+        </li>
+      </ul>
+
+      <h2 id="cli">From the operator CLI</h2>
+      <p>
+        Operators manage endpoints with <code>npm run platform -- …</code>; every command takes <code>--json</code>.
+      </p>
+      <CodeBlock
+        title="apps webhooks"
+        code={`apps webhooks add CLIENT_ID --url URL [--event TYPE]…     # prints the whsec_ secret, once
+apps webhooks list CLIENT_ID
+apps webhooks remove CLIENT_ID WEBHOOK_ID
+apps webhooks disable CLIENT_ID WEBHOOK_ID
+apps webhooks enable CLIENT_ID WEBHOOK_ID
+apps webhooks rotate-secret CLIENT_ID WEBHOOK_ID          # new secret; the old one signs along for 24 h
+apps webhooks test CLIENT_ID WEBHOOK_ID                   # a ping to one endpoint
+apps webhooks deliveries CLIENT_ID [--webhook WEBHOOK_ID] [--status failed|delivered] [--limit N]
+apps webhooks redeliver CLIENT_ID DELIVERY_ID`}
+      />
+    </DocsPage>
+  );
+}
