@@ -129,7 +129,10 @@ describe("two processes", () => {
       void fetch(`${server.apiUrl}/events?types=chat.message.created`, { headers: { authorization: `Bearer ${access_token}` }, signal: controller.signal })
         .then(async (res) => {
           const decoder = new TextDecoder();
-          for await (const chunk of res.body!) for (const m of decoder.decode(chunk).matchAll(/^id: (evt_\w+)$/gm)) streamed[i]!.add(m[1]!);
+          const reader = res.body!.getReader();
+          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+            for (const m of decoder.decode(chunk.value).matchAll(/^id: (evt_\w+)$/gm)) streamed[i]!.add(m[1]!);
+          }
         })
         .catch(() => {});
       return controller;
