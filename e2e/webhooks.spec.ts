@@ -141,9 +141,12 @@ test("a developer adds a webhook endpoint, sees its secret once, and follows del
     await expect(second.getByTestId("webhook-disabled-reason")).toHaveText("Disabled by a team member.");
     await expect(second.getByRole("button", { name: "Send test event" })).toBeDisabled();
 
+    await expectAccessible(page, "webhooks tab, a secret shown");
     await page.getByRole("button", { name: "I have stored it safely" }).click();
+    await expect(page.getByLabel("Result")).toHaveValue("");
     await expectAccessible(page, "webhooks tab");
     await expectNoHorizontalOverflow(page);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "webhooks");
     await page.setViewportSize({ width: 390, height: 844 });
     await expectAccessible(page, "webhooks tab, phone");

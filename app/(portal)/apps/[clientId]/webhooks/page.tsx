@@ -94,8 +94,8 @@ export default async function AppWebhooksPage({
           <>
             The platform POSTs each event the app may receive to these URLs, signed with the endpoint&apos;s secret (Standard
             Webhooks headers), and retries failed deliveries with backoff for at least 24 hours.{" "}
-            <Link href="/docs" className="underline">
-              Docs
+            <Link href="/docs/events" className="underline">
+              Events and webhooks
             </Link>
           </>
         }
@@ -127,6 +127,8 @@ export default async function AppWebhooksPage({
       >
         <RefreshWhilePending active={refreshing} />
         <form
+          // Keyed by the filter: after "Clear" (a client navigation) the selects show the URL's filter again.
+          key={`${query.webhook ?? ""}-${query.status ?? ""}`}
           role="search"
           aria-label="Filter the delivery log"
           action={`/apps/${app.clientId}/webhooks#delivery-log`}
