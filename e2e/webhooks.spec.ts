@@ -55,7 +55,7 @@ test("a developer adds a webhook endpoint, sees its secret once, and follows del
 
     const page = await (await newContext(browser, foreign)).newPage();
     await signIn(page, "carol", `/apps/${app.clientId}/webhooks`);
-    await expect(page.getByRole("link", { name: "Webhooks" })).toHaveAttribute("aria-current", "page");
+    await expect(page.getByRole("navigation", { name: "Application sections" }).getByRole("link", { name: "Webhooks" })).toHaveAttribute("aria-current", "page");
     await expect(page.getByTestId("webhooks-empty")).toBeVisible();
     await expect(page.getByTestId("delivery-log-empty")).toBeVisible();
 
@@ -142,6 +142,8 @@ test("a developer adds a webhook endpoint, sees its secret once, and follows del
     await expect(second.getByRole("button", { name: "Send test event" })).toBeDisabled();
 
     await expectAccessible(page, "webhooks tab, a secret shown");
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, "webhooks-secret");
     await page.getByRole("button", { name: "I have stored it safely" }).click();
     await expect(page.getByLabel("Result")).toHaveValue("");
     await expectAccessible(page, "webhooks tab");

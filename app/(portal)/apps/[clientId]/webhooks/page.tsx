@@ -94,8 +94,8 @@ export default async function AppWebhooksPage({
           <>
             The platform POSTs each event the app may receive to these URLs, signed with the endpoint&apos;s secret (Standard
             Webhooks headers), and retries failed deliveries with backoff for at least 24 hours.{" "}
-            <Link href="/docs/events" className="underline">
-              Events and webhooks
+            <Link href="/docs" className="underline">
+              Docs
             </Link>
           </>
         }
