@@ -292,6 +292,9 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
   test("app page: the Usage tab (issue 16)", async () => {
     expectClean(await sweep("alice", "app-usage", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/usage`)));
   });
+  test("app page: the Webhooks tab (issue 25)", async () => {
+    expectClean(await sweep("alice", "app-webhooks", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/webhooks`)));
+  });
   test("edit application", async () => {
     expectClean(await sweep("alice", "app-edit", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}/edit`)));
   });
@@ -319,6 +322,9 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
   });
   test("admin: an admin's view of another developer's app", async () => {
     expectClean(await sweep("admin", "admin-app-view", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}`)));
+  });
+  test("admin: the Webhooks tab of another developer's app, read only (issue 25)", async () => {
+    expectClean(await sweep("admin", "admin-app-webhooks", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/webhooks`)));
   });
   test("admin: the reject dialog on an app page", async () => {
     expectClean(

@@ -2,13 +2,15 @@ import Link from "next/link";
 import { Icon } from "@/components/ui/icon";
 
 /**
- * The app page's sections (issue 16): the overview (settings, secrets, team) and its usage. Rendered
- * on the server with the current tab given, so it needs no client JavaScript.
+ * The app page's sections (issue 16): the overview (settings, secrets, team), its usage and its
+ * webhooks (issue 25). Rendered on the server with the current tab given, so it needs no client
+ * JavaScript.
  */
-export function AppTabs({ clientId, current }: { clientId: string; current: "overview" | "usage" }) {
+export function AppTabs({ clientId, current }: { clientId: string; current: "overview" | "usage" | "webhooks" }) {
   const tabs = [
     { key: "overview", href: `/apps/${clientId}`, label: "Overview", icon: "grid" as const },
     { key: "usage", href: `/apps/${clientId}/usage`, label: "Usage", icon: "chart" as const },
+    { key: "webhooks", href: `/apps/${clientId}/webhooks`, label: "Webhooks", icon: "zap" as const },
   ];
   return (
     <nav aria-label="Application sections" className="-mt-2 flex gap-6 overflow-x-auto border-b border-slate-200">

@@ -17,6 +17,9 @@ export function SecretReveal({
   focus = false,
   title = "Your client secret — copy it now, it will not be shown again",
   headingLevel = 3,
+  note = "We store only a hash of it. Keep it in a secret manager or an environment variable, never in source code, logs or shell history. If you lose it, add a new secret and retire this one.",
+  label = "Client secret",
+  inputTestId = "client-secret",
   onDone,
 }: {
   secret: string;
@@ -27,6 +30,11 @@ export function SecretReveal({
   title?: string;
   /** 2 when it is the page's banner (right under the page's h1), 3 inside a card. */
   headingLevel?: 2 | 3;
+  /** How it is kept and what to do if it is lost (a webhook signing secret is kept encrypted, not hashed). */
+  note?: ReactNode;
+  /** What the secret is, for the field's label and the copy button ("Signing secret"). */
+  label?: string;
+  inputTestId?: string;
   onDone?: () => void;
 }) {
   const [hidden, setHidden] = useState(false);
@@ -55,14 +63,12 @@ export function SecretReveal({
           <Heading id={titleId} className="text-base font-semibold text-amber-950">
             {title}
           </Heading>
-          <p className="mt-1 text-sm text-amber-900">
-            We store only a hash of it. Keep it in a secret manager or an environment variable, never in source code,
-            logs or shell history. If you lose it, add a new secret and retire this one.
-          </p>
+          <p className="mt-1 text-sm text-amber-900">{note}</p>
           {next ? <div className="mt-2 text-sm font-medium text-amber-950">{next}</div> : null}
           <div className="mt-4 flex flex-col gap-2 rounded-lg border border-amber-300 bg-white p-1.5 sm:flex-row sm:items-center sm:pl-3">
             <label htmlFor={inputId} className="sr-only">
-              Client secret{secretId ? ` ${secretId}` : ""}
+              {label}
+              {secretId ? ` ${secretId}` : ""}
             </label>
             <input
               ref={input}
@@ -73,9 +79,9 @@ export function SecretReveal({
               spellCheck={false}
               autoComplete="off"
               className="min-w-0 flex-1 rounded bg-transparent px-1.5 py-1 font-mono text-sm text-slate-900 outline-none focus-visible:ring-2 focus-visible:ring-amber-400 sm:px-0"
-              data-testid="client-secret"
+              data-testid={inputTestId}
             />
-            <CopyButton value={secret} label="Copy client secret" showText className="justify-center" />
+            <CopyButton value={secret} label={`Copy ${label.toLowerCase()}`} showText className="justify-center" />
           </div>
           {secretId ? (
             <p className="mt-2 text-xs text-amber-900">

@@ -1,0 +1,186 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { z } from "zod";
+import { AppStatusBadge } from "@/components/apps/app-status-badge";
+import { AppTabs } from "@/components/apps/app-tabs";
+import { AppTypeBadge } from "@/components/apps/app-type-badge";
+import { DeliveryLog } from "@/components/apps/delivery-log";
+import { RefreshWhilePending } from "@/components/apps/refresh-while-pending";
+import { WebhookEndpoints } from "@/components/apps/webhook-endpoints";
+import { NavSection } from "@/components/layout/nav-section";
+import { buttonClasses } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { inputClasses } from "@/components/ui/field";
+import { Icon } from "@/components/ui/icon";
+import { PageHeader } from "@/components/ui/page-header";
+import { isAppError } from "@/lib/errors";
+import { clientIdSchema } from "@/lib/schemas/apps";
+import { EVENT_AUDIENCE, MAX_WEBHOOKS_PER_APP } from "@/lib/schemas/events";
+import { WEBHOOK_ID_PATTERN } from "@/lib/schemas/webhooks";
+import { requireUser, toActor } from "@/lib/portal/session";
+import { capabilities } from "@/lib/services/app-access";
+import { getAppForViewer } from "@/lib/services/apps";
+import { listDeliveries, listWebhooks, receivableTypes } from "@/lib/services/webhooks";
+
+export const metadata: Metadata = { title: "Webhooks" };
+
+/**
+ * Issue 25: an app's Webhooks tab. Its team and platform admins read the endpoints and the delivery
+ * log; the owner and team admins (`handleSecrets`: they hold signing secrets) manage them. The log's
+ * filters live in the URL, parsed here with zod; junk falls back to no filter (never a 500).
+ */
+const querySchema = z.object({
+  webhook: z.string().regex(WEBHOOK_ID_PATTERN).optional().catch(undefined),
+  status: z.enum(["failed", "delivered"]).optional().catch(undefined),
+});
+
+const LOG_LIMIT = 50;
+/** A pending attempt due within this long keeps the log refreshing itself. */
+const REFRESH_HORIZON_S = 60;
+
+export default async function AppWebhooksPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ clientId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const user = await requireUser();
+  const now = new Date();
+  const parsed = clientIdSchema.safeParse((await params).clientId);
+  if (!parsed.success) notFound();
+  const actor = await toActor(user);
+  const app = await getAppForViewer(parsed.data, actor).catch((error: unknown) => {
+    if (isAppError(error) && error.code === "not_found") notFound();
+    throw error;
+  });
+  const query = querySchema.parse(await searchParams);
+  const can = capabilities(app, actor);
+  const canManage = can.handleSecrets;
+  const [endpoints, deliveries] = await Promise.all([
+    listWebhooks(app.clientId, actor),
+    listDeliveries(app.clientId, { webhook: query.webhook, status: query.status, limit: LOG_LIMIT }, actor),
+  ]);
+  const receivable = receivableTypes(app).map((type) => ({ type, description: EVENT_AUDIENCE[type].description }));
+  const urls = Object.fromEntries(endpoints.map((w) => [w.id, w.url]));
+  const nowS = now.getTime() / 1000;
+  const refreshing = deliveries.some((d) => d.state === "pending" && d.created_at <= nowS + REFRESH_HORIZON_S);
+  const filtered = Boolean(query.webhook || query.status);
+
+  return (
+    <div className="space-y-8">
+      {can.onTeam ? null : <NavSection href="/admin" />}
+      <PageHeader
+        bordered={false}
+        eyebrow={
+          <Link href={can.onTeam ? "/apps" : "/admin/apps"} className="inline-flex items-center gap-1 hover:text-slate-900">
+            <Icon name="arrowLeft" /> {can.onTeam ? "My apps" : "All applications"}
+          </Link>
+        }
+        title={<span className="wrap-anywhere">{app.name}</span>}
+        description={
+          <div className="flex flex-wrap items-center gap-2">
+            <AppTypeBadge type={app.type} />
+            <AppStatusBadge status={app.status} />
+          </div>
+        }
+      />
+      <AppTabs clientId={app.clientId} current="webhooks" />
+
+      <Card
+        title="Webhook endpoints"
+        description={
+          <>
+            The platform POSTs each event the app may receive to these URLs, signed with the endpoint&apos;s secret (Standard
+            Webhooks headers), and retries failed deliveries with backoff for at least 24 hours.{" "}
+            <Link href="/docs" className="underline">
+              Docs
+            </Link>
+          </>
+        }
+      >
+        {canManage ? null : (
+          <p className="mb-4 flex items-start gap-2 text-sm text-slate-600" data-testid="webhooks-read-only">
+            <Icon name="lock" className="mt-0.5 size-4 shrink-0" />
+            <span>
+              {can.onTeam
+                ? "You can read the endpoints and the delivery log. Only the owner and team admins can change endpoints, see signing secrets or send events."
+                : "Read only: only the app's owner and team admins manage its webhooks and see their signing secrets."}
+            </span>
+          </p>
+        )}
+        <WebhookEndpoints
+          clientId={app.clientId}
+          endpoints={endpoints}
+          receivable={receivable}
+          max={MAX_WEBHOOKS_PER_APP}
+          canManage={canManage}
+          nowMs={now.getTime()}
+        />
+      </Card>
+
+      <Card
+        id="delivery-log"
+        title="Delivery log"
+        description={`Every attempt of the last 7 days, newest first (the latest ${LOG_LIMIT} shown). A failed attempt is retried with the same event id; a redelivery sends the event again as a new first attempt.`}
+      >
+        <RefreshWhilePending active={refreshing} />
+        <form
+          // Keyed by the filter: after "Clear" (a client navigation) the selects show the URL's filter again.
+          key={`${query.webhook ?? ""}-${query.status ?? ""}`}
+          role="search"
+          aria-label="Filter the delivery log"
+          action={`/apps/${app.clientId}/webhooks#delivery-log`}
+          method="get"
+          className="mb-4 grid gap-3 sm:grid-cols-[minmax(0,1fr)_minmax(0,12rem)_auto] sm:items-end"
+        >
+          <div className="min-w-0">
+            <label htmlFor="log-webhook" className="block text-sm font-medium text-slate-900">
+              Endpoint
+            </label>
+            <select id="log-webhook" name="webhook" defaultValue={query.webhook ?? ""} className={`${inputClasses} mt-1 truncate`}>
+              <option value="">All endpoints</option>
+              {endpoints.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.url}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="log-status" className="block text-sm font-medium text-slate-900">
+              Result
+            </label>
+            <select id="log-status" name="status" defaultValue={query.status ?? ""} className={`${inputClasses} mt-1`}>
+              <option value="">Any</option>
+              <option value="failed">Failed</option>
+              <option value="delivered">Delivered</option>
+            </select>
+          </div>
+          <div className="flex gap-2">
+            <button type="submit" className={buttonClasses("secondary")}>
+              Filter
+            </button>
+            {filtered ? (
+              <Link href={`/apps/${app.clientId}/webhooks#delivery-log`} prefetch={false} className={buttonClasses("ghost")}>
+                Clear
+              </Link>
+            ) : null}
+          </div>
+        </form>
+        {deliveries.length ? (
+          <DeliveryLog clientId={app.clientId} deliveries={deliveries} urls={urls} now={now} canRedeliver={canManage} />
+        ) : (
+          <p className="rounded-lg border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-600" data-testid="delivery-log-empty">
+            {filtered
+              ? "No deliveries match these filters."
+              : endpoints.length
+                ? "No deliveries yet. Send a test event to an endpoint to see one here."
+                : "No deliveries yet: add an endpoint first."}
+          </p>
+        )}
+      </Card>
+    </div>
+  );
+}
