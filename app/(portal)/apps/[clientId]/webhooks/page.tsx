@@ -94,7 +94,7 @@ export default async function AppWebhooksPage({
           <>
             The platform POSTs each event the app may receive to these URLs, signed with the endpoint&apos;s secret (Standard
             Webhooks headers), and retries failed deliveries with backoff for at least 24 hours.{" "}
-            <Link href="/docs" className="underline">
+            <Link href="/docs/events" className="underline">
               Docs
             </Link>
           </>
