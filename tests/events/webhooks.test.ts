@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli";
+import { withClient } from "../helpers/db";
 import { startApi, type Api } from "../api/support";
 
 /**
@@ -231,6 +232,44 @@ describe("webhooks", () => {
     expect(receiver.received).toHaveLength(2);
     const refused = await runCli(api.server.databaseUrl, ["apps", "webhooks", "test", clientId, webhook.id, "--json"], { env: ENV });
     expect(refused.code).toBe(1);
+  });
+
+  it("disables an endpoint failing for 3 days at its next failure, and tells the owner", async () => {
+    const { clientId, receiver, webhook } = await appWithWebhook(["svc:chat.read"]);
+    await api.sql(`UPDATE "WebhookEndpoint" SET "failingSince" = timezone('UTC', now()) - interval '3 days 1 hour' WHERE id = $1`, [webhook.id]);
+    receiver.answers.push(500);
+    await cli(["apps", "webhooks", "test", clientId, webhook.id]);
+    const [row] = await until("the endpoint disabled", async () => {
+      const rows = await api.sql<{ enabled: boolean; disabledReason: string }>(`SELECT enabled, "disabledReason" FROM "WebhookEndpoint" WHERE id = $1`, [webhook.id]);
+      return rows[0]!.enabled ? undefined : rows;
+    });
+    expect(row!.disabledReason).toBe("failing");
+    const notices = await api.sql<{ message: string }>(
+      `SELECT n.message FROM "Notification" n JOIN "Application" a ON a."ownerId" = n."userId" WHERE a."clientId" = $1 AND n.message LIKE '%failed for 3 days%'`,
+      [clientId],
+    );
+    expect(notices).toHaveLength(1);
+    // Enabling it again starts a fresh count.
+    const enabled = await cli<{ status: string }>(["apps", "webhooks", "enable", clientId, webhook.id]);
+    expect(enabled.status).toBe("enabled");
+  });
+
+  it("queues nothing for an event whose transaction rolls back", async () => {
+    const { receiver } = await appWithWebhook(["svc:chat.read"], ["chat.message.created"]);
+    await withClient(api.server.databaseUrl, async (client) => {
+      const jobs = async () => ((await client.query(`SELECT count(*)::int AS n FROM graphile_worker._private_jobs`)).rows[0] as { n: number }).n;
+      await client.query("BEGIN");
+      const before = await jobs();
+      await client.query(
+        `INSERT INTO "Event" (id, type, data) VALUES (platform_public_id('evt'), 'chat.message.created', '{"id":"1","text":"rolled back"}')`,
+      );
+      expect(await jobs()).toBe(before + 1); // its fan-out queued inside the transaction…
+      await client.query("ROLLBACK");
+    });
+    await new Promise((r) => setTimeout(r, 800));
+    const [left] = await api.sql<{ n: number }>(`SELECT count(*)::int AS n FROM "Event" WHERE data->>'text' = 'rolled back'`);
+    expect(left!.n).toBe(0); // …and gone with it: nothing was delivered
+    expect(receiver.received.filter((r) => r.body.includes("rolled back"))).toEqual([]);
   });
 
   it("refuses loopback, private and metadata URLs when WEBHOOKS_ALLOW_PRIVATE is off, and plain http", async () => {
