@@ -72,6 +72,6 @@ export interface EventEnvelope {
   data: Record<string, unknown>;
 }
 
-/** Webhook endpoints per app, and the stream's connections per app. */
+/** Webhook endpoints per app, and the stream's connections per app in each server process (lib/events/stream.ts counts in memory). */
 export const MAX_WEBHOOKS_PER_APP = 5;
 export const MAX_STREAMS_PER_APP = 20;

@@ -298,7 +298,7 @@ data: ${JSON.stringify(EVENT_EXAMPLES["chat.message.created"])}
           closing an idle connection; if none arrives for a minute, reconnect.
         </li>
         <li>
-          <strong>Limit</strong>: at most {MAX_STREAMS_PER_APP} open streams per app; one more is refused with{" "}
+          <strong>Limit</strong>: at most {MAX_STREAMS_PER_APP} open streams per app on each server process; one more is refused with{" "}
           <code>429 rate_limited</code>. The stream ends when the app is suspended, or, for a user token, when the person
           revokes the app.
         </li>
