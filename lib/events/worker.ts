@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import type { Runner, Task, WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import { z } from "zod";
+import { pgTransactionWithChanges } from "../database/changes";
 import { pool } from "../database/client";
 import { graphileLogFactory } from "../database/migrate";
 import { env } from "../env";
@@ -166,9 +167,7 @@ async function attempt(row: DeliveryRow & Record<string, unknown>, render: Event
   const gone = result.statusCode === 410;
   const delay = result.ok || gone ? null : nextDelay(row.attempt);
   const nextAt = delay === null ? null : new Date(Date.now() + delay);
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  await pgTransactionWithChanges(async (client) => {
     await client.query(
       `UPDATE "WebhookDelivery" SET state = $2, "statusCode" = $3, error = $4, "latencyMs" = $5, response = $6, "nextAttemptAt" = $7
        WHERE id = $1`,
@@ -185,13 +184,7 @@ async function attempt(row: DeliveryRow & Record<string, unknown>, render: Event
       );
     }
     await settleEndpoint(client, row, result.ok, gone);
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Success clears the failing mark; 410 or three days of failures disable the endpoint (and tell the owner). */

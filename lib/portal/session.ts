@@ -1,12 +1,14 @@
 import { getServerSession } from "next-auth";
 import { headers } from "next/headers";
-import { forbidden, redirect } from "next/navigation";
+import { forbidden, notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import { getAuthOptions } from "./auth";
-import { AppError } from "../errors";
+import { AppError, isAppError } from "../errors";
 import { CLIENT_IP_HEADER } from "../http/client-ip";
+import { clientIdSchema, type AppView } from "../schemas/apps";
 import type { UserView } from "../schemas/users";
 import type { Actor } from "../services/actor";
+import { getAppForViewer } from "../services/apps";
 import { recordAudit } from "../services/audit";
 import { findUserById } from "../services/users";
 
@@ -48,6 +50,23 @@ export async function requireUser(): Promise<UserView> {
   const user = await getCurrentUser();
   if (!user) redirect("/signin");
   return user;
+}
+
+/**
+ * The app pages (overview, edit, usage, webhooks): the signed-in user, their actor and the app they
+ * may see. A malformed client ID, or an app that is someone else's (the service does not reveal
+ * that it exists), is the 404 page.
+ */
+export async function requireAppPage(params: Promise<{ clientId: string }>): Promise<{ user: UserView; actor: Actor; app: AppView }> {
+  const user = await requireUser();
+  const parsed = clientIdSchema.safeParse((await params).clientId);
+  if (!parsed.success) notFound();
+  const actor = await toActor(user);
+  const app = await getAppForViewer(parsed.data, actor).catch((error: unknown) => {
+    if (isAppError(error) && error.code === "not_found") notFound();
+    throw error;
+  });
+  return { user, actor, app };
 }
 
 /** Admin pages: a non-admin gets the 403 page (app/forbidden.tsx), never the page's data. */

@@ -8,6 +8,7 @@ import createFetchClient, {
 import type { TokenProvider } from "./client-credentials.js";
 import { PlatformError } from "./errors.js";
 import { streamEvents, type EventStreamOptions } from "./events.js";
+import { sleep } from "./wait.js";
 import type { components, paths } from "./generated/openapi.js";
 
 export type { components, paths };
@@ -186,16 +187,3 @@ export function createClient(options: ClientOptions) {
 }
 
 export type PlatformClient = ReturnType<typeof createClient>;
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}

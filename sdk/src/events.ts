@@ -1,4 +1,5 @@
 import { PlatformError } from "./errors.js";
+import { sleep } from "./wait.js";
 import type { WebhookEvent, WebhookEventType } from "./webhooks.js";
 
 /**
@@ -46,7 +47,7 @@ export async function* streamEvents(
     } catch (error) {
       if (options.signal?.aborted) return;
       options.onStatus?.({ connected: false, ...(lastEventId ? { lastEventId } : {}), error });
-      await pause(Math.min(MAX_BACKOFF_MS, retryMs * 2 ** failures++), options.signal);
+      await sleep(Math.min(MAX_BACKOFF_MS, retryMs * 2 ** failures++), options.signal);
       continue;
     }
     if (!response.ok) {
@@ -54,7 +55,7 @@ export async function* streamEvents(
       // Too many streams or the server busy: wait and try again. Anything else will not change by retrying.
       if (response.status !== 429 && response.status < 500) throw error;
       options.onStatus?.({ connected: false, ...(lastEventId ? { lastEventId } : {}), error });
-      await pause(Math.max((error.retryAfter ?? 0) * 1000, Math.min(MAX_BACKOFF_MS, retryMs * 2 ** failures++)), options.signal);
+      await sleep(Math.max((error.retryAfter ?? 0) * 1000, Math.min(MAX_BACKOFF_MS, retryMs * 2 ** failures++)), options.signal);
       continue;
     }
     failures = 0;
@@ -73,7 +74,7 @@ export async function* streamEvents(
     }
     if (options.signal?.aborted) return;
     // The server ended the stream (a restart, a deploy): reconnect where we left off.
-    await pause(retryMs, options.signal);
+    await sleep(retryMs, options.signal);
   }
 }
 
@@ -117,17 +118,4 @@ async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<Frame, 
   } finally {
     reader.releaseLock();
   }
-}
-
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { AppReviewActions } from "@/components/admin/app-review-actions";
 import { ChangeReviewActions } from "@/components/admin/change-review-actions";
 import { QuotaForm } from "@/components/admin/quota-form";
@@ -23,25 +22,13 @@ import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { env } from "@/lib/env";
-import { isAppError } from "@/lib/errors";
-import { clientIdSchema, type AppView, type SecretView } from "@/lib/schemas/apps";
+import type { SecretView } from "@/lib/schemas/apps";
 import { describeScope } from "@/lib/scopes";
-import { requireUser, toActor } from "@/lib/portal/session";
+import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
 import { isSecretWaiting, listSecrets, MAX_ACTIVE_SECRETS, revealSecretOnce } from "@/lib/services/app-secrets";
-import { getAppForViewer } from "@/lib/services/apps";
 
 export const metadata: Metadata = { title: "Application" };
-
-async function loadApp(clientId: string, actor: Awaited<ReturnType<typeof toActor>>): Promise<AppView> {
-  try {
-    return await getAppForViewer(clientId, actor);
-  } catch (error) {
-    // Someone else's app is "not found" (the service does not reveal that it exists).
-    if (isAppError(error) && error.code === "not_found") notFound();
-    throw error;
-  }
-}
 
 function toSecretItem(secret: SecretView): SecretItem {
   return {
@@ -53,12 +40,8 @@ function toSecretItem(secret: SecretView): SecretItem {
 }
 
 export default async function AppPage({ params }: { params: Promise<{ clientId: string }> }) {
-  const user = await requireUser();
   const now = new Date();
-  const parsed = clientIdSchema.safeParse((await params).clientId);
-  if (!parsed.success) notFound();
-  const actor = await toActor(user);
-  const app = await loadApp(parsed.data, actor);
+  const { user, actor, app } = await requireAppPage(params);
   // Only the app's team and platform admins get here (the service answers not_found to anyone
   // else). The team (owner, team admins, viewers: issue 15) sees the owner's page, with what their
   // role allows; anyone else is an admin reviewing someone else's app, and the page speaks to them

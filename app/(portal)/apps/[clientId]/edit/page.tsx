@@ -4,23 +4,13 @@ import { forbidden, notFound } from "next/navigation";
 import { AppForm } from "@/components/apps/app-form";
 import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
-import { isAppError } from "@/lib/errors";
-import { clientIdSchema } from "@/lib/schemas/apps";
-import { requireUser, toActor } from "@/lib/portal/session";
+import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
-import { getAppForViewer } from "@/lib/services/apps";
 
 export const metadata: Metadata = { title: "Edit application" };
 
 export default async function EditAppPage({ params }: { params: Promise<{ clientId: string }> }) {
-  const user = await requireUser();
-  const parsed = clientIdSchema.safeParse((await params).clientId);
-  if (!parsed.success) notFound();
-  const actor = await toActor(user);
-  const app = await getAppForViewer(parsed.data, actor).catch((error: unknown) => {
-    if (isAppError(error) && error.code === "not_found") notFound();
-    throw error;
-  });
+  const { actor, app } = await requireAppPage(params);
   if (app.firstParty) notFound();
   // Viewers read only (issue 15); the service refuses their changes too.
   if (!capabilities(app, actor).manage) forbidden();

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { z } from "zod";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppTabs } from "@/components/apps/app-tabs";
@@ -16,12 +15,9 @@ import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
 import { env } from "@/lib/env";
-import { isAppError } from "@/lib/errors";
-import { clientIdSchema } from "@/lib/schemas/apps";
 import { GRANT_ROUTE_PREFIX, requestIdSchema, statusFilterSchema, usageRangeSchema, type UsageRange } from "@/lib/schemas/usage";
-import { requireUser, toActor } from "@/lib/portal/session";
+import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
-import { getAppForViewer } from "@/lib/services/apps";
 import { getAppUsage, getAppUsageSeries, listRequestLog } from "@/lib/services/usage";
 
 export const metadata: Metadata = { title: "Usage" };
@@ -62,14 +58,7 @@ export default async function AppUsagePage({
   params: Promise<{ clientId: string }>;
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const user = await requireUser();
-  const parsed = clientIdSchema.safeParse((await params).clientId);
-  if (!parsed.success) notFound();
-  const actor = await toActor(user);
-  const app = await getAppForViewer(parsed.data, actor).catch((error: unknown) => {
-    if (isAppError(error) && error.code === "not_found") notFound();
-    throw error;
-  });
+  const { actor, app } = await requireAppPage(params);
   const query = querySchema.parse(await searchParams);
   const status = query.status ? statusFilterSchema.safeParse(query.status) : null;
   const requestId = query.request_id ? requestIdSchema.safeParse(query.request_id) : null;

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { z } from "zod";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppTabs } from "@/components/apps/app-tabs";
@@ -14,13 +13,10 @@ import { Card } from "@/components/ui/card";
 import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
-import { isAppError } from "@/lib/errors";
-import { clientIdSchema } from "@/lib/schemas/apps";
 import { EVENT_AUDIENCE, MAX_WEBHOOKS_PER_APP } from "@/lib/schemas/events";
 import { WEBHOOK_ID_PATTERN } from "@/lib/schemas/webhooks";
-import { requireUser, toActor } from "@/lib/portal/session";
+import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
-import { getAppForViewer } from "@/lib/services/apps";
 import { listDeliveries, listWebhooks, receivableTypes } from "@/lib/services/webhooks";
 
 export const metadata: Metadata = { title: "Webhooks" };
@@ -46,15 +42,8 @@ export default async function AppWebhooksPage({
   params: Promise<{ clientId: string }>;
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const user = await requireUser();
   const now = new Date();
-  const parsed = clientIdSchema.safeParse((await params).clientId);
-  if (!parsed.success) notFound();
-  const actor = await toActor(user);
-  const app = await getAppForViewer(parsed.data, actor).catch((error: unknown) => {
-    if (isAppError(error) && error.code === "not_found") notFound();
-    throw error;
-  });
+  const { actor, app } = await requireAppPage(params);
   const query = querySchema.parse(await searchParams);
   const can = capabilities(app, actor);
   const canManage = can.handleSecrets;
