@@ -14,8 +14,8 @@ import type { AddressInfo } from "node:net";
 const now = () => performance.timeOrigin + performance.now();
 
 export interface PostOutcome {
-  /** [message id, time the 201 came back] for every acknowledged post. */
-  acks: [string, number][];
+  /** [message id, time the 201 came back, time the post was sent] for every acknowledged post. */
+  acks: [string, number, number][];
   sent: number;
   durationSeconds: number;
   statusCounts: Record<string, number>;
@@ -39,6 +39,8 @@ export interface ReceiverSummary {
   unacknowledged: number;
   /** Receipt − 201 time (ms), clamped at 0; sorted. Sent as percentiles to keep IPC small. */
   latency: { p50: number; p90: number; p99: number; max: number; mean: number };
+  /** Receipt − the time the post was sent: an upper bound of commit-to-receipt (the commit came after the send). */
+  fromSend: { p50: number; p90: number; p99: number; max: number; mean: number };
   /** Receipts that came before their post's 201 (latency clamped to 0). */
   early: number;
   firstReceipt: number | null;
@@ -165,9 +167,10 @@ async function openStreams(origin: string, types: string, subscriptions: { token
  * Waits until every receiver has every acknowledged post's event, or until nothing new arrived for
  * `quietMs` (at most `maxMs`), then counts.
  */
-async function report(acks: [string, number][], quietMs: number, maxMs: number): Promise<ReceiverSummary> {
+async function report(acks: [string, number, number][], quietMs: number, maxMs: number): Promise<ReceiverSummary> {
   const started = now();
-  const ackOf = new Map(acks);
+  const ackOf = new Map(acks.map(([id, at]) => [id, at]));
+  const sentOf = new Map(acks.map(([id, , sent]) => [id, sent]));
   const missing = () => {
     const ackedIndexes: number[] = [];
     for (const [index, messageId] of messageOf.entries()) if (ackOf.has(messageId)) ackedIndexes.push(index);
@@ -189,6 +192,7 @@ async function report(acks: [string, number][], quietMs: number, maxMs: number):
   }
   const settledSeconds = (now() - started) / 1000;
   const latencies: number[] = [];
+  const fromSend: number[] = [];
   let early = 0;
   let unacknowledged = 0;
   let duplicates = 0;
@@ -208,6 +212,7 @@ async function report(acks: [string, number][], quietMs: number, maxMs: number):
       const latency = t - acked;
       if (latency < 0) early++;
       latencies.push(Math.max(0, latency));
+      fromSend.push(t - sentOf.get(messageOf[index]!)!);
     }
   }
   const sorted = Float64Array.from(latencies).sort();
@@ -218,6 +223,7 @@ async function report(acks: [string, number][], quietMs: number, maxMs: number):
     duplicates,
     unacknowledged,
     latency: percentiles(sorted),
+    fromSend: percentiles(Float64Array.from(fromSend).sort()),
     early,
     firstReceipt: first,
     lastReceipt: last,
@@ -263,7 +269,7 @@ async function post(origin: string, tokens: string[], rate: number, duration: nu
           outcome.latencies.push(at - sentAt);
           if (res.statusCode === 201) {
             try {
-              outcome.acks.push([String((JSON.parse(text) as { data: { id: unknown } }).data.id), at]);
+              outcome.acks.push([String((JSON.parse(text) as { data: { id: unknown } }).data.id), at, sentAt]);
             } catch {
               outcome.samples.malformed ??= text.slice(0, 300);
             }
@@ -311,7 +317,7 @@ async function handle({ cmd, args }: Request): Promise<unknown> {
     case "streams":
       return openStreams(args.origin as string, args.types as string, args.subscriptions as { token: string; count: number }[]);
     case "report":
-      return report(args.acks as [string, number][], args.quietMs as number, args.maxMs as number);
+      return report(args.acks as [string, number, number][], args.quietMs as number, args.maxMs as number);
     case "post":
       return post(args.origin as string, args.tokens as string[], args.rate as number, args.duration as number);
     case "stop":

@@ -34,6 +34,11 @@ export interface EventReceipts {
   perSecond: number;
   /** Receipt − the time the post's 201 came back (an upper bound of its commit), clamped at 0. */
   latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  /**
+   * Receipt − the time the post was sent: an upper bound (the commit came after the send), so the
+   * true commit-to-receipt latency lies between latencyMs and this; far apart when posts queue.
+   */
+  fromSendMs: { p50: number; p99: number };
   /** An acknowledged post's event that a receiver never got, after the settle period. */
   lost: number;
   /** The same event id at one receiver more than once. */
@@ -58,8 +63,13 @@ export interface EventsResult {
   maxSendLagMs: number;
   webhooks: EventReceipts;
   stream: EventReceipts;
-  /** Delivery attempts to the case's endpoints not marked delivered (failed, retried, or pending). */
-  webhookAttemptsNotDelivered: number;
+  /**
+   * Delivery attempts to the case's endpoints still queued when the settle period ended: their
+   * events count as lost above, but were late rather than dropped.
+   */
+  webhookAttemptsPending: number;
+  /** Delivery attempts that failed (each retried on the schedule as a new attempt). */
+  webhookAttemptsFailed: number;
   /** CPU seconds over the posting and settle time: the app's process, PostgreSQL (all its processes), the bench's helpers. */
   cpuSeconds: { server?: number; postgres?: number; bench?: number };
   /** The app process's CPU over the case ÷ (webhook deliveries + stream deliveries). */
@@ -431,16 +441,18 @@ export function toMarkdown(report: BenchReport): string {
 /** Case E's receipts, webhooks and stream side by side. */
 function eventsTable(e: EventsResult): string[] {
   const row = (name: string, r: EventReceipts) =>
-    `| ${name} | ${r.receivers} | ${fmt(r.delivered)} | ${fmt(r.perSecond)} | ${fmt(r.latencyMs.p50, 1)} | ${fmt(r.latencyMs.p99, 1)} | ${fmt(r.latencyMs.max, 1)} | ${r.lost} | ${r.duplicates} | ${r.early} | ${fmt(r.settledSeconds, 1)} |`;
+    `| ${name} | ${r.receivers} | ${fmt(r.delivered)} | ${fmt(r.perSecond)} | ${fmt(r.latencyMs.p50, 1)} | ${fmt(r.latencyMs.p99, 1)} | ${fmt(r.latencyMs.max, 1)} | ${fmt(r.fromSendMs.p50, 1)} | ${fmt(r.fromSendMs.p99, 1)} | ${r.lost} | ${r.duplicates} | ${r.early} | ${fmt(r.settledSeconds, 1)} |`;
   const cpu = e.cpuSeconds;
   return [
     `Case E: ${fmt(e.acknowledged)} chat posts acknowledged of ${fmt(e.posted)} asked at ${fmt(e.rate)}/s (${fmt(e.postsPerSecond, 1)}/s; the sender fell at most ${fmt(e.maxSendLagMs)} ms behind). ` +
-      "Latency: receipt − the time the post's 201 came back (an upper bound of its commit; receipts before it count as 0, \"early\"). " +
+      "Latency: receipt − the time the post's 201 came back (an upper bound of its commit; receipts before it count as 0, \"early\"); " +
+      "from send: receipt − the time the post was sent (a lower bound of the commit), so the true figure lies between. " +
       `CPU over the case: server ${fmt(cpu.server, 1)} s, PostgreSQL ${fmt(cpu.postgres, 1)} s, bench helpers ${fmt(cpu.bench, 1)} s; ` +
-      `server ${fmt(e.serverCpuMsPerDelivery, 3)} ms per delivery (webhook and stream); ${e.webhookAttemptsNotDelivered} webhook attempts not delivered.`,
+      `server ${fmt(e.serverCpuMsPerDelivery, 3)} ms per delivery (webhook and stream); webhook attempts failed: ${e.webhookAttemptsFailed}, still queued at the end of the settle period: ${e.webhookAttemptsPending}` +
+      (e.webhookAttemptsPending ? " (late, counted as lost)." : "."),
     "",
-    "| Receivers | n | received | per s | p50 ms | p99 ms | max ms | lost | duplicates | early | settle s |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| Receivers | n | received | per s | p50 ms | p99 ms | max ms | from send p50 ms | from send p99 ms | lost | duplicates | early | settle s |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     row("Webhook endpoints", e.webhooks),
     row("Stream subscribers", e.stream),
   ];
