@@ -239,6 +239,8 @@ export function eventsCase<C extends EventsContext>(config: BenchConfig, deps: D
             const args = { acks: posted.acks, quietMs: QUIET_MS, maxMs: SETTLE_MAX_MS };
             const [hooked, streamed] = await Promise.all([hooks.call<ReceiverSummary>("report", args), streams.call<ReceiverSummary>("report", args)]);
             const after = await cpu();
+            // The posting and the settle period: what `--profile`'s window for this case covers (bench/run.ts).
+            scenario.duration = (performance.timeOrigin + performance.now() - startedAt) / 1000;
             const used = (k: "server" | "pg" | "bench") => (before[k] !== undefined && after[k] !== undefined ? after[k]! - before[k]! : undefined);
             const deliveries = hooked.delivered + streamed.delivered;
             const serverCpu = used("server");
