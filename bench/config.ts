@@ -40,6 +40,11 @@ const schema = z.object({
    * reported against the 1-process METERING=on twin (4on, 5on); 0 or 1 skips those cases.
    */
   workers: z.coerce.number().int().min(0).max(64).default(2),
+  /**
+   * Issue 25, case E: chat posts per second while 10 webhook endpoints and 200 stream subscribers
+   * receive each one (the target is stated at 200/s; lower it to see where a loaded machine stands).
+   */
+  eventsRate: z.coerce.number().positive().max(5000).default(200),
   /** Extra Node flags for the server process (space-separated), e.g. "--max-old-space-size=256". */
   serverNodeArgs: z.string().optional(),
   /** Run the server under `node --cpu-prof`, profiles written to this directory. */
@@ -70,6 +75,7 @@ const FLAGS = {
   next: "BENCH_NEXT",
   only: "BENCH_ONLY",
   workers: "BENCH_WORKERS",
+  "events-rate": "BENCH_EVENTS_RATE",
   profile: "BENCH_PROFILE",
   "server-node-args": "BENCH_SERVER_NODE_ARGS",
   "log-level": "BENCH_LOG_LEVEL",
@@ -89,6 +95,7 @@ export const USAGE = `npm run bench -- [options]
   --next auto|on|off     serve Next as production does (auto: build if needed, fall back to off if the build fails)
   --only A,B,4,…         run only these cases (results not written)  BENCH_ONLY
   --workers N            4w, 5w on N workers (default 2; 0/1: skip)  BENCH_WORKERS
+  --events-rate N        case E's chat posts/s (default 200)         BENCH_EVENTS_RATE
   --profile DIR          run the server under node --cpu-prof        BENCH_PROFILE
   --server-node-args="…" extra Node flags for the server process    BENCH_SERVER_NODE_ARGS
   --log-level LEVEL      the server's LOG_LEVEL (default: the app's default)

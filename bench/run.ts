@@ -34,7 +34,8 @@ import { parseConfig, USAGE, type BenchConfig } from "./config";
 import { explainStatement, type QueryPlan, type Statement } from "./explain";
 import { runLoad, type LoadResult, type LoadScenario } from "./load";
 import { listeningPort, readCpuSeconds, readRss, readTreeCpuSeconds, readTreeRss, ROOT, RssSampler, startChild, type Child } from "./processes";
-import { buildRatiosAndTargets, machineInfo, PASSWORD_HASH_NAME, ok, toConsoleTable, writeResults, type BenchReport, type CaseResult } from "./report";
+import { eventsCase } from "./events";
+import { buildRatiosAndTargets, machineInfo, PASSWORD_HASH_NAME, ok, readCommittedResults, toConsoleTable, writeResults, type BenchReport, type CaseResult, type EventsResult } from "./report";
 import { BENCH_PASSWORD, benchHandle, seedLarge, type SeedInfo } from "./seed-large";
 import { clientCredentialsBody, clientCredentialsToken, discover, signIn, signInMany, type Discovery, type LoginClient } from "./tokens";
 
@@ -154,11 +155,11 @@ async function count(url: string, sql: string, params: unknown[] = []): Promise<
 }
 
 /** The operator CLI, as an operator would run it; returns its --json output. */
-async function platformCli(databaseUrl: string, args: string[]): Promise<Record<string, unknown>> {
+async function platformCli(databaseUrl: string, args: string[], extraEnv: Record<string, string> = {}): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bin", "platform.ts"), ...args, "--json"], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", LOG_LEVEL: "warn" },
+      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", LOG_LEVEL: "warn", ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -250,7 +251,7 @@ async function resetMutableState(ctx: Context): Promise<void> {
   await query(ctx.databaseUrl, `DELETE FROM "Poke" WHERE "callerId" BETWEEN $1 AND $2`, [first, last]);
 }
 
-function serverEnv(ctx: Context, port: number, metering: boolean, workers = 1): Record<string, string | undefined> {
+function serverEnv(ctx: Context, port: number, metering: boolean, workers = 1, eventWorker = false): Record<string, string | undefined> {
   return {
     ...process.env,
     NODE_ENV: "production",
@@ -270,6 +271,12 @@ function serverEnv(ctx: Context, port: number, metering: boolean, workers = 1): 
     // One process (whose /proc figures are the app's) unless this is the workers process, whatever
     // the shell running the bench says.
     WEB_CONCURRENCY: String(workers),
+    // Issue 25, case E: the webhook receivers are on 127.0.0.1 (a development and test setting).
+    WEBHOOKS_ALLOW_PRIVATE: "1",
+    // Only the main server runs the event jobs (fan-out, webhook deliveries), so case E's CPU per
+    // delivery is that process's, and the twins' and workers' cases are not charged with the
+    // fan-outs of the chat posts of other cases.
+    ...(eventWorker ? {} : { EVENT_WORKER_CONCURRENCY: "0" }),
   };
 }
 
@@ -279,7 +286,7 @@ function serverNodeArgs(ctx: Context): string[] {
 }
 
 async function startServer(ctx: Context, withNext: boolean, port: number): Promise<void> {
-  const env = serverEnv(ctx, port, true);
+  const env = serverEnv(ctx, port, true, 1, true);
   const nodeArgs = [
     ...serverNodeArgs(ctx),
     ...(ctx.config.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(ctx.config.profile)}`] : []),
@@ -409,6 +416,11 @@ interface Prepared {
   /** After the load: a note on the outcome (e.g. every acknowledged chat post stored). */
   finish?: (load: LoadResult) => Promise<string | undefined>;
   cleanup?: () => Promise<void>;
+  /**
+   * A case that drives its own load instead of autocannon (case E: chat posts at a steady rate,
+   * webhooks and streams listening): run alone, after the group's autocannon scenarios.
+   */
+  run?: () => Promise<{ load: LoadResult; events: EventsResult; note?: string }>;
 }
 
 interface CaseSpec {
@@ -852,6 +864,13 @@ function buildCases(config: BenchConfig): CaseSpec[] {
     // The same chains with a `scope` parameter, which the fast path leaves to oidc-provider: what
     // the fast path saves, in the same run (report only).
     refreshCase("Rp", "Refresh grant through oidc-provider (the same, with scope=openid)", 1, "&scope=openid"),
+    eventsCase(config, {
+      needUserTokens,
+      platformCli,
+      query,
+      resetChatStamps: (ctx) => query(ctx.databaseUrl, `UPDATE "User" SET "lastChatPostAt" = NULL WHERE id BETWEEN $1 AND $2`, [tokenUserIds(ctx).first, tokenUserIds(ctx).last]),
+      Unavailable,
+    }),
   ];
 }
 
@@ -933,7 +952,7 @@ async function reuseDetectionNote(ctx: Context, client: LoginClient): Promise<st
 }
 
 /** Measured together, interleaved: a case with its baseline, a first page with its deep page. */
-const GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["D", "F"]];
+const GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["D", "F"], ["E"]];
 /** Rounds a group's measured time is split into (each member gets duration / ROUNDS per round). */
 const ROUNDS = 4;
 
@@ -1000,10 +1019,21 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
         if (spec.app && target?.pid) prepared.scenario.cpu = { pid: target.pid, tree: target.key === "workers" };
       }
       const cpuBefore = await Promise.all(processes.map(readCpu));
-      let loads: LoadResult[];
+      const loads: LoadResult[] = [];
+      const own = new Map<number, { events: EventsResult; note?: string }>();
       try {
         const slow = ready.some((r) => r.prepared.scenario.settle !== undefined);
-        loads = await runLoad(ready.map((r) => r.prepared.scenario), slow ? SIGN_IN_ROUNDS : ROUNDS, ctx.workDir);
+        const driven = ready.filter((r) => !r.prepared.run);
+        const results = driven.length ? await runLoad(driven.map((r) => r.prepared.scenario), slow ? SIGN_IN_ROUNDS : ROUNDS, ctx.workDir) : [];
+        for (const [i, r] of ready.entries()) {
+          if (!r.prepared.run) {
+            loads[i] = results.shift()!;
+            continue;
+          }
+          const { load, events, note } = await r.prepared.run();
+          loads[i] = load;
+          own.set(i, { events, note });
+        }
       } finally {
         await ctx.sampler?.setPhase("between");
       }
@@ -1028,9 +1058,10 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
       for (const [i, { spec, prepared }] of ready.entries()) {
         const load = loads[i]!;
         const finished = prepared.finish ? await prepared.finish(load) : undefined;
-        const note = [prepared.note, finished, spec.workers ? workersNote : undefined].filter(Boolean).join("; ") || undefined;
+        const note = [prepared.note, own.get(i)?.note, finished, spec.workers ? workersNote : undefined].filter(Boolean).join("; ") || undefined;
         const { ackedIds: _dropped, ...kept } = load;
-        const result: CaseResult = { id: spec.id, name: spec.name, status: "ok", load: kept, ...(note ? { note } : {}) };
+        const events = own.get(i)?.events;
+        const result: CaseResult = { id: spec.id, name: spec.name, status: "ok", load: kept, ...(note ? { note } : {}), ...(events ? { events } : {}) };
         // Its own rounds' CPU per measured request; the group's figure for its process otherwise.
         const caseCpu =
           load.serverCpuSeconds !== undefined && load.requests > 0 ? (load.serverCpuSeconds * 1000) / load.requests : cpuPerRequest.get(processOf(spec));
@@ -1073,6 +1104,8 @@ async function main(): Promise<number> {
   }
   const config = parsed;
   const runStarted = Date.now();
+  // Before anything is written: case 8a of the committed run, for the chat target of issue 25.
+  const committedChat = await readCommittedResults();
   const workDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-"));
   let embedded: EmbeddedDatabase | undefined;
   let pgDir: string | undefined;
@@ -1134,7 +1167,7 @@ async function main(): Promise<number> {
     await ctx.workers?.child.stop();
     ctx.workers = undefined;
 
-    const { ratios, targets } = buildRatiosAndTargets(ctx.cases, peakRssMb, config.workers, machineInfo().cores);
+    const { ratios, targets } = buildRatiosAndTargets(ctx.cases, peakRssMb, config.workers, machineInfo().cores, committedChat);
     const report: BenchReport = {
       date: new Date().toISOString(),
       machine: machineInfo(),
