@@ -130,19 +130,37 @@ function ends(sub: Subscriber, event: Row): boolean {
   return event.type === "app.authorization.revoked" && sub.caller.userId !== null && sub.caller.userId === event.userId;
 }
 
-function frame(event: Row): string {
-  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(render!(event))}\n\n`;
+/** Each event's SSE frame, rendered once per read however many subscribers get it. */
+type Frames = (event: Row) => string;
+
+function framesOf(): Frames {
+  const made = new Map<string, string>();
+  return (event) => {
+    let text = made.get(event.seq);
+    if (text === undefined) {
+      text = `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(render!(event))}\n\n`;
+      made.set(event.seq, text);
+    }
+    return text;
+  };
 }
 
-function deliver(sub: Subscriber, rows: readonly Row[], grants: ReadonlySet<string>): void {
+/** A batch of events to one subscriber: what it may see, in order, in one write. */
+function deliver(sub: Subscriber, rows: readonly Row[], grants: ReadonlySet<string>, frames: Frames): void {
+  let out = "";
+  let ended = false;
   for (const event of rows) {
-    if (sub.closed) return;
     if (compare(event, sub.cursor) <= 0) continue;
     sub.cursor = { txid: event.txid, seq: event.seq };
     if (!visible(sub, event, grants)) continue;
-    sub.sink.write(frame(event));
-    if (ends(sub, event)) close(sub);
+    out += frames(event);
+    if (ends(sub, event)) {
+      ended = true;
+      break;
+    }
   }
+  if (out && !sub.closed) sub.sink.write(out);
+  if (ended) close(sub);
 }
 
 function compare(a: Cursor, b: Cursor): number {
@@ -167,7 +185,8 @@ function wake(): void {
         const rows = await readAfter(head, PAGE);
         if (!rows.length) break;
         const grants = await notificationGrants(rows);
-        for (const sub of subscribers) if (sub.live) deliver(sub, rows, grants);
+        const frames = framesOf();
+        for (const sub of subscribers) if (sub.live) deliver(sub, rows, grants, frames);
         head = { txid: rows.at(-1)!.txid, seq: rows.at(-1)!.seq };
         if (rows.length < PAGE) break;
       }
@@ -184,7 +203,7 @@ async function catchUp(sub: Subscriber): Promise<void> {
   for (;;) {
     const rows = await readAfter(sub.cursor, PAGE);
     if (sub.closed) return;
-    deliver(sub, rows, await notificationGrants(rows));
+    deliver(sub, rows, await notificationGrants(rows), framesOf());
     if (rows.length < PAGE) break;
   }
   // Join: the hub may be ahead of us; whatever lies between is read once more by us, in order.
