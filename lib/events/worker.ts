@@ -20,7 +20,7 @@ import { webhookHeaders } from "./signing";
  *
  * - `event_fanout` (queued by the Event trigger): the event's recipients — each enabled endpoint of
  *   each app that may read it (EVENT_AUDIENCE) — get a delivery row (attempt 1) and a
- *   `webhook_deliver` job, in one statement. A rerun of the job adds nothing twice (unique index).
+ *   `webhook_deliver` job, in one statement. A rerun of the job adds nothing twice (dedupeKey).
  * - `webhook_deliver`: one attempt, signed (Standard Webhooks), through deliverWebhook (SSRF rules,
  *   10 s, no redirects). Any 2xx is delivered; `410 Gone` disables the endpoint; any other failure
  *   schedules the next attempt (WEBHOOK_RETRY_SCHEDULE, with jitter) as a new delivery row, so the
@@ -84,9 +84,9 @@ const FANOUT_SQL = `
     END
   ),
   inserted AS (
-    INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, state, "createdAt")
-    SELECT platform_public_id('dlv'), endpoint_id, client_id, seq, event_id, type, 1, 'pending', timezone('UTC', now()) FROM targets
-    ON CONFLICT ("endpointId", "eventSeq") WHERE attempt = 1 AND NOT redelivery DO NOTHING
+    INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, state, "dedupeKey", "createdAt")
+    SELECT platform_public_id('dlv'), endpoint_id, client_id, seq, event_id, type, 1, 'pending', endpoint_id || ':' || seq, timezone('UTC', now()) FROM targets
+    ON CONFLICT ("dedupeKey") DO NOTHING
     RETURNING id
   )
   SELECT count(graphile_worker.add_job('webhook_deliver', json_build_object('delivery', id), max_attempts := 5))::int AS queued FROM inserted`;

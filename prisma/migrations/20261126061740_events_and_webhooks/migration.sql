@@ -45,6 +45,7 @@ CREATE TABLE "WebhookDelivery" (
     "latencyMs" INTEGER,
     "response" TEXT,
     "nextAttemptAt" TIMESTAMP(3),
+    "dedupeKey" TEXT,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "WebhookDelivery_pkey" PRIMARY KEY ("id")
@@ -73,6 +74,9 @@ CREATE INDEX "WebhookDelivery_endpointId_createdAt_idx" ON "WebhookDelivery"("en
 
 -- CreateIndex
 CREATE INDEX "WebhookDelivery_createdAt_idx" ON "WebhookDelivery"("createdAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "WebhookDelivery_dedupeKey_key" ON "WebhookDelivery"("dedupeKey");
 
 
 -- Issue 25: public ids as lib/crypto/ids.ts makes them (`prefix_` + 24 base32 characters), for
@@ -120,9 +124,6 @@ BEGIN
   RETURN NULL;
 END $$;
 CREATE TRIGGER "Notification_event" AFTER INSERT ON "Notification" FOR EACH ROW EXECUTE FUNCTION platform_notification_event();
-
--- Issue 25: a fan-out job run twice (a crash after its commit) queues each first attempt once.
-CREATE UNIQUE INDEX "WebhookDelivery_first_attempt" ON "WebhookDelivery" ("endpointId", "eventSeq") WHERE attempt = 1 AND NOT redelivery;
 
 -- CreateTable
 CREATE TABLE "EventWorker" (
