@@ -2,8 +2,8 @@ import { onChange } from "../database/changes";
 import { pool } from "../database/client";
 import { AppError } from "../errors";
 import { logger } from "../logger";
-import { EVENT_ID_PATTERN, MAX_STREAMS_PER_APP, type EventEnvelope, type EventType } from "../schemas/events";
-import type { StoredEvent } from "./worker";
+import { EVENT_ID_PATTERN, MAX_STREAMS_PER_APP, type EventType } from "../schemas/events";
+import { EVENT_COLUMNS, toStoredEvent, type EventRenderer, type StoredEvent } from "./worker";
 
 /**
  * The event stream's hub (issue 25, `GET /api/v1/events`): one per process. Events are read from
@@ -48,8 +48,6 @@ interface Subscriber {
   heartbeat: NodeJS.Timeout;
 }
 
-export type EventRenderer = (event: StoredEvent) => EventEnvelope;
-
 const HEARTBEAT_MS = 15_000;
 const PAGE = 500;
 /** How far back Last-Event-ID may reach (the table keeps 7 days; the promise is 24 hours). */
@@ -61,23 +59,20 @@ let reading: Promise<void> | null = null;
 let again = false;
 let render: EventRenderer | null = null;
 
-const ROW_COLUMNS = `e.txid::text AS txid, e.seq::text AS seq, e.id, e.type, e."clientId" AS "clientId", e."userId" AS "userId", e.data,
-  floor(extract(epoch FROM e."createdAt"))::int8 AS "createdAt"`;
-
 interface Row extends StoredEvent {
   txid: string;
 }
 
 /** Events after `cursor`, below the oldest running transaction, in order. */
 async function readAfter(cursor: Cursor, limit: number): Promise<Row[]> {
-  const { rows } = await pool.query<Row>({
+  const { rows } = await pool.query<Record<string, unknown>>({
     name: "events_after",
-    text: `SELECT ${ROW_COLUMNS} FROM "Event" e
+    text: `SELECT e.txid::text AS txid, ${EVENT_COLUMNS} FROM "Event" e
            WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
            ORDER BY e.txid, e.seq LIMIT $3`,
     values: [cursor.txid, cursor.seq, limit],
   });
-  return rows.map((r) => ({ ...r, createdAt: Number(r.createdAt) }));
+  return rows.map((r) => ({ ...toStoredEvent(r), txid: String(r.txid) }));
 }
 
 /** Where a new stream starts: after everything committed so far. */
