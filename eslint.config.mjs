@@ -14,7 +14,7 @@ import { defineConfig, globalIgnores } from "eslint/config";
  *   lib/server (wiring)  →  api, oidc, services, seed, data, shared
  *   lib/api  →  oidc, services, shared          lib/oidc  →  services, data, shared
  *   portal edge (lib/portal: session, next-auth; lib/actions)  →  services, shared
- *   lib/services, lib/seed  →  services, data, shared
+ *   lib/services, lib/seed  →  services, seed, data, shared (one layer; services build sandbox worlds with the generator, issue 26)
  *   lib/database, lib/queries  →  data, shared
  *   shared (env, errors, logger, schemas, scopes, crypto, http, generated client)  →  shared
  *
@@ -55,7 +55,8 @@ const allow = {
   oidc: ["oidc", "services", "data", "shared"],
   actions: ["actions", "portal-edge", "services", "shared"],
   "portal-edge": ["portal-edge", "services", "shared"],
-  services: ["services", "data", "shared"],
+  // Issue 26: a sandbox's synthetic world is built by the demo-world generator (lib/seed), on first use and on reset.
+  services: ["services", "seed", "data", "shared"],
   seed: ["seed", "services", "data", "shared"],
   data: ["data", "shared"],
   shared: ["shared"],

@@ -24,6 +24,7 @@ import { CHAT_MESSAGES_BEFORE_STATEMENT, NEWEST_CHAT_MESSAGES_STATEMENT } from "
 import { LIST_DIRECTORY_USERS_STATEMENT } from "../lib/queries/directory";
 import { CHAT_DEFAULT_LIMIT } from "../lib/schemas/chat";
 import { USERS_DEFAULT_LIMIT } from "../lib/schemas/directory";
+import { LIVE_WORLD_ID } from "../lib/schemas/sandboxes";
 import { SVC_SCOPE_NAMES, USER_ONLY_SCOPES } from "../lib/scopes";
 import { ensureDatabase, findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../lib/database/embedded";
 import { hashPassword } from "../lib/crypto/passwords";
@@ -707,7 +708,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
         const token = needAppToken(ctx);
         await probe(api(ctx, "/users"), { headers: bearer(token) }, [200]);
         // The handler asks for one row more than the page, to know whether another page follows.
-        await recordPlan(ctx, "7a", LIST_DIRECTORY_USERS_STATEMENT, [0, USERS_DEFAULT_LIMIT + 1]);
+        await recordPlan(ctx, "7a", LIST_DIRECTORY_USERS_STATEMENT, [0, USERS_DEFAULT_LIMIT + 1, LIVE_WORLD_ID]);
         return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/users", mode: "fixed", tokens: [token] }) };
       },
     },
@@ -728,7 +729,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
         const body = (await probe(`${ctx.origin}${path}`, { headers: bearer(token) }, [200])) as { data?: { users?: { handle?: string }[] } };
         const shown = body.data?.users?.[0]?.handle;
         if (shown !== firstHandle) throw new Error(`the deep page starts with ${shown ?? "nothing"}, not ${firstHandle}`);
-        await recordPlan(ctx, "7b", LIST_DIRECTORY_USERS_STATEMENT, [afterId, USERS_DEFAULT_LIMIT + 1]);
+        await recordPlan(ctx, "7b", LIST_DIRECTORY_USERS_STATEMENT, [afterId, USERS_DEFAULT_LIMIT + 1, LIVE_WORLD_ID]);
         return {
           scenario: scenario(ctx, ctx.origin, { path, mode: "fixed", tokens: [token] }),
           note: `${depth.toLocaleString("en-US")} rows deep (cursor built with lib/api/pagination.ts and checked against the API in ${seconds(started)} s)`,
@@ -742,7 +743,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
       async prepare(ctx) {
         const token = needAppToken(ctx);
         await probe(api(ctx, "/global-chat/messages"), { headers: bearer(token) }, [200]);
-        await recordPlan(ctx, "7c", NEWEST_CHAT_MESSAGES_STATEMENT, [CHAT_DEFAULT_LIMIT + 1]);
+        await recordPlan(ctx, "7c", NEWEST_CHAT_MESSAGES_STATEMENT, [CHAT_DEFAULT_LIMIT + 1, LIVE_WORLD_ID]);
         return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/global-chat/messages", mode: "fixed", tokens: [token] }) };
       },
     },
@@ -762,7 +763,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
         const path = `/api/v1/global-chat/messages?before=${rows[0].id}`;
         const body = (await probe(`${ctx.origin}${path}`, { headers: bearer(token) }, [200])) as { data?: { messages?: unknown[] } };
         if (!body.data?.messages?.length) throw new Error("the deep page came back empty");
-        await recordPlan(ctx, "7d", CHAT_MESSAGES_BEFORE_STATEMENT, [CHAT_DEFAULT_LIMIT + 1, rows[0].id]);
+        await recordPlan(ctx, "7d", CHAT_MESSAGES_BEFORE_STATEMENT, [CHAT_DEFAULT_LIMIT + 1, rows[0].id, LIVE_WORLD_ID]);
         return {
           scenario: scenario(ctx, ctx.origin, { path, mode: "fixed", tokens: [token] }),
           note: `${depth.toLocaleString("en-US")} rows deep (before=${rows[0].id})`,

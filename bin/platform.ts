@@ -21,6 +21,7 @@ import { parseArgs } from "node:util";
 import * as apps from "../lib/cli/apps";
 import * as members from "../lib/cli/app-members";
 import * as secrets from "../lib/cli/app-secrets";
+import * as sandboxes from "../lib/cli/sandboxes";
 import { JSON_OPTION, UsageError, type Command, type Values } from "../lib/cli/command";
 import * as keys from "../lib/cli/keys";
 import * as usage from "../lib/cli/usage";
@@ -54,6 +55,9 @@ const COMMANDS: Record<string, Command> = {
   "apps secrets add": secrets.appsSecretsAdd,
   "apps secrets retire": secrets.appsSecretsRetire,
   "apps secrets roll": secrets.appsSecretsRoll,
+  "apps sandbox show": sandboxes.appsSandboxShow,
+  "apps sandbox secret roll": sandboxes.appsSandboxSecretRoll,
+  "apps sandbox reset": sandboxes.appsSandboxReset,
   "apps webhooks add": webhooks.appsWebhooksAdd,
   "apps webhooks list": webhooks.appsWebhooksList,
   "apps webhooks remove": webhooks.appsWebhooksRemove,

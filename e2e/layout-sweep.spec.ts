@@ -131,7 +131,7 @@ async function ensureData(): Promise<void> {
   // A team on the kept app (issue 15): a member with a long display name.
   await query(
     server.databaseUrl,
-    `INSERT INTO "User" (handle, "displayName", "updatedAt") VALUES ('sweep_member', $1, now()) ON CONFLICT (handle) DO NOTHING`,
+    `INSERT INTO "User" (handle, "displayName", "updatedAt") VALUES ('sweep_member', $1, now()) ON CONFLICT ("worldId", handle) DO NOTHING`,
     [`${PREFIX} ${"Teammate".repeat(12)}`],
   );
   await query(

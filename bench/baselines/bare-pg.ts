@@ -1,6 +1,7 @@
 /**
  * Baseline B: the ceiling for a DB-backed read: node:http + a raw pg pool (same size as the app's,
- * lib/database/client.ts) doing one indexed read of a user by handle per request.
+ * lib/database/client.ts) doing one indexed read of a user by handle per request (in the live world,
+ * issue 26: the (worldId, handle) unique index, as the app reads it).
  * `node bench/baselines/bare-pg.ts <port> <databaseUrl>`; GET /users/<handle>.
  */
 import http from "node:http";
@@ -10,7 +11,7 @@ const port = Number(process.argv[2] ?? 0);
 const pool = new pg.Pool({ connectionString: process.argv[3], max: 20 });
 
 const SQL = `SELECT handle, "displayName", bio, location, "avatarUrl", "friendCount", "achievementsCount"
-  FROM "User" WHERE handle = $1 AND NOT disabled`;
+  FROM "User" WHERE "worldId" = 0 AND handle = $1 AND NOT disabled`;
 
 const server = http.createServer((req, res) => {
   const handle = decodeURIComponent((req.url ?? "/").split("?")[0]!.split("/")[2] ?? "").toLowerCase();

@@ -1,6 +1,8 @@
 import { AppError } from "../errors";
 import { checkAccessToken } from "../oidc/access-tokens";
 import { effectiveQuota } from "../schemas/rate-limits";
+import { LIVE_WORLD_ID } from "../schemas/sandboxes";
+import { ensureSandboxWorld } from "../services/sandboxes";
 import type { SvcScope } from "../scopes";
 import type { ApiRequest } from "./request-reply";
 
@@ -25,11 +27,20 @@ import type { ApiRequest } from "./request-reply";
 
 export type AuthRequirement = "optional" | "user" | "any";
 
-/** `quota`: the app's API requests per minute (issue 16; lib/services/api-quota.ts counts them). */
+/**
+ * `quota`: the app's API requests per minute (issue 16; lib/services/api-quota.ts counts them).
+ * `worldId` (issue 26): the world the caller reads and writes: 0 live, or its sandbox's for a token
+ * of an `sbx_` client. Every route passes it down (worldOf); nothing crosses worlds.
+ */
 export type ApiCaller =
   | { kind: "anonymous" }
-  | { kind: "app"; clientId: string; scopes: readonly string[]; quota: number }
-  | { kind: "user"; userId: number; clientId: string; scopes: readonly string[]; quota: number };
+  | { kind: "app"; clientId: string; scopes: readonly string[]; quota: number; worldId: number }
+  | { kind: "user"; userId: number; clientId: string; scopes: readonly string[]; quota: number; worldId: number };
+
+/** The caller's world: anonymous callers read the live world. */
+export function worldOf(caller: ApiCaller): number {
+  return caller.kind === "anonymous" ? LIVE_WORLD_ID : caller.worldId;
+}
 
 export type UserCaller = Extract<ApiCaller, { kind: "user" }>;
 
@@ -63,7 +74,9 @@ export async function identify(request: ApiRequest, requirement: AuthRequirement
     if (error instanceof AppError && error.code === "invalid_token") throw invalidToken(error.message);
     throw error;
   }
-  const { claims, userId, userDisabled } = checked;
+  const { claims, userId, userDisabled, worldId } = checked;
+  // Issue 26: a sandbox's world is built on its first use (once; free once this process saw it built).
+  if (worldId !== LIVE_WORLD_ID) await ensureSandboxWorld(worldId);
   // Issue 16: from here on the request belongs to this app (lib/api/request-reply.ts ApiRequest): usage
   // metering reads it after the reply, so a 403 or a 429 of the quota still counts for the app.
   request.clientId = claims.clientId;
@@ -71,8 +84,8 @@ export async function identify(request: ApiRequest, requirement: AuthRequirement
   const quota = effectiveQuota(checked.appRequestsPerMinute);
   const caller: Exclude<ApiCaller, { kind: "anonymous" }> =
     userId === undefined
-      ? { kind: "app", clientId: claims.clientId, scopes: claims.scopes, quota }
-      : { kind: "user", userId, clientId: claims.clientId, scopes: claims.scopes, quota };
+      ? { kind: "app", clientId: claims.clientId, scopes: claims.scopes, quota, worldId }
+      : { kind: "user", userId, clientId: claims.clientId, scopes: claims.scopes, quota, worldId };
   return { kind: "token", caller, userDisabled };
 }
 

@@ -111,7 +111,9 @@ export const appsCreate: Command = {
       APP_CREATE_FLAGS,
     );
     const owner = await users.getUserByHandle(ownerHandle);
-    let app = await apps.createApp(input, owner, actor);
+    const created = await apps.createApp(input, owner, actor);
+    const { sandbox } = created;
+    let app: AppView = created;
     if (values.approve) app = await apps.approveApp(app.clientId, actor);
     // The same reveal-once path as the portal: the secret exists only in this output.
     const secret =
@@ -122,10 +124,17 @@ export const appsCreate: Command = {
     if (secret) {
       lines.push(`client_secret: ${secret.clientSecret}`, "Store the secret now: it is shown only once and cannot be recovered.");
     }
+    lines.push(`sandbox client_id: ${sandbox.clientId}`);
+    if (sandbox.clientSecret) lines.push(`sandbox client_secret: ${sandbox.clientSecret}`, "Shown only once too (roll it with apps sandbox secret roll).");
     return {
       // PRODUCT.md fixes this shape ({ client_id, status, client_secret? }); the device flag, links
-      // and logo are in apps list / apps show.
-      json: { client_id: app.clientId, status: app.status, ...(secret ? { client_secret: secret.clientSecret } : {}) },
+      // and logo are in apps list / apps show. Issue 26 adds the sandbox (its secret for API clients only).
+      json: {
+        client_id: app.clientId,
+        status: app.status,
+        ...(secret ? { client_secret: secret.clientSecret } : {}),
+        sandbox: { client_id: sandbox.clientId, ...(sandbox.clientSecret ? { client_secret: sandbox.clientSecret } : {}) },
+      },
       text: lines.join("\n"),
     };
   },

@@ -42,7 +42,7 @@ export const JSON_OPTION: Options = { json: { type: "boolean" }, help: { type: "
  * database (it sets DATABASE_URL before any command runs).
  */
 export async function services() {
-  const [apps, review, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas] = await Promise.all([
+  const [apps, review, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas, sandboxes] = await Promise.all([
     import("../services/apps"),
     import("../services/app-review"),
     import("../services/app-secrets"),
@@ -54,8 +54,21 @@ export async function services() {
     import("../schemas/users"),
     import("../services/usage"),
     import("../schemas/usage"),
+    import("../services/sandboxes"),
   ]);
-  return { apps: { ...apps, ...review }, secrets, users, connectedApps, members, actor: actor.CLI_ACTOR, schemas, userSchemas, usage, usageSchemas };
+  return {
+    apps: { ...apps, ...review },
+    secrets,
+    users,
+    connectedApps,
+    members,
+    actor: actor.CLI_ACTOR,
+    schemas,
+    userSchemas,
+    usage,
+    usageSchemas,
+    sandboxes,
+  };
 }
 
 /** First zod issue as one line, naming the flag rather than the internal field. */

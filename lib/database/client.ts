@@ -28,7 +28,7 @@ function createPool(): pg.Pool {
 function createClient(p: pg.Pool) {
   return new PrismaClient({
     adapter: new PrismaPg(p, { disposeExternalPool: false }),
-    omit: { user: { passwordHash: true }, clientSecret: { hash: true } },
+    omit: { user: { passwordHash: true }, clientSecret: { hash: true }, sandbox: { secretHash: true } },
   });
 }
 

@@ -41,7 +41,10 @@ onChange((event) => {
       statuses.clear();
       return;
     case "app":
-      for (const key of [...statuses.keys()]) if (key.endsWith(`:${event.clientId}`)) statuses.delete(key);
+      // Issue 26: a change of an app holds for its sandbox (`sbx_` + its client id) too.
+      for (const key of [...statuses.keys()]) {
+        if (key.endsWith(`:${event.clientId}`) || key.endsWith(`:sbx_${event.clientId}`)) statuses.delete(key);
+      }
       return;
     case "user":
       for (const key of [...statuses.keys()]) if (key.startsWith(`${event.userId}:`)) statuses.delete(key);
@@ -96,8 +99,10 @@ export interface CheckedAccessToken {
   userId: number | undefined;
   /** The user's disabled flag (undefined for app-only tokens): callers decide how to answer it. */
   userDisabled: boolean | undefined;
-  /** The app's API quota per minute as stored (null: the platform default). */
+  /** The app's API quota per minute as stored (null: the platform default); a sandbox token's: its sandbox's. */
   appRequestsPerMinute: number | null;
+  /** Issue 26: the world the token reads and writes (0 live, else its sandbox's). */
+  worldId: number;
 }
 
 /**
@@ -112,9 +117,17 @@ export async function checkAccessToken(token: string): Promise<CheckedAccessToke
   const status = await findAccessStatus(claims.clientId, userId);
   if (!status.appApproved) throw new AppError("invalid_token", "The application behind this token is not approved.");
   if (status.userDisabled === null) throw new AppError("invalid_token", "The access token is invalid.");
+  // Issue 26: a token acts only for a person of its own world (a sandbox token never for a live person, nor the reverse).
+  if (userId !== undefined && status.userWorldId !== status.worldId) throw new AppError("invalid_token", "The access token is invalid.");
   const revoked = revokedThrough(status);
   if (revoked !== null && claims.iat <= revoked) throw new AppError("invalid_token", "The access token has been revoked.");
-  return { claims, userId, userDisabled: status.userDisabled ?? undefined, appRequestsPerMinute: status.appRequestsPerMinute };
+  return {
+    claims,
+    userId,
+    userDisabled: status.userDisabled ?? undefined,
+    appRequestsPerMinute: status.appRequestsPerMinute,
+    worldId: status.worldId,
+  };
 }
 
 /**

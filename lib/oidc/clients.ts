@@ -3,7 +3,9 @@ import { LRUCache } from "lru-cache";
 import { onChange } from "../database/changes";
 import { env } from "../env";
 import { OIDC_SCOPES, USER_ONLY_SCOPES, isSvcScope, type SvcScope } from "../scopes";
+import { isSandboxClientId, sandboxClientId } from "../schemas/sandboxes";
 import { findClientForSignIn } from "../services/apps";
+import { findSandboxForSignIn } from "../services/sandboxes";
 
 /**
  * The one place where the sign-in service learns about clients: the applications table. Only
@@ -37,7 +39,11 @@ const cache = (store.__signInClientCache ??= new LRUCache<string, SignInClient |
 
 onChange((event) => {
   if (event.kind === "all") cache.clear();
-  else if (event.kind === "app") cache.delete(event.clientId);
+  else if (event.kind === "app") {
+    cache.delete(event.clientId);
+    // Issue 26: the sandbox follows its app's configuration and status.
+    cache.delete(sandboxClientId(event.clientId));
+  }
 });
 
 /** Scopes an API client's token may carry: its registered scopes that make sense without a user. */
@@ -45,13 +51,38 @@ function appLevelScopes(scopes: SvcScope[]): SvcScope[] {
   return scopes.filter((s) => !USER_ONLY_SCOPES.includes(s));
 }
 
-/** Approved client by id, or null (unknown, pending, rejected, suspended or deleted). */
+/** A sandbox client (issue 26): API clients only in this increment (login sandboxes come with test users). */
+async function loadSandboxClient(clientId: string): Promise<SignInClient | null> {
+  const row = await findSandboxForSignIn(clientId);
+  if (!row || row.type !== "api") return null;
+  return {
+    clientId: row.clientId,
+    name: row.name,
+    type: "api",
+    firstParty: false,
+    ownerId: row.ownerId,
+    svcScopes: appLevelScopes(row.scopes.filter(isSvcScope)),
+    redirectUris: [],
+    postLogoutRedirectUris: [],
+    deviceFlow: false,
+  };
+}
+
+/**
+ * Approved client by id, or null (unknown, pending, rejected, suspended or deleted). Issue 26: an
+ * `sbx_` id is the app's sandbox, known whatever the app's review status except suspended.
+ */
 export async function findSignInClient(clientId: string): Promise<SignInClient | null> {
   // Client ids are printable ASCII (lib/schemas/apps.ts); anything else, e.g. a NUL byte that
   // PostgreSQL refuses in a text parameter, is unknown rather than a server error.
   if (typeof clientId !== "string" || !/^[\x21-\x7e]{1,128}$/.test(clientId)) return null;
   const hit = cache.get(clientId);
   if (hit !== undefined) return hit || null;
+  if (isSandboxClientId(clientId)) {
+    const sandbox = await loadSandboxClient(clientId);
+    cache.set(clientId, sandbox ?? false);
+    return sandbox;
+  }
   const row = await findClientForSignIn(clientId);
   let value: SignInClient | null = null;
   if (row && row.status === "approved") {

@@ -12,6 +12,7 @@ import { apiResource, findSignInClient } from "./clients";
 import { renderErrorPage } from "./html";
 import { ACCESS_TOKEN_ALG, ID_TOKEN_TTL } from "./keys";
 import { DEVICE_CODE_TTL, successSource, userCodeConfirmSource, userCodeInputSource } from "./device";
+import { isSandboxClientId, SANDBOX_CLAIM } from "../schemas/sandboxes";
 
 /**
  * oidc-provider configuration (docs/README.md "Configuration options", v9). Everything here is
@@ -232,6 +233,8 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
         async jwt(_ctx, token, jwt) {
           // SPEC: `sub` only on user-delegated tokens (oidc-provider puts the client id there otherwise).
           if (token.kind === "ClientCredentials") delete jwt.payload.sub;
+          // Issue 26: a sandbox token is marked (the client-credentials fast path writes the same claim last).
+          if (token.clientId && isSandboxClientId(token.clientId)) jwt.payload[SANDBOX_CLAIM] = true;
           await stampAfterRevocation(token, jwt.payload);
         },
       },

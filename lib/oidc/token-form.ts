@@ -4,6 +4,7 @@ import type { JWK } from "jose";
 import { env } from "../env";
 import { readBody } from "../http/body";
 import { sendJson } from "../http/reply";
+import { isSandboxClientId, SANDBOX_CLAIM } from "../schemas/sandboxes";
 import { ACCESS_TOKEN_ALG, type SigningAlg, type StoredSigningKey } from "./keys";
 
 /**
@@ -58,6 +59,7 @@ export function hasExactly(form: ReadonlyMap<string, string>, fields: ReadonlySe
  * iat, exp, scope, client_id, iss, aud); `sub` only on user-delegated tokens (SPEC).
  */
 export function accessTokenClaims(input: { sub?: string; iat: number; scope: string | undefined; clientId: string }): Record<string, unknown> {
+  const sandbox = isSandboxClientId(input.clientId);
   const { ISSUER, API_URL, ACCESS_TOKEN_TTL } = env();
   return {
     jti: randomBytes(32).toString("base64url"),
@@ -68,6 +70,8 @@ export function accessTokenClaims(input: { sub?: string; iat: number; scope: str
     client_id: input.clientId,
     iss: ISSUER,
     aud: API_URL,
+    // Issue 26: a sandbox token says so (config.ts's customizer adds the same claim, last, on oidc-provider's tokens).
+    ...(sandbox ? { [SANDBOX_CLAIM]: true } : {}),
   };
 }
 

@@ -18,8 +18,12 @@ export interface AccessStatus {
   appTokensRevokedAt: number | null;
   /** Unix seconds: this person's tokens for the app with `iat` at or before it are void. */
   userTokensRevokedAt: number | null;
-  /** The app's API quota per minute as an admin set it; null: the platform default (issue 16). */
+  /** The app's API quota per minute as an admin set it; null: the platform default (issue 16). A sandbox's own quota. */
   appRequestsPerMinute: number | null;
+  /** Issue 26: the token's world: 0 for a live client, the sandbox's id for an `sbx_` client. */
+  worldId: number;
+  /** The world of the token's user (undefined for app-only tokens or a missing user). */
+  userWorldId: number | undefined;
 }
 
 const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefined }, AccessStatus>(async (keys) => {
@@ -30,14 +34,24 @@ const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefi
     user_disabled: boolean | null;
     grant_revoked: number | null;
     app_quota: number | null;
+    sandbox_world: number | null;
+    sandbox_quota: number | null;
+    sandbox_revoked: number | null;
+    user_world: number | null;
   }>({
-    name: "api_access_status_batch_v3",
+    name: "api_access_status_batch_v4",
     // Timestamps hold UTC (as Prisma writes them): epoch of a timestamp without time zone is UTC.
+    // Issue 26: an `sbx_` client is its app's sandbox (its app row by the rest of the id, its
+    // Sandbox row by the whole id); a live client's row is found as before.
     text: `SELECT k.i, a.status::text AS app_status, floor(extract(epoch FROM a."tokensRevokedAt"))::int AS app_revoked,
                   a."requestsPerMinute" AS app_quota,
-                  u.disabled AS user_disabled, floor(extract(epoch FROM r."revokedAt"))::int AS grant_revoked
+                  sb.id AS sandbox_world, sb."quotaPerMinute" AS sandbox_quota,
+                  floor(extract(epoch FROM sb."tokensRevokedAt"))::int AS sandbox_revoked,
+                  u.disabled AS user_disabled, u."worldId" AS user_world, floor(extract(epoch FROM r."revokedAt"))::int AS grant_revoked
            FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS k(client_id, user_id, i)
-           LEFT JOIN "Application" a ON a."clientId" = k.client_id
+           LEFT JOIN "Application" a
+             ON a."clientId" = CASE WHEN starts_with(k.client_id, 'sbx_') THEN substr(k.client_id, 5) ELSE k.client_id END
+           LEFT JOIN "Sandbox" sb ON starts_with(k.client_id, 'sbx_') AND sb."clientId" = k.client_id
            LEFT JOIN "User" u ON u.id = k.user_id
            LEFT JOIN "TokenRevocation" r ON r."userId" = k.user_id AND r."clientId" = k.client_id`,
     values: [keys.map((k) => k.clientId), keys.map((k) => k.userId ?? null)],
@@ -45,12 +59,19 @@ const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefi
   const inOrder = byPosition(rows, keys.length);
   return keys.map((k, index) => {
     const row = inOrder[index];
+    const sandbox = row?.sandbox_world != null;
+    const appRevoked = row?.app_revoked ?? null;
+    const sandboxRevoked = row?.sandbox_revoked ?? null;
     return {
-      appApproved: row?.app_status === "approved",
+      // Issue 26: a sandbox works whatever its app's review status, except suspended.
+      appApproved: sandbox ? row?.app_status != null && row.app_status !== "suspended" : row?.app_status === "approved",
       userDisabled: k.userId === undefined ? undefined : (row?.user_disabled ?? null),
-      appTokensRevokedAt: row?.app_revoked ?? null,
+      appTokensRevokedAt:
+        appRevoked === null ? sandboxRevoked : sandboxRevoked === null ? appRevoked : Math.max(appRevoked, sandboxRevoked),
       userTokensRevokedAt: row?.grant_revoked ?? null,
-      appRequestsPerMinute: row?.app_quota ?? null,
+      appRequestsPerMinute: sandbox ? (row?.sandbox_quota ?? null) : (row?.app_quota ?? null),
+      worldId: sandbox ? row!.sandbox_world! : 0,
+      userWorldId: row?.user_world ?? undefined,
     };
   });
 });

@@ -37,37 +37,45 @@ export interface StoredIdentifier {
  * Resolves identifiers in ONE query (unnest WITH ORDINALITY + a lateral lookup per item); the
  * result has one entry per identifier, in request order, null for a miss.
  */
-export async function findDirectoryIdentities(identifiers: StoredIdentifier[]): Promise<(DirectoryIdentityRecord | null)[]> {
+export async function findDirectoryIdentities(identifiers: StoredIdentifier[], worldId: number): Promise<(DirectoryIdentityRecord | null)[]> {
   const kinds = identifiers.map((i) => (i.type === "handle" ? null : i.type));
   const values = identifiers.map((i) => i.value);
   const { rows } = await pool.query<IdentityRow & { ord: string }>({
-    name: "api_directory_resolve",
+    name: "api_directory_resolve_v2",
     text: `
       SELECT q.ord, ${IDENTITY_COLUMNS}
       FROM unnest($1::"LinkType"[], $2::text[]) WITH ORDINALITY AS q(link_type, value, ord)
       JOIN LATERAL (
         SELECT coalesce(
-          (SELECT id FROM "User" WHERE q.link_type IS NULL AND handle = q.value),
-          (SELECT "userId" FROM "DirectoryLink" WHERE q.link_type IS NOT NULL AND type = q.link_type AND value = q.value)
+          (SELECT id FROM "User" WHERE q.link_type IS NULL AND "worldId" = $3 AND handle = q.value),
+          (SELECT "userId" FROM "DirectoryLink" WHERE q.link_type IS NOT NULL AND "worldId" = $3 AND type = q.link_type AND value = q.value)
         ) AS user_id
       ) hit ON true
       JOIN "User" u ON u.id = hit.user_id AND u."directoryVisible" AND NOT u.disabled`,
-    values: [kinds, values],
+    values: [kinds, values, worldId],
   });
   const found = new Map(rows.map((r) => [Number(r.ord), toRecord(r)]));
   return identifiers.map((_, i) => found.get(i + 1) ?? null);
 }
 
-/** The statement of listDirectoryUsersAfter ($1 after id, $2 count); bench/explain.ts shows its plan. */
+/**
+ * The statement of listDirectoryUsersAfter ($1 after id, $2 count, $3 world); bench/explain.ts shows
+ * its plan. The world leads the index it reads (User_worldId_directoryVisible_id_idx), so a live page
+ * costs what it did before worlds existed.
+ */
 export const LIST_DIRECTORY_USERS_STATEMENT = {
-  name: "api_directory_list",
+  name: "api_directory_list_v2",
   text: `SELECT u.id, ${IDENTITY_COLUMNS} FROM "User" u
-         WHERE u."directoryVisible" AND NOT u.disabled AND u.id > $1
+         WHERE u."worldId" = $3 AND u."directoryVisible" AND NOT u.disabled AND u.id > $1
          ORDER BY u.id LIMIT $2`,
 };
 
-/** At most `count` listed users with ids above `afterId`, in id order (a keyset page). */
-export async function listDirectoryUsersAfter(afterId: number, count: number): Promise<(DirectoryIdentityRecord & { id: number })[]> {
-  const { rows } = await pool.query<IdentityRow & { id: number }>({ ...LIST_DIRECTORY_USERS_STATEMENT, values: [afterId, count] });
+/** At most `count` listed users of world `worldId` with ids above `afterId`, in id order (a keyset page). */
+export async function listDirectoryUsersAfter(
+  afterId: number,
+  count: number,
+  worldId: number,
+): Promise<(DirectoryIdentityRecord & { id: number })[]> {
+  const { rows } = await pool.query<IdentityRow & { id: number }>({ ...LIST_DIRECTORY_USERS_STATEMENT, values: [afterId, count, worldId] });
   return rows.map((r) => ({ id: r.id, ...toRecord(r) }));
 }

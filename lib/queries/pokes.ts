@@ -14,7 +14,8 @@ import { POKE_COOLDOWN_SECONDS } from "../schemas/pokes";
  */
 const POKE_SQL = `
   WITH target AS (
-    SELECT id, handle FROM "User" WHERE handle = $2 AND NOT disabled
+    SELECT id, handle FROM "User"
+    WHERE "worldId" = (SELECT "worldId" FROM "User" WHERE id = $1) AND handle = $2 AND NOT disabled
   ), poked AS (
     INSERT INTO "Poke" ("callerId", "targetId", "lastPokedAt", count)
     SELECT $1, t.id, date_trunc('second', timezone('UTC', now())), 1 FROM target t WHERE t.id <> $1
@@ -37,10 +38,13 @@ export interface PokeAttempt {
   pokedAt: number | null;
 }
 
-/** Pokes the enabled user with stored handle `handle`; null when there is no such user. */
+/**
+ * Pokes the enabled user with stored handle `handle` in the caller's world (issue 26: a poke never
+ * crosses worlds); null when there is no such user.
+ */
 export async function upsertPoke(callerId: number, handle: string): Promise<PokeAttempt | null> {
   const { rows } = await pool.query<{ target_id: number; handle: string; poked_at: string | null }>({
-    name: "api_poke",
+    name: "api_poke_v2",
     text: POKE_SQL,
     values: [callerId, handle],
   });

@@ -80,8 +80,8 @@ const PUBLIC_PROFILE_SQL = `
   SELECT k.i, ${PROFILE_COLUMNS},
     (k.viewer IS NOT NULL AND EXISTS (
        SELECT 1 FROM "Friendship" f WHERE f."userId" = k.viewer AND f."friendId" = u.id)) AS are_friends
-  FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS k(handle, viewer, i)
-  JOIN "User" u ON u.handle = k.handle AND NOT u.disabled`;
+  FROM unnest($1::text[], $2::int[], $3::int[]) WITH ORDINALITY AS k(handle, viewer, world, i)
+  JOIN "User" u ON u."worldId" = k.world AND u.handle = k.handle AND NOT u.disabled`;
 
 const OWN_PROFILE_SQL = `
   SELECT k.i, ${PROFILE_COLUMNS}, false AS are_friends, u.property,
@@ -118,11 +118,11 @@ function toRecord(row: ProfileRow): ProfileRecord {
   };
 }
 
-const loadPublicProfile = turnBatched<{ handle: string; viewerId: number | null }, ProfileRecord | null>(async (keys) => {
+const loadPublicProfile = turnBatched<{ handle: string; viewerId: number | null; worldId: number }, ProfileRecord | null>(async (keys) => {
   const { rows } = await pool.query<ProfileRow & { i: string }>({
-    name: "api_profiles_by_handle",
+    name: "api_profiles_by_handle_v2",
     text: PUBLIC_PROFILE_SQL,
-    values: [keys.map((k) => k.handle), keys.map((k) => k.viewerId)],
+    values: [keys.map((k) => k.handle), keys.map((k) => k.viewerId), keys.map((k) => k.worldId)],
   });
   return byPosition(rows, keys.length).map((row) => (row ? toRecord(row) : null));
 });
@@ -137,11 +137,12 @@ const loadOwnProfile = turnBatched<number, OwnProfileRecord | null>(async (userI
 });
 
 /**
- * The public profile of the enabled user with stored handle `handle`, personalized for `viewerId`;
- * null when no such user (disabled accounts are hidden like unknown ones).
+ * The public profile of the enabled user with stored handle `handle` in world `worldId` (issue 26:
+ * 0 live, else a sandbox's), personalized for `viewerId`; null when no such user (disabled accounts
+ * are hidden like unknown ones).
  */
-export function findPublicProfile(handle: string, viewerId: number | null): Promise<ProfileRecord | null> {
-  return loadPublicProfile({ handle, viewerId });
+export function findPublicProfile(handle: string, viewerId: number | null, worldId: number): Promise<ProfileRecord | null> {
+  return loadPublicProfile({ handle, viewerId, worldId });
 }
 
 /** A user's own profile with the owner-only parts; null if there is no such user. */

@@ -1,6 +1,7 @@
 import { hashPassword } from "../crypto/passwords";
 import { db, Prisma, type Tx } from "../database/client";
 import { avatarPaths } from "../services/users";
+import { LIVE_WORLD_ID } from "../schemas/sandboxes";
 import { generateWorld } from "./world";
 
 /**
@@ -45,7 +46,7 @@ export async function seedDemoWorld(options: { log?: Log } = {}): Promise<{ seed
         INSERT INTO "Setting" ("key", "value") VALUES (${SEEDED_SETTING}, ${new Date(started).toISOString()})
         ON CONFLICT ("key") DO NOTHING`;
       if (claimed === 0) return false;
-      await insertWorld(tx, world, passwords);
+      await insertWorld(tx, world, passwords, LIVE_WORLD_ID);
       return true;
     },
     { timeout: 180_000, maxWait: 30_000 },
@@ -59,7 +60,16 @@ export async function seedDemoWorld(options: { log?: Log } = {}): Promise<{ seed
   return { seeded };
 }
 
-async function insertWorld(tx: Tx, world: ReturnType<typeof generateWorld>, passwords: Map<number, string>) {
+/**
+ * Inserts a generated world into world `worldId` (0: the live demo world; issue 26: a sandbox's
+ * synthetic world, lib/services/sandboxes.ts). Returns how many people it holds.
+ */
+export async function insertWorld(
+  tx: Tx,
+  world: ReturnType<typeof generateWorld>,
+  passwords: Map<number, string>,
+  worldId: number,
+): Promise<number> {
   // Users first (ids come back by handle). A handle that already exists (an account created with
   // the CLI before seeding) is kept as it is and joins the demo world.
   await inBatches(
@@ -68,6 +78,7 @@ async function insertWorld(tx: Tx, world: ReturnType<typeof generateWorld>, pass
       tx.user.createMany({
         skipDuplicates: true,
         data: batch.map(({ u, i }) => ({
+          worldId,
           handle: u.handle,
           displayName: u.displayName,
           bio: u.bio,
@@ -84,7 +95,7 @@ async function insertWorld(tx: Tx, world: ReturnType<typeof generateWorld>, pass
       }),
   );
   const rows = await tx.user.findMany({
-    where: { handle: { in: world.users.map((u) => u.handle) } },
+    where: { worldId, handle: { in: world.users.map((u) => u.handle) } },
     select: { id: true, handle: true },
   });
   const idByHandle = new Map(rows.map((r) => [r.handle, r.id]));
@@ -144,7 +155,7 @@ async function insertWorld(tx: Tx, world: ReturnType<typeof generateWorld>, pass
     (data) => tx.beetleCard.createMany({ data, skipDuplicates: true }),
   );
   await inBatches(
-    world.links.map((l) => ({ userId: id(l.user), type: l.type, value: l.value })),
+    world.links.map((l) => ({ worldId, userId: id(l.user), type: l.type, value: l.value })),
     (data) => tx.directoryLink.createMany({ data, skipDuplicates: true }),
   );
   await inBatches(
@@ -165,7 +176,8 @@ async function insertWorld(tx: Tx, world: ReturnType<typeof generateWorld>, pass
     })),
     (data) => tx.notification.createMany({ data }),
   );
-  await insertChat(tx, world, id);
+  if (worldId === LIVE_WORLD_ID) await insertChat(tx, world, id);
+  else await insertWorldChat(tx, world, id, worldId);
 
   // Denormalized counters (User.friendCount, achievementsCount) recomputed from the rows, so they
   // are right even when a pre-existing account joined the world.
@@ -177,8 +189,35 @@ async function insertWorld(tx: Tx, world: ReturnType<typeof generateWorld>, pass
     WHERE u.id = ANY(${ids}::int[])`;
   await tx.$executeRaw`
     UPDATE "User" u SET "lastChatPostAt" = m.last
-    FROM (SELECT "authorId", max("createdAt") AS last FROM "ChatMessage" GROUP BY "authorId") m
+    FROM (SELECT "authorId", max("createdAt") AS last FROM "ChatMessage" WHERE "authorId" = ANY(${ids}::int[]) GROUP BY "authorId") m
     WHERE m."authorId" = u.id AND u.id = ANY(${ids}::int[])`;
+  return ids.length;
+}
+
+/**
+ * A sandbox's chat (issue 26): ids taken from the sequence in one statement (ascending, so they grow
+ * with time within the world as the keyset order expects) rather than after a table lock, so
+ * building a sandbox never holds up the live chat.
+ */
+async function insertWorldChat(tx: Tx, world: ReturnType<typeof generateWorld>, id: (index: number) => number, worldId: number) {
+  if (world.chat.length === 0) return;
+  const taken = await tx.$queryRaw<{ id: bigint }[]>`
+    SELECT nextval(pg_get_serial_sequence('"ChatMessage"', 'id'))::bigint AS id FROM generate_series(1, ${world.chat.length}::int) ORDER BY 1`;
+  const ids = taken.map((r) => BigInt(r.id));
+  await inBatches(
+    world.chat.map((m, n) => ({
+      id: ids[n]!,
+      worldId,
+      authorId: id(m.author),
+      text: m.text,
+      replyToId: m.replyTo === undefined ? null : ids[m.replyTo]!,
+      media: m.media ? json(m.media) : Prisma.DbNull,
+      reactions: m.reactions ? json(m.reactions) : Prisma.DbNull,
+      editedAt: m.editedAt ?? null,
+      createdAt: m.createdAt,
+    })),
+    (data) => tx.chatMessage.createMany({ data }),
+  );
 }
 
 /**

@@ -11,6 +11,18 @@ import * as W from "./words";
 export const WORLD_SEED = "social-dev-platform demo world v1";
 export const GENERATED_USERS = 300;
 const CHAT_MESSAGES = 720;
+
+/**
+ * What to generate (issue 26): the demo world by default; a sandbox's synthetic world is smaller and
+ * has no demo accounts (no one can sign in as a generated person, and `alice` is live only).
+ */
+export interface WorldShape {
+  users: number;
+  chatMessages: number;
+  demoAccounts: boolean;
+}
+
+const DEMO_WORLD: WorldShape = { users: GENERATED_USERS, chatMessages: CHAT_MESSAGES, demoAccounts: true };
 const DAY = 24 * 3600 * 1000;
 
 export interface WorldUser {
@@ -182,9 +194,10 @@ function between(rng: Rng, from: number, to: number): Date {
   return new Date(Math.floor(from + rng.next() * Math.max(0, to - from)));
 }
 
-function makeUsers(rng: Rng, now: number): WorldUser[] {
+function makeUsers(rng: Rng, now: number, shape: WorldShape): WorldUser[] {
+  // Demo handles stay reserved even when demo accounts are not generated (RESERVED).
   const taken = new Set<string>();
-  const users: WorldUser[] = DEMO_ACCOUNTS.map((account, i) => {
+  const users: WorldUser[] = (shape.demoAccounts ? DEMO_ACCOUNTS : []).map((account, i) => {
     const profile = DEMO_PROFILES[account.handle]!;
     taken.add(account.handle);
     return {
@@ -202,7 +215,7 @@ function makeUsers(rng: Rng, now: number): WorldUser[] {
       activity: profile.activity,
     };
   });
-  for (let i = 0; i < GENERATED_USERS - DEMO_ACCOUNTS.length; i++) {
+  for (let i = users.length; i < shape.users; i++) {
     const first = rng.pick(W.FIRST_NAMES);
     const last = rng.pick(W.LAST_NAMES);
     const handle = makeHandle(rng, first, last, taken);
@@ -254,20 +267,20 @@ function pairKey(a: number, b: number): string {
 
 function makeFriendships(rng: Rng, users: WorldUser[], now: number): World["friendships"] {
   const index = new Map(users.map((u, i) => [u.handle, i]));
-  const demo = new Set(DEMO_ACCOUNTS.map((a) => index.get(a.handle)!));
-  const alice = index.get("alice")!;
-  const bob = index.get("bob")!;
+  const demo = new Set(DEMO_ACCOUNTS.map((a) => index.get(a.handle)).filter((i) => i !== undefined));
+  const alice = index.get("alice");
+  const bob = index.get("bob");
   const seen = new Set<string>();
   const result: World["friendships"] = [];
   const add = (a: number, b: number) => {
     if (a === b || seen.has(pairKey(a, b))) return;
     // Among demo accounts only alice↔bob are friends, so tests can rely on "not friends" elsewhere.
-    if (demo.has(a) && demo.has(b) && pairKey(a, b) !== pairKey(alice, bob)) return;
+    if (demo.has(a) && demo.has(b) && pairKey(a, b) !== pairKey(alice!, bob!)) return;
     seen.add(pairKey(a, b));
     const since = Math.max(users[a]!.createdAt.getTime(), users[b]!.createdAt.getTime());
     result.push({ a: Math.min(a, b), b: Math.max(a, b), createdAt: between(rng, since, now - DAY) });
   };
-  add(alice, bob);
+  if (alice !== undefined && bob !== undefined) add(alice, bob);
   users.forEach((user, i) => {
     const wanted = Math.round(user.activity * rng.int(4, 30)) + (rng.chance(0.3) ? 1 : 0);
     for (let k = 0; k < Math.ceil(wanted / 2); k++) add(i, rng.int(0, users.length - 1));
@@ -417,6 +430,7 @@ function makeLinks(rng: Rng, users: WorldUser[]): World["links"] {
   const used = { x_handle: new Set<string>(), codehost: new Set<string>(), chatapp: new Set<string>() };
   const links: World["links"] = [];
   for (const link of DEMO_LINKS) {
+    if (!index.has(link.handle)) continue;
     used[link.type].add(link.value);
     links.push({ user: index.get(link.handle)!, type: link.type, value: link.value });
   }
@@ -429,7 +443,7 @@ function makeLinks(rng: Rng, users: WorldUser[]): World["links"] {
     links.push({ user, type, value });
   };
   users.forEach((user, i) => {
-    if (demo.has(user.handle) || i < DEMO_ACCOUNTS.length) return;
+    if (demo.has(user.handle) || DEMO_ACCOUNTS.some((a) => a.handle === user.handle)) return;
     const h = user.handle;
     if (rng.chance(0.55)) add(i, "x_handle", rng.pick([h, `${h}_x`, `real_${h}`, h.replace(/_/g, "")]).slice(0, 15));
     if (rng.chance(0.4)) add(i, "codehost", rng.pick([h.replace(/_/g, "-"), `${h.replace(/_/g, "")}-dev`, h]).slice(0, 39));
@@ -438,13 +452,13 @@ function makeLinks(rng: Rng, users: WorldUser[]): World["links"] {
   return links;
 }
 
-function makeChat(rng: Rng, users: WorldUser[], now: number): World["chat"] {
+function makeChat(rng: Rng, users: WorldUser[], now: number, count: number): World["chat"] {
   // A few hundred recent messages over the last six days; chatty people post more.
   const candidates = users
     .map((u, i) => [i, u] as const)
     .filter(([, u]) => u.handle !== "admin" && u.activity > 0.08);
   const weights = candidates.map(([i, u]) => [i, 0.2 + u.activity * 3] as const);
-  const times = Array.from({ length: CHAT_MESSAGES }, () => now - 10 * 60_000 - rng.next() * 6 * DAY).sort((x, y) => x - y);
+  const times = Array.from({ length: count }, () => now - 10 * 60_000 - rng.next() * 6 * DAY).sort((x, y) => x - y);
   const chat: World["chat"] = [];
   times.forEach((t, n) => {
     const author = rng.weighted(weights);
@@ -503,7 +517,7 @@ function makePokesAndNotifications(
   const notifications: World["notifications"] = [];
   const pokeSeen = new Set<string>();
   const index = new Map(users.map((u, i) => [u.handle, i]));
-  const demoTargets = ["alice", "bob", "carol"].map((h) => index.get(h)!);
+  const demoTargets = ["alice", "bob", "carol"].map((h) => index.get(h)).filter((i) => i !== undefined);
 
   const addPoke = (caller: number, target: number) => {
     const key = `${caller}>${target}`;
@@ -515,7 +529,8 @@ function makePokesAndNotifications(
     pokes.push({ caller, target, lastPokedAt, count });
     notifications.push({ user: target, type: "poke", read: rng.chance(0.6), from: caller, count, createdAt: lastPokedAt });
   };
-  for (let k = 0; k < 420; k++) addPoke(rng.int(0, users.length - 1), rng.int(0, users.length - 1));
+  // 420 in the demo world of 300 people, as many per person in smaller ones.
+  for (let k = 0; k < Math.round(users.length * 1.4); k++) addPoke(rng.int(0, users.length - 1), rng.int(0, users.length - 1));
   for (const target of demoTargets) for (let k = 0; k < 6; k++) addPoke(rng.int(6, users.length - 1), target);
 
   const others = (i: number) => {
@@ -568,16 +583,16 @@ function makePokesAndNotifications(
   return { pokes, notifications };
 }
 
-/** The whole demo world for a given clock. Deterministic in everything but timestamps. */
-export function generateWorld(now: number = Date.now(), seed: string = WORLD_SEED): World {
+/** The whole demo world (or a world of `shape`) for a given clock. Deterministic in everything but timestamps. */
+export function generateWorld(now: number = Date.now(), seed: string = WORLD_SEED, shape: WorldShape = DEMO_WORLD): World {
   const rng = createRng(seed);
-  const users = makeUsers(rng, now);
+  const users = makeUsers(rng, now, shape);
   const friendships = makeFriendships(rng, users, now);
   const achievements = makeAchievements(rng, users, now);
   const { beetle, cards } = makeBeetle(rng, users, now);
   const stats = makeStats(rng, { users, beetle, cards, friendships });
   const links = makeLinks(rng, users);
-  const chat = makeChat(rng, users, now);
+  const chat = makeChat(rng, users, now, shape.chatMessages);
   const { pokes, notifications } = makePokesAndNotifications(rng, { users, achievements, chat }, now);
   return { users, friendships, achievements, stats, notifications, beetle, cards, links, pokes, chat };
 }

@@ -8,6 +8,8 @@ import { assertCapability, capabilities, loadFor, notFound } from "./app-access"
 import { randomBase62 } from "./apps";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
+import { isSandboxClientId } from "../schemas/sandboxes";
+import { verifySandboxCredentials } from "./sandboxes";
 import { lastUsedRecorder } from "./last-used";
 import { revokeClientGrants, voidAppTokens } from "./token-revocation";
 
@@ -199,6 +201,8 @@ export async function verifyClientCredentials(
   clientId: string,
   secret: string,
 ): Promise<{ tokensRevokedAt: number | null } | null> {
+  // Issue 26: a sandbox client's one secret (lib/services/sandboxes.ts), off the live hot path.
+  if (isSandboxClientId(clientId)) return verifySandboxCredentials(clientId, secret);
   // Read fresh (no cache): a retired or rolled secret fails at once, in every process, whatever the
   // change channel does.
   const active = await findActiveSecrets(clientId);

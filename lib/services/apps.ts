@@ -19,6 +19,7 @@ import { capabilities, appInclude, loadApp, loadFor, lockApp, type AppRow } from
 import type { Actor } from "./actor";
 import { checkLogo, pruneLogos, storeLogo, type CheckedLogo } from "./app-logos";
 import { recordAudit } from "./audit";
+import { createSandboxFor, deleteSandboxWorldOf, type SandboxCredentials } from "./sandboxes";
 import { revokeClientGrants } from "./token-revocation";
 import { ensureSystemUser } from "./users";
 
@@ -100,7 +101,15 @@ export function refuseFirstParty(app: AppRow, what: string): void {
 }
 
 
-export async function createApp(input: CreateAppInput, owner: { id: number }, actor: Actor): Promise<AppView> {
+/**
+ * Registers an app (pending review) with its sandbox (issue 26): `sandbox` carries the sandbox's
+ * client id and, for an API client, its secret, which exists only in this answer (shown once).
+ */
+export async function createApp(
+  input: CreateAppInput,
+  owner: { id: number },
+  actor: Actor,
+): Promise<AppView & { sandbox: SandboxCredentials }> {
   // Registering for someone else is managing their (future) app: only platform admins and the operator.
   if (actor.kind === "user" && actor.id !== owner.id && !capabilities({ owner, members: [] }, actor).manage) {
     await recordAudit({ actor, action: "app.create", targetType: "user", targetId: String(owner.id), outcome: "denied" });
@@ -148,7 +157,8 @@ export async function createApp(input: CreateAppInput, owner: { id: number }, ac
       },
       tx,
     );
-    return toAppView(row);
+    const sandbox = await createSandboxFor(tx, row);
+    return { ...toAppView(row), sandbox };
   });
 }
 
@@ -435,6 +445,8 @@ export async function deleteApp(clientId: string, actor: Actor): Promise<void> {
   refuseFirstParty(app, "deleted");
   await transactionWithChanges(async (tx, announce) => {
     const revoked = await revokeClientGrants(tx, clientId, true);
+    // Issue 26: the sandbox's synthetic people go with the app (its Sandbox row cascades).
+    await deleteSandboxWorldOf(tx, app.id);
     await tx.application.delete({ where: { clientId } });
     await recordAudit(
       { actor, action: "app.delete", targetType: "app", targetId: clientId, detail: { name: app.name, revoked } },

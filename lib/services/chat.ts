@@ -21,11 +21,15 @@ export { toRecord as chatRecordFromRow, type ChatRow } from "../queries/chat";
 export async function listChatMessages(options: {
   limit: number;
   before?: bigint;
+  /** Issue 26: the caller's world (0 live); a post is in its author's world. */
+  worldId: number;
 }): Promise<{ messages: ChatMessageRecord[]; hasMore: boolean }> {
-  const { limit, before } = options;
+  const { limit, before, worldId } = options;
   // One extra row tells whether an older page exists.
   const rows =
-    before === undefined ? await listNewestChatMessages(limit + 1) : await listChatMessagesBefore(before, limit + 1);
+    before === undefined
+      ? await listNewestChatMessages(limit + 1, worldId)
+      : await listChatMessagesBefore(before, limit + 1, worldId);
   const page = rows.slice(0, limit).reverse();
   return { messages: page, hasMore: rows.length > limit };
 }

@@ -15,16 +15,21 @@ export function normalizeIdentifier(_type: IdentifierType, value: string): strin
 }
 
 /** Resolves identifiers in ONE query: one entry per identifier, in request order, null for a miss. */
-export function resolveIdentifiers(identifiers: Identifier[]): Promise<(DirectoryIdentityRecord | null)[]> {
-  return findDirectoryIdentities(identifiers.map((i) => ({ type: i.type, value: normalizeIdentifier(i.type, i.value) })));
+export function resolveIdentifiers(identifiers: Identifier[], worldId: number): Promise<(DirectoryIdentityRecord | null)[]> {
+  return findDirectoryIdentities(
+    identifiers.map((i) => ({ type: i.type, value: normalizeIdentifier(i.type, i.value) })),
+    worldId,
+  );
 }
 
 /** A page of the directory in id order (keyset: `afterId` is the last id of the previous page). */
 export async function listDirectoryUsers(options: {
   afterId: number;
   limit: number;
+  /** Issue 26: the caller's world (0 live). */
+  worldId: number;
 }): Promise<{ users: (DirectoryIdentityRecord & { id: number })[]; hasMore: boolean }> {
   // One extra row tells whether a next page exists.
-  const rows = await listDirectoryUsersAfter(options.afterId, options.limit + 1);
+  const rows = await listDirectoryUsersAfter(options.afterId, options.limit + 1, options.worldId);
   return { users: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
 }

@@ -18,13 +18,13 @@ export function normalizeHandle(input: string): string | null {
 }
 
 /**
- * The public profile of an enabled user, personalized for `viewerId`; null when no such user.
+ * The public profile of an enabled user of world `worldId` (the caller's: lib/api/auth.ts worldOf), personalized for `viewerId`; null when no such user.
  * Disabled accounts are hidden like unknown ones (as a suspended account's profile is elsewhere).
  */
-export async function findProfileByHandle(username: string, viewerId?: number): Promise<ProfileRecord | null> {
+export async function findProfileByHandle(username: string, worldId: number, viewerId?: number): Promise<ProfileRecord | null> {
   const handle = normalizeHandle(username);
   if (handle === null) return null;
-  return findPublicProfile(handle, viewerId ?? null);
+  return findPublicProfile(handle, viewerId ?? null, worldId);
 }
 
 /** The token user's own profile with the owner-only parts; null if the account vanished. */

@@ -5,6 +5,7 @@ import { env } from "../env";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { HANDLE_PATTERN, type CreateUserInput, type UserPage, type UserView } from "../schemas/users";
+import { LIVE_WORLD_ID } from "../schemas/sandboxes";
 import { isAdminActor, type Actor } from "./actor";
 import { recordAuthorizationEvents } from "../events/outbox";
 import { recordAudit } from "./audit";
@@ -88,7 +89,7 @@ export async function createUser(input: CreateUserInput, actor?: Actor): Promise
 }
 
 export async function findUserByHandle(handle: string): Promise<UserView | null> {
-  const row = await db.user.findUnique({ where: { handle: handle.toLowerCase() }, select: userViewSelect });
+  const row = await db.user.findUnique({ where: { worldId_handle: { worldId: LIVE_WORLD_ID, handle: handle.toLowerCase() } }, select: userViewSelect });
   return row ? toUserView(row) : null;
 }
 
@@ -123,7 +124,8 @@ export async function verifyUserCredentials(handle: string, password: string, tu
   const normalized = handle.trim().replace(/^@/, "").toLowerCase();
   const row = HANDLE_PATTERN.test(normalized)
     ? await db.user.findUnique({
-        where: { handle: normalized },
+        // Issue 26: only live people sign in here (sandbox people never, test users with a later increment).
+        where: { worldId_handle: { worldId: LIVE_WORLD_ID, handle: normalized } },
         // An explicit select overrides the client-level omit of passwordHash (lib/database/client.ts).
         select: { ...userViewSelect, passwordHash: true },
       })
@@ -219,6 +221,7 @@ export async function listUsers(
   const search = options.search?.trim();
   const rows = await db.user.findMany({
     where: {
+      worldId: LIVE_WORLD_ID,
       ...(after !== undefined ? { id: { gt: after } } : {}),
       ...(search
         ? {
@@ -260,6 +263,9 @@ export async function ensureSystemUser(): Promise<UserView> {
     ],
     skipDuplicates: true,
   });
-  const row = await db.user.findUniqueOrThrow({ where: { handle: SYSTEM_USER_HANDLE }, select: userViewSelect });
+  const row = await db.user.findUniqueOrThrow({
+    where: { worldId_handle: { worldId: LIVE_WORLD_ID, handle: SYSTEM_USER_HANDLE } },
+    select: userViewSelect,
+  });
   return toUserView(row);
 }

@@ -36,7 +36,7 @@ async function ensureUserId(databaseUrl: string, handle: string): Promise<number
   const rows = await query<{ id: number }>(
     databaseUrl,
     `INSERT INTO "User" (handle, "displayName", "updatedAt") VALUES ($1, $2, now())
-     ON CONFLICT (handle) DO UPDATE SET handle = EXCLUDED.handle RETURNING id`,
+     ON CONFLICT ("worldId", handle) DO UPDATE SET handle = EXCLUDED.handle RETURNING id`,
     [handle, handle],
   );
   return rows[0]!.id;
@@ -84,7 +84,7 @@ export async function createTestUser(
   const rows = await query<{ id: number }>(
     databaseUrl,
     `INSERT INTO "User" (handle, "displayName", "passwordHash", disabled, "updatedAt") VALUES ($1, $2, $3, $4, now())
-     ON CONFLICT (handle) DO UPDATE SET "passwordHash" = EXCLUDED."passwordHash", disabled = EXCLUDED.disabled
+     ON CONFLICT ("worldId", handle) DO UPDATE SET "passwordHash" = EXCLUDED."passwordHash", disabled = EXCLUDED.disabled
      RETURNING id`,
     [handle, options.displayName ?? handle, await hashPassword(options.password), options.disabled ?? false],
   );

@@ -1,5 +1,6 @@
 import { chatMessageSchema, chatPageSchema, listChatQuerySchema, postChatBodySchema } from "../../schemas/chat";
 import { listChatMessages, postChatMessage } from "../../services/chat";
+import { worldOf } from "../auth";
 import { defineRoute } from "../handler";
 import { serializeChatMessage } from "../serialize/chat";
 
@@ -19,8 +20,8 @@ export const listChatRoute = defineRoute({
   query: listChatQuerySchema,
   response: { status: 200, schema: chatPageSchema, description: "A page of messages." },
   errors: ["invalid_request"],
-  async handler({ query }) {
-    const { messages, hasMore } = await listChatMessages(query);
+  async handler({ query, caller }) {
+    const { messages, hasMore } = await listChatMessages({ ...query, worldId: worldOf(caller) });
     return {
       messages: messages.map(serializeChatMessage),
       has_more: hasMore,

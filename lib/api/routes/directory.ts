@@ -1,5 +1,6 @@
 import { listUsersQuerySchema, resolveBodySchema, resolveResultSchema, userPageSchema } from "../../schemas/directory";
 import { listDirectoryUsers, resolveIdentifiers } from "../../services/directory";
+import { worldOf } from "../auth";
 import { defineRoute } from "../handler";
 import { decodeUsersCursor, encodeUsersCursor } from "../pagination";
 import { serializeIdentity } from "../serialize/directory";
@@ -20,8 +21,8 @@ export const resolveRoute = defineRoute({
   body: resolveBodySchema,
   response: { status: 200, schema: resolveResultSchema, description: "One result per identifier, in order." },
   errors: ["invalid_request"],
-  async handler({ body }) {
-    const identities = await resolveIdentifiers(body.identifiers);
+  async handler({ body, caller }) {
+    const identities = await resolveIdentifiers(body.identifiers, worldOf(caller));
     return {
       results: body.identifiers.map((query, i) => {
         const identity = identities[i];
@@ -45,9 +46,9 @@ export const listUsersRoute = defineRoute({
   query: listUsersQuerySchema,
   response: { status: 200, schema: userPageSchema, description: "A page of users." },
   errors: ["invalid_request"],
-  async handler({ query }) {
+  async handler({ query, caller }) {
     const afterId = query.cursor === undefined ? 0 : decodeUsersCursor(query.cursor);
-    const { users, hasMore } = await listDirectoryUsers({ afterId, limit: query.limit });
+    const { users, hasMore } = await listDirectoryUsers({ afterId, limit: query.limit, worldId: worldOf(caller) });
     const last = users[users.length - 1];
     return {
       users: users.map(serializeIdentity),

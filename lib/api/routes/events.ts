@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../errors";
 import { openEventStream } from "../../events/stream";
+import { LIVE_WORLD_ID } from "../../schemas/sandboxes";
 import { EVENT_TYPES, eventTypeSchema, type EventType } from "../../schemas/events";
 import { defineRoute } from "../handler";
 import type { ReplyStream } from "../request-reply";
@@ -42,9 +43,11 @@ export const eventStreamRoute = defineRoute({
   auth: "any",
   query: streamQuerySchema,
   response: { status: 200, schema: z.string(), description: "An event stream (text/event-stream).", stream: true },
-  errors: ["invalid_request", "rate_limited"],
+  errors: ["invalid_request", "forbidden", "rate_limited"],
   async handler({ caller, query, request }) {
     if (caller.kind === "anonymous") throw new AppError("unauthorized", "This endpoint requires a bearer token.");
+    // Issue 26: events in the sandbox come with a later increment; until then a sandbox token hears nothing (never a live event).
+    if (caller.worldId !== LIVE_WORLD_ID) throw new AppError("forbidden", "The event stream is not available in the sandbox yet.");
     const opened = await openEventStream(
       { clientId: caller.clientId, userId: caller.kind === "user" ? caller.userId : null, scopes: caller.scopes },
       { types: query.types, lastEventId: request.headers.get("last-event-id") ?? query.last_event_id ?? null },

@@ -1,6 +1,7 @@
 import { AppError } from "../../errors";
 import { profileSchema, usernameParamsSchema } from "../../schemas/profiles";
 import { findOwnProfile, findProfileByHandle } from "../../services/profiles";
+import { worldOf } from "../auth";
 import { defineRoute } from "../handler";
 import { serializeProfile } from "../serialize/profile";
 import { accountGone } from "./shared";
@@ -23,7 +24,7 @@ export const getProfile = defineRoute({
   errors: ["not_found"],
   async handler({ params, caller }) {
     const viewerId = caller.kind === "user" ? caller.userId : undefined;
-    const profile = await findProfileByHandle(params.username, viewerId);
+    const profile = await findProfileByHandle(params.username, worldOf(caller), viewerId);
     if (!profile) throw new AppError("not_found", "No user with that username.");
     return serializeProfile(profile, caller);
   },
