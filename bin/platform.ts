@@ -152,19 +152,19 @@ async function openDatabase(config: Env): Promise<{ close(): Promise<void> }> {
 
 const LEADING_FLAGS = new Set(["--json", "--help", "-h"]);
 
-/** The command words (two or three) come first (after --json/--help at most), so a flag value is never one. */
+/** The command words (two to four: `apps sandbox secret roll`) come first (after --json/--help at most), so a flag value is never one. */
 function commandWords(argv: string[]): { words: string[]; start: number } {
   let start = 0;
   while (start < argv.length && LEADING_FLAGS.has(argv[start]!)) start++;
   const words: string[] = [];
-  for (let i = start; i < argv.length && words.length < 3 && !argv[i]!.startsWith("-"); i++) words.push(argv[i]!);
+  for (let i = start; i < argv.length && words.length < 4 && !argv[i]!.startsWith("-"); i++) words.push(argv[i]!);
   return { words, start };
 }
 
 function findCommand(argv: string[]): { name: string; command: Command; rest: string[] } | null {
   const { words, start } = commandWords(argv);
   // The longest match wins: `apps secrets list X` before `apps approve X`.
-  for (const count of [3, 2]) {
+  for (const count of [4, 3, 2]) {
     if (words.length < count) continue;
     const name = words.slice(0, count).join(" ");
     const command = COMMANDS[name];
