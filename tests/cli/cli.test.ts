@@ -54,8 +54,12 @@ describe("apps", () => {
     const run = await cli(["apps", "create", "--name", "Ops bot", "--type", "api", "--owner", "alice", "--scope", "svc:chat.read", "--scope", "svc:directory.read", "--approve", "--json"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe("");
-    const out = JSON.parse(run.stdout) as { client_id: string; status: string; client_secret: string };
-    expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "status"]);
+    const out = JSON.parse(run.stdout) as { client_id: string; status: string; client_secret: string; sandbox: { client_id: string; client_secret: string } };
+    expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "sandbox", "status"]);
+    // Issue 26: the sandbox's credentials, its secret shown once too and stored only as a hash.
+    expect(out.sandbox).toEqual({ client_id: `sbx_${out.client_id}`, client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    const [sandbox] = await query<{ secretHash: string }>(databaseUrl, `SELECT "secretHash" FROM "Sandbox" WHERE "clientId" = $1`, [out.sandbox.client_id]);
+    expect(sandbox!.secretHash).toBe(createHash("sha256").update(out.sandbox.client_secret).digest("hex"));
     expect(out.client_id).toMatch(/^api_/);
     expect(out.status).toBe("approved");
     const [row] = await query<{ secretHash: string; scopes: string[]; owner: string }>(
@@ -78,6 +82,12 @@ describe("apps", () => {
       [out.client_secret],
     );
     expect(leaks).toEqual([]);
+    const sandboxLeaks = await query(
+      databaseUrl,
+      `SELECT 1 FROM "Sandbox" b, "AuditLog" l WHERE b::text LIKE '%' || $1 || '%' OR l::text LIKE '%' || $1 || '%'`,
+      [out.sandbox.client_secret],
+    );
+    expect(sandboxLeaks).toEqual([]);
 
     // Approving again does not reveal anything: the secret was shown once.
     const again = await cli(["apps", "approve", out.client_id, "--json"]);
@@ -101,7 +111,9 @@ describe("apps", () => {
       "--post-logout-redirect-uri", "https://spa.example/", "--approve", "--json",
     ]);
     expect(login.code, login.stderr).toBe(0);
-    expect(JSON.parse(login.stdout)).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved" });
+    // A login client's sandbox has no secret (issue 26).
+    const loginOut = JSON.parse(login.stdout) as { client_id: string };
+    expect(loginOut).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved", sandbox: { client_id: `sbx_${loginOut.client_id}` } });
     const [row] = await query<{ redirectUris: string[]; postLogoutRedirectUris: string[]; secrets: number }>(
       databaseUrl,
       `SELECT "redirectUris", "postLogoutRedirectUris", (SELECT count(*)::int FROM "ClientSecret" s WHERE s."applicationId" = a.id) AS secrets
@@ -115,7 +127,12 @@ describe("apps", () => {
     });
 
     const pending = await cli(["apps", "create", "--name", "Later", "--type", "api", "--owner", "alice", "--json"]);
-    expect(JSON.parse(pending.stdout)).toEqual({ client_id: expect.stringMatching(/^api_/), status: "pending" });
+    // Pending: no live secret yet, but the sandbox works from the start (issue 26).
+    expect(JSON.parse(pending.stdout)).toEqual({
+      client_id: expect.stringMatching(/^api_/),
+      status: "pending",
+      sandbox: { client_id: expect.stringMatching(/^sbx_api_/), client_secret: expect.any(String) },
+    });
   });
 
   it("refuses user-only scopes for an API client with the portal's message (one schema), and creates nothing", async () => {
@@ -237,7 +254,7 @@ describe("apps", () => {
     expect(created.code, created.stderr).toBe(0);
     // apps create keeps PRODUCT.md's shape; the flag shows in apps list and apps show.
     const { client_id: tv, ...rest } = JSON.parse(created.stdout) as { client_id: string };
-    expect(rest).toEqual({ status: "approved" });
+    expect(rest).toEqual({ status: "approved", sandbox: { client_id: `sbx_${tv}` } });
     const list = JSON.parse((await cli(["apps", "list", "--json"])).stdout) as { apps: { client_id: string; device: boolean }[] };
     expect(list.apps.find((x) => x.client_id === tv)?.device).toBe(true);
 

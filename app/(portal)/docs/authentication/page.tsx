@@ -100,6 +100,18 @@ export default function AuthenticationPage() {
         Never log, commit or paste the secret into a shell command line. Rotate it from the app page: see{" "}
         <a href="#revocation">Revocation and rotation</a>.
       </p>
+      <h3 id="sandbox" className="scroll-mt-24">Sandbox credentials</h3>
+      <p>
+        Every app also has a sandbox from the minute it is registered, before any review: its client ID is{" "}
+        <code>sbx_</code> followed by the app&apos;s client ID, and an API key client&apos;s sandbox has its own secret
+        (shown once when the app is created, and when it is rolled with{" "}
+        <code>apps sandbox secret roll</code>). The same client credentials request with those returns a sandbox token;
+        it carries your app&apos;s current scopes, including changes still waiting for review, and one extra claim,{" "}
+        <code>&quot;sandbox&quot;: true</code>, so your code can tell the two apart. A sandbox token reads and writes
+        only the sandbox&apos;s own generated people, chat and directory (built on its first use, about 50 people);
+        it never sees a real person, and a live token never sees the sandbox. The sandbox has its own quota (600
+        requests a minute) and works until the app is suspended.
+      </p>
 
       <h2 id="pkce">Authorization code with PKCE (login clients)</h2>
       <CodeBlock
