@@ -1,6 +1,7 @@
 import { logoPath, type AppView, type RevealedSecret, type SecretView } from "../schemas/apps";
 import type { ConnectedApp } from "../schemas/connected-apps";
 import type { UsageRange } from "../schemas/usage";
+import type { SandboxSecret, SandboxView } from "../schemas/sandboxes";
 import type { UserView } from "../schemas/users";
 import { dateToUnixSeconds, publicUrl } from "../schemas/wire";
 import type { RequestLogEntry } from "../schemas/usage";
@@ -129,4 +130,20 @@ export function requestLogJson(e: RequestLogEntry) {
     request_id: e.requestId,
     user: e.userHandle,
   };
+}
+
+/** `apps sandbox show` (issue 26's CLI list: client_id, users, quota_per_minute, created_at; plus generated_at). */
+export function sandboxJson(sandbox: SandboxView) {
+  return {
+    client_id: sandbox.clientId,
+    users: sandbox.users.map((u) => ({ handle: u.handle })),
+    quota_per_minute: sandbox.quotaPerMinute,
+    created_at: unix(sandbox.createdAt),
+    generated_at: unix(sandbox.generatedAt),
+  };
+}
+
+/** `apps sandbox secret roll`: `{ client_id, client_secret }`, the secret shown once. */
+export function sandboxSecretJson(secret: SandboxSecret) {
+  return { client_id: secret.clientId, client_secret: secret.clientSecret };
 }

@@ -1,4 +1,5 @@
 import { parseWith, services, type Command } from "./command";
+import { sandboxJson, sandboxSecretJson } from "./json";
 
 /** `apps sandbox …` (issue 26): an app's sandbox, its secret and its synthetic world. */
 
@@ -10,14 +11,14 @@ export const appsSandboxShow: Command = {
   async run({ args }) {
     const { sandboxes, schemas, actor } = await services();
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
-    const view = await sandboxes.getSandbox(clientId, actor);
+    const sandbox = await sandboxes.getSandbox(clientId, actor);
     return {
-      json: view,
+      json: sandboxJson(sandbox),
       text: [
-        `client_id:        ${view.client_id}`,
-        `quota_per_minute: ${view.quota_per_minute}`,
-        `created_at:       ${view.created_at}`,
-        `world built:      ${view.generated_at ?? "not yet (on first use)"}`,
+        `client_id:        ${sandbox.clientId}`,
+        `quota_per_minute: ${sandbox.quotaPerMinute}`,
+        `created_at:       ${sandbox.createdAt.toISOString()}`,
+        `world built:      ${sandbox.generatedAt?.toISOString() ?? "not yet (on first use)"}`,
       ].join("\n"),
     };
   },
@@ -33,10 +34,10 @@ export const appsSandboxSecretRoll: Command = {
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
     const rolled = await sandboxes.rollSandboxSecret(clientId, actor);
     return {
-      json: rolled,
+      json: sandboxSecretJson(rolled),
       text: [
-        `client_id:     ${rolled.client_id}`,
-        `client_secret: ${rolled.client_secret}`,
+        `client_id:     ${rolled.clientId}`,
+        `client_secret: ${rolled.clientSecret}`,
         "Store the secret now: it is shown only once and cannot be recovered.",
       ].join("\n"),
     };
@@ -52,6 +53,9 @@ export const appsSandboxReset: Command = {
     const { sandboxes, schemas, actor } = await services();
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
     const reset = await sandboxes.resetSandbox(clientId, actor);
-    return { json: reset, text: `Reset ${reset.client_id}: a fresh world of ${reset.users} people.` };
+    return {
+      json: { client_id: reset.clientId, users: reset.people },
+      text: `Reset ${reset.clientId}: a fresh world of ${reset.people} people.`,
+    };
   },
 };

@@ -42,7 +42,8 @@ const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefi
     name: "api_access_status_batch_v4",
     // Timestamps hold UTC (as Prisma writes them): epoch of a timestamp without time zone is UTC.
     // Issue 26: an `sbx_` client is its app's sandbox (its app row by the rest of the id, its
-    // Sandbox row by the whole id); a live client's row is found as before.
+    // Sandbox row by the whole id); a live client's row is found as before, and its Sandbox probe
+    // has a null key (no index read).
     text: `SELECT k.i, a.status::text AS app_status, floor(extract(epoch FROM a."tokensRevokedAt"))::int AS app_revoked,
                   a."requestsPerMinute" AS app_quota,
                   sb.id AS sandbox_world, sb."quotaPerMinute" AS sandbox_quota,
@@ -51,7 +52,7 @@ const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefi
            FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS k(client_id, user_id, i)
            LEFT JOIN "Application" a
              ON a."clientId" = CASE WHEN starts_with(k.client_id, 'sbx_') THEN substr(k.client_id, 5) ELSE k.client_id END
-           LEFT JOIN "Sandbox" sb ON starts_with(k.client_id, 'sbx_') AND sb."clientId" = k.client_id
+           LEFT JOIN "Sandbox" sb ON sb."clientId" = CASE WHEN starts_with(k.client_id, 'sbx_') THEN k.client_id END
            LEFT JOIN "User" u ON u.id = k.user_id
            LEFT JOIN "TokenRevocation" r ON r."userId" = k.user_id AND r."clientId" = k.client_id`,
     values: [keys.map((k) => k.clientId), keys.map((k) => k.userId ?? null)],

@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 /**
  * Issue 26: every app's sandbox. The world is a column (User.worldId, ChatMessage.worldId,
  * DirectoryLink.worldId), like Stripe's livemode: 0 is the live world, a sandbox's world is its
@@ -24,16 +22,19 @@ export function sandboxClientId(appClientId: string): string {
 /** The access-token claim that marks a sandbox token (documented in docs; SPEC's shapes are unchanged). */
 export const SANDBOX_CLAIM = "sandbox";
 
-/** `apps sandbox show --json` (issue 26 CLI list). Test users come with a later increment. */
-export const sandboxViewSchema = z.object({
-  client_id: z.string(),
-  users: z.array(z.object({ handle: z.string() })),
-  quota_per_minute: z.number().int(),
-  created_at: z.string(),
-  generated_at: z.string().nullable(),
-});
-export type SandboxView = z.infer<typeof sandboxViewSchema>;
+/** An app's sandbox as the services return it (`apps sandbox show`; the CLI's JSON is lib/cli/json.ts). */
+export interface SandboxView {
+  clientId: string;
+  /** Test users (issue 26 point 3) come with a later increment: always empty for now. */
+  users: { handle: string }[];
+  quotaPerMinute: number;
+  createdAt: Date;
+  /** When its synthetic world was last built; null until its first use. */
+  generatedAt: Date | null;
+}
 
 /** A sandbox secret, shown once (API clients, at creation and on roll). */
-export const sandboxSecretSchema = z.object({ client_id: z.string(), client_secret: z.string() });
-export type SandboxSecret = z.infer<typeof sandboxSecretSchema>;
+export interface SandboxSecret {
+  clientId: string;
+  clientSecret: string;
+}

@@ -129,11 +129,11 @@ async function loadSandboxFor(appClientId: string, actor: Actor, capability: "vi
 export async function getSandbox(appClientId: string, actor: Actor): Promise<SandboxView> {
   const { sandbox } = await loadSandboxFor(appClientId, actor, "view", "app.sandbox.show");
   return {
-    client_id: sandbox.clientId,
+    clientId: sandbox.clientId,
     users: [],
-    quota_per_minute: sandbox.quotaPerMinute,
-    created_at: sandbox.createdAt.toISOString(),
-    generated_at: sandbox.generatedAt?.toISOString() ?? null,
+    quotaPerMinute: sandbox.quotaPerMinute,
+    createdAt: sandbox.createdAt,
+    generatedAt: sandbox.generatedAt,
   };
 }
 
@@ -156,7 +156,7 @@ export async function rollSandboxSecret(appClientId: string, actor: Actor): Prom
     await recordAudit({ actor, action: "app.sandbox.secret.roll", targetType: "app", targetId: app.clientId, detail: { hint: secret.hint } }, tx);
     await announce({ kind: "app", clientId: sandbox.clientId });
   });
-  return { client_id: sandbox.clientId, client_secret: secret.secret };
+  return { clientId: sandbox.clientId, clientSecret: secret.secret };
 }
 
 /** Deletes a world's people; everything keyed by them (friendships, chat, links, notifications…) goes with them (cascades). */
@@ -219,7 +219,7 @@ export function ensureSandboxWorld(worldId: number): Promise<void> {
  * "Reset sandbox": deletes the world's people (and with them everything they had) and builds it
  * again, in one transaction under the sandbox's row lock. Returns how many people it now holds.
  */
-export async function resetSandbox(appClientId: string, actor: Actor): Promise<{ client_id: string; users: number }> {
+export async function resetSandbox(appClientId: string, actor: Actor): Promise<{ clientId: string; people: number }> {
   const { app, sandbox } = await loadSandboxFor(appClientId, actor, "manage", "app.sandbox.reset");
   const people = await db.$transaction(
     async (tx) => {
@@ -232,7 +232,7 @@ export async function resetSandbox(appClientId: string, actor: Actor): Promise<{
     { timeout: WORLD_BUILD_TIMEOUT_MS, maxWait: WORLD_BUILD_TIMEOUT_MS },
   );
   worlds.built.add(sandbox.id);
-  return { client_id: sandbox.clientId, users: people };
+  return { clientId: sandbox.clientId, people };
 }
 
 /** When an app is deleted: its sandbox's world goes with it (the Sandbox row cascades with the app). */
