@@ -1,3 +1,4 @@
+import { publishChange } from "../database/changes";
 import { db, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import { newPublicId } from "../crypto/ids";
@@ -154,7 +155,8 @@ async function queueDelivery(tx: Tx, endpoint: { id: string; clientId: string },
     INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, redelivery, state, "dedupeKey", "createdAt")
     VALUES (${id}, ${endpoint.id}, ${endpoint.clientId}, ${event.seq}, ${event.id}, ${event.type}, 1, ${redelivery},
             'pending', ${redelivery ? null : `${endpoint.id}:${event.seq}`}, timezone('UTC', now()))`;
-  await tx.$queryRaw`SELECT graphile_worker.add_job('webhook_deliver', json_build_object('delivery', ${id}::text), max_attempts := 5)::text`;
+  // Every process's delivery loop wakes (lib/events/worker.ts takes the pending row).
+  await publishChange(tx, { kind: "delivery" });
   return id;
 }
 
