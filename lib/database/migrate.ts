@@ -2,7 +2,6 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { logger } from "../logger";
 
 /**
  * Applies pending Prisma migrations over plain `pg`, recording them in Prisma's own
