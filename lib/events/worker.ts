@@ -15,7 +15,7 @@ import { webhookHeaders } from "./signing";
  *   order, only below the oldest transaction still running (as the event stream reads it: an event
  *   committed late with a lower seq is never skipped). One statement writes the delivery rows
  *   (attempt 1) of up to FANOUT_BATCH events — each enabled endpoint, subscribed to the type, of an
- *   app that may read the event (EVENT_AUDIENCE; ping goes to the one endpoint it names) — and moves
+ *   app that may read the event (EVENT_AUDIENCE; a ping's one attempt is written with it) — and moves
  *   the cursor, in the transaction that holds the cursor's row lock: one process at a time fans
  *   out, and an event is fanned out once.
  * - **Taking work.** A pending attempt is taken by setting its lease (lockedUntil): the fan-out
@@ -98,8 +98,8 @@ const FANOUT_SQL = `
     JOIN aud ON aud.type = ev.type
     JOIN "WebhookEndpoint" w ON w.enabled AND (cardinality(w.events) = 0 OR ev.type = ANY (w.events))
     JOIN "Application" a ON a."clientId" = w."clientId"
-    WHERE CASE
-      WHEN ev.type = 'ping' THEN w.id = ev.data->>'webhook_id' AND w."clientId" = ev."clientId"
+    -- A ping's one attempt is written with it (lib/services/webhooks.ts sendTestEvent).
+    WHERE ev.type <> 'ping' AND CASE
       WHEN aud.own THEN w."clientId" = ev."clientId"
       ELSE a.status = 'approved' AND aud.scope = ANY (a.scopes)
         AND (NOT aud."grant" OR EXISTS (
@@ -109,11 +109,10 @@ const FANOUT_SQL = `
     ORDER BY ev.txid, ev.seq
   ),
   inserted AS (
-    INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, state, "dedupeKey", "lockedUntil", "createdAt")
-    SELECT platform_public_id('dlv'), endpoint_id, client_id, seq, event_id, type, 1, 'pending', endpoint_id || ':' || seq,
+    INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, state, "lockedUntil", "createdAt")
+    SELECT platform_public_id('dlv'), endpoint_id, client_id, seq, event_id, type, 1, 'pending',
            CASE WHEN row_number() OVER () <= $8 THEN timezone('UTC', now()) + make_interval(secs => $9) END, timezone('UTC', now())
     FROM targets
-    ON CONFLICT ("dedupeKey") DO NOTHING
     RETURNING id, "lockedUntil" IS NOT NULL AS taken
   ),
   last AS (SELECT txid, seq FROM ev ORDER BY txid DESC, seq DESC LIMIT 1),

@@ -1,5 +1,9 @@
+-- DropIndex
+DROP INDEX "WebhookDelivery_dedupeKey_key";
+
 -- AlterTable
-ALTER TABLE "WebhookDelivery" ADD COLUMN     "lockedUntil" TIMESTAMP(3);
+ALTER TABLE "WebhookDelivery" DROP COLUMN "dedupeKey",
+ADD COLUMN     "lockedUntil" TIMESTAMP(3);
 
 -- DropTable
 DROP TABLE "EventWorker";
@@ -16,7 +20,6 @@ CREATE TABLE "EventCursor" (
 -- CreateIndex
 CREATE INDEX "WebhookDelivery_state_createdAt_idx" ON "WebhookDelivery"("state", "createdAt");
 
-
 -- Issue 25, webhook delivery without a job per delivery: the Event trigger only announces the
 -- event (the streams and every process's delivery loop wake on it); fan-out reads the Event table
 -- from EventCursor in batches, and deliveries are taken from WebhookDelivery itself (lockedUntil).
@@ -28,7 +31,8 @@ END $$;
 
 -- The fan-out cursor starts where the job queue before this migration (graphile-worker) stood: just
 -- before the first event whose fan-out job was still queued, or else after the newest event. An
--- event fanned out twice across the switch is queued once (WebhookDelivery.dedupeKey).
+-- event fanned out on both sides of the switch may be delivered twice, with the same webhook-id (at
+-- least once, as always).
 DO $$
 DECLARE
   start_txid xid8;
