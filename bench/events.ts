@@ -95,9 +95,13 @@ function forkWorker(): Worker {
   };
 }
 
-/** Jobs of the event queue not done yet (fan-outs and deliveries the previous cases left). */
+/** Webhook work not done yet (events not fanned out, attempts pending) that the previous cases left. */
 async function queuedJobs<C extends EventsContext>(deps: Deps<C>, ctx: C): Promise<number> {
-  const rows = await deps.query<{ n: string }>(ctx.databaseUrl, `SELECT count(*) AS n FROM graphile_worker.jobs WHERE task_identifier <> 'events_retention'`);
+  const rows = await deps.query<{ n: string }>(
+    ctx.databaseUrl,
+    `SELECT (SELECT count(*) FROM "WebhookDelivery" WHERE state = 'pending')
+          + (SELECT count(*) FROM "Event" e, "EventCursor" c WHERE c.name = 'webhooks' AND (e.txid, e.seq) > (c.txid, c.seq)) AS n`,
+  );
   return Number(rows[0]?.n ?? 0);
 }
 

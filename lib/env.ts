@@ -126,11 +126,11 @@ const rawSchema = z.object({
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?){0,19}$/, "must be comma-separated seconds")
     .transform((v) => v.split(",").map(Number))
     .default(DEFAULT_WEBHOOK_RETRY_SCHEDULE),
-  /** Issue 25: webhook deliveries and fan-outs run at once in each process (graphile-worker's concurrency). */
-  EVENT_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
+  /** Issue 25: webhook attempts in flight at once in each process (lib/events/worker.ts); 0: none in this process. */
+  EVENT_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(64),
   /**
-   * Issue 25: a job worker whose heartbeat is this many seconds old is taken for dead (its process
-   * was killed), and the jobs it held are unlocked for the other processes (lib/events/worker.ts).
+   * Issue 25: the lease on a webhook attempt a process took, renewed while it holds it: a killed
+   * process's attempts are taken by another once their leases pass (lib/events/worker.ts).
    */
   EVENT_WORKER_STALE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),
   /**

@@ -26,6 +26,8 @@ const changeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("keys") }),
   /** Issue 25: an Event row committed (its trigger announces it); the event streams read what is new. */
   z.object({ kind: z.literal("event"), seq: z.string().regex(/^\d{1,19}$/) }),
+  /** Issue 25: a webhook attempt is pending (a test event, a redelivery, work another process had no room for). */
+  z.object({ kind: z.literal("delivery") }),
 ]);
 
 export type Change = z.infer<typeof changeSchema>;

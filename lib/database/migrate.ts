@@ -2,7 +2,6 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { logger } from "../logger";
 
 /**
  * Applies pending Prisma migrations over plain `pg`, recording them in Prisma's own
@@ -36,12 +35,6 @@ export async function listMigrations(dir = MIGRATIONS_DIR): Promise<{ name: stri
     }),
   );
 }
-
-/** graphile-worker's log, through ours: its warnings and errors (it logs every step at info). */
-export const graphileLogFactory = (scope: object) => (level: string, message: string) => {
-  if (level === "error") logger.error(`job queue: ${message}`, { ...scope });
-  else if (level === "warning") logger.warn(`job queue: ${message}`, { ...scope });
-};
 
 /** Returns the names of the migrations it applied. */
 export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<string[]> {
@@ -84,10 +77,6 @@ export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promis
       }
       applied.push(m.name);
     }
-    // Issue 25: the job queue's own schema (graphile_worker), under the same lock. The Event
-    // trigger of our migrations calls graphile_worker.add_job, so nothing may start before this.
-    const { runMigrations, Logger } = await import("graphile-worker");
-    await runMigrations({ connectionString: databaseUrl, logger: new Logger(graphileLogFactory) });
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [LOCK_ID]).catch(() => {});
     await client.end();

@@ -150,8 +150,22 @@ function ipv6Bytes(input: string): Uint8Array | null {
   return bytes;
 }
 
+/** Verdicts of blockedReason by `${allowPrivate}:${address}` (the lists are fixed; a check builds objects). */
+const verdicts = new Map<string, string | null>();
+const MAX_VERDICTS = 4096;
+
 /** Why `address` may not be a webhook target, or null when it may. */
 function blockedReason(address: string, allowPrivate: boolean): string | null {
+  const key = `${allowPrivate ? 1 : 0}:${address}`;
+  const known = verdicts.get(key);
+  if (known !== undefined) return known;
+  const reason = judge(address, allowPrivate);
+  if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+  verdicts.set(key, reason);
+  return reason;
+}
+
+function judge(address: string, allowPrivate: boolean): string | null {
   const family = net.isIP(address.replace(/%.*$/, ""));
   if (family === 0) return "is not an IP address";
   const candidates: [string, "ipv4" | "ipv6"][] = [[address.replace(/%.*$/, ""), family === 4 ? "ipv4" : "ipv6"]];
@@ -259,12 +273,12 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
   if (!parsed.ok) return failed(parsed.error);
   const { url, host } = parsed;
 
-  const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let inFlight: http.ClientRequest | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       reject(new AttemptError("timeout"));
-      abort.abort(); // ends a connection or request in flight
+      inFlight?.destroy(); // ends a connection or request in flight
     }, timeoutMs);
   });
   try {
@@ -277,7 +291,7 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     // Any blocked answer refuses the whole name: an attacker's name resolving to one public and
     // one private address must not get a chance at the private one.
     if (addresses.some((a) => blockedReason(a.address, allowPrivate) !== null)) return failed("blocked_address");
-    return await Promise.race([send(url, host, addresses, input, { started, signal: abort.signal, onAnswer: () => clearTimeout(timer) }), deadline]);
+    return await Promise.race([send(url, host, addresses, input, { started, onRequest: (request) => (inFlight = request), onAnswer: () => clearTimeout(timer) }), deadline]);
   } catch (error) {
     return failed(classify(error));
   } finally {
@@ -290,9 +304,9 @@ function send(
   host: string,
   addresses: Address[],
   input: DeliverWebhookInput,
-  context: { started: number; signal: AbortSignal; onAnswer: () => void; fresh?: boolean },
+  context: { started: number; onRequest: (request: http.ClientRequest) => void; onAnswer: () => void; fresh?: boolean },
 ): Promise<DeliveryResult> {
-  const { started, signal, onAnswer, fresh = false } = context;
+  const { started, onRequest, onAnswer, fresh = false } = context;
   return new Promise<DeliveryResult>((resolvePromise, reject) => {
     const body = Buffer.from(input.body, "utf8");
     const headers: Record<string, string> = {};
@@ -323,8 +337,8 @@ function send(
       // SNI and certificate checks against the URL's name (not the address connected to); none for an IP literal.
       ...(url.protocol === "https:" && net.isIP(host) === 0 ? { servername: host } : {}),
       agent: fresh ? false : url.protocol === "https:" ? HTTPS_AGENT : HTTP_AGENT,
-      signal,
     });
+    onRequest(request);
 
     let settled = false;
     let answered = false;

@@ -4,8 +4,9 @@ import type { EventType } from "../schemas/events";
 
 /**
  * Writes an event inside the transaction of what it reports (issue 25, "written with the change"):
- * it commits with the change or not at all. The Event table's trigger queues its fan-out (a
- * graphile-worker job) and announces it to every process's event streams in the same transaction.
+ * it commits with the change or not at all. The Event table's trigger announces it (NOTIFY, sent
+ * only if it commits) to every process's event streams and webhook delivery loop, which read it
+ * from the table (lib/events/stream.ts, lib/events/worker.ts).
  * The hot paths write theirs in their own statement (chat posts: lib/queries/chat.ts; notifications:
  * the Notification trigger; consents: lib/services/consents.ts).
  */

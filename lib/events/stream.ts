@@ -53,7 +53,14 @@ const PAGE = 500;
 /** How far back Last-Event-ID may reach (the table keeps 7 days; the promise is 24 hours). */
 const RESUME_WINDOW_HOURS = 24 * 7;
 
+/** How soon the hub reads again when committed events wait behind an older transaction. */
+const HELD_RETRY_MS = 20;
+const READ_PACE_MS = 20;
+let lastRead = 0;
+let paced: NodeJS.Timeout | null = null;
+
 const subscribers = new Set<Subscriber>();
+let heldRetry: NodeJS.Timeout | null = null;
 let head: Cursor | null = null;
 let reading: Promise<void> | null = null;
 let again = false;
@@ -73,6 +80,20 @@ async function readAfter(cursor: Cursor, limit: number): Promise<Row[]> {
     values: [cursor.txid, cursor.seq, limit],
   });
   return rows.map((r) => ({ ...toStoredEvent(r), txid: String(r.txid) }));
+}
+
+/**
+ * Whether events after `cursor` have committed but are not readable yet: a transaction older than
+ * theirs still runs (readAfter stops below it). Nothing announces its end, so the hub looks again
+ * shortly (HELD_RETRY_MS) rather than waiting for the next event.
+ */
+async function heldBack(cursor: Cursor): Promise<boolean> {
+  const { rows: [row] } = await pool.query<{ held: boolean }>({
+    name: "events_held_back",
+    text: `SELECT EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid >= pg_snapshot_xmin(pg_current_snapshot())) AS held`,
+    values: [cursor.txid, cursor.seq],
+  });
+  return row!.held;
 }
 
 /** Where a new stream starts: after everything committed so far. */
@@ -165,31 +186,49 @@ function compare(a: Cursor, b: Cursor): number {
   return sa === sb ? 0 : sa < sb ? -1 : 1;
 }
 
-/** Reads everything new once for every live subscriber; a wake-up during a read reads again after it. */
+/**
+ * Reads everything new once for every live subscriber; a wake-up during a read reads again after it.
+ * Reads start at most every READ_PACE_MS: under a burst, each subscriber gets a few events in one
+ * write rather than one write per event (a write is a system call per subscriber).
+ */
 function wake(): void {
   if (!subscribers.size) return;
   if (reading) {
     again = true;
     return;
   }
+  const wait = lastRead + READ_PACE_MS - Date.now();
+  if (wait > 0) {
+    paced ??= setTimeout(() => {
+      paced = null;
+      wake();
+    }, wait);
+    return;
+  }
+  lastRead = Date.now();
+  again = false;
   reading = (async () => {
-    do {
-      again = false;
-      head ??= await currentHead();
-      for (;;) {
-        const rows = await readAfter(head, PAGE);
-        if (!rows.length) break;
-        const grants = await notificationGrants(rows);
-        const frames = framesOf();
-        for (const sub of subscribers) if (sub.live) deliver(sub, rows, grants, frames);
-        head = { txid: rows.at(-1)!.txid, seq: rows.at(-1)!.seq };
-        if (rows.length < PAGE) break;
-      }
-    } while (again);
+    head ??= await currentHead();
+    for (;;) {
+      const rows = await readAfter(head, PAGE);
+      if (!rows.length) break;
+      const grants = await notificationGrants(rows);
+      const frames = framesOf();
+      for (const sub of subscribers) if (sub.live) deliver(sub, rows, grants, frames);
+      head = { txid: rows.at(-1)!.txid, seq: rows.at(-1)!.seq };
+      if (rows.length < PAGE) break;
+    }
+    if (!again && !heldRetry && (await heldBack(head))) {
+      heldRetry = setTimeout(() => {
+        heldRetry = null;
+        wake();
+      }, HELD_RETRY_MS);
+    }
   })()
     .catch((error: Error) => logger.warn("event stream: read failed", { error: error.message }))
     .finally(() => {
       reading = null;
+      if (again) wake();
     });
 }
 

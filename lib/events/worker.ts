@@ -1,32 +1,41 @@
-import { EventEmitter } from "node:events";
-import type { Runner, Task, WorkerEvents } from "graphile-worker";
 import pg from "pg";
-import { z } from "zod";
-import { pgTransactionWithChanges } from "../database/changes";
+import { onChange, pgTransactionWithChanges } from "../database/changes";
 import { pool } from "../database/client";
-import { graphileLogFactory } from "../database/migrate";
 import { env } from "../env";
 import { logger } from "../logger";
 import { EVENT_AUDIENCE, type EventEnvelope, type EventType } from "../schemas/events";
-import { deliverWebhook } from "./deliver-http";
+import { deliverWebhook, type DeliveryResult } from "./deliver-http";
 import { openSecret } from "./secret-box";
 import { webhookHeaders } from "./signing";
 
 /**
- * Fan-out and webhook delivery (issue 25) on graphile-worker: jobs live in PostgreSQL (schema
- * graphile_worker), so they survive restarts and crashes and run in whichever process takes them
- * first; LISTEN/NOTIFY wakes a worker the moment a job commits, so delivery starts in milliseconds,
- * not at the next poll.
+ * Fan-out and webhook delivery (issue 25), in batches, with PostgreSQL as the queue:
  *
- * - `event_fanout` (queued by the Event trigger): the event's recipients — each enabled endpoint of
- *   each app that may read it (EVENT_AUDIENCE) — get a delivery row (attempt 1) and a
- *   `webhook_deliver` job, in one statement. A rerun of the job adds nothing twice (dedupeKey).
- * - `webhook_deliver`: one attempt, signed (Standard Webhooks), through deliverWebhook (SSRF rules,
- *   10 s, no redirects). Any 2xx is delivered; `410 Gone` disables the endpoint; any other failure
- *   schedules the next attempt (WEBHOOK_RETRY_SCHEDULE, with jitter) as a new delivery row, so the
- *   log shows every attempt. Three days of failures disable the endpoint and tell the owner.
- * - At most PER_ENDPOINT_IN_FLIGHT attempts per endpoint run at once in a process: a slow receiver
- *   holds that many of the worker's slots, never all of them, so other apps' deliveries go on.
+ * - **Fan-out.** The Event table is read from a cursor (EventCursor "webhooks") in (txid, seq)
+ *   order, only below the oldest transaction still running (as the event stream reads it: an event
+ *   committed late with a lower seq is never skipped). One statement writes the delivery rows
+ *   (attempt 1) of up to FANOUT_BATCH events — each enabled endpoint, subscribed to the type, of an
+ *   app that may read the event (EVENT_AUDIENCE; a ping's one attempt is written with it) — and moves
+ *   the cursor, in the transaction that holds the cursor's row lock: one process at a time fans
+ *   out, and an event is fanned out once.
+ * - **Taking work.** A pending attempt is taken by setting its lease (lockedUntil): the fan-out
+ *   takes the rows it writes, up to what this process has room for; the rest, retries that fall
+ *   due, test events and redeliveries are taken by any process with `FOR UPDATE SKIP LOCKED`. A
+ *   process renews the leases of what it holds every EVENT_WORKER_STALE_SECONDS / 3; a process
+ *   killed mid-delivery stops renewing, and its attempts are taken by another once their leases
+ *   pass (at-least-once: a delivery cut short may arrive twice, with the same webhook-id).
+ * - **Delivering.** EVENT_WORKER_CONCURRENCY attempts run at once per process, at most
+ *   PER_ENDPOINT_IN_FLIGHT per endpoint (a slow receiver holds that many slots, never all of them),
+ *   endpoints served in turn. Each attempt is signed (Standard Webhooks) and sent by deliverWebhook
+ *   (SSRF rules, 10 s, no redirects); an event's body is rendered once for all its endpoints.
+ * - **Recording.** Successes are written in batches (one statement per flush). Any 2xx is
+ *   delivered; `410 Gone` disables the endpoint; any other failure schedules the next attempt
+ *   (WEBHOOK_RETRY_SCHEDULE, with jitter) as a new pending row due then, so the log shows every
+ *   attempt. Three days of failures disable the endpoint and tell the owner.
+ *
+ * Every process wakes on the Event trigger's NOTIFY (the change channel, kind "event") and on
+ * "delivery" (a test event, a redelivery, work another process had no room for), and polls every
+ * POLL_MS for retries that fell due and leases that ran out.
  */
 export type EventRenderer = (event: StoredEvent) => EventEnvelope;
 
@@ -40,12 +49,19 @@ export interface StoredEvent {
   createdAt: number;
 }
 
-const PER_ENDPOINT_IN_FLIGHT = 4;
+const PER_ENDPOINT_IN_FLIGHT = 8;
 const FAILING_DISABLE_AFTER_MS = 3 * 24 * 3600 * 1000;
-const inFlight = new Map<string, number>();
-
-const fanoutPayload = z.object({ seq: z.string().regex(/^\d{1,19}$/) });
-const deliverPayload = z.object({ delivery: z.string().min(1).max(64) });
+const FANOUT_BATCH = 500;
+const CLAIM_BATCH = 500;
+/** Attempts a process holds at most (queued, running, or waiting to be recorded), per slot. */
+const HELD_PER_SLOT = 64;
+const POLL_MS = 1000;
+/** Results are recorded at most this long after they came in, or at once when this many wait. */
+const FLUSH_MS = 25;
+const FLUSH_AT = 500;
+const CURSOR = "webhooks";
+/** How soon fan-out looks again when committed events wait behind an older transaction (nothing announces its end). */
+const HELD_RETRY_MS = 20;
 
 const EVENT_COLUMNS = `e.seq::text AS seq, e.id, e.type, e."clientId" AS "clientId", e."userId" AS "userId", e.data,
   floor(extract(epoch FROM e."createdAt"))::int8 AS "createdAt"`;
@@ -62,54 +78,108 @@ function toStoredEvent(row: Record<string, unknown>): StoredEvent {
   };
 }
 
+const AUDIENCE = Object.entries(EVENT_AUDIENCE) as [EventType, (typeof EVENT_AUDIENCE)[EventType]][];
+const AUDIENCE_PARAMS = [AUDIENCE.map(([type]) => type), AUDIENCE.map(([, a]) => a.own), AUDIENCE.map(([, a]) => a.scope), AUDIENCE.map(([, a]) => a.grant)];
+
 /**
- * The endpoints that receive an event: enabled, subscribed to its type (or to every type), of an
- * app that may read it. ping goes to the one endpoint it names. One statement inserts their
- * delivery rows and queues their jobs.
+ * $1/$2 the cursor, $3 the batch size, $4–$7 EVENT_AUDIENCE as columns, $8 how many of the new
+ * rows this process takes, $9 their lease in seconds. Runs in the transaction holding the cursor.
  */
 const FANOUT_SQL = `
-  WITH ev AS (SELECT seq, id, type, "clientId", "userId", data FROM "Event" WHERE seq = $1::int8),
+  WITH ev AS (
+    SELECT e.txid, e.seq, e.id, e.type, e."clientId", e."userId", e.data FROM "Event" e
+    WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
+    ORDER BY e.txid, e.seq LIMIT $3
+  ),
+  aud AS (SELECT * FROM unnest($4::text[], $5::boolean[], $6::text[], $7::boolean[]) AS a(type, own, scope, "grant")),
   targets AS (
     SELECT w.id AS endpoint_id, w."clientId" AS client_id, ev.seq, ev.id AS event_id, ev.type
     FROM ev
+    JOIN aud ON aud.type = ev.type
     JOIN "WebhookEndpoint" w ON w.enabled AND (cardinality(w.events) = 0 OR ev.type = ANY (w.events))
     JOIN "Application" a ON a."clientId" = w."clientId"
-    WHERE CASE
-      WHEN ev.type = 'ping' THEN w.id = ev.data->>'webhook_id' AND w."clientId" = ev."clientId"
-      WHEN $2::boolean THEN w."clientId" = ev."clientId"
-      ELSE a.status = 'approved' AND $3::text = ANY (a.scopes)
-        AND (NOT $4::boolean OR EXISTS (
+    -- A ping's one attempt is written with it (lib/services/webhooks.ts sendTestEvent).
+    WHERE ev.type <> 'ping' AND CASE
+      WHEN aud.own THEN w."clientId" = ev."clientId"
+      ELSE a.status = 'approved' AND aud.scope = ANY (a.scopes)
+        AND (NOT aud."grant" OR EXISTS (
           SELECT 1 FROM "Consent" c JOIN "User" u ON u.id = c."userId"
-          WHERE c."userId" = ev."userId" AND c."clientId" = a."clientId" AND $3::text = ANY (c.scopes) AND NOT u.disabled))
+          WHERE c."userId" = ev."userId" AND c."clientId" = a."clientId" AND aud.scope = ANY (c.scopes) AND NOT u.disabled))
     END
+    ORDER BY ev.txid, ev.seq
   ),
   inserted AS (
-    INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, state, "dedupeKey", "createdAt")
-    SELECT platform_public_id('dlv'), endpoint_id, client_id, seq, event_id, type, 1, 'pending', endpoint_id || ':' || seq, timezone('UTC', now()) FROM targets
-    ON CONFLICT ("dedupeKey") DO NOTHING
-    RETURNING id
+    INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, state, "lockedUntil", "createdAt")
+    SELECT platform_public_id('dlv'), endpoint_id, client_id, seq, event_id, type, 1, 'pending',
+           CASE WHEN row_number() OVER () <= $8 THEN timezone('UTC', now()) + make_interval(secs => $9) END, timezone('UTC', now())
+    FROM targets
+    RETURNING id, "lockedUntil" IS NOT NULL AS taken
+  ),
+  last AS (SELECT txid, seq FROM ev ORDER BY txid DESC, seq DESC LIMIT 1),
+  moved AS (UPDATE "EventCursor" c SET txid = last.txid, seq = last.seq FROM last WHERE c.name = '${CURSOR}' RETURNING 1)
+  SELECT (SELECT count(*) FROM ev)::int AS events,
+         -- committed events behind a transaction older than theirs: read at the next round
+         EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid >= pg_snapshot_xmin(pg_current_snapshot())) AS held,
+         coalesce((SELECT array_agg(id) FROM inserted WHERE taken), '{}') AS taken,
+         (SELECT count(*) FROM inserted WHERE NOT taken)::int AS left,
+         (SELECT count(*) FROM moved)::int AS moved`;
+
+/** What an attempt needs: the delivery, its endpoint (null when deleted) and its event. */
+const ATTEMPT_COLUMNS = `d.id AS delivery_id, d."endpointId" AS endpoint_id, d.attempt, d."clientId" AS client_id,
+  w.url, w.enabled, w.secrets, w."failingSince" AS failing_since, e.seq IS NOT NULL AS has_event, ${EVENT_COLUMNS}`;
+
+const LOAD_SQL = `
+  SELECT ${ATTEMPT_COLUMNS}
+  FROM "WebhookDelivery" d LEFT JOIN "Event" e ON e.seq = d."eventSeq" LEFT JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
+  WHERE d.id = ANY ($1::text[]) AND d.state = 'pending'`;
+
+/** Takes up to $1 pending attempts that are due and not held (or whose holder's lease ran out), for $2 seconds. */
+const CLAIM_SQL = `
+  WITH due AS (
+    SELECT id FROM "WebhookDelivery"
+    WHERE state = 'pending' AND "createdAt" <= timezone('UTC', now())
+      AND ("lockedUntil" IS NULL OR "lockedUntil" < timezone('UTC', now()))
+    ORDER BY "createdAt" LIMIT $1 FOR UPDATE SKIP LOCKED
+  ),
+  d AS (
+    UPDATE "WebhookDelivery" x SET "lockedUntil" = timezone('UTC', now()) + make_interval(secs => $2)
+    FROM due WHERE x.id = due.id RETURNING x.*
   )
-  SELECT count(graphile_worker.add_job('webhook_deliver', json_build_object('delivery', id), max_attempts := 5))::int AS queued FROM inserted`;
+  SELECT ${ATTEMPT_COLUMNS}
+  FROM d LEFT JOIN "Event" e ON e.seq = d."eventSeq" LEFT JOIN "WebhookEndpoint" w ON w.id = d."endpointId"`;
 
-const fanout: Task = async (payload) => {
-  const { seq } = fanoutPayload.parse(payload);
-  const { rows: [event] } = await pool.query<{ type: EventType }>(`SELECT type FROM "Event" WHERE seq = $1::int8`, [seq]);
-  if (!event) return;
-  const audience = EVENT_AUDIENCE[event.type];
-  await pool.query(FANOUT_SQL, [seq, audience.own, audience.scope ?? "", audience.grant]);
-};
+/** Successes, in one statement: the attempts delivered, and their endpoints' failing marks cleared. */
+const DELIVERED_SQL = `
+  WITH r AS (SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[]) AS r(id, status, latency, response)),
+  done AS (
+    UPDATE "WebhookDelivery" d SET state = 'delivered', "statusCode" = r.status, error = NULL, "latencyMs" = r.latency,
+           response = r.response, "lockedUntil" = NULL
+    FROM r WHERE d.id = r.id AND d.state = 'pending'
+    RETURNING d."endpointId"
+  )
+  UPDATE "WebhookEndpoint" w SET "failingSince" = NULL WHERE w."failingSince" IS NOT NULL AND w.id IN (SELECT "endpointId" FROM done)`;
 
-interface DeliveryRow {
+interface AttemptRow {
   delivery_id: string;
   endpoint_id: string;
   attempt: number;
-  redelivery: boolean;
-  state: string;
+  client_id: string;
   url: string | null;
   enabled: boolean | null;
   secrets: { box: string; expiresAt?: string }[] | null;
   failing_since: Date | null;
-  client_id: string;
+  has_event: boolean;
+}
+
+interface Attempt {
+  row: AttemptRow;
+  event: StoredEvent | null;
+}
+
+interface Outcome {
+  attempt: Attempt;
+  /** Null: not sent (the endpoint is disabled or gone, or the event is). */
+  result: DeliveryResult | null;
 }
 
 function nextDelay(attempt: number): number | null {
@@ -119,84 +189,324 @@ function nextDelay(attempt: number): number | null {
   return seconds * 1000 * (0.8 + Math.random() * 0.4);
 }
 
-async function activeSecrets(boxes: { box: string; expiresAt?: string }[]): Promise<string[]> {
-  const now = Date.now();
-  const live = boxes.filter((s) => !s.expiresAt || Date.parse(s.expiresAt) > now);
-  return Promise.all(live.map((s) => openSecret(s.box)));
+/** Small caches of what every attempt of an event or endpoint shares; cleared when they grow. */
+class Memo<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string, make: () => V): V {
+    let value = this.map.get(key);
+    if (value === undefined) {
+      if (this.map.size >= this.max) this.map.clear();
+      value = make();
+      this.map.set(key, value);
+    }
+    return value;
+  }
 }
 
-function makeDeliver(render: EventRenderer): Task {
-  return async (payload, helpers) => {
-    const { delivery: deliveryId } = deliverPayload.parse(payload);
-    const { rows: [row] } = await pool.query<DeliveryRow & Record<string, unknown>>(
-      `SELECT d.id AS delivery_id, d."endpointId" AS endpoint_id, d.attempt, d.redelivery, d.state, d."clientId" AS client_id,
-              w.url, w.enabled, w.secrets, w."failingSince" AS failing_since, ${EVENT_COLUMNS}
-       FROM "WebhookDelivery" d JOIN "Event" e ON e.seq = d."eventSeq" LEFT JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
-       WHERE d.id = $1`,
-      [deliveryId],
-    );
-    // Done already (a job run twice), or its event or endpoint is gone.
-    if (!row || row.state !== "pending") return;
-    if (!row.url || !row.enabled) {
-      await pool.query(`UPDATE "WebhookDelivery" SET state = 'failed', error = 'disabled' WHERE id = $1 AND state = 'pending'`, [row.delivery_id]);
+/** One process's share of webhook delivery. */
+class DeliveryLoop {
+  private readonly concurrency: number;
+  private readonly leaseSeconds: number;
+  private readonly maxHeld: number;
+  /** Attempts waiting for a slot, per endpoint (served in turn). */
+  private readonly queues = new Map<string, Attempt[]>();
+  private readonly running = new Map<string, number>();
+  private inFlight = 0;
+  /** Every attempt this process has taken and not yet recorded: its lease is renewed. */
+  private readonly held = new Set<string>();
+  private outcomes: Outcome[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private cycling: Promise<void> | null = null;
+  private again = false;
+  private stopping = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private dueTimer: { at: number; timer: NodeJS.Timeout } | null = null;
+  private readonly idle = new Set<() => void>();
+  private readonly bodies = new Memo<string>(2048);
+  private readonly secrets = new Memo<Promise<string>>(1024);
+
+  constructor(private readonly render: EventRenderer) {
+    this.concurrency = env().EVENT_WORKER_CONCURRENCY;
+    this.leaseSeconds = env().EVENT_WORKER_STALE_SECONDS;
+    this.maxHeld = this.concurrency * HELD_PER_SLOT;
+  }
+
+  start(): () => void {
+    const unsubscribe = onChange((change) => {
+      if (change.kind === "event" || change.kind === "delivery" || change.kind === "all") this.kick();
+    });
+    const poll = setInterval(() => this.kick(), POLL_MS);
+    const renew = setInterval(() => void this.renew(), (this.leaseSeconds * 1000) / 3);
+    poll.unref();
+    renew.unref();
+    this.timers.push(poll, renew);
+    this.kick();
+    return unsubscribe;
+  }
+
+  /** Fans out and takes work, now or right after the cycle running now. */
+  kick(): void {
+    if (this.stopping) return;
+    if (this.cycling) {
+      this.again = true;
       return;
     }
-    const running = inFlight.get(row.endpoint_id) ?? 0;
-    if (running >= PER_ENDPOINT_IN_FLIGHT) {
-      // This endpoint has its share of the slots: try again in a moment, leaving the slot to others.
-      await helpers.addJob("webhook_deliver", { delivery: row.delivery_id }, { runAt: new Date(Date.now() + 250), maxAttempts: 5 });
-      return;
-    }
-    inFlight.set(row.endpoint_id, running + 1);
+    this.cycling = this.cycle()
+      .catch((error: Error) => logger.warn("webhook delivery: taking work failed", { error: error.message }))
+      .finally(() => {
+        this.cycling = null;
+        this.settleIdle();
+      });
+  }
+
+  private async cycle(): Promise<void> {
+    do {
+      this.again = false;
+      let room = this.maxHeld - this.held.size;
+      if (room <= 0) return; // a recorded outcome kicks again
+      const fanned = await this.fanout(room);
+      room -= fanned.taken;
+      if (fanned.full) this.again = true;
+      if (room > 0 && !this.stopping) {
+        const { rows } = await pool.query<AttemptRow & Record<string, unknown>>(CLAIM_SQL, [Math.min(room, CLAIM_BATCH), this.leaseSeconds]);
+        this.enqueue(rows);
+        if (rows.length === CLAIM_BATCH) this.again = true;
+      }
+    } while (this.again && !this.stopping);
+  }
+
+  /** One fan-out batch, if no other process holds the cursor; takes up to `room` of the new attempts. */
+  private async fanout(room: number): Promise<{ taken: number; full: boolean }> {
+    const client = await pool.connect();
+    let taken: string[] = [];
+    let full = false;
     try {
-      await attempt(row, render);
+      await client.query("BEGIN");
+      const { rows: [cursor] } = await client.query<{ txid: string; seq: string }>(
+        `SELECT txid::text AS txid, seq::text AS seq FROM "EventCursor" WHERE name = $1 FOR UPDATE SKIP LOCKED`,
+        [CURSOR],
+      );
+      if (cursor) {
+        const { rows: [result] } = await client.query<{ events: number; held: boolean; taken: string[]; left: number }>(FANOUT_SQL, [
+          cursor.txid, cursor.seq, FANOUT_BATCH, ...AUDIENCE_PARAMS, room, this.leaseSeconds,
+        ]);
+        taken = result!.taken;
+        full = result!.events === FANOUT_BATCH;
+        if (result!.held) this.wakeAt(Date.now() + HELD_RETRY_MS);
+        // What this process has no room for: the other processes take it now.
+        if (result!.left > 0) await client.query(`SELECT pg_notify('platform_changes', '{"kind":"delivery"}')`);
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
     } finally {
-      const left = (inFlight.get(row.endpoint_id) ?? 1) - 1;
-      if (left > 0) inFlight.set(row.endpoint_id, left);
-      else inFlight.delete(row.endpoint_id);
+      client.release();
     }
-  };
+    if (taken.length) {
+      for (const id of taken) this.held.add(id);
+      const { rows } = await pool.query<AttemptRow & Record<string, unknown>>(LOAD_SQL, [taken]);
+      const found = new Set(rows.map((r) => r.delivery_id));
+      for (const id of taken) if (!found.has(id)) this.held.delete(id);
+      this.enqueue(rows, false);
+    }
+    return { taken: taken.length, full };
+  }
+
+  private enqueue(rows: (AttemptRow & Record<string, unknown>)[], hold = true): void {
+    for (const row of rows) {
+      if (hold) this.held.add(row.delivery_id);
+      const attempt: Attempt = { row, event: row.has_event ? toStoredEvent(row) : null };
+      const queue = this.queues.get(row.endpoint_id);
+      if (queue) queue.push(attempt);
+      else this.queues.set(row.endpoint_id, [attempt]);
+    }
+    this.pump();
+  }
+
+  /** Starts queued attempts while slots are free, endpoints in turn, at most PER_ENDPOINT_IN_FLIGHT each. */
+  private pump(): void {
+    let started = true;
+    while (started && this.inFlight < this.concurrency && !this.stopping) {
+      started = false;
+      for (const [endpointId, queue] of this.queues) {
+        if (this.inFlight >= this.concurrency) break;
+        const running = this.running.get(endpointId) ?? 0;
+        if (running >= PER_ENDPOINT_IN_FLIGHT) continue;
+        const attempt = queue.shift()!;
+        if (queue.length === 0) this.queues.delete(endpointId);
+        this.running.set(endpointId, running + 1);
+        this.inFlight++;
+        started = true;
+        void this.send(attempt).then((result) => {
+          this.inFlight--;
+          const left = (this.running.get(endpointId) ?? 1) - 1;
+          if (left > 0) this.running.set(endpointId, left);
+          else this.running.delete(endpointId);
+          this.record({ attempt, result });
+          this.pump();
+        });
+      }
+    }
+  }
+
+  private async send(attempt: Attempt): Promise<DeliveryResult | null> {
+    const { row, event } = attempt;
+    if (!row.url || !row.enabled || !event) return null;
+    try {
+      const body = this.bodies.get(event.seq, () => JSON.stringify(this.render(event)));
+      const now = Date.now();
+      const live = (row.secrets ?? []).filter((s) => !s.expiresAt || Date.parse(s.expiresAt) > now);
+      const secrets = await Promise.all(live.map((s) => this.secrets.get(s.box, () => openSecret(s.box))));
+      const headers = webhookHeaders(event.id, Math.floor(now / 1000), body, secrets);
+      return await deliverWebhook({ url: row.url, body, headers });
+    } catch (error) {
+      // deliverWebhook never throws; rendering or a secret that cannot be opened does.
+      logger.error("webhook delivery: attempt not sent", { delivery: row.delivery_id, error: (error as Error).message });
+      return { ok: false, statusCode: null, error: "network", latencyMs: 0, responseBody: "" };
+    }
+  }
+
+  private record(outcome: Outcome): void {
+    this.outcomes.push(outcome);
+    if (this.outcomes.length >= FLUSH_AT) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  /** Records the outcomes in hand (one after another: a flush never overtakes the previous one). */
+  private flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const batch = this.outcomes;
+    this.outcomes = [];
+    if (!batch.length) return;
+    this.flushing = this.flushing
+      .then(() => this.write(batch))
+      .catch((error: Error) => logger.error("webhook delivery: recording outcomes failed", { error: error.message, attempts: batch.length }))
+      .finally(() => {
+        // Unrecorded ones stay pending; their leases run out and they are taken again.
+        for (const { attempt } of batch) this.held.delete(attempt.row.delivery_id);
+        if (this.held.size < this.maxHeld / 2) this.kick();
+        this.settleIdle();
+      });
+  }
+
+  private async write(batch: Outcome[]): Promise<void> {
+    const delivered = batch.filter((o) => o.result?.ok);
+    if (delivered.length) {
+      await pool.query(DELIVERED_SQL, [
+        delivered.map((o) => o.attempt.row.delivery_id),
+        delivered.map((o) => o.result!.statusCode),
+        delivered.map((o) => Math.round(o.result!.latencyMs)),
+        delivered.map((o) => o.result!.responseBody.slice(0, 1024)),
+      ]);
+    }
+    for (const outcome of batch) {
+      if (outcome.result?.ok) continue;
+      const at = await recordFailure(outcome);
+      if (at !== null) this.wakeAt(at);
+    }
+  }
+
+  /** A retry falls due at `at`: this process looks then (the poll would, up to POLL_MS later). */
+  private wakeAt(at: number): void {
+    if (this.stopping || (this.dueTimer && this.dueTimer.at <= at)) return;
+    if (this.dueTimer) clearTimeout(this.dueTimer.timer);
+    const timer = setTimeout(() => {
+      this.dueTimer = null;
+      this.kick();
+    }, Math.max(0, at - Date.now()) + 5);
+    timer.unref();
+    this.dueTimer = { at, timer };
+  }
+
+  private async renew(): Promise<void> {
+    if (!this.held.size) return;
+    await pool
+      .query(
+        `UPDATE "WebhookDelivery" SET "lockedUntil" = timezone('UTC', now()) + make_interval(secs => $2) WHERE id = ANY ($1::text[]) AND state = 'pending'`,
+        [[...this.held], this.leaseSeconds],
+      )
+      .catch((error: Error) => logger.warn("webhook delivery: renewing leases failed", { error: error.message }));
+  }
+
+  private settleIdle(): void {
+    if (this.cycling || this.inFlight || this.outcomes.length || this.held.size > this.queuedCount()) return;
+    for (const resolve of this.idle) resolve();
+    this.idle.clear();
+  }
+
+  private queuedCount(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) n += queue.length;
+    return n;
+  }
+
+  /** Stops taking work, lets running attempts finish and be recorded, and hands back what was queued. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const timer of this.timers) clearInterval(timer);
+    if (this.dueTimer) clearTimeout(this.dueTimer.timer);
+    await this.cycling;
+    const queued = [...this.queues.values()].flat().map((a) => a.row.delivery_id);
+    this.queues.clear();
+    for (const id of queued) this.held.delete(id);
+    if (queued.length) {
+      await pool
+        .query(`UPDATE "WebhookDelivery" SET "lockedUntil" = NULL WHERE id = ANY ($1::text[]) AND state = 'pending'`, [queued])
+        .catch((error: Error) => logger.warn("webhook delivery: releasing queued attempts failed", { error: error.message }));
+    }
+    await new Promise<void>((resolve) => {
+      this.idle.add(resolve);
+      this.settleIdle();
+    });
+    this.flush();
+    await this.flushing;
+  }
 }
 
-async function attempt(row: DeliveryRow & Record<string, unknown>, render: EventRenderer): Promise<void> {
-  const event = toStoredEvent(row);
-  const body = JSON.stringify(render(event));
-  const secrets = await activeSecrets(row.secrets ?? []);
-  const headers = webhookHeaders(event.id, Math.floor(Date.now() / 1000), body, secrets);
-  const result = await deliverWebhook({ url: row.url!, body, headers });
+/**
+ * A failed attempt, in one transaction: the attempt marked failed, the next one scheduled (if any
+ * are left), and the endpoint's failing mark or disabling. Returns when the next attempt is due.
+ */
+async function recordFailure({ attempt: { row, event }, result }: Outcome): Promise<number | null> {
+  if (!result) {
+    await pool.query(`UPDATE "WebhookDelivery" SET state = 'failed', error = 'disabled', "lockedUntil" = NULL WHERE id = $1 AND state = 'pending'`, [row.delivery_id]);
+    return null;
+  }
   const gone = result.statusCode === 410;
-  const delay = result.ok || gone ? null : nextDelay(row.attempt);
+  const delay = gone || !event ? null : nextDelay(row.attempt);
   const nextAt = delay === null ? null : new Date(Date.now() + delay);
   await pgTransactionWithChanges(async (client) => {
-    await client.query(
-      `UPDATE "WebhookDelivery" SET state = $2, "statusCode" = $3, error = $4, "latencyMs" = $5, response = $6, "nextAttemptAt" = $7
-       WHERE id = $1`,
-      [row.delivery_id, result.ok ? "delivered" : "failed", result.statusCode, result.error, Math.round(result.latencyMs), result.responseBody.slice(0, 1024), nextAt],
+    const { rowCount } = await client.query(
+      `UPDATE "WebhookDelivery" SET state = 'failed', "statusCode" = $2, error = $3, "latencyMs" = $4, response = $5, "nextAttemptAt" = $6, "lockedUntil" = NULL
+       WHERE id = $1 AND state = 'pending'`,
+      [row.delivery_id, result.statusCode, result.error, Math.round(result.latencyMs), result.responseBody.slice(0, 1024), nextAt],
     );
+    if (!rowCount) return; // recorded already (its lease ran out and another process took it)
     if (nextAt) {
       await client.query(
-        `WITH next AS (
-           INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, redelivery, state, "createdAt")
-           SELECT platform_public_id('dlv'), "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt + 1, redelivery, 'pending', timezone('UTC', $2::timestamptz)
-           FROM "WebhookDelivery" WHERE id = $1 RETURNING id)
-         SELECT graphile_worker.add_job('webhook_deliver', json_build_object('delivery', id), run_at := $2::timestamptz, max_attempts := 5) FROM next`,
+        `INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, redelivery, state, "createdAt")
+         SELECT platform_public_id('dlv'), "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt + 1, redelivery, 'pending', timezone('UTC', $2::timestamptz)
+         FROM "WebhookDelivery" WHERE id = $1`,
         [row.delivery_id, nextAt],
       );
     }
-    await settleEndpoint(client, row, result.ok, gone);
+    await settleFailedEndpoint(client, row, gone);
   });
+  return nextAt ? nextAt.getTime() : null;
 }
 
-/** Success clears the failing mark; 410 or three days of failures disable the endpoint (and tell the owner). */
-async function settleEndpoint(client: pg.PoolClient, row: DeliveryRow, ok: boolean, gone: boolean): Promise<void> {
-  if (ok) {
-    if (row.failing_since) await client.query(`UPDATE "WebhookEndpoint" SET "failingSince" = NULL WHERE id = $1`, [row.endpoint_id]);
-    return;
-  }
+/** 410 or three days of failures disable the endpoint (and tell the owner); otherwise it is marked failing. */
+async function settleFailedEndpoint(client: pg.PoolClient, row: AttemptRow, gone: boolean): Promise<void> {
   const failingFor = row.failing_since ? Date.now() - row.failing_since.getTime() : 0;
   const reason = gone ? "gone" : failingFor > FAILING_DISABLE_AFTER_MS ? "failing" : null;
   if (!reason) {
-    if (!row.failing_since) await client.query(`UPDATE "WebhookEndpoint" SET "failingSince" = timezone('UTC', now()) WHERE id = $1`, [row.endpoint_id]);
+    if (!row.failing_since) {
+      await client.query(`UPDATE "WebhookEndpoint" SET "failingSince" = timezone('UTC', now()) WHERE id = $1 AND "failingSince" IS NULL`, [row.endpoint_id]);
+    }
     return;
   }
   const { rowCount } = await client.query(
@@ -215,86 +525,41 @@ async function settleEndpoint(client: pg.PoolClient, row: DeliveryRow, ok: boole
 
 /** Events and delivery attempts are kept 7 days (the stream resumes from up to 24 h back, the log shows a week). */
 const RETENTION_DAYS = 7;
+const RETENTION_EVERY_MS = 3600 * 1000;
 
-const retention: Task = async () => {
+export async function runEventRetention(): Promise<void> {
   const cutoff = `timezone('UTC', now()) - interval '${RETENTION_DAYS} days'`;
-  const { rowCount: deliveries } = await pool.query(`DELETE FROM "WebhookDelivery" WHERE "createdAt" < ${cutoff}`);
+  const { rowCount: deliveries } = await pool.query(`DELETE FROM "WebhookDelivery" WHERE "createdAt" < ${cutoff} AND state <> 'pending'`);
   const { rowCount: events } = await pool.query(
     `DELETE FROM "Event" e WHERE e."createdAt" < ${cutoff} AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" d WHERE d."eventSeq" = e.seq)`,
   );
   if (deliveries || events) logger.info("events retention", { events, deliveries });
-};
+}
 
 /**
- * Crash recovery: every process keeps a heartbeat row for each of its job workers. A job locked by
- * a worker whose heartbeat is older than EVENT_WORKER_STALE_SECONDS (its process was killed in the
- * middle of a delivery or a fan-out) is unlocked for the others to take, at once, rather than after
- * graphile-worker's own 4-hour lock timeout. Every process checks every few seconds; the work is
- * at-least-once, so an event delivered just before the kill may arrive twice (same event id).
+ * Starts this process's share of webhook delivery (and the hourly retention, idempotent in every
+ * process); `stop()` lets running attempts finish. Concurrency 0: none (tests, the bench's twins).
  */
-async function heartbeat(ids: readonly string[]): Promise<void> {
-  if (!ids.length) return;
-  await pool.query(
-    `INSERT INTO "EventWorker" (id, "seenAt") SELECT unnest($1::text[]), timezone('UTC', now())
-     ON CONFLICT (id) DO UPDATE SET "seenAt" = EXCLUDED."seenAt"`,
-    [ids],
-  );
-}
-
-export async function unlockDeadWorkers(staleSeconds: number): Promise<number> {
-  const { rows: [row] } = await pool.query<{ unlocked: number }>(
-    `WITH dead AS (
-       SELECT DISTINCT j.locked_by FROM graphile_worker._private_jobs j
-       WHERE j.locked_by IS NOT NULL AND j.locked_at < now() - make_interval(secs => $1)
-         AND NOT EXISTS (SELECT 1 FROM "EventWorker" w WHERE w.id = j.locked_by AND w."seenAt" > timezone('UTC', now()) - make_interval(secs => $1))
-     ), unlocked AS (
-       SELECT graphile_worker.force_unlock_workers(array_agg(locked_by)) FROM dead HAVING count(*) > 0
-     ), forgotten AS (
-       DELETE FROM "EventWorker" WHERE "seenAt" < timezone('UTC', now()) - make_interval(secs => $1 * 10)
-     )
-     SELECT (SELECT count(*) FROM dead)::int AS unlocked, (SELECT count(*) FROM unlocked) AS _`,
-    [staleSeconds],
-  );
-  if (row!.unlocked) logger.warn("job queue: jobs of stopped workers unlocked", { workers: row!.unlocked });
-  return row!.unlocked;
-}
-
-/** Starts this process's job worker; `stop()` lets running jobs finish. Concurrency 0: none (tests). */
-export async function startEventWorker(render: EventRenderer): Promise<{ stop(): Promise<void> }> {
-  const concurrency = env().EVENT_WORKER_CONCURRENCY;
-  if (concurrency === 0) return { async stop() {} };
-  const { run, Logger } = await import("graphile-worker");
-  const staleSeconds = env().EVENT_WORKER_STALE_SECONDS;
-  const workerIds = new Set<string>();
-  const events = new EventEmitter() as WorkerEvents;
-  events.on("worker:create", ({ worker }) => workerIds.add(worker.workerId));
-  events.on("worker:stop", ({ worker }) => workerIds.delete(worker.workerId));
-  const beat = () =>
-    heartbeat([...workerIds])
-      .then(() => unlockDeadWorkers(staleSeconds))
-      .catch((error: Error) => logger.warn("job queue: heartbeat failed", { error: error.message }));
-  const runner: Runner = await run({
-    events,
-    connectionString: env().DATABASE_URL,
-    concurrency,
-    // One connection per running job, one to LISTEN, one spare.
-    maxPoolSize: concurrency + 2,
-    noHandleSignals: true,
-    pollInterval: 2000,
-    logger: new Logger(graphileLogFactory),
-    taskList: { event_fanout: fanout, webhook_deliver: makeDeliver(render), events_retention: retention },
-    // Hourly, once across every process (graphile-worker's cron keeps one schedule in the database).
-    crontab: "23 * * * * events_retention",
-  });
-  await beat();
-  const timer = setInterval(() => void beat(), (staleSeconds * 1000) / 3);
-  timer.unref();
+export function startEventWorker(render: EventRenderer): { stop(): Promise<void> } {
+  if (env().EVENT_WORKER_CONCURRENCY === 0) return { async stop() {} };
+  const loop = new DeliveryLoop(render);
+  const unsubscribe = loop.start();
+  let retention: NodeJS.Timeout;
+  const runRetention = () => {
+    runEventRetention()
+      .catch((error: Error) => logger.warn("events retention failed", { error: error.message }))
+      .finally(() => {
+        retention = setTimeout(runRetention, RETENTION_EVERY_MS);
+        retention.unref();
+      });
+  };
+  retention = setTimeout(runRetention, Math.floor(RETENTION_EVERY_MS * Math.random()));
+  retention.unref();
   return {
     async stop() {
-      clearInterval(timer);
-      const ids = [...workerIds];
-      await runner.stop().catch((error: Error) => logger.warn("job worker stop failed", { error: error.message }));
-      await pool.query(`DELETE FROM "EventWorker" WHERE id = ANY($1::text[])`, [ids]).catch(() => {});
+      clearTimeout(retention);
+      unsubscribe();
+      await loop.stop();
     },
   };
 }

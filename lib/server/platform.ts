@@ -115,10 +115,10 @@ export async function startPlatform(options: {
   meter.start(config.USAGE_FLUSH_MS);
   const stopRetention = meter.enabled ? startUsageRetention(config.USAGE_RETENTION_SECONDS * 1000) : () => {};
 
-  // Issue 25: this process takes its share of fan-out and webhook delivery jobs (graphile-worker).
+  // Issue 25: this process takes its share of webhook fan-out and delivery (lib/events/worker.ts).
   const { startEventWorker } = await import("../events/worker");
   const { renderEvent } = await import("../api/serialize/events");
-  const events = await startEventWorker(renderEvent);
+  const events = startEventWorker(renderEvent);
   const { startEventStreams } = await import("../events/stream");
   const streams = startEventStreams(renderEvent);
 

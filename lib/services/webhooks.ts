@@ -1,3 +1,4 @@
+import { publishChange } from "../database/changes";
 import { db, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import { newPublicId } from "../crypto/ids";
@@ -151,10 +152,10 @@ export async function rotateWebhookSecret(clientId: string, webhookId: string, a
 async function queueDelivery(tx: Tx, endpoint: { id: string; clientId: string }, event: { seq: bigint; id: string; type: string }, redelivery: boolean): Promise<string> {
   const id = newPublicId("dlv");
   await tx.$executeRaw`
-    INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, redelivery, state, "dedupeKey", "createdAt")
-    VALUES (${id}, ${endpoint.id}, ${endpoint.clientId}, ${event.seq}, ${event.id}, ${event.type}, 1, ${redelivery},
-            'pending', ${redelivery ? null : `${endpoint.id}:${event.seq}`}, timezone('UTC', now()))`;
-  await tx.$queryRaw`SELECT graphile_worker.add_job('webhook_deliver', json_build_object('delivery', ${id}::text), max_attempts := 5)::text`;
+    INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, redelivery, state, "createdAt")
+    VALUES (${id}, ${endpoint.id}, ${endpoint.clientId}, ${event.seq}, ${event.id}, ${event.type}, 1, ${redelivery}, 'pending', timezone('UTC', now()))`;
+  // Every process's delivery loop wakes (lib/events/worker.ts takes the pending row).
+  await publishChange(tx, { kind: "delivery" });
   return id;
 }
 
@@ -170,7 +171,7 @@ export async function sendTestEvent(clientId: string, webhookId: string, actor: 
       data: { message: `Test event from the developer portal for ${app.name}.`, webhook_id: endpoint.id },
     });
     const event = await tx.event.findUniqueOrThrow({ where: { id: eventId }, select: { seq: true, id: true, type: true } });
-    // The fan-out of this ping finds this first attempt already queued (its dedupeKey) and adds nothing.
+    // Its one attempt: fan-out passes pings by (lib/events/worker.ts).
     const deliveryId = await queueDelivery(tx, endpoint, event, false);
     await recordAudit({ actor, action: "app.webhook.test", targetType: "app", targetId: clientId, detail: { webhook: endpoint.id, event: eventId } }, tx);
     return { event_id: eventId, delivery_id: deliveryId };

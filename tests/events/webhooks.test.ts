@@ -192,7 +192,7 @@ describe("webhooks", () => {
     slow.receiver.hang = true;
     const fast = await appWithWebhook(["svc:chat.read"], ["chat.message.created"]);
     const texts: string[] = [];
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 10; i++) {
       const author = await api.createUser();
       const token = await api.token({ user: author.handle, scopes: ["svc:chat.write"] });
       texts.push(`while one hangs ${i}`);
@@ -202,9 +202,9 @@ describe("webhooks", () => {
     await until("every message at the fast receiver", () =>
       texts.every((t) => fast.receiver.received.some((r) => parsed(r).data.text === t)) ? true : undefined,
     );
-    // The hanging receiver holds its own slots (10 s each), never the others'.
+    // The hanging receiver holds its own slots (10 s each; 8 per endpoint, the docs say), never the others'.
     expect(Date.now() - started).toBeLessThan(8_000);
-    expect(slow.receiver.received.length).toBeLessThanOrEqual(4);
+    expect(slow.receiver.received.length).toBeLessThanOrEqual(8);
   });
 
   it("disables an endpoint that answers 410 Gone and tells the owner; signs with both secrets for a day after a rotation", async () => {
@@ -257,18 +257,21 @@ describe("webhooks", () => {
   it("queues nothing for an event whose transaction rolls back", async () => {
     const { receiver } = await appWithWebhook(["svc:chat.read"], ["chat.message.created"]);
     await withClient(api.server.databaseUrl, async (client) => {
-      const jobs = async () => ((await client.query(`SELECT count(*)::int AS n FROM graphile_worker._private_jobs`)).rows[0] as { n: number }).n;
       await client.query("BEGIN");
-      const before = await jobs();
       await client.query(
         `INSERT INTO "Event" (id, type, data) VALUES (platform_public_id('evt'), 'chat.message.created', '{"id":"1","text":"rolled back"}')`,
       );
-      expect(await jobs()).toBe(before + 1); // its fan-out queued inside the transaction…
+      // Held open past a fan-out: an event of a transaction still running is not read yet…
+      await new Promise((r) => setTimeout(r, 1500));
       await client.query("ROLLBACK");
     });
-    await new Promise((r) => setTimeout(r, 800));
+    await new Promise((r) => setTimeout(r, 1500));
     const [left] = await api.sql<{ n: number }>(`SELECT count(*)::int AS n FROM "Event" WHERE data->>'text' = 'rolled back'`);
-    expect(left!.n).toBe(0); // …and gone with it: nothing was delivered
+    expect(left!.n).toBe(0); // …and gone with its transaction: nothing was queued or delivered
+    const [queued] = await api.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "WebhookDelivery" d LEFT JOIN "Event" e ON e.seq = d."eventSeq" WHERE e.seq IS NULL`,
+    );
+    expect(queued!.n).toBe(0);
     expect(receiver.received.filter((r) => r.body.includes("rolled back"))).toEqual([]);
   });
 

@@ -229,7 +229,7 @@ export default function EventsPage() {
           and the app&apos;s owner gets a notification saying so. Fix the receiver, then enable it again.
         </li>
         <li>
-          At most 4 deliveries to one endpoint are in flight at once in each server process: a slow receiver waits for
+          At most 8 deliveries to one endpoint are in flight at once in each server process: a slow receiver waits for
           its own deliveries and never holds up other apps&apos;.
         </li>
         <li>
