@@ -11,7 +11,8 @@ import { defineConfig, globalIgnores } from "eslint/config";
  *   lib/cli (the operator CLI's commands; bin/platform.ts dispatches)  →  oidc, services, shared
  *   app/ and pages/  →  components, portal edge, api (the Next catch-all of /api/v1), oidc, services, shared
  *   components  →  components, server actions (lib/actions), shared
- *   lib/server (wiring)  →  api, oidc, services, seed, data, shared
+ *   lib/server (wiring)  →  api, oidc, services, seed, data, shared, and components for the hosted
+ *                           login page's fast path (lib/server/hosted-page.ts renders Next's page)
  *   lib/api  →  oidc, services, shared          lib/oidc  →  services, data, shared
  *   portal edge (lib/portal: session, next-auth; lib/actions)  →  services, shared
  *   lib/services, lib/seed  →  services, seed, data, shared (one layer; services build sandbox worlds with the generator, issue 26)
@@ -48,7 +49,8 @@ const allow = {
   entry: ["entry", "server", "cli", "api", "oidc", "services", "seed", "data", "shared"],
   pages: ["pages", "components", "actions", "portal-edge", "api", "oidc", "services", "shared"],
   components: ["components", "actions", "shared"],
-  server: ["server", "api", "oidc", "services", "seed", "data", "shared"],
+  // components: lib/server/hosted-page.ts renders the hosted login page's components itself (issue 24).
+  server: ["server", "api", "oidc", "services", "seed", "data", "shared", "components"],
   // `keys rotate` calls lib/oidc/keys; the database is opened by bin/platform.ts, not here.
   cli: ["cli", "oidc", "services", "shared"],
   api: ["api", "oidc", "services", "shared"],

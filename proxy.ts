@@ -1,15 +1,12 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "./lib/env";
-import { securityHeaders } from "./lib/http/security-headers";
+import { pageContentSecurityPolicy, securityHeaders } from "./lib/http/security-headers";
 
 /**
  * Security headers on every page, and a cheap redirect to sign-in for portal pages without a session
  * cookie (STYLE: proxy.ts is never the only auth check; lib/portal/session.ts checks for real).
  *
- * CSP: scripts need this request's nonce (Next adds it to its own scripts, 'strict-dynamic' lets
- * them load their chunks); styles need 'unsafe-inline' (React style attributes, sonner, the API
- * reference renderer). No form-action: the hosted login form legitimately redirects to a client's
- * registered redirect URI on another origin, which form-action would block in Chromium.
+ * CSP: lib/http/security-headers.ts pageContentSecurityPolicy, with a nonce per request.
  */
 const PROTECTED = /^\/(apps|admin|account)(\/|$)/;
 const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
@@ -20,28 +17,13 @@ const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-
  */
 const OWN_CSP = /^\/(media|avatars)\//;
 
-function contentSecurityPolicy(nonce: string, https: boolean, dev: boolean): string {
-  return [
-    "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "font-src 'self' data:",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'self'",
-    "frame-ancestors 'none'",
-    ...(https ? ["upgrade-insecure-requests"] : []),
-  ].join("; ");
-}
-
 export function proxy(request: NextRequest): NextResponse {
   const { pathname, search } = request.nextUrl;
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   // APP_URL decides https (the public URL); behind a TLS proxy the request itself is plain http.
   const config = env();
   const https = config.APP_URL.startsWith("https:");
-  const csp = contentSecurityPolicy(nonce, https, config.NODE_ENV === "development");
+  const csp = pageContentSecurityPolicy(nonce, https, config.NODE_ENV === "development");
 
   const hasSession = SESSION_COOKIES.some((name) => request.cookies.has(name));
   if (PROTECTED.test(pathname) && !hasSession) {

@@ -2,6 +2,21 @@ import Head from "next/head";
 import type { ReactNode } from "react";
 
 /**
+ * The <head> elements of a hosted page. Next places them through next/head; the server's fast path
+ * for the login and consent page (lib/server/hosted-page.ts) writes the same ones into its shell.
+ */
+export function hostedPageHead(title: string) {
+  return [
+    <title key="title">{`${title} · Platform`}</title>,
+    <meta key="viewport" name="viewport" content="width=device-width, initial-scale=1" />,
+    <meta key="theme-color" name="theme-color" content="#0b1020" />,
+    // Hosted sign-in pages are never worth indexing, and must not be framed (proxy.ts sets DENY).
+    <meta key="robots" name="robots" content="noindex, nofollow" />,
+    <link key="icon" rel="icon" href="/favicon.svg" type="image/svg+xml" />,
+  ];
+}
+
+/**
  * The frame of every hosted sign-in page (login, consent, logout, signed out): the platform's own
  * look, a centered card on the slate background, independent of the portal's header so third-party
  * users are not confused. The pages are rendered by the Pages Router without any JavaScript
@@ -10,14 +25,7 @@ import type { ReactNode } from "react";
 export function HostedPage({ title, children }: { title: string; children: ReactNode }) {
   return (
     <>
-      <Head>
-        <title>{`${title} · Platform`}</title>
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="theme-color" content="#0b1020" />
-        {/* Hosted sign-in pages are never worth indexing, and must not be framed (proxy.ts sets DENY). */}
-        <meta name="robots" content="noindex, nofollow" />
-        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-      </Head>
+      <Head>{hostedPageHead(title)}</Head>
       <a
         href="#main"
         className="sr-only z-50 rounded-md bg-white px-4 py-2 text-sm font-medium text-slate-900 shadow focus:not-sr-only focus:fixed focus:top-3 focus:left-3"

@@ -18,6 +18,29 @@ export const SERVER_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/**
+ * The CSP of Next's pages (proxy.ts) and of the hosted login page's fast path
+ * (lib/server/hosted-page.ts). Scripts need this request's nonce (Next adds it to its own scripts,
+ * 'strict-dynamic' lets them load their chunks); styles need 'unsafe-inline' (React style
+ * attributes, sonner, the API reference renderer). No form-action: the hosted login form
+ * legitimately redirects to a client's registered redirect URI on another origin, which
+ * form-action would block in Chromium.
+ */
+export function pageContentSecurityPolicy(nonce: string, https: boolean, dev: boolean): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "frame-ancestors 'none'",
+    ...(https ? ["upgrade-insecure-requests"] : []),
+  ].join("; ");
+}
+
 export function securityHeaders(options: { https: boolean; csp: string }): Record<string, string> {
   return {
     "content-security-policy": options.csp,

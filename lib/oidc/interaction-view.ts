@@ -14,6 +14,7 @@ import { findSignInClient } from "./clients";
 export interface InteractionView {
   uid: string;
   prompt: "login" | "consent";
+  /** `ownerHandle` and `account` are read for the consent page only (null on the login page). */
   client: { clientId: string; name: string; ownerHandle: string | null; firstParty: boolean };
   scopes: { scope: string; description: string }[];
   account: { handle: string; displayName: string } | null;
@@ -50,19 +51,23 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
   const clientId = typeof payload.params?.client_id === "string" ? payload.params.client_id : "";
   const client = await findSignInClient(clientId);
   if (!client) return null;
-  const owner = await findUserById(client.ownerId);
   const scopes = (typeof payload.params?.scope === "string" ? payload.params.scope.split(" ") : [])
     .filter(Boolean)
     .map((scope) => ({ scope, description: describeScope(scope) }));
+  // The login page shows only the app's name: who built it and who is signed in are the consent
+  // page's (issue 24: their lookups are left off every sign-in's login page).
+  const isConsent = prompt === "consent";
   const accountId = payload.session?.accountId;
-  const user = accountId && /^[0-9]+$/.test(accountId) ? await findUserById(Number(accountId)) : null;
+  const [owner, user] = isConsent
+    ? await Promise.all([findUserById(client.ownerId), accountId && /^[0-9]+$/.test(accountId) ? findUserById(Number(accountId)) : null])
+    : [null, null];
   return {
     uid,
     prompt,
     client: { clientId: client.clientId, name: client.name, ownerHandle: owner?.handle ?? null, firstParty: client.firstParty },
     scopes,
     account: user ? { handle: user.handle, displayName: user.displayName } : null,
-    consent: prompt === "consent" ? await findConsentDetails(client.clientId, user?.id ?? null, scopes.map((s) => s.scope)) : null,
+    consent: isConsent ? await findConsentDetails(client.clientId, user?.id ?? null, scopes.map((s) => s.scope)) : null,
   };
 }
 

@@ -42,9 +42,21 @@ export async function decrementRateLimits(entries: readonly { key: string; windo
   );
 }
 
-/** Forgets one key's counter. */
-export async function deleteRateLimit(key: string): Promise<void> {
-  await pool.query(`DELETE FROM "RateLimit" WHERE key = $1`, [key]);
+/**
+ * A successful sign-in's settlement in one statement (issue 24, sign-in flow bench case F): forgets
+ * the (account, address) pair's counter and gives the attempt back to the other keys, as
+ * deleteRateLimit then decrementRateLimits would, in one round trip. The pair's key is never one
+ * of `entries` (lib/services/throttle.ts loginKeys: one prefix per kind of key).
+ */
+export async function settleRateLimits(forget: string, entries: readonly { key: string; windowStart: string }[]): Promise<void> {
+  await pool.query({
+    name: "rate_limit_settle_v1",
+    text: `WITH forgotten AS (DELETE FROM "RateLimit" WHERE key = $1)
+           UPDATE "RateLimit" AS r SET count = GREATEST(r.count - 1, 0)
+           FROM unnest($2::text[], $3::timestamp(3)[]) AS g(key, "windowStart")
+           WHERE r.key = g.key AND r."windowStart" = g."windowStart"`,
+    values: [forget, entries.map((e) => e.key), entries.map((e) => e.windowStart)],
+  });
 }
 
 /** Removes the counters under `prefix` whose window began more than `olderThanSeconds` ago. */

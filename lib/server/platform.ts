@@ -6,8 +6,9 @@ import { CLIENT_IP_HEADER, clientIp, isTrustedPeer } from "../http/client-ip";
 import { setSecurityHeadersHttps } from "../http/security-headers";
 import { sendInternalError, sendJson, sendRaw } from "../http/reply";
 import { logger } from "../logger";
-import { renderMetrics } from "../metrics";
+import { countHostedPageRequest, renderMetrics } from "../metrics";
 import type { InteractionAction } from "../oidc/interactions";
+import type { HostedPageFastPath } from "./hosted-page";
 
 export interface Platform {
   handle(req: IncomingMessage, res: ServerResponse): void;
@@ -18,6 +19,8 @@ export interface Platform {
 }
 
 const INTERACTION_POST = /^\/interaction\/([A-Za-z0-9_-]{1,64})\/(login|consent|abort|switch)$/;
+/** The hosted login and consent page (pages/interaction/[uid].tsx), or one of the static pages beside it. */
+const INTERACTION_PAGE = /^\/interaction\/([A-Za-z0-9_-]{1,64})$/;
 
 /**
  * With a list of trusted proxies, a request from any other peer may not describe the public URL:
@@ -130,12 +133,17 @@ export async function startPlatform(options: {
 
   let nextHandler: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   let closeNext: (() => Promise<void>) | undefined;
+  let hostedPage: HostedPageFastPath | undefined;
   if (withNext) {
     if (!dev) {
-      const { ensureNextBuild, applyBuiltNextConfig } = await import("./build");
+      const { ensureNextBuild, applyBuiltNextConfig, distDir } = await import("./build");
       await ensureNextBuild(process.cwd(), log, { once: true });
       // The config `next build` resolved, not next.config.ts (which would load SWC to transpile it).
       applyBuiltNextConfig(process.cwd());
+      // Issue 24: the login and consent page's GET, rendered here from the same components. Not in
+      // development, where Next's page (with its dev runtime) stays the one being edited.
+      const { createHostedPageFastPath } = await import("./hosted-page");
+      hostedPage = createHostedPageFastPath({ distDir: distDir(process.cwd()), https: config.APP_URL.startsWith("https:") });
     }
     const { default: next } = await import("next");
     // Next follows a server action's same-origin redirect itself (it fetches the target from its
@@ -181,6 +189,14 @@ export async function startPlatform(options: {
     if (path === "/metrics" && config.METRICS_TOKEN) {
       serveMetrics(req, res, config.METRICS_TOKEN);
       return;
+    }
+    const page = hostedPage && req.method === "GET" ? INTERACTION_PAGE.exec(path) : null;
+    if (page && hostedPage!.isInteractionPage(page[1]!)) {
+      if (await hostedPage!.serve(req, res, page[1]!, url.slice(path.length + 1))) {
+        countHostedPageRequest("fast");
+        return;
+      }
+      countHostedPageRequest("next");
     }
     if (nextHandler) {
       setClientIpHeader(req, config);

@@ -1,5 +1,6 @@
 import { transactionWithChanges } from "../database/changes";
 import { db } from "../database/client";
+import { findConsentScopesRow } from "../queries/consents";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
 import { recordAuthorizationEvents } from "../events/outbox";
@@ -10,8 +11,8 @@ import { revokeUserGrants, voidUserTokens } from "./token-revocation";
  * remembered). The sign-in service skips the consent page when every requested scope is covered.
  */
 export async function findConsentScopes(userId: number, clientId: string): Promise<string[] | null> {
-  const row = await db.consent.findUnique({ where: { userId_clientId: { userId, clientId } }, select: { scopes: true } });
-  return row ? row.scopes : null;
+  // Read at every sign-in to a third-party app: the hot path's raw statement, not Prisma.
+  return findConsentScopesRow({ userId, clientId });
 }
 
 /**

@@ -2,7 +2,7 @@ import { env } from "../env";
 import { throttleKeyOf } from "../http/client-ip";
 import {
   decrementRateLimits,
-  deleteRateLimit,
+  settleRateLimits,
   deleteStaleRateLimits,
   incrementRateLimits,
   type RateLimitCounter,
@@ -158,8 +158,7 @@ export async function settleLoginAttempt(reservation: LoginReservation, outcome:
     await giveBack(KEY_ORDER.map((name) => ({ key: keys[name], windowStart: counters[name].windowStart })));
     return;
   }
-  await deleteRateLimit(keys.pair);
-  await giveBack([
+  await settleRateLimits(keys.pair, [
     { key: keys.ip, windowStart: counters.ip.windowStart },
     { key: keys.account, windowStart: counters.account.windowStart },
   ]);

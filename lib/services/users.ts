@@ -4,6 +4,7 @@ import { db, Prisma } from "../database/client";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { logger } from "../logger";
+import { findCredentialRow } from "../queries/accounts";
 import { HANDLE_PATTERN, type CreateUserInput, type UserPage, type UserView } from "../schemas/users";
 import { LIVE_WORLD_ID } from "../schemas/sandboxes";
 import { isAdminActor, type Actor } from "./actor";
@@ -106,7 +107,7 @@ export async function getUserByHandle(handle: string): Promise<UserView> {
 }
 
 export type CredentialCheck =
-  | { ok: true; user: UserView }
+  | { ok: true; user: { id: number; handle: string } }
   | { ok: false; reason: "invalid_credentials" | "disabled" };
 
 /**
@@ -122,14 +123,9 @@ const NO_GATE: PasswordCheckTurn = (check) => check();
 
 export async function verifyUserCredentials(handle: string, password: string, turn: PasswordCheckTurn = NO_GATE): Promise<CredentialCheck> {
   const normalized = handle.trim().replace(/^@/, "").toLowerCase();
-  const row = HANDLE_PATTERN.test(normalized)
-    ? await db.user.findUnique({
-        // Issue 26: only live people sign in here (sandbox people never, test users with a later increment).
-        where: { worldId_handle: { worldId: LIVE_WORLD_ID, handle: normalized } },
-        // An explicit select overrides the client-level omit of passwordHash (lib/database/client.ts).
-        select: { ...userViewSelect, passwordHash: true },
-      })
-    : null;
+  // The hot path's raw statement (lib/queries/accounts.ts), not Prisma: every sign-in reads it.
+  // Issue 26: only live people sign in here (sandbox people never; test users with a later increment).
+  const row = HANDLE_PATTERN.test(normalized) ? await findCredentialRow(normalized) : null;
   if (!row?.passwordHash) {
     const dummy = await dummyPasswordHash();
     await turn(() => verifyPassword(password, dummy));
@@ -138,9 +134,8 @@ export async function verifyUserCredentials(handle: string, password: string, tu
   const stored = row.passwordHash;
   if (!(await turn(() => verifyPassword(password, stored)))) return { ok: false, reason: "invalid_credentials" };
   if (env().PASSWORD_REHASH && needsRehash(row.passwordHash)) await rehashPassword(row.id, row.passwordHash, password);
-  const { passwordHash: _omitted, ...user } = row;
-  if (user.disabled) return { ok: false, reason: "disabled" };
-  return { ok: true, user: toUserView(user) };
+  if (row.disabled) return { ok: false, reason: "disabled" };
+  return { ok: true, user: { id: row.id, handle: row.handle } };
 }
 
 /**

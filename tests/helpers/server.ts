@@ -159,6 +159,28 @@ export async function answeredBy<T>(server: TestServer, request: () => Promise<T
   return { answer, paths };
 }
 
+const HOSTED_PAGE_PATHS = ["fast", "next"] as const;
+
+/**
+ * Runs `request` (GETs of the hosted login and consent page, nothing else on `server` meanwhile)
+ * and says which path answered them, from platform_hosted_page_requests_total (lib/metrics.ts):
+ * `{ fast: 1 }` for the server's own renderer (lib/server/hosted-page.ts), `{ next: 1 }` for Next.
+ */
+export async function pageAnsweredBy<T>(server: TestServer, request: () => Promise<T>): Promise<{ answer: T; paths: Record<string, number> }> {
+  const read = async () => {
+    const metrics = await server.metrics();
+    return HOSTED_PAGE_PATHS.map((path) => metrics.get(`platform_hosted_page_requests_total{path="${path}"}`) ?? NaN);
+  };
+  const before = await read();
+  const answer = await request();
+  const after = await read();
+  const paths: Record<string, number> = {};
+  HOSTED_PAGE_PATHS.forEach((path, i) => {
+    if (after[i] !== before[i]) paths[path] = after[i]! - before[i]!;
+  });
+  return { answer, paths };
+}
+
 /**
  * For tests that run the app's own modules in this process (services, the verifier, the adapter):
  * points DATABASE_URL, plus `env`, at `databaseUrl` and re-reads the environment. Call it before

@@ -1,0 +1,48 @@
+import type { InteractionPageProps } from "@/lib/schemas/interaction-page";
+import { ConsentForm } from "./consent-form";
+import { ExpiredCard } from "./expired-card";
+import { HostedPage } from "./hosted-page";
+import { LoginForm } from "./login-form";
+
+/** The document title of `/interaction/:uid` (also written by the server's fast path, lib/server/hosted-page.ts). */
+export function interactionPageTitle(props: InteractionPageProps): string {
+  if (props.kind === "expired") return "Sign-in expired";
+  if (props.kind === "login") return "Sign in";
+  return `Allow ${props.clientName}?`;
+}
+
+/**
+ * The hosted login and consent page, whoever serves it: Next (pages/interaction/[uid].tsx) or the
+ * server's fast path (lib/server/hosted-page.ts, the same tree through react-dom/server).
+ */
+export function InteractionPage(props: InteractionPageProps) {
+  const title = interactionPageTitle(props);
+  if (props.kind === "expired") {
+    return (
+      <HostedPage title={title}>
+        <ExpiredCard />
+      </HostedPage>
+    );
+  }
+  if (props.kind === "login") {
+    return (
+      <HostedPage title={title}>
+        <LoginForm uid={props.uid} clientName={props.clientName} username={props.username} error={props.error} />
+      </HostedPage>
+    );
+  }
+  return (
+    <HostedPage title={title}>
+      <ConsentForm
+        uid={props.uid}
+        clientName={props.clientName}
+        ownerHandle={props.ownerHandle}
+        account={props.account}
+        scopes={props.scopes}
+        identity={props.identity}
+        kind={props.consentKind}
+        added={props.added}
+      />
+    </HostedPage>
+  );
+}

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import type { InteractionPageProps } from "../schemas/interaction-page";
+import { findInteractionView } from "./interaction-view";
+import { isLoginError, loginErrorMessage } from "./login-errors";
+
+/** The page's query, as lib/oidc/interactions.ts writes it after a refused sign-in. */
+const querySchema = z.object({
+  error: z.string().optional().catch(undefined),
+  retry_at: z.coerce.number().int().positive().optional().catch(undefined),
+});
+
+/**
+ * An interaction that is unknown, finished, expired, or not this browser's answers 400, as
+ * oidc-provider answers its own `session_not_found` and as this page's form posts do
+ * (lib/oidc/interactions.ts): the request cannot be carried out, and a retry will not help. Not
+ * 404 or 410: without this browser's cookie we do not say whether the interaction exists.
+ */
+export const EXPIRED_INTERACTION_STATUS = 400;
+
+export interface InteractionPageRequest {
+  uid: string;
+  /** The interaction cookie's value (INTERACTION_COOKIE), as the browser sent it. */
+  interactionCookie: string | undefined;
+  /** The refused sign-in's username (LOGIN_USERNAME_COOKIE), decoded. */
+  usernameCookie: string | undefined;
+  query: Record<string, unknown>;
+}
+
+/**
+ * What `/interaction/:uid` shows (STYLE: the page only renders): the interaction is looked up
+ * read-only by uid, and its details are shown only to the browser holding its cookie. Shared by
+ * pages/interaction/[uid].tsx (Next) and the server's fast path (lib/server/hosted-page.ts).
+ */
+export async function findInteractionPageProps(request: InteractionPageRequest): Promise<InteractionPageProps> {
+  const { uid } = request;
+  const expired = { kind: "expired" } as const;
+  if (request.interactionCookie !== uid) return expired;
+  const view = await findInteractionView(uid);
+  if (!view) return expired;
+  if (view.prompt === "consent" && !view.consent) return expired;
+  if (view.prompt === "login") {
+    const { error, retry_at: retryAt } = querySchema.parse(request.query);
+    const code = isLoginError(error) ? error : null;
+    return {
+      kind: "login",
+      uid,
+      clientName: view.client.name,
+      username: (request.usernameCookie ?? "").slice(0, 100),
+      error: error
+        ? {
+            code: code ?? "unknown",
+            message: code ? loginErrorMessage(code, retryAt ?? null, Date.now() / 1000) : "Sign-in failed. Try again.",
+          }
+        : null,
+    };
+  }
+  return {
+    kind: "consent",
+    uid,
+    clientName: view.client.name,
+    ownerHandle: view.client.ownerHandle,
+    account: view.account,
+    scopes: view.scopes,
+    identity: view.consent!.identity,
+    consentKind: view.consent!.kind,
+    added: view.consent!.added,
+  };
+}

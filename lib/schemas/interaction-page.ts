@@ -1,0 +1,22 @@
+import type { AppIdentityData } from "./apps";
+
+/**
+ * What the hosted login and consent page at `/interaction/:uid` shows (lib/oidc/interaction-page.ts
+ * decides it; components/interaction/interaction-page.tsx renders it). One shape for both ways the
+ * page is served: Next (pages/interaction/[uid].tsx) and the server's own fast path
+ * (lib/server/hosted-page.ts), so they cannot drift apart.
+ */
+export type InteractionPageProps =
+  | { kind: "expired" }
+  | { kind: "login"; uid: string; clientName: string; username: string; error: { code: string; message: string } | null }
+  | {
+      kind: "consent";
+      uid: string;
+      clientName: string;
+      ownerHandle: string | null;
+      account: { handle: string; displayName: string } | null;
+      scopes: { scope: string; description: string }[];
+      identity: AppIdentityData;
+      consentKind: "first" | "more" | "again";
+      added: string[];
+    };
