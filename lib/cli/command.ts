@@ -42,7 +42,7 @@ export const JSON_OPTION: Options = { json: { type: "boolean" }, help: { type: "
  * database (it sets DATABASE_URL before any command runs).
  */
 export async function services() {
-  const [apps, review, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas, sandboxes] = await Promise.all([
+  const [apps, review, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas] = await Promise.all([
     import("../services/apps"),
     import("../services/app-review"),
     import("../services/app-secrets"),
@@ -54,7 +54,6 @@ export async function services() {
     import("../schemas/users"),
     import("../services/usage"),
     import("../schemas/usage"),
-    import("../services/sandboxes"),
   ]);
   return {
     apps: { ...apps, ...review },
@@ -67,7 +66,6 @@ export async function services() {
     userSchemas,
     usage,
     usageSchemas,
-    sandboxes,
   };
 }
 

@@ -9,9 +9,9 @@ export const appsSandboxShow: Command = {
   options: {},
   positionals: ["CLIENT_ID"],
   async run({ args }) {
-    const { sandboxes, schemas, actor } = await services();
+    const [{ schemas, actor }, { getSandbox }] = await Promise.all([services(), import("../services/sandboxes")]);
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
-    const sandbox = await sandboxes.getSandbox(clientId, actor);
+    const sandbox = await getSandbox(clientId, actor);
     return {
       json: sandboxJson(sandbox),
       text: [
@@ -30,9 +30,9 @@ export const appsSandboxSecretRoll: Command = {
   options: {},
   positionals: ["CLIENT_ID"],
   async run({ args }) {
-    const { sandboxes, schemas, actor } = await services();
+    const [{ schemas, actor }, { rollSandboxSecret }] = await Promise.all([services(), import("../services/sandboxes")]);
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
-    const rolled = await sandboxes.rollSandboxSecret(clientId, actor);
+    const rolled = await rollSandboxSecret(clientId, actor);
     return {
       json: sandboxSecretJson(rolled),
       text: [
@@ -50,9 +50,9 @@ export const appsSandboxReset: Command = {
   options: {},
   positionals: ["CLIENT_ID"],
   async run({ args }) {
-    const { sandboxes, schemas, actor } = await services();
+    const [{ schemas, actor }, { resetSandbox }] = await Promise.all([services(), import("../services/sandboxes")]);
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
-    const reset = await sandboxes.resetSandbox(clientId, actor);
+    const reset = await resetSandbox(clientId, actor);
     return {
       json: { client_id: reset.clientId, users: reset.people },
       text: `Reset ${reset.clientId}: a fresh world of ${reset.people} people.`,

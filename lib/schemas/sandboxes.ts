@@ -8,9 +8,6 @@ export const LIVE_WORLD_ID = 0;
 /** A sandbox's client id is this prefix + its app's client id. */
 export const SANDBOX_CLIENT_PREFIX = "sbx_";
 
-/** Requests per minute a sandbox may make unless set otherwise (its own quota, apart from the live app's). */
-export const DEFAULT_SANDBOX_QUOTA_PER_MINUTE = 600;
-
 export function isSandboxClientId(clientId: string): boolean {
   return clientId.startsWith(SANDBOX_CLIENT_PREFIX);
 }
