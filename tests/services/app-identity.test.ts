@@ -76,10 +76,10 @@ const plain = (html: string) => html.replaceAll("<!-- -->", "");
 
 const createArgs = (name: string) => ["apps", "create", "--name", name, "--type", "api", "--owner", "alice"];
 
-/** `apps create` (its JSON keeps PRODUCT.md's shape), then `apps show` for the links and logo. */
+/** `apps create` (its JSON keeps PRODUCT.md's shape, plus issue 26's sandbox), then `apps show` for the links and logo. */
 async function createApp(args: string[]): Promise<AppJson> {
   const created = await cliJson<{ client_id: string; status: string }>(server.databaseUrl, args);
-  expect(Object.keys(created).sort()).toEqual(["client_id", "status"]);
+  expect(Object.keys(created).sort()).toEqual(["client_id", "sandbox", "status"]);
   return cliJson<AppJson>(server.databaseUrl, ["apps", "show", created.client_id]);
 }
 
