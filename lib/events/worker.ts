@@ -136,16 +136,16 @@ const LOAD_SQL = `
 /** Takes up to $1 pending attempts that are due and not held (or whose holder's lease ran out), for $2 seconds. */
 const CLAIM_SQL = `
   WITH due AS (
-    SELECT id FROM "WebhookDelivery"
+    SELECT id, "lockedUntil" IS NOT NULL AS taken_over FROM "WebhookDelivery"
     WHERE state = 'pending' AND "createdAt" <= timezone('UTC', now())
       AND ("lockedUntil" IS NULL OR "lockedUntil" < timezone('UTC', now()))
     ORDER BY "createdAt" LIMIT $1 FOR UPDATE SKIP LOCKED
   ),
   d AS (
     UPDATE "WebhookDelivery" x SET "lockedUntil" = timezone('UTC', now()) + make_interval(secs => $2)
-    FROM due WHERE x.id = due.id RETURNING x.*
+    FROM due WHERE x.id = due.id RETURNING x.*, due.taken_over
   )
-  SELECT ${ATTEMPT_COLUMNS}
+  SELECT ${ATTEMPT_COLUMNS}, d.taken_over
   FROM d LEFT JOIN "Event" e ON e.seq = d."eventSeq" LEFT JOIN "WebhookEndpoint" w ON w.id = d."endpointId"`;
 
 /** Successes, in one statement: the attempts delivered, and their endpoints' failing marks cleared. */
@@ -270,7 +270,13 @@ class DeliveryLoop {
       room -= fanned.taken;
       if (fanned.full) this.again = true;
       if (room > 0 && !this.stopping) {
-        const { rows } = await pool.query<AttemptRow & Record<string, unknown>>(CLAIM_SQL, [Math.min(room, CLAIM_BATCH), this.leaseSeconds]);
+        const { rows } = await pool.query<AttemptRow & { taken_over: boolean } & Record<string, unknown>>(CLAIM_SQL, [
+          Math.min(room, CLAIM_BATCH),
+          this.leaseSeconds,
+        ]);
+        // A lease that ran out: its holder stopped (killed mid-delivery) and this process takes over.
+        const takenOver = rows.filter((r) => r.taken_over).length;
+        if (takenOver) logger.warn("webhook delivery: attempts of a stopped process taken over", { attempts: takenOver });
         this.enqueue(rows);
         if (rows.length === CLAIM_BATCH) this.again = true;
       }

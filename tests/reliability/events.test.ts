@@ -8,7 +8,7 @@ import { newDatabase, startServer, type TestServer } from "../helpers/server";
 
 /**
  * Issue 25, "never lost": a server killed between an event's commit and its delivery loses nothing
- * (another process takes the job once the dead one's heartbeat stops, and delivers it), and two
+ * (another process takes the attempt once the dead one's lease on it runs out, and delivers it), and two
  * processes on one database deliver each event exactly as often as one does.
  */
 const ENV = { WEBHOOKS_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_SCHEDULE: "0.5,0.5,0.5", EVENT_WORKER_STALE_SECONDS: "3", LOG_LEVEL: "warn" };
@@ -103,7 +103,7 @@ describe("events survive a killed server", () => {
     expect(again.id).toBe(held.id);
     expect(() => new Webhook(secret).verify(again.body, again.headers)).not.toThrow();
     expect(JSON.parse(again.body).data.text).toBe("in flight when the server dies");
-    expect(second.logs.some((l) => l.includes("jobs of stopped workers unlocked"))).toBe(true);
+    expect(second.logs.some((l) => l.includes("attempts of a stopped process taken over"))).toBe(true);
     await second.stop();
   }, 120_000);
 });
