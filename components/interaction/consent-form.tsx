@@ -1,8 +1,11 @@
 import { AppIdentity, AppLogo } from "@/components/apps/app-identity";
-import type { AppIdentityData } from "@/lib/schemas/apps";
+import type { InteractionPageProps } from "@/lib/schemas/interaction-page";
 import { buttonClasses } from "@/components/ui/button";
 import { Icon } from "@/components/ui/icon";
 import { InteractionCard } from "./interaction-card";
+
+/** What the consent page shows (lib/oidc/interaction-page.ts decides it; `added`: scopes not allowed before). */
+type ConsentPageProps = Extract<InteractionPageProps, { kind: "consent" }>;
 
 /** Where a person sees and revokes the apps they allowed (issue 15). */
 const CONNECTED_APPS = "/account/apps";
@@ -24,17 +27,7 @@ export function ConsentForm({
   identity,
   kind,
   added,
-}: {
-  uid: string;
-  clientName: string;
-  ownerHandle: string | null;
-  account: { handle: string; displayName: string } | null;
-  scopes: { scope: string; description: string }[];
-  identity: AppIdentityData;
-  kind: "first" | "more" | "again";
-  /** Scopes not allowed before ("more"). */
-  added: string[];
-}) {
+}: Omit<ConsentPageProps, "kind" | "consentKind"> & { kind: ConsentPageProps["consentKind"] }) {
   const isNew = (scope: string) => kind === "more" && added.includes(scope);
   // New permissions first: they are what the person decides about now.
   const ordered = kind === "more" ? [...scopes.filter((s) => isNew(s.scope)), ...scopes.filter((s) => !isNew(s.scope))] : scopes;
