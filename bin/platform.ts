@@ -58,6 +58,7 @@ const COMMANDS: Record<string, Command> = {
   "apps sandbox show": sandboxes.appsSandboxShow,
   "apps sandbox secret roll": sandboxes.appsSandboxSecretRoll,
   "apps sandbox reset": sandboxes.appsSandboxReset,
+  "apps sandbox trigger": sandboxes.appsSandboxTrigger,
   "apps webhooks add": webhooks.appsWebhooksAdd,
   "apps webhooks list": webhooks.appsWebhooksList,
   "apps webhooks remove": webhooks.appsWebhooksRemove,
