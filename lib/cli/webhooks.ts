@@ -12,6 +12,10 @@ function clientIdOf(schemas: Awaited<ReturnType<typeof services>>["schemas"], va
   return parseWith(schemas.clientIdSchema, value, { "": "CLIENT_ID" });
 }
 
+/** Issue 26: `--sandbox` works on the endpoints of the app's sandbox (client sbx_…) instead of its live ones. */
+const SANDBOX_OPTION = { sandbox: { type: "boolean" } } as const;
+const worldOf = (values: Record<string, unknown>) => ({ sandbox: values.sandbox === true });
+
 const when = (s: number | null) => (s === null ? "–" : new Date(s * 1000).toISOString().slice(0, 19).replace("T", " ") + " UTC");
 
 const listed = (w: WebhookView) => ({ id: w.id, url: w.url, events: w.events, status: w.status, created_at: w.created_at });
@@ -23,9 +27,9 @@ function line(w: WebhookView): string {
 }
 
 export const appsWebhooksAdd: Command = {
-  usage: "apps webhooks add CLIENT_ID --url URL [--event TYPE]… [--json]",
+  usage: "apps webhooks add CLIENT_ID --url URL [--event TYPE]… [--sandbox] [--json]",
   summary: "Add a webhook endpoint (https; at most 5 per app); its signing secret (whsec_…) is printed once",
-  options: { url: { type: "string" }, event: { type: "string", multiple: true } },
+  options: { url: { type: "string" }, event: { type: "string", multiple: true }, ...SANDBOX_OPTION },
   positionals: ["CLIENT_ID"],
   helpDetails: ["", "Without --event the endpoint receives every type the app may receive (docs: Events)."],
   async run({ args, values }) {
@@ -33,7 +37,7 @@ export const appsWebhooksAdd: Command = {
     const clientId = clientIdOf(schemas, args[0]);
     if (typeof values.url !== "string") throw new UsageError("--url: give the endpoint's URL");
     const types = list(values.event).map((t) => parseWith(events.eventTypeSchema, t, { "": "--event" }));
-    const added = await webhooks.addWebhook(clientId, { url: values.url, events: types }, actor);
+    const added = await webhooks.addWebhook(clientId, { url: values.url, events: types }, actor, worldOf(values));
     return {
       json: { ...listed(added), secret: added.secret },
       text: [`Added ${line(added)}`, `secret: ${added.secret}`, "Store the secret now: it is shown only once. Verify every delivery with it (Standard Webhooks)."].join("\n"),
@@ -42,25 +46,25 @@ export const appsWebhooksAdd: Command = {
 };
 
 export const appsWebhooksList: Command = {
-  usage: "apps webhooks list CLIENT_ID [--json]",
+  usage: "apps webhooks list CLIENT_ID [--sandbox] [--json]",
   summary: "List an app's webhook endpoints (never their secrets)",
-  options: {},
+  options: SANDBOX_OPTION,
   positionals: ["CLIENT_ID"],
-  async run({ args }) {
+  async run({ args, values }) {
     const { webhooks, schemas, actor } = await webhookServices();
-    const all = await webhooks.listWebhooks(clientIdOf(schemas, args[0]), actor);
+    const all = await webhooks.listWebhooks(clientIdOf(schemas, args[0]), actor, worldOf(values));
     return { json: all.map(listed), text: all.length ? all.map(line).join("\n") : "No webhook endpoint." };
   },
 };
 
 export const appsWebhooksRemove: Command = {
-  usage: "apps webhooks remove CLIENT_ID WEBHOOK_ID [--json]",
+  usage: "apps webhooks remove CLIENT_ID WEBHOOK_ID [--sandbox] [--json]",
   summary: "Remove a webhook endpoint; its pending deliveries are dropped",
-  options: {},
+  options: SANDBOX_OPTION,
   positionals: ["CLIENT_ID", "WEBHOOK_ID"],
-  async run({ args }) {
+  async run({ args, values }) {
     const { webhooks, schemas, actor } = await webhookServices();
-    const removed = await webhooks.removeWebhook(clientIdOf(schemas, args[0]), args[1] ?? "", actor);
+    const removed = await webhooks.removeWebhook(clientIdOf(schemas, args[0]), args[1] ?? "", actor, worldOf(values));
     return { json: removed, text: `Removed ${removed.id}.` };
   },
 };
@@ -68,13 +72,13 @@ export const appsWebhooksRemove: Command = {
 function toggle(enabled: boolean): Command {
   const verb = enabled ? "enable" : "disable";
   return {
-    usage: `apps webhooks ${verb} CLIENT_ID WEBHOOK_ID [--json]`,
+    usage: `apps webhooks ${verb} CLIENT_ID WEBHOOK_ID [--sandbox] [--json]`,
     summary: enabled ? "Enable a webhook endpoint again (deliveries resume with new events)" : "Disable a webhook endpoint: nothing is sent to it until it is enabled",
-    options: {},
+    options: SANDBOX_OPTION,
     positionals: ["CLIENT_ID", "WEBHOOK_ID"],
-    async run({ args }) {
+    async run({ args, values }) {
       const { webhooks, schemas, actor } = await webhookServices();
-      const view = await webhooks.setWebhookEnabled(clientIdOf(schemas, args[0]), args[1] ?? "", enabled, actor);
+      const view = await webhooks.setWebhookEnabled(clientIdOf(schemas, args[0]), args[1] ?? "", enabled, actor, worldOf(values));
       return { json: listed(view), text: line(view) };
     },
   };
@@ -83,13 +87,13 @@ export const appsWebhooksEnable = toggle(true);
 export const appsWebhooksDisable = toggle(false);
 
 export const appsWebhooksRotate: Command = {
-  usage: "apps webhooks rotate-secret CLIENT_ID WEBHOOK_ID [--json]",
+  usage: "apps webhooks rotate-secret CLIENT_ID WEBHOOK_ID [--sandbox] [--json]",
   summary: "A new signing secret, printed once; the old one keeps signing alongside it for 24 hours",
-  options: {},
+  options: SANDBOX_OPTION,
   positionals: ["CLIENT_ID", "WEBHOOK_ID"],
-  async run({ args }) {
+  async run({ args, values }) {
     const { webhooks, schemas, actor } = await webhookServices();
-    const rotated = await webhooks.rotateWebhookSecret(clientIdOf(schemas, args[0]), args[1] ?? "", actor);
+    const rotated = await webhooks.rotateWebhookSecret(clientIdOf(schemas, args[0]), args[1] ?? "", actor, worldOf(values));
     return {
       json: rotated,
       text: [`New secret for ${rotated.id}: ${rotated.secret}`, "Deliveries carry two signatures (new and old) for 24 hours: deploy the new secret within that time."].join("\n"),
@@ -98,13 +102,13 @@ export const appsWebhooksRotate: Command = {
 };
 
 export const appsWebhooksTest: Command = {
-  usage: "apps webhooks test CLIENT_ID WEBHOOK_ID [--json]",
+  usage: "apps webhooks test CLIENT_ID WEBHOOK_ID [--sandbox] [--json]",
   summary: "Send a ping event to one endpoint; see the result in `apps webhooks deliveries`",
-  options: {},
+  options: SANDBOX_OPTION,
   positionals: ["CLIENT_ID", "WEBHOOK_ID"],
-  async run({ args }) {
+  async run({ args, values }) {
     const { webhooks, schemas, actor } = await webhookServices();
-    const sent = await webhooks.sendTestEvent(clientIdOf(schemas, args[0]), args[1] ?? "", actor);
+    const sent = await webhooks.sendTestEvent(clientIdOf(schemas, args[0]), args[1] ?? "", actor, worldOf(values));
     return { json: sent, text: `Queued ping ${sent.event_id} as delivery ${sent.delivery_id}.` };
   },
 };
@@ -124,9 +128,9 @@ const deliveryJson = (d: DeliveryView) => ({
 });
 
 export const appsWebhooksDeliveries: Command = {
-  usage: "apps webhooks deliveries CLIENT_ID [--webhook WEBHOOK_ID] [--status failed|delivered] [--limit N] [--json]",
+  usage: "apps webhooks deliveries CLIENT_ID [--webhook WEBHOOK_ID] [--status failed|delivered] [--limit N] [--sandbox] [--json]",
   summary: "The delivery log, newest first: every attempt with its status code or error, latency and next retry (kept 7 days)",
-  options: { webhook: { type: "string" }, status: { type: "string" }, limit: { type: "string" } },
+  options: { webhook: { type: "string" }, status: { type: "string" }, limit: { type: "string" }, ...SANDBOX_OPTION },
   positionals: ["CLIENT_ID"],
   async run({ args, values }): Promise<Output> {
     const { webhooks, schemas, actor } = await webhookServices();
@@ -136,7 +140,7 @@ export const appsWebhooksDeliveries: Command = {
       status: "--status",
       limit: "--limit",
     });
-    const rows = await webhooks.listDeliveries(clientIdOf(schemas, args[0]), filter, actor);
+    const rows = await webhooks.listDeliveries(clientIdOf(schemas, args[0]), filter, actor, worldOf(values));
     const text = rows.map((d) => {
       const outcome = d.state === "pending" ? "pending" : d.ok ? `${d.status_code} delivered` : `${d.status_code ?? d.error} failed`;
       const retry = d.next_attempt_at ? `  next ${when(d.next_attempt_at)}` : "";
@@ -147,13 +151,13 @@ export const appsWebhooksDeliveries: Command = {
 };
 
 export const appsWebhooksRedeliver: Command = {
-  usage: "apps webhooks redeliver CLIENT_ID DELIVERY_ID [--json]",
+  usage: "apps webhooks redeliver CLIENT_ID DELIVERY_ID [--sandbox] [--json]",
   summary: "Send a delivery's event again (same event id), as a new attempt",
-  options: {},
+  options: SANDBOX_OPTION,
   positionals: ["CLIENT_ID", "DELIVERY_ID"],
-  async run({ args }) {
+  async run({ args, values }) {
     const { webhooks, schemas, actor } = await webhookServices();
-    const sent = await webhooks.redeliver(clientIdOf(schemas, args[0]), args[1] ?? "", actor);
+    const sent = await webhooks.redeliver(clientIdOf(schemas, args[0]), args[1] ?? "", actor, worldOf(values));
     return { json: sent, text: `Queued redelivery ${sent.delivery_id}.` };
   },
 };

@@ -4,6 +4,7 @@ import { pool } from "../database/client";
 import { env } from "../env";
 import { logger } from "../logger";
 import { EVENT_AUDIENCE, type EventEnvelope, type EventType } from "../schemas/events";
+import { isSandboxClientId } from "../schemas/sandboxes";
 import { deliverWebhook, type DeliveryResult } from "./deliver-http";
 import { openSecret } from "./secret-box";
 import { webhookHeaders } from "./signing";
@@ -543,9 +544,14 @@ async function settleFailedEndpoint(client: pg.PoolClient, row: AttemptRow, gone
   if (!rowCount) return;
   const why = reason === "gone" ? "its receiver answered 410 Gone" : "every delivery to it failed for 3 days";
   await client.query(
+    // Issue 26: a sandbox endpoint (client sbx_…) tells its app's owner too.
     `INSERT INTO "Notification" ("userId", type, read, message, "createdAt")
-     SELECT a."ownerId", 'app_review', false, $2, timezone('UTC', now()) FROM "Application" a WHERE a."clientId" = $1`,
-    [row.client_id, `A webhook endpoint of your app was disabled: ${why} (${row.url}). Fix the receiver, then enable it again on the app's Webhooks tab.`],
+     SELECT a."ownerId", 'app_review', false, $2, timezone('UTC', now()) FROM "Application" a
+     WHERE a."clientId" = $1 OR a.id = (SELECT s."applicationId" FROM "Sandbox" s WHERE s."clientId" = $1)`,
+    [
+      row.client_id,
+      `A ${isSandboxClientId(row.client_id) ? "sandbox " : ""}webhook endpoint of your app was disabled: ${why} (${row.url}). Fix the receiver, then enable it again on the app's Webhooks tab.`,
+    ],
   );
   logger.warn("webhook endpoint disabled", { clientId: row.client_id, endpoint: row.endpoint_id, reason });
 }

@@ -17,17 +17,36 @@ import {
   type WebhookInput,
   type WebhookView,
 } from "../schemas/webhooks";
+import { pendingChangeSchema } from "../schemas/apps";
+import { sandboxClientId } from "../schemas/sandboxes";
 import { loadFor, type AppRow } from "./app-access";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
+import { ensureSandbox } from "./sandboxes";
 
 /**
  * Webhook endpoints of an app (issue 25). The team's owner and admins (and the operator) manage
  * them, since they hold signing secrets (the `handleSecrets` capability); viewers and platform
  * admins read them. The signing secret is shown once, at creation and on rotation, and stored
  * encrypted (lib/events/secret-box.ts). A rotation keeps the old secret signing for 24 hours.
+ *
+ * Issue 26: every function takes `{ sandbox: true }` for the endpoints of the app's sandbox, stored
+ * under its sandbox client id (`sbx_…`): the same rights, limit (5), signing, retries, delivery log
+ * and test event, receiving only the sandbox's events (lib/events/worker.ts), with the types the
+ * sandbox's scopes allow (the app's current configuration, its pending change included).
  */
 const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+/** Which of an app's two sets of endpoints: live (default) or its sandbox's. */
+export interface WebhookWorld {
+  sandbox?: boolean;
+}
+
+/** The app, and the client id its endpoints of that world are stored under. */
+async function loadTarget(clientId: string, actor: Actor, capability: "view" | "handleSecrets", action: string, world: WebhookWorld) {
+  const app = await loadFor(clientId, actor, capability, action);
+  return { app, owner: world.sandbox ? sandboxClientId(app.clientId) : app.clientId, sandbox: world.sandbox === true };
+}
 
 interface StoredSecret {
   box: string;
@@ -37,11 +56,16 @@ interface StoredSecret {
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** The event types an app may receive with its approved scopes (what an empty filter means). */
-export function receivableTypes(app: Pick<AppRow, "scopes">): EventType[] {
+/**
+ * The event types an app may receive with its approved scopes (what an empty filter means); for its
+ * sandbox, with the scopes its sandbox signs in with (the pending change's, if it has one).
+ */
+export function receivableTypes(app: { scopes: string[]; pendingChange: unknown }, world: WebhookWorld = {}): EventType[] {
+  const pending = world.sandbox && app.pendingChange != null ? (pendingChangeSchema.safeParse(app.pendingChange).data ?? null) : null;
+  const scopes = pending?.scopes ?? app.scopes;
   return EVENT_TYPES.filter((t) => {
     const scope = EVENT_AUDIENCE[t].scope;
-    return scope === null || app.scopes.includes(scope);
+    return scope === null || scopes.includes(scope);
   });
 }
 
@@ -57,56 +81,59 @@ function toView(row: { id: string; url: string; events: string[]; enabled: boole
   };
 }
 
-function parseInput(app: AppRow, input: WebhookInput): { url: string; events: EventType[] } {
+function parseInput(app: AppRow, input: WebhookInput, world: WebhookWorld): { url: string; events: EventType[] } {
   const parsed = webhookInputSchema.safeParse(input);
   if (!parsed.success) throw new AppError("invalid_request", parsed.error.issues[0]!.message);
   const url = checkWebhookUrl(parsed.data.url);
   if (!url.ok) throw new AppError("invalid_request", url.message);
-  const allowed = receivableTypes(app);
+  const allowed = receivableTypes(app, world);
   const refused = parsed.data.events.filter((t) => !allowed.includes(t));
   if (refused.length) {
     const needs = refused.map((t) => `${t} needs ${EVENT_AUDIENCE[t].scope}`).join(", ");
-    throw new AppError("invalid_request", `This app cannot receive ${refused.join(", ")} (${needs}).`);
+    throw new AppError("invalid_request", `This ${world.sandbox ? "app's sandbox" : "app"} cannot receive ${refused.join(", ")} (${needs}).`);
   }
   return { url: url.url, events: [...new Set(parsed.data.events)].sort() };
 }
 
-async function loadEndpoint(app: AppRow, webhookId: string) {
+/** An endpoint of `owner` (the app's client id, or its sandbox's). */
+async function loadEndpoint(owner: string, webhookId: string) {
   const row = WEBHOOK_ID_PATTERN.test(webhookId) ? await db.webhookEndpoint.findUnique({ where: { id: webhookId } }) : null;
-  if (!row || row.clientId !== app.clientId) throw new AppError("not_found", `No webhook ${webhookId} on ${app.clientId}.`);
+  if (!row || row.clientId !== owner) throw new AppError("not_found", `No webhook ${webhookId} on ${owner}.`);
   return row;
 }
 
-export async function listWebhooks(clientId: string, actor: Actor): Promise<WebhookView[]> {
-  await loadFor(clientId, actor, "view", "app.webhook.list");
-  const rows = await db.webhookEndpoint.findMany({ where: { clientId }, orderBy: { createdAt: "asc" } });
+export async function listWebhooks(clientId: string, actor: Actor, world: WebhookWorld = {}): Promise<WebhookView[]> {
+  const { owner } = await loadTarget(clientId, actor, "view", "app.webhook.list", world);
+  const rows = await db.webhookEndpoint.findMany({ where: { clientId: owner }, orderBy: { createdAt: "asc" } });
   return rows.map(toView);
 }
 
-export async function addWebhook(clientId: string, input: WebhookInput, actor: Actor): Promise<WebhookView & { secret: string }> {
-  const app = await loadFor(clientId, actor, "handleSecrets", "app.webhook.add");
-  const { url, events } = parseInput(app, input);
+export async function addWebhook(clientId: string, input: WebhookInput, actor: Actor, world: WebhookWorld = {}): Promise<WebhookView & { secret: string }> {
+  const { app, owner, sandbox } = await loadTarget(clientId, actor, "handleSecrets", "app.webhook.add", world);
+  const { url, events } = parseInput(app, input, world);
+  // The sandbox's own row (fan-out finds its endpoints through it); made now for an app older than sandboxes.
+  if (sandbox) await ensureSandbox(app);
   const secret = generateWebhookSecret();
   const secrets: StoredSecret[] = [{ box: await sealSecret(secret), createdAt: new Date().toISOString() }];
   const row = await db.$transaction(async (tx) => {
     // Under the app's row lock: two additions at once cannot both take the fifth place.
     await tx.$queryRaw`SELECT 1 FROM "Application" WHERE "clientId" = ${clientId} FOR UPDATE`;
-    const count = await tx.webhookEndpoint.count({ where: { clientId } });
+    const count = await tx.webhookEndpoint.count({ where: { clientId: owner } });
     if (count >= MAX_WEBHOOKS_PER_APP) {
-      throw new AppError("conflict", `An app has at most ${MAX_WEBHOOKS_PER_APP} webhook endpoints; remove one first.`);
+      throw new AppError("conflict", `An app${sandbox ? "'s sandbox" : ""} has at most ${MAX_WEBHOOKS_PER_APP} webhook endpoints; remove one first.`);
     }
     const created = await tx.webhookEndpoint.create({
-      data: { id: newPublicId("wh"), clientId, url, events, secrets: secrets as object[], createdById: actor.kind === "user" ? actor.id : null },
+      data: { id: newPublicId("wh"), clientId: owner, url, events, secrets: secrets as object[], createdById: actor.kind === "user" ? actor.id : null },
     });
-    await recordAudit({ actor, action: "app.webhook.add", targetType: "app", targetId: clientId, detail: { webhook: created.id, url, events } }, tx);
+    await recordAudit({ actor, action: "app.webhook.add", targetType: "app", targetId: clientId, detail: { webhook: created.id, url, events, sandbox } }, tx);
     return created;
   });
   return { ...toView(row), secret };
 }
 
-export async function removeWebhook(clientId: string, webhookId: string, actor: Actor): Promise<{ id: string; removed: true }> {
-  const app = await loadFor(clientId, actor, "handleSecrets", "app.webhook.remove");
-  const row = await loadEndpoint(app, webhookId);
+export async function removeWebhook(clientId: string, webhookId: string, actor: Actor, world: WebhookWorld = {}): Promise<{ id: string; removed: true }> {
+  const { owner } = await loadTarget(clientId, actor, "handleSecrets", "app.webhook.remove", world);
+  const row = await loadEndpoint(owner, webhookId);
   await db.$transaction(async (tx) => {
     await tx.webhookEndpoint.delete({ where: { id: row.id } });
     await recordAudit({ actor, action: "app.webhook.remove", targetType: "app", targetId: clientId, detail: { webhook: row.id, url: row.url } }, tx);
@@ -114,10 +141,10 @@ export async function removeWebhook(clientId: string, webhookId: string, actor: 
   return { id: row.id, removed: true };
 }
 
-export async function setWebhookEnabled(clientId: string, webhookId: string, enabled: boolean, actor: Actor): Promise<WebhookView> {
+export async function setWebhookEnabled(clientId: string, webhookId: string, enabled: boolean, actor: Actor, world: WebhookWorld = {}): Promise<WebhookView> {
   const action = enabled ? "app.webhook.enable" : "app.webhook.disable";
-  const app = await loadFor(clientId, actor, "handleSecrets", action);
-  const row = await loadEndpoint(app, webhookId);
+  const { owner } = await loadTarget(clientId, actor, "handleSecrets", action, world);
+  const row = await loadEndpoint(owner, webhookId);
   const updated = await db.$transaction(async (tx) => {
     const next = await tx.webhookEndpoint.update({
       where: { id: row.id },
@@ -131,9 +158,9 @@ export async function setWebhookEnabled(clientId: string, webhookId: string, ena
 }
 
 /** A new signing secret, shown once; the previous one keeps signing alongside for 24 hours. */
-export async function rotateWebhookSecret(clientId: string, webhookId: string, actor: Actor): Promise<{ id: string; secret: string }> {
-  const app = await loadFor(clientId, actor, "handleSecrets", "app.webhook.rotate");
-  const row = await loadEndpoint(app, webhookId);
+export async function rotateWebhookSecret(clientId: string, webhookId: string, actor: Actor, world: WebhookWorld = {}): Promise<{ id: string; secret: string }> {
+  const { owner } = await loadTarget(clientId, actor, "handleSecrets", "app.webhook.rotate", world);
+  const row = await loadEndpoint(owner, webhookId);
   const secret = generateWebhookSecret();
   const now = Date.now();
   const previous = (row.secrets as unknown as StoredSecret[])
@@ -160,14 +187,15 @@ async function queueDelivery(tx: Tx, endpoint: { id: string; clientId: string },
 }
 
 /** "Send test event": a `ping` to this endpoint (enabled or not: the owner checks a receiver before enabling it). */
-export async function sendTestEvent(clientId: string, webhookId: string, actor: Actor): Promise<{ event_id: string; delivery_id: string }> {
-  const app = await loadFor(clientId, actor, "handleSecrets", "app.webhook.test");
-  const endpoint = await loadEndpoint(app, webhookId);
+export async function sendTestEvent(clientId: string, webhookId: string, actor: Actor, world: WebhookWorld = {}): Promise<{ event_id: string; delivery_id: string }> {
+  const { app, owner } = await loadTarget(clientId, actor, "handleSecrets", "app.webhook.test", world);
+  const endpoint = await loadEndpoint(owner, webhookId);
   if (!endpoint.enabled) throw new AppError("conflict", `Webhook ${webhookId} is disabled; enable it to send a test event.`);
   return db.$transaction(async (tx) => {
+    // A sandbox endpoint's ping is an event of the sandbox's world (recordEvent, by its sbx_ client id).
     const eventId = await recordEvent(tx, {
       type: "ping",
-      clientId,
+      clientId: owner,
       data: { message: `Test event from the developer portal for ${app.name}.`, webhook_id: endpoint.id },
     });
     const event = await tx.event.findUniqueOrThrow({ where: { id: eventId }, select: { seq: true, id: true, type: true } });
@@ -201,13 +229,13 @@ function toDeliveryView(d: {
 }
 
 /** The delivery log, newest first: every attempt (kept 7 days). */
-export async function listDeliveries(clientId: string, filter: DeliveryFilter, actor: Actor): Promise<DeliveryView[]> {
-  await loadFor(clientId, actor, "view", "app.webhook.deliveries");
+export async function listDeliveries(clientId: string, filter: DeliveryFilter, actor: Actor, world: WebhookWorld = {}): Promise<DeliveryView[]> {
+  const { owner } = await loadTarget(clientId, actor, "view", "app.webhook.deliveries", world);
   const parsed = deliveryFilterSchema.safeParse(filter);
   if (!parsed.success) throw new AppError("invalid_request", parsed.error.issues[0]!.message);
   const { webhook, status, limit } = parsed.data;
   const rows = await db.webhookDelivery.findMany({
-    where: { clientId, ...(webhook ? { endpointId: webhook } : {}), ...(status ? { state: status } : {}) },
+    where: { clientId: owner, ...(webhook ? { endpointId: webhook } : {}), ...(status ? { state: status } : {}) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit,
   });
@@ -215,11 +243,11 @@ export async function listDeliveries(clientId: string, filter: DeliveryFilter, a
 }
 
 /** Sends the event of a delivery again, as a new first attempt (same event id: receivers deduplicate). */
-export async function redeliver(clientId: string, deliveryId: string, actor: Actor): Promise<{ delivery_id: string }> {
-  const app = await loadFor(clientId, actor, "handleSecrets", "app.webhook.redeliver");
+export async function redeliver(clientId: string, deliveryId: string, actor: Actor, world: WebhookWorld = {}): Promise<{ delivery_id: string }> {
+  const { owner } = await loadTarget(clientId, actor, "handleSecrets", "app.webhook.redeliver", world);
   const delivery = DELIVERY_ID_PATTERN.test(deliveryId) ? await db.webhookDelivery.findUnique({ where: { id: deliveryId } }) : null;
-  if (!delivery || delivery.clientId !== clientId) throw new AppError("not_found", `No delivery ${deliveryId} on ${clientId}.`);
-  const endpoint = await loadEndpoint(app, delivery.endpointId);
+  if (!delivery || delivery.clientId !== owner) throw new AppError("not_found", `No delivery ${deliveryId} on ${owner}.`);
+  const endpoint = await loadEndpoint(owner, delivery.endpointId);
   if (!endpoint.enabled) throw new AppError("conflict", `Webhook ${endpoint.id} is disabled; enable it to redeliver.`);
   return db.$transaction(async (tx) => {
     const id = await queueDelivery(tx, endpoint, { seq: delivery.eventSeq, id: delivery.eventId, type: delivery.eventType }, true);
