@@ -35,8 +35,11 @@ export function DeliveryLog({
   urls,
   now,
   canRedeliver,
+  sandbox = false,
 }: {
   clientId: string;
+  /** Issue 26: the log of the app's sandbox endpoints. */
+  sandbox?: boolean;
   deliveries: DeliveryView[];
   /** Endpoint id → URL, to say where each attempt went. */
   urls: Record<string, string>;
@@ -126,7 +129,7 @@ export function DeliveryLog({
                 )}
               </td>
               <td className={`whitespace-nowrap ${CELL} lg:text-right`}>
-                {canRedeliver && d.state !== "pending" ? <RedeliverButton clientId={clientId} deliveryId={d.id} eventType={d.event_type} /> : null}
+                {canRedeliver && d.state !== "pending" ? <RedeliverButton clientId={clientId} deliveryId={d.id} eventType={d.event_type} sandbox={sandbox} /> : null}
               </td>
             </tr>
           ))}

@@ -8,7 +8,18 @@ import { Button } from "@/components/ui/button";
 import { Icon } from "@/components/ui/icon";
 
 /** "Redeliver" on one delivery of the log: the same event (same id) as a new first attempt. */
-export function RedeliverButton({ clientId, deliveryId, eventType }: { clientId: string; deliveryId: string; eventType: string }) {
+export function RedeliverButton({
+  clientId,
+  deliveryId,
+  eventType,
+  sandbox = false,
+}: {
+  clientId: string;
+  deliveryId: string;
+  eventType: string;
+  /** Issue 26: a delivery of a sandbox endpoint. */
+  sandbox?: boolean;
+}) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   return (
@@ -19,7 +30,7 @@ export function RedeliverButton({ clientId, deliveryId, eventType }: { clientId:
       aria-label={`Redeliver ${eventType} (${deliveryId})`}
       onClick={() =>
         startTransition(async () => {
-          const result = await redeliverAction(clientId, deliveryId);
+          const result = await redeliverAction(clientId, deliveryId, sandbox);
           if (!result.ok) {
             toast.error(result.error.message);
             return;

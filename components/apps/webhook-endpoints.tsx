@@ -68,8 +68,11 @@ export function WebhookEndpoints({
   max,
   canManage,
   nowMs,
+  sandbox = false,
 }: {
   clientId: string;
+  /** Issue 26: these are the endpoints of the app's sandbox (its sandbox events only). */
+  sandbox?: boolean;
   endpoints: WebhookView[];
   receivable: ReceivableType[];
   max: number;
@@ -177,7 +180,7 @@ export function WebhookEndpoints({
                       loading={busy === `test-${w.id}`}
                       title={w.status !== "enabled" ? "Enable the endpoint to send a test event" : undefined}
                       onClick={() =>
-                        run(`test-${w.id}`, () => sendTestEventAction(clientId, w.id), (sent) =>
+                        run(`test-${w.id}`, () => sendTestEventAction(clientId, w.id, sandbox), (sent) =>
                           toast.success(`Test event ${sent.event_id} sent: it shows in the delivery log below.`),
                         )
                       }
@@ -190,7 +193,7 @@ export function WebhookEndpoints({
                       disabled={pending}
                       loading={busy === `enable-${w.id}`}
                       onClick={() =>
-                        run(`enable-${w.id}`, () => setWebhookEnabledAction(clientId, w.id, w.status !== "enabled"), (view) =>
+                        run(`enable-${w.id}`, () => setWebhookEnabledAction(clientId, w.id, w.status !== "enabled", sandbox), (view) =>
                           toast.success(view.status === "enabled" ? "Endpoint enabled." : "Endpoint disabled: nothing is delivered to it."),
                         )
                       }
@@ -226,6 +229,7 @@ export function WebhookEndpoints({
         ) : (
           <AddEndpointForm
             clientId={clientId}
+            sandbox={sandbox}
             receivable={receivable}
             onAdded={(created) => {
               setReveal({ webhookId: created.id, url: created.url, secret: created.secret, via: "add" });
@@ -253,7 +257,7 @@ export function WebhookEndpoints({
                   onClick={() => {
                     const target = removing;
                     if (!target) return;
-                    run("remove", () => removeWebhookAction(clientId, target.id), () => {
+                    run("remove", () => removeWebhookAction(clientId, target.id, sandbox), () => {
                       setRemoving(null);
                       if (reveal?.webhookId === target.id) setReveal(null);
                       toast.success("Endpoint removed.");
@@ -283,7 +287,7 @@ export function WebhookEndpoints({
                   onClick={() => {
                     const target = rotating;
                     if (!target) return;
-                    run("rotate", () => rotateWebhookSecretAction(clientId, target.id), (rotated) => {
+                    run("rotate", () => rotateWebhookSecretAction(clientId, target.id, sandbox), (rotated) => {
                       setRotating(null);
                       setReveal({ webhookId: rotated.id, url: target.url, secret: rotated.secret, via: "rotate" });
                       toast.success("New signing secret: the old one keeps signing for 24 hours.");
@@ -306,10 +310,12 @@ export function WebhookEndpoints({
 /** URL + the event types to send (none chosen: every type the app may receive, now and later). */
 function AddEndpointForm({
   clientId,
+  sandbox,
   receivable,
   onAdded,
 }: {
   clientId: string;
+  sandbox: boolean;
   receivable: ReceivableType[];
   onAdded: (created: WebhookView & { secret: string }) => void;
 }) {
@@ -335,7 +341,7 @@ function AddEndpointForm({
     }
     setErrors({});
     startTransition(async () => {
-      const result = await addWebhookAction(clientId, parsed.data);
+      const result = await addWebhookAction(clientId, parsed.data, sandbox);
       if (!result.ok) {
         const fields = result.error.fields ?? {};
         // The service names the URL's problem (https only, no private addresses…) or a refused type.

@@ -19,7 +19,9 @@ import {
  * The app page's Webhooks tab (issue 25). Who may do what is decided by the service (the owner and
  * team admins manage endpoints, since they hold signing secrets); the session is checked here and
  * every input re-parsed. A signing secret goes back to the browser once, in this response only.
+ * Issue 26: each action's last argument says whether it works on the app's sandbox endpoints.
  */
+const worldSchema = z.boolean().optional().transform((sandbox) => ({ sandbox: sandbox === true }));
 const webhookIdSchema = z.string().regex(WEBHOOK_ID_PATTERN, "Not a webhook id (wh_…).");
 const deliveryIdSchema = z.string().regex(DELIVERY_ID_PATTERN, "Not a delivery id (dlv_…).");
 
@@ -27,60 +29,60 @@ function refresh(clientId: string): void {
   revalidatePath(`/apps/${clientId}/webhooks`);
 }
 
-export async function addWebhookAction(clientId: unknown, input: unknown): Promise<ActionResult<WebhookView & { secret: string }>> {
+export async function addWebhookAction(clientId: unknown, input: unknown, sandbox?: unknown): Promise<ActionResult<WebhookView & { secret: string }>> {
   return runAction("apps.webhooks.add", async () => {
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
-    const created = await addWebhook(id, webhookInputSchema.parse(input), actor);
+    const created = await addWebhook(id, webhookInputSchema.parse(input), actor, worldSchema.parse(sandbox));
     refresh(id);
     return created;
   });
 }
 
-export async function removeWebhookAction(clientId: unknown, webhookId: unknown): Promise<ActionResult<{ id: string }>> {
+export async function removeWebhookAction(clientId: unknown, webhookId: unknown, sandbox?: unknown): Promise<ActionResult<{ id: string }>> {
   return runAction("apps.webhooks.remove", async () => {
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
-    const removed = await removeWebhook(id, webhookIdSchema.parse(webhookId), actor);
+    const removed = await removeWebhook(id, webhookIdSchema.parse(webhookId), actor, worldSchema.parse(sandbox));
     refresh(id);
     return { id: removed.id };
   });
 }
 
-export async function setWebhookEnabledAction(clientId: unknown, webhookId: unknown, enabled: unknown): Promise<ActionResult<WebhookView>> {
+export async function setWebhookEnabledAction(clientId: unknown, webhookId: unknown, enabled: unknown, sandbox?: unknown): Promise<ActionResult<WebhookView>> {
   return runAction("apps.webhooks.enable", async () => {
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
-    const view = await setWebhookEnabled(id, webhookIdSchema.parse(webhookId), z.boolean().parse(enabled), actor);
+    const view = await setWebhookEnabled(id, webhookIdSchema.parse(webhookId), z.boolean().parse(enabled), actor, worldSchema.parse(sandbox));
     refresh(id);
     return view;
   });
 }
 
 /** A new signing secret, shown once; the previous one keeps signing alongside it for 24 hours. */
-export async function rotateWebhookSecretAction(clientId: unknown, webhookId: unknown): Promise<ActionResult<{ id: string; secret: string }>> {
+export async function rotateWebhookSecretAction(clientId: unknown, webhookId: unknown, sandbox?: unknown): Promise<ActionResult<{ id: string; secret: string }>> {
   return runAction("apps.webhooks.rotate", async () => {
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
-    return rotateWebhookSecret(id, webhookIdSchema.parse(webhookId), actor);
+    return rotateWebhookSecret(id, webhookIdSchema.parse(webhookId), actor, worldSchema.parse(sandbox));
   });
 }
 
-export async function sendTestEventAction(clientId: unknown, webhookId: unknown): Promise<ActionResult<{ event_id: string; delivery_id: string }>> {
+export async function sendTestEventAction(clientId: unknown, webhookId: unknown, sandbox?: unknown): Promise<ActionResult<{ event_id: string; delivery_id: string }>> {
   return runAction("apps.webhooks.test", async () => {
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
-    const sent = await sendTestEvent(id, webhookIdSchema.parse(webhookId), actor);
+    const sent = await sendTestEvent(id, webhookIdSchema.parse(webhookId), actor, worldSchema.parse(sandbox));
     refresh(id);
     return sent;
   });
 }
 
-export async function redeliverAction(clientId: unknown, deliveryId: unknown): Promise<ActionResult<{ delivery_id: string }>> {
+export async function redeliverAction(clientId: unknown, deliveryId: unknown, sandbox?: unknown): Promise<ActionResult<{ delivery_id: string }>> {
   return runAction("apps.webhooks.redeliver", async () => {
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
-    const queued = await redeliver(id, deliveryIdSchema.parse(deliveryId), actor);
+    const queued = await redeliver(id, deliveryIdSchema.parse(deliveryId), actor, worldSchema.parse(sandbox));
     refresh(id);
     return queued;
   });

@@ -304,6 +304,36 @@ data: ${JSON.stringify(EVENT_EXAMPLES["chat.message.created"])}
         </li>
       </ul>
 
+      <h2 id="sandbox">Events in the sandbox</h2>
+      <p>
+        Every app&apos;s sandbox has its own events, kept apart from live ones in both directions. A chat post or a poke
+        in the sandbox&apos;s synthetic world, and the sandbox client&apos;s own <code>app.*</code> events, go only to the
+        sandbox&apos;s webhook endpoints and to streams opened with a sandbox token (<code>sbx_…</code>); live events never
+        reach them, and one app&apos;s sandbox never hears another&apos;s.
+      </p>
+      <ul>
+        <li>
+          <strong>Endpoints</strong>: switch the Webhooks tab to <strong>Sandbox</strong> (or add <code>--sandbox</code> to
+          any <code>apps webhooks</code> command). Sandbox endpoints work like live ones: at most {MAX_WEBHOOKS_PER_APP}, their
+          own <code>whsec_</code> secrets, the same signatures, retries, delivery log and test event.
+        </li>
+        <li>
+          <strong>Who hears what</strong>: the rules above, with the sandbox&apos;s scopes (your app&apos;s current
+          configuration, a pending change included) and no review; every synthetic person counts as having authorized the
+          sandbox, so <code>notification.created</code> needs only <code>svc:notifications.read</code>.
+        </li>
+        <li>
+          <strong>The stream</strong>: <code>GET /api/v1/events</code> with a sandbox token streams that sandbox&apos;s
+          events only, with the same filters, resumption and limits.
+        </li>
+        <li>
+          <strong>Trigger an event</strong>: <strong>Trigger event</strong> on the app&apos;s Sandbox tab, or{" "}
+          <code>apps sandbox trigger CLIENT_ID EVENT_TYPE</code>, writes one event of any type but <code>ping</code> with
+          data from the sandbox&apos;s world (a synthetic person posts, pokes, authorizes or revokes; the app is
+          &ldquo;approved&rdquo;), delivered like any other sandbox event. It prints the event&apos;s id.
+        </li>
+      </ul>
+
       <h2 id="cli">From the operator CLI</h2>
       <p>
         Operators manage endpoints with <code>npm run platform -- …</code>; every command takes <code>--json</code>.
@@ -318,7 +348,9 @@ apps webhooks enable CLIENT_ID WEBHOOK_ID
 apps webhooks rotate-secret CLIENT_ID WEBHOOK_ID          # new secret; the old one signs along for 24 h
 apps webhooks test CLIENT_ID WEBHOOK_ID                   # a ping to one endpoint
 apps webhooks deliveries CLIENT_ID [--webhook WEBHOOK_ID] [--status failed|delivered] [--limit N]
-apps webhooks redeliver CLIENT_ID DELIVERY_ID`}
+apps webhooks redeliver CLIENT_ID DELIVERY_ID
+# any of them with --sandbox: the endpoints of the app's sandbox
+apps sandbox trigger CLIENT_ID EVENT_TYPE                 # one sandbox event with synthetic data; prints {"event_id"}`}
       />
     </DocsPage>
   );

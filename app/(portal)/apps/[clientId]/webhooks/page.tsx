@@ -7,6 +7,7 @@ import { AppTypeBadge } from "@/components/apps/app-type-badge";
 import { DeliveryLog } from "@/components/apps/delivery-log";
 import { RefreshWhilePending } from "@/components/apps/refresh-while-pending";
 import { WebhookEndpoints } from "@/components/apps/webhook-endpoints";
+import { WorldSwitch } from "@/components/apps/world-switch";
 import { NavSection } from "@/components/layout/nav-section";
 import { buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -25,8 +26,10 @@ export const metadata: Metadata = { title: "Webhooks" };
  * Issue 25: an app's Webhooks tab. Its team and platform admins read the endpoints and the delivery
  * log; the owner and team admins (`handleSecrets`: they hold signing secrets) manage them. The log's
  * filters live in the URL, parsed here with zod; junk falls back to no filter (never a 500).
+ * Issue 26: `?world=sandbox` shows the app's sandbox endpoints and their log (its sandbox events only).
  */
 const querySchema = z.object({
+  world: z.enum(["live", "sandbox"]).optional().catch(undefined),
   webhook: z.string().regex(WEBHOOK_ID_PATTERN).optional().catch(undefined),
   status: z.enum(["failed", "delivered"]).optional().catch(undefined),
 });
@@ -47,11 +50,14 @@ export default async function AppWebhooksPage({
   const query = querySchema.parse(await searchParams);
   const can = capabilities(app, actor);
   const canManage = can.handleSecrets;
+  const world = { sandbox: query.world === "sandbox" };
+  const base = `/apps/${app.clientId}/webhooks`;
+  const here = world.sandbox ? `${base}?world=sandbox` : base;
   const [endpoints, deliveries] = await Promise.all([
-    listWebhooks(app.clientId, actor),
-    listDeliveries(app.clientId, { webhook: query.webhook, status: query.status, limit: LOG_LIMIT }, actor),
+    listWebhooks(app.clientId, actor, world),
+    listDeliveries(app.clientId, { webhook: query.webhook, status: query.status, limit: LOG_LIMIT }, actor, world),
   ]);
-  const receivable = receivableTypes(app).map((type) => ({ type, description: EVENT_AUDIENCE[type].description }));
+  const receivable = receivableTypes(app, world).map((type) => ({ type, description: EVENT_AUDIENCE[type].description }));
   const urls = Object.fromEntries(endpoints.map((w) => [w.id, w.url]));
   const nowS = now.getTime() / 1000;
   const refreshing = deliveries.some((d) => d.state === "pending" && d.created_at <= nowS + REFRESH_HORIZON_S);
@@ -77,16 +83,29 @@ export default async function AppWebhooksPage({
       />
       <AppTabs clientId={app.clientId} current="webhooks" />
 
+      <WorldSwitch href={base} sandbox={world.sandbox} />
+
       <Card
-        title="Webhook endpoints"
+        title={world.sandbox ? "Sandbox webhook endpoints" : "Webhook endpoints"}
         description={
-          <>
-            The platform POSTs each event the app may receive to these URLs, signed with the endpoint&apos;s secret (Standard
-            Webhooks headers), and retries failed deliveries with backoff for at least 24 hours.{" "}
-            <Link href="/docs/events" className="underline">
-              Docs
-            </Link>
-          </>
+          world.sandbox ? (
+            <>
+              These endpoints receive only the events of the app&apos;s sandbox (its synthetic people&apos;s posts and
+              notifications, and events you trigger), never live ones; live endpoints never receive sandbox events. Signing,
+              retries and the log work as for live endpoints.{" "}
+              <Link href="/docs/events#sandbox" className="underline">
+                Docs
+              </Link>
+            </>
+          ) : (
+            <>
+              The platform POSTs each event the app may receive to these URLs, signed with the endpoint&apos;s secret (Standard
+              Webhooks headers), and retries failed deliveries with backoff for at least 24 hours.{" "}
+              <Link href="/docs/events" className="underline">
+                Docs
+              </Link>
+            </>
+          )
         }
       >
         {canManage ? null : (
@@ -101,6 +120,7 @@ export default async function AppWebhooksPage({
         )}
         <WebhookEndpoints
           clientId={app.clientId}
+          sandbox={world.sandbox}
           endpoints={endpoints}
           receivable={receivable}
           max={MAX_WEBHOOKS_PER_APP}
@@ -117,13 +137,14 @@ export default async function AppWebhooksPage({
         <RefreshWhilePending active={refreshing} />
         <form
           // Keyed by the filter: after "Clear" (a client navigation) the selects show the URL's filter again.
-          key={`${query.webhook ?? ""}-${query.status ?? ""}`}
+          key={`${query.world ?? ""}-${query.webhook ?? ""}-${query.status ?? ""}`}
           role="search"
           aria-label="Filter the delivery log"
-          action={`/apps/${app.clientId}/webhooks#delivery-log`}
+          action={`${base}#delivery-log`}
           method="get"
           className="mb-4 grid gap-3 sm:grid-cols-[minmax(0,1fr)_minmax(0,12rem)_auto] sm:items-end"
         >
+          {world.sandbox ? <input type="hidden" name="world" value="sandbox" /> : null}
           <div className="min-w-0">
             <label htmlFor="log-webhook" className="block text-sm font-medium text-slate-900">
               Endpoint
@@ -152,14 +173,14 @@ export default async function AppWebhooksPage({
               Filter
             </button>
             {filtered ? (
-              <Link href={`/apps/${app.clientId}/webhooks#delivery-log`} prefetch={false} className={buttonClasses("ghost")}>
+              <Link href={`${here}#delivery-log`} prefetch={false} className={buttonClasses("ghost")}>
                 Clear
               </Link>
             ) : null}
           </div>
         </form>
         {deliveries.length ? (
-          <DeliveryLog clientId={app.clientId} deliveries={deliveries} urls={urls} now={now} canRedeliver={canManage} />
+          <DeliveryLog clientId={app.clientId} deliveries={deliveries} urls={urls} now={now} canRedeliver={canManage} sandbox={world.sandbox} />
         ) : (
           <p className="rounded-lg border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-600" data-testid="delivery-log-empty">
             {filtered
