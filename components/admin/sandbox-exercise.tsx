@@ -2,7 +2,7 @@ import Link from "next/link";
 import { Card } from "@/components/ui/card";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { RouteName } from "@/components/usage/route-name";
-import type { SandboxExercise } from "@/lib/services/usage";
+import type { SandboxExercise } from "@/lib/schemas/usage";
 
 /**
  * Issue 26, beside the Review panel: how much the app's team exercised its sandbox before asking

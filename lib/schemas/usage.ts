@@ -131,3 +131,22 @@ export const requestLogFilterSchema = z.object({
 });
 /** Parsed at the edge (CLI flags, the page's search params); the service trusts it. */
 export type RequestLogFilter = z.output<typeof requestLogFilterSchema>;
+
+/**
+ * Issue 26, for the reviewer (lib/services/usage.ts getSandboxExercise, the app page's Sandbox use
+ * panel): how much an app's sandbox was exercised.
+ */
+export interface SandboxExercise {
+  sandboxClientId: string;
+  days: number;
+  /** API calls of the last `days` (token requests not included). */
+  calls: number;
+  /** Of those, answered 4xx or 5xx. */
+  errors: number;
+  /** Token requests of the last `days`. */
+  tokenRequests: number;
+  /** Distinct API routes called in the last `days`, most called first. */
+  endpoints: { route: string; calls: number; errors: number }[];
+  /** The sandbox's newest request (to the minute), of any age; null if it never made one. */
+  lastActivity: Date | null;
+}

@@ -20,6 +20,7 @@ import {
   USAGE_RANGE_MS,
   type RequestLogFilter,
   type RequestLogRow,
+  type SandboxExercise,
   type StatusFilter,
   type UsageMode,
   type UsageRange,
@@ -294,21 +295,6 @@ export async function listRequestLog(appClientId: string, filter: RequestLogFilt
 
 /** The window of the reviewer's sandbox summary. */
 export const SANDBOX_EXERCISE_DAYS = 7;
-
-export interface SandboxExercise {
-  sandboxClientId: string;
-  days: number;
-  /** API calls of the last `days` (token requests not included). */
-  calls: number;
-  /** Of those, answered 4xx or 5xx. */
-  errors: number;
-  /** Token requests of the last `days`. */
-  tokenRequests: number;
-  /** Distinct API routes called in the last `days`, most called first. */
-  endpoints: { route: string; calls: number; errors: number }[];
-  /** The sandbox's newest request (to the minute), of any age; null if it never made one. */
-  lastActivity: Date | null;
-}
 
 /**
  * Issue 26, next to the review: how much an app's sandbox was exercised — calls and token requests
