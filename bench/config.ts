@@ -14,6 +14,11 @@ const schema = z.object({
   users: count(DEFAULT_SIZES.users).refine((n) => n >= 10, "needs at least 10 users"),
   messages: count(DEFAULT_SIZES.messages),
   notifications: count(DEFAULT_SIZES.notifications),
+  /**
+   * Issue 26: apps whose sandboxes (50 synthetic people and 300 chat messages each, built by the
+   * product: bench/sandboxes.ts) are in the database before the cases; 0 leaves them out.
+   */
+  sandboxes: z.coerce.number().int().min(0).max(1000).default(100),
   /** Seconds measured per case. */
   duration: z.coerce.number().positive().max(600).default(10),
   /** Seconds of unmeasured load before each case. */
@@ -66,6 +71,7 @@ const FLAGS = {
   users: "BENCH_USERS",
   messages: "BENCH_MESSAGES",
   notifications: "BENCH_NOTIFICATIONS",
+  sandboxes: "BENCH_SANDBOXES",
   duration: "BENCH_DURATION",
   warmup: "BENCH_WARMUP",
   connections: "BENCH_CONNECTIONS",
@@ -86,6 +92,7 @@ export const USAGE = `npm run bench -- [options]
   --users N              bench users to seed (default 1000000)       BENCH_USERS
   --messages N           chat messages to seed (default 1000000)     BENCH_MESSAGES
   --notifications N      notifications to seed (default 1000000)     BENCH_NOTIFICATIONS
+  --sandboxes N          apps with built sandbox worlds (default 100; 0: none)  BENCH_SANDBOXES
   --duration S           seconds measured per case (default 10)      BENCH_DURATION
   --warmup S             unmeasured seconds before each (default 2)  BENCH_WARMUP
   --connections N        concurrent connections (default 50)         BENCH_CONNECTIONS

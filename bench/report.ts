@@ -97,6 +97,8 @@ export interface BenchReport {
     users: number;
     messages: number;
     notifications: number;
+    /** Issue 26: apps whose sandbox worlds were in the database (absent in runs before it). */
+    sandboxes?: number;
     duration: number;
     warmup: number;
     connections: number;

@@ -193,6 +193,34 @@ function flowUserIds(ctx: Pick<Context, "seed" | "config">): { first: number; la
   return last > signedInLast ? { first: signedInLast + 1, last } : null;
 }
 
+/**
+ * Issue 26: `count` pending API clients with built sandbox worlds (bench/sandboxes.ts, the product's
+ * own world builder, in a child process since its database client reads DATABASE_URL at import).
+ */
+async function seedSandboxes(databaseUrl: string, count: number, ownerId: number): Promise<void> {
+  const started = Date.now();
+  say(`Building the sandboxes of ${count} apps (50 people, 300 chat messages each)…`);
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bench", "sandboxes.ts"), "--count", String(count), "--owner-id", String(ownerId)], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`bench/sandboxes.ts failed: ${stderr.trim().split("\n").pop()}`)),
+    );
+  });
+  const result = JSON.parse(out.trim().split("\n").pop()!) as { built: number; people: number; messages: number };
+  say(
+    `Sandboxes: ${count} apps, ${result.built} worlds built now; ${result.people} sandbox people and ${result.messages} sandbox messages in the database (${seconds(started)} s).`,
+  );
+}
+
 /** The bench apps' API quota: the most an admin may set (far above what this machine can serve). */
 const BENCH_REQUESTS_PER_MINUTE = 10_000_000;
 
@@ -1123,6 +1151,7 @@ async function main(): Promise<number> {
     if (applied.length) say(`Applied ${applied.length} migration(s).`);
     const seed = await seedLarge(database.url, { users: config.users, messages: config.messages, notifications: config.notifications }, say);
     if (!seed.reused) say(`Seeded in ${seed.seconds.toFixed(1)} s.`);
+    if (config.sandboxes > 0) await seedSandboxes(database.url, config.sandboxes, seed.firstUserId);
 
     const port = await findFreePort();
     const origin = `http://127.0.0.1:${port}`;
@@ -1176,6 +1205,7 @@ async function main(): Promise<number> {
         users: config.users,
         messages: config.messages,
         notifications: config.notifications,
+        sandboxes: config.sandboxes,
         duration: config.duration,
         warmup: config.warmup,
         connections: config.connections,

@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { cliJson } from "../tests/helpers/cli";
 import { createTestApp } from "../tests/helpers/oidc";
 import {
   clientCredentials,
@@ -16,7 +17,7 @@ import {
  * Usage tab, sees the requests chart and the failing request with its error code, and finds a
  * request by the X-Request-Id from a support ticket. An app without traffic shows how to make a
  * first call; admins see the app in the usage overview. Screenshots at 1280 and 390 px, axe, no
- * sideways scrolling.
+ * sideways scrolling. Issue 26: the tab's Live / Sandbox switch and the reviewer's sandbox panel.
  */
 
 async function call(path: string, token: string): Promise<{ status: number; requestId: string }> {
@@ -102,5 +103,83 @@ test("a developer reads their app's usage and finds a failing request by its id"
   await admin.waitForURL(new RegExp(`/apps/${app.clientId}/usage$`));
   await expect(admin.getByTestId("requests-chart")).toBeVisible();
 
+  expect(foreign).toEqual([]);
+});
+
+/** Issue 26: an approved app with live and sandbox calls; the sandbox's secret from the CLI. */
+async function appWithSandboxCalls(name: string): Promise<{ clientId: string; sandboxClientId: string; sandboxFailed: string }> {
+  const app = await createTestApp(server.databaseUrl, { type: "api", ownerHandle: "carol", scopes: ["svc:directory.read", "svc:chat.read"], name });
+  const rolled = await cliJson<{ client_id: string; client_secret: string }>(server.databaseUrl, ["apps", "sandbox", "secret", "roll", app.clientId]);
+  const live = (await (await clientCredentials(app.clientId, app.clientSecret!)).json()) as { access_token: string };
+  const sandbox = (await (await clientCredentials(rolled.client_id, rolled.client_secret)).json()) as { access_token: string };
+  for (let i = 0; i < 2; i++) expect((await call("/users/alice", live.access_token)).status).toBe(200);
+  for (let i = 0; i < 3; i++) expect((await call("/global-chat/messages?limit=1", sandbox.access_token)).status).toBe(200);
+  const failed = await call("/users/alice", sandbox.access_token);
+  expect(failed.status).toBe(404);
+  const flushed = (clientId: string) =>
+    expect
+      .poll(async () => (await query<{ n: number }>(server.databaseUrl, `SELECT coalesce(sum(count), 0)::int AS n FROM "UsageCount" WHERE "clientId" = $1`, [clientId]))[0]!.n, { timeout: 15_000 });
+  await flushed(app.clientId).toBe(3);
+  await flushed(rolled.client_id).toBe(5);
+  return { clientId: app.clientId, sandboxClientId: rolled.client_id, sandboxFailed: failed.requestId };
+}
+
+test("the Usage tab switches between live and sandbox, with its own quota, and the log marks sandbox rows", async ({ browser }) => {
+  const foreign: string[] = [];
+  const app = await appWithSandboxCalls("Sandbox usage bot");
+  const page = await (await newContext(browser, foreign)).newPage();
+  await signIn(page, "carol", `/apps/${app.clientId}/usage`);
+  const modes = page.getByRole("navigation", { name: "Live or sandbox" });
+  await expect(modes.getByRole("link", { name: "Live" })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByTestId("usage-totals").locator("dd").first()).toHaveText("2");
+  await expect(page.getByTestId("request-log-row")).toHaveCount(2);
+
+  await modes.getByRole("link", { name: "Sandbox" }).click();
+  await page.waitForURL(/mode=sandbox/);
+  await expect(modes.getByRole("link", { name: "Sandbox" })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByTestId("usage-totals").locator("dd").first()).toHaveText("4");
+  await expect(page.getByTestId("usage-quota")).toHaveText("600 requests per minute");
+  await expect(page.getByTestId("usage-mode-description")).toContainText(app.sandboxClientId);
+  await expect(page.getByTestId("errors-chart")).toHaveAttribute("aria-label", /404 not_found/);
+  const rows = page.getByTestId("request-log-row");
+  await expect(rows).toHaveCount(4);
+  await expect(rows.filter({ hasText: app.sandboxFailed })).toContainText("Sandbox");
+  await expectAccessible(page, "usage tab, sandbox");
+  await expectNoHorizontalOverflow(page);
+  await screenshot(page, "usage-sandbox");
+
+  // Both in the log, the sandbox's rows marked; the link is shareable.
+  await page.getByLabel("Requests of").selectOption("all");
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.waitForURL(/log=all/);
+  await expect(rows).toHaveCount(6);
+  await expect(page.locator('[data-testid="request-log-row"][data-mode="sandbox"]')).toHaveCount(4);
+  await expect(page.locator('[data-testid="request-log-row"][data-mode="live"]')).toHaveCount(2);
+  expect(foreign).toEqual([]);
+});
+
+test("an admin reviewing an app sees how much its sandbox was exercised", async ({ browser }) => {
+  const foreign: string[] = [];
+  const app = await appWithSandboxCalls("Sandbox review bot");
+  const admin = await (await newContext(browser, foreign)).newPage();
+  await signIn(admin, "admin", `/apps/${app.clientId}`);
+  const panel = admin.getByRole("region", { name: "Sandbox use" });
+  await expect(panel).toBeVisible();
+  await expect(panel.getByTestId("sandbox-calls")).toHaveText("4");
+  await expect(panel.getByTestId("sandbox-endpoint-count")).toHaveText("2");
+  await expect(panel.getByTestId("sandbox-errors")).toHaveText("1");
+  await expect(panel.getByTestId("sandbox-last-activity")).toContainText(/ago|now/);
+  await expect(panel.getByTestId("sandbox-endpoints").getByRole("row", { name: /GET \/global-chat\/messages/ })).toContainText("3");
+  await expectAccessible(admin, "app review, sandbox use");
+  await expectNoHorizontalOverflow(admin);
+  await screenshot(admin, "admin-review-sandbox");
+  await panel.getByRole("link", { name: "The sandbox's usage and request log" }).click();
+  await admin.waitForURL(/mode=sandbox/);
+  await expect(admin.getByTestId("usage-totals").locator("dd").first()).toHaveText("4");
+  // The owner's page has no such panel.
+  const owner = await (await newContext(browser, foreign)).newPage();
+  await signIn(owner, "carol", `/apps/${app.clientId}`);
+  await expect(owner.getByRole("heading", { name: "Sandbox review bot" })).toBeVisible();
+  await expect(owner.getByTestId("sandbox-exercise")).toHaveCount(0);
   expect(foreign).toEqual([]);
 });

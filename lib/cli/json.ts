@@ -4,7 +4,7 @@ import type { UsageRange } from "../schemas/usage";
 import type { SandboxSecret, SandboxView } from "../schemas/sandboxes";
 import type { UserView } from "../schemas/users";
 import { dateToUnixSeconds, publicUrl } from "../schemas/wire";
-import type { RequestLogEntry } from "../schemas/usage";
+import type { RequestLogRow } from "../schemas/usage";
 import type { UsageSummary } from "../services/usage";
 
 /**
@@ -118,8 +118,11 @@ export function usageJson(clientId: string, range: UsageRange, summary: UsageSum
   };
 }
 
-/** One request-log line (`apps requests`, issue 16); `at` is ISO 8601 with milliseconds, as this command has always printed it. */
-export function requestLogJson(e: RequestLogEntry) {
+/**
+ * One request-log line (`apps requests`, issue 16); `at` is ISO 8601 with milliseconds, as this
+ * command has always printed it; `mode` says whether the app or its sandbox made it (issue 26).
+ */
+export function requestLogJson(e: RequestLogRow) {
   return {
     at: new Date(e.atMs).toISOString(),
     method: e.method,
@@ -129,6 +132,7 @@ export function requestLogJson(e: RequestLogEntry) {
     latency_ms: e.latencyMs,
     request_id: e.requestId,
     user: e.userHandle,
+    mode: e.mode,
   };
 }
 

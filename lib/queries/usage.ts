@@ -192,19 +192,57 @@ export async function selectTrafficByApp(since: Date, limit: number): Promise<Ap
   return rows.map((r) => ({ ...r, errors: r.errors ?? 0, limited: r.limited ?? 0 }));
 }
 
-/** An app's request log, newest first, filtered; the user's handle is read here, not per request. */
+/**
+ * An app's request log, newest first, filtered; the user's handle is read here, not per request.
+ * `clientIds`: the live client, its sandbox (issue 26) or both, each read newest first through
+ * ("clientId", at DESC) and merged, so showing both costs two index reads of `limit` rows.
+ */
 export async function selectRequestLog(
-  clientId: string,
+  clientIds: string[],
   filter: { statusFrom: number; statusTo: number; route?: string; requestId?: string; limit: number },
-): Promise<RequestLogEntry[]> {
-  const { rows } = await pool.query<Omit<RequestLogEntry, "atMs"> & { atMs: string }>(
-    `SELECT extract(epoch FROM r.at) * 1000 AS "atMs", r.method, r.route, r.status::int AS status, r."errorCode", r."latencyMs",
-            r."requestId", r."userId", u.handle AS "userHandle"
-     FROM "RequestLog" r LEFT JOIN "User" u ON u.id = r."userId"
-     WHERE r."clientId" = $1 AND r.status BETWEEN $2 AND $3
-       AND ($4::text IS NULL OR r.route = $4) AND ($5::text IS NULL OR r."requestId" = $5)
+): Promise<(RequestLogEntry & { clientId: string })[]> {
+  const { rows } = await pool.query<Omit<RequestLogEntry, "atMs"> & { atMs: string; clientId: string }>(
+    `SELECT extract(epoch FROM r.at) * 1000 AS "atMs", r."clientId", r.method, r.route, r.status::int AS status, r."errorCode",
+            r."latencyMs", r."requestId", r."userId", u.handle AS "userHandle"
+     FROM unnest($1::text[]) AS k("clientId")
+     CROSS JOIN LATERAL (
+       SELECT * FROM "RequestLog" r
+       WHERE r."clientId" = k."clientId" AND r.status BETWEEN $2 AND $3
+         AND ($4::text IS NULL OR r.route = $4) AND ($5::text IS NULL OR r."requestId" = $5)
+       ORDER BY r.at DESC, r.id DESC LIMIT $6
+     ) r
+     LEFT JOIN "User" u ON u.id = r."userId"
      ORDER BY r.at DESC, r.id DESC LIMIT $6`,
-    [clientId, filter.statusFrom, filter.statusTo, filter.route ?? null, filter.requestId ?? null, filter.limit],
+    [clientIds, filter.statusFrom, filter.statusTo, filter.route ?? null, filter.requestId ?? null, filter.limit],
   );
   return rows.map((r) => ({ ...r, atMs: Number(r.atMs) }));
+}
+
+export interface SandboxExerciseRow {
+  /** API calls per route (token grants as `token:<grant_type>`) since the range's start. */
+  routes: { route: string; calls: number; errors: number }[];
+  /** The newest minute (an hour, once rolled up) with any of its requests, whenever it was. */
+  lastActivity: Date | null;
+}
+
+/**
+ * Issue 26, for the reviewer: how much an app's sandbox client was exercised, in ONE statement —
+ * its calls per route since `since` (the sandbox's rows of the last days: one index range of the
+ * primary key) and its newest counted minute of any age (a backward read of the same index that
+ * stops at the first row). Failed unauthenticated token requests are not the sandbox's use.
+ */
+export async function selectSandboxExercise(sandboxClientId: string, since: Date): Promise<SandboxExerciseRow> {
+  const { rows } = await pool.query<{ routes: SandboxExerciseRow["routes"] | null; last: Date | null }>({
+    name: "sandbox-exercise-v1",
+    text: `SELECT
+       (SELECT json_agg(json_build_object('route', route, 'calls', calls, 'errors', errors) ORDER BY calls DESC, route)
+        FROM (SELECT route, sum(count)::int AS calls, coalesce(sum(count) FILTER (WHERE status >= 400), 0)::int AS errors
+              FROM "UsageCount" WHERE "clientId" = $1 AND "periodStart" >= ${UTC(2)} AND route NOT LIKE 'unauthenticated:%'
+              GROUP BY route) t) AS routes,
+       (SELECT "periodStart" AT TIME ZONE 'UTC' FROM "UsageCount"
+        WHERE "clientId" = $1 AND route NOT LIKE 'unauthenticated:%' ORDER BY "periodStart" DESC LIMIT 1) AS last`,
+    values: [sandboxClientId, at(since)],
+  });
+  const row = rows[0]!;
+  return { routes: row.routes ?? [], lastActivity: row.last };
 }

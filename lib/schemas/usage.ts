@@ -68,6 +68,17 @@ export const USAGE_RANGE_MS: Record<UsageRange, number> = {
   "30d": 30 * 24 * 3600_000,
 };
 
+/**
+ * Issue 26, seen apart: an app's figures are of its live client or of its sandbox (`sbx_` + its
+ * client id), which are metered as two clients (lib/services/usage-meter.ts counts by the token's
+ * client id). The Usage tab's switch (`?mode=sandbox`), `apps usage --mode`.
+ */
+export const usageModeSchema = z.enum(["live", "sandbox"]);
+export type UsageMode = z.infer<typeof usageModeSchema>;
+/** The request log may also show both, newest first, each row marked with its mode. */
+export const requestLogModeSchema = z.enum(["live", "sandbox", "all"]);
+export type RequestLogMode = z.infer<typeof requestLogModeSchema>;
+
 export const statusClassSchema = z.enum(["2xx", "4xx", "5xx"]);
 
 /** `--status` and the request log's status filter: a class or one exact code. */
@@ -107,11 +118,35 @@ export const requestLogEntrySchema = z.object({
 });
 export type RequestLogEntry = z.infer<typeof requestLogEntrySchema>;
 
+/** A request-log entry as the usage service returns it: which of the app's two clients made it (issue 26). */
+export type RequestLogRow = RequestLogEntry & { mode: UsageMode };
+
 export const requestLogFilterSchema = z.object({
   status: statusFilterSchema.optional(),
   route: z.string().min(1).max(200).optional(),
   requestId: requestIdSchema.optional(),
+  /** Live (the default), the sandbox's requests, or both. */
+  mode: requestLogModeSchema.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(50),
 });
 /** Parsed at the edge (CLI flags, the page's search params); the service trusts it. */
 export type RequestLogFilter = z.output<typeof requestLogFilterSchema>;
+
+/**
+ * Issue 26, for the reviewer (lib/services/usage.ts getSandboxExercise, the app page's Sandbox use
+ * panel): how much an app's sandbox was exercised.
+ */
+export interface SandboxExercise {
+  sandboxClientId: string;
+  days: number;
+  /** API calls of the last `days` (token requests not included). */
+  calls: number;
+  /** Of those, answered 4xx or 5xx. */
+  errors: number;
+  /** Token requests of the last `days`. */
+  tokenRequests: number;
+  /** Distinct API routes called in the last `days`, most called first. */
+  endpoints: { route: string; calls: number; errors: number }[];
+  /** The sandbox's newest request (to the minute), of any age; null if it never made one. */
+  lastActivity: Date | null;
+}

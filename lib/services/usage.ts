@@ -6,6 +6,7 @@ import {
   selectLatencySeries,
   selectLatencyTotals,
   selectRequestLog,
+  selectSandboxExercise,
   selectTrafficByApp,
   selectUsageSeries,
   selectUsageTotals,
@@ -17,19 +18,31 @@ import {
   latencyQuantile,
   UNAUTHENTICATED_ROUTE_PREFIX,
   USAGE_RANGE_MS,
-  type RequestLogEntry,
   type RequestLogFilter,
+  type RequestLogRow,
+  type SandboxExercise,
   type StatusFilter,
+  type UsageMode,
   type UsageRange,
 } from "../schemas/usage";
+import { isSandboxClientId, sandboxClientId } from "../schemas/sandboxes";
 import { isAdminActor, type Actor } from "./actor";
-import { loadFor } from "./app-access";
+import { loadFor, requireReviewer } from "./app-access";
 
 /**
  * Issue 16: what an app's team (owner, team admins, viewers) and platform admins read about its
  * traffic — totals, time series, latency percentiles and the request log — and the rollup and
  * retention job. The counting itself is lib/services/usage-meter.ts.
+ *
+ * Issue 26: an app's sandbox is metered as its own client (`sbx_` + the app's client id, the id its
+ * tokens carry), so its figures never mix with the live app's; each reader takes a `mode` and reads
+ * the one client it names, with the app's permissions.
  */
+
+/** The metered client of an app's live or sandbox figures. */
+function meteredClientId(appClientId: string, mode: UsageMode): string {
+  return mode === "sandbox" ? sandboxClientId(appClientId) : appClientId;
+}
 
 /** Minutes older than this become hour rows. */
 export const ROLLUP_AFTER_MS = 24 * 3600_000;
@@ -86,7 +99,9 @@ export interface RouteUsage {
 }
 
 export interface UsageSummary {
+  /** The metered client: the app's client id, or its sandbox's (`sbx_…`) in sandbox mode. */
   clientId: string;
+  mode: UsageMode;
   range: UsageRange;
   since: Date;
   total: number;
@@ -112,9 +127,18 @@ function sinceFor(range: UsageRange, nowMs: number): Date {
 
 const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 
-/** An app's usage over a range. Team members (viewers included) and admins; others get not_found. */
-export async function getAppUsage(clientId: string, range: UsageRange, actor: Actor, nowMs = Date.now()): Promise<UsageSummary> {
-  await loadFor(clientId, actor, "view", "app.usage");
+/**
+ * An app's usage over a range, live or its sandbox's. Team members (viewers included) and admins;
+ * others get not_found.
+ */
+export async function getAppUsage(
+  appClientId: string,
+  range: UsageRange,
+  actor: Actor,
+  { mode = "live", nowMs = Date.now() }: { mode?: UsageMode; nowMs?: number } = {},
+): Promise<UsageSummary> {
+  await loadFor(appClientId, actor, "view", "app.usage");
+  const clientId = meteredClientId(appClientId, mode);
   const since = sinceFor(range, nowMs);
   const [totals, latency] = await Promise.all([selectUsageTotals(clientId, since), selectLatencyTotals(clientId, since)]);
 
@@ -172,6 +196,7 @@ export async function getAppUsage(clientId: string, range: UsageRange, actor: Ac
   );
   return {
     clientId,
+    mode,
     range,
     since,
     total,
@@ -197,9 +222,15 @@ export interface UsagePoint {
 /** Slot widths per range: 96 quarter hours, 168 hours, 120 six-hour slots. */
 export const SERIES_STEP_SECONDS: Record<UsageRange, number> = { "24h": 900, "7d": 3600, "30d": 6 * 3600 };
 
-/** An app's API requests over time by status class, with latency percentiles per slot (charts). */
-export async function getAppUsageSeries(clientId: string, range: UsageRange, actor: Actor, nowMs = Date.now()): Promise<UsagePoint[]> {
-  await loadFor(clientId, actor, "view", "app.usage");
+/** An app's (or its sandbox's) API requests over time by status class, with latency percentiles per slot (charts). */
+export async function getAppUsageSeries(
+  appClientId: string,
+  range: UsageRange,
+  actor: Actor,
+  { mode = "live", nowMs = Date.now() }: { mode?: UsageMode; nowMs?: number } = {},
+): Promise<UsagePoint[]> {
+  await loadFor(appClientId, actor, "view", "app.usage");
+  const clientId = meteredClientId(appClientId, mode);
   const step = SERIES_STEP_SECONDS[range];
   const since = sinceFor(range, nowMs);
   const [counts, latency] = await Promise.all([
@@ -241,17 +272,50 @@ function statusBounds(status: StatusFilter | undefined): { statusFrom: number; s
   return { statusFrom: base, statusTo: base + 99 };
 }
 
-/** An app's request log, newest first (filters: status class or code, route, request id). */
-export async function listRequestLog(clientId: string, filter: RequestLogFilter, actor: Actor): Promise<RequestLogEntry[]> {
-  await loadFor(clientId, actor, "view", "app.usage");
-  const rows = await selectRequestLog(clientId, {
+/**
+ * An app's request log, newest first (filters: status class or code, route, request id, and live,
+ * sandbox or both: each row says which).
+ */
+export async function listRequestLog(appClientId: string, filter: RequestLogFilter, actor: Actor): Promise<RequestLogRow[]> {
+  await loadFor(appClientId, actor, "view", "app.usage");
+  const mode = filter.mode ?? "live";
+  const clientIds = mode === "all" ? [appClientId, sandboxClientId(appClientId)] : [meteredClientId(appClientId, mode)];
+  const rows = await selectRequestLog(clientIds, {
     ...statusBounds(filter.status),
     route: filter.route,
     requestId: filter.requestId,
     limit: filter.limit,
   });
-  for (const row of rows) row.latencyMs = Math.round(row.latencyMs * 100) / 100;
-  return rows;
+  return rows.map(({ clientId, ...row }) => ({
+    ...row,
+    latencyMs: Math.round(row.latencyMs * 100) / 100,
+    mode: isSandboxClientId(clientId) ? "sandbox" : "live",
+  }));
+}
+
+/** The window of the reviewer's sandbox summary. */
+export const SANDBOX_EXERCISE_DAYS = 7;
+
+/**
+ * Issue 26, next to the review: how much an app's sandbox was exercised — calls and token requests
+ * of the last SANDBOX_EXERCISE_DAYS days, the endpoints used, its last activity — from the usage
+ * tables in one statement. Reviewers only (the admins who see the Review panel).
+ */
+export async function getSandboxExercise(appClientId: string, actor: Actor, nowMs = Date.now()): Promise<SandboxExercise> {
+  await requireReviewer(actor, "app.sandbox.exercise", appClientId, "Only an admin reviews an app's sandbox use.");
+  const sandbox = sandboxClientId(appClientId);
+  const row = await selectSandboxExercise(sandbox, new Date(nowMs - SANDBOX_EXERCISE_DAYS * 24 * 3600_000));
+  const endpoints = row.routes.filter((r) => !r.route.startsWith(GRANT_ROUTE_PREFIX));
+  const sum = (list: { calls: number }[]) => list.reduce((n, r) => n + r.calls, 0);
+  return {
+    sandboxClientId: sandbox,
+    days: SANDBOX_EXERCISE_DAYS,
+    calls: sum(endpoints),
+    errors: endpoints.reduce((n, r) => n + r.errors, 0),
+    tokenRequests: sum(row.routes.filter((r) => r.route.startsWith(GRANT_ROUTE_PREFIX))),
+    endpoints,
+    lastActivity: row.lastActivity,
+  };
 }
 
 export interface AppTraffic {

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { AppReviewActions } from "@/components/admin/app-review-actions";
 import { ChangeReviewActions } from "@/components/admin/change-review-actions";
 import { QuotaForm } from "@/components/admin/quota-form";
+import { SandboxExercisePanel } from "@/components/admin/sandbox-exercise";
 import { AppIdentity } from "@/components/apps/app-identity";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppStatusCallout } from "@/components/apps/app-status-callout";
@@ -27,6 +28,7 @@ import { describeScope } from "@/lib/scopes";
 import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
 import { isSecretWaiting, listSecrets, MAX_ACTIVE_SECRETS, revealSecretOnce } from "@/lib/services/app-secrets";
+import { getSandboxExercise } from "@/lib/services/usage";
 
 export const metadata: Metadata = { title: "Application" };
 
@@ -53,6 +55,8 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
   // it also announces the change, so the new secret works at once in every process.
   const revealed = can.handleSecrets && isSecretWaiting(app) ? await revealSecretOnce(app.clientId, actor) : null;
   const secrets = revealed ? await listSecrets(app.clientId, actor) : app.secrets;
+  // Issue 26: reviewers see how much the app's sandbox was exercised, next to the Review panel.
+  const sandboxExercise = can.review && !isOwner && !app.firstParty ? await getSandboxExercise(app.clientId, actor, now.getTime()) : null;
   const config = env();
   const discoveryUrl = `${config.ISSUER}/.well-known/openid-configuration`;
 
@@ -148,6 +152,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
               actions={<AppReviewActions clientId={app.clientId} name={app.name} status={app.status} revision={app.revision} size="md" />}
             />
           ) : null}
+          {sandboxExercise ? <SandboxExercisePanel clientId={app.clientId} exercise={sandboxExercise} now={now} /> : null}
 
           <Card
             title="Credentials"

@@ -15,9 +15,20 @@ import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
 import { env } from "@/lib/env";
-import { GRANT_ROUTE_PREFIX, requestIdSchema, statusFilterSchema, usageRangeSchema, type UsageRange } from "@/lib/schemas/usage";
+import {
+  GRANT_ROUTE_PREFIX,
+  requestIdSchema,
+  requestLogModeSchema,
+  statusFilterSchema,
+  usageModeSchema,
+  usageRangeSchema,
+  type RequestLogMode,
+  type UsageMode,
+  type UsageRange,
+} from "@/lib/schemas/usage";
 import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
+import { getSandbox } from "@/lib/services/sandboxes";
 import { getAppUsage, getAppUsageSeries, listRequestLog } from "@/lib/services/usage";
 
 export const metadata: Metadata = { title: "Usage" };
@@ -26,24 +37,33 @@ export const metadata: Metadata = { title: "Usage" };
  * Issue 16: an app's Usage tab, for its team (owner, team admins, viewers) and platform admins (the
  * services answer not_found to anyone else). Range and request-log filters live in the URL, parsed
  * here with zod; junk falls back to the defaults (never a 500), and a malformed request id says so.
+ * Issue 26: `mode=sandbox` shows the app's sandbox (metered as its own client, with its own quota)
+ * instead of the live app, so a link to either view can be shared; the request log follows it, or
+ * shows both (`log=all`) with the sandbox's rows marked.
  */
 const querySchema = z.object({
+  mode: usageModeSchema.catch("live"),
   range: usageRangeSchema.catch("24h"),
   status: z.string().max(3).optional().catch(undefined),
   route: z.string().max(200).optional().catch(undefined),
   request_id: z.string().trim().max(100).optional().catch(undefined),
+  log: requestLogModeSchema.optional().catch(undefined),
 });
 type Query = z.infer<typeof querySchema>;
 
 const RANGE_LABEL: Record<UsageRange, string> = { "24h": "24 hours", "7d": "7 days", "30d": "30 days" };
+const MODE_LABEL: Record<UsageMode, string> = { live: "Live", sandbox: "Sandbox" };
+const LOG_MODE_LABEL: Record<RequestLogMode, string> = { live: "Live", sandbox: "Sandbox", all: "Live and sandbox" };
 
 function usageHref(clientId: string, query: Query, change: Partial<Query>): string {
   const next = { ...query, ...change };
   const params = new URLSearchParams();
+  if (next.mode !== "live") params.set("mode", next.mode);
   if (next.range !== "24h") params.set("range", next.range);
   if (next.status) params.set("status", next.status);
   if (next.route) params.set("route", next.route);
   if (next.request_id) params.set("request_id", next.request_id);
+  if (next.log && next.log !== next.mode) params.set("log", next.log);
   const s = params.toString();
   return `/apps/${clientId}/usage${s ? `?${s}` : ""}`;
 }
@@ -69,9 +89,11 @@ export default async function AppUsagePage({
         ? "That is not a request id: they are 8 to 64 letters, digits, dots, dashes or underscores, as in the X-Request-Id response header."
         : null;
 
-  const [summary, series, log] = await Promise.all([
-    getAppUsage(app.clientId, query.range, actor),
-    getAppUsageSeries(app.clientId, query.range, actor),
+  const mode = query.mode;
+  const logMode = query.log ?? mode;
+  const [summary, series, log, sandbox] = await Promise.all([
+    getAppUsage(app.clientId, query.range, actor, { mode }),
+    getAppUsageSeries(app.clientId, query.range, actor, { mode }),
     filterError
       ? Promise.resolve([])
       : listRequestLog(
@@ -80,17 +102,20 @@ export default async function AppUsagePage({
             status: status?.success ? status.data : undefined,
             route: query.route || undefined,
             requestId: requestId?.success ? requestId.data : undefined,
+            mode: logMode,
             limit: 50,
           },
           actor,
         ),
+    mode === "sandbox" ? getSandbox(app.clientId, actor) : null,
   ]);
+  const quota = sandbox ? sandbox.quotaPerMinute : app.requestsPerMinute;
   const isTeam = capabilities(app, actor).onTeam;
   const apiRoutes = summary.routes.filter((r) => !r.route.startsWith(GRANT_ROUTE_PREFIX));
   const grants = summary.routes.filter((r) => r.route.startsWith(GRANT_ROUTE_PREFIX));
   const points = series.map((p) => ({ ...p, at: p.at.toISOString() }));
   const daily = query.range !== "24h";
-  const filtered = Boolean(query.status || query.route || query.request_id);
+  const filtered = Boolean(query.status || query.route || query.request_id || logMode !== mode);
   const config = env();
   const limited = summary.routes.reduce((n, r) => n + r.byStatus.filter((b) => b.status === 429).reduce((m, b) => m + b.count, 0), 0);
 
@@ -115,10 +140,21 @@ export default async function AppUsagePage({
       <AppTabs clientId={app.clientId} current="usage" />
 
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <p className="text-sm text-slate-600">
-          API calls made with this app&apos;s tokens and its token requests, counted per minute. Times are UTC; counts
-          arrive within a few seconds.
-        </p>
+        <nav aria-label="Live or sandbox" className="inline-flex rounded-lg border border-slate-200 bg-white p-1 shadow-xs" data-testid="usage-mode">
+          {usageModeSchema.options.map((m) => (
+            <Link
+              key={m}
+              href={usageHref(app.clientId, query, { mode: m, log: undefined, route: undefined, request_id: undefined })}
+              prefetch={false}
+              aria-current={m === mode ? "page" : undefined}
+              className={`inline-flex items-center gap-1.5 rounded-md px-3 py-1.5 text-sm font-medium ${
+                m === mode ? (m === "sandbox" ? "bg-amber-700 text-white" : "bg-brand-600 text-white") : "text-slate-700 hover:bg-slate-100"
+              }`}
+            >
+              {m === "sandbox" ? <Icon name="code" /> : <Icon name="globe" />} {MODE_LABEL[m]}
+            </Link>
+          ))}
+        </nav>
         <nav aria-label="Time range" className="inline-flex rounded-lg border border-slate-200 bg-white p-1 shadow-xs">
           {usageRangeSchema.options.map((r) => (
             <Link
@@ -136,9 +172,32 @@ export default async function AppUsagePage({
         </nav>
       </div>
 
+      <p className="text-sm text-slate-600" data-testid="usage-mode-description">
+        {mode === "sandbox" ? (
+          <>
+            The sandbox&apos;s API calls and token requests (client{" "}
+            <code className="font-mono text-xs break-all">{summary.clientId}</code>), against its synthetic people, counted
+            apart from the live app. Its quota is its own:{" "}
+            <span className="font-medium text-slate-900" data-testid="usage-quota">
+              {quota.toLocaleString("en-US")} requests per minute
+            </span>
+            , whatever the live app uses. Times are UTC; counts arrive within a few seconds.
+          </>
+        ) : (
+          <>
+            API calls made with this app&apos;s live tokens and its token requests, counted per minute; its sandbox&apos;s are
+            counted apart. Quota:{" "}
+            <span className="font-medium text-slate-900" data-testid="usage-quota">
+              {quota.toLocaleString("en-US")} requests per minute
+            </span>
+            . Times are UTC; counts arrive within a few seconds.
+          </>
+        )}
+      </p>
+
       <dl className="grid grid-cols-2 gap-4 lg:grid-cols-4" data-testid="usage-totals">
         {[
-          { label: `Requests, last ${RANGE_LABEL[query.range]}`, value: summary.total.toLocaleString("en") },
+          { label: `${mode === "sandbox" ? "Sandbox requests" : "Requests"}, last ${RANGE_LABEL[query.range]}`, value: summary.total.toLocaleString("en") },
           { label: "Error rate (4xx + 5xx)", value: pct(summary.byClass["4xx"]! + summary.byClass["5xx"]!, summary.total) },
           { label: "Latency p50 / p95", value: `${ms(summary.p50Ms)} / ${ms(summary.p95Ms)}` },
           { label: "Rate limited (429)", value: limited.toLocaleString("en") },
@@ -173,7 +232,13 @@ export default async function AppUsagePage({
       ) : null}
 
       {summary.total === 0 && grants.length === 0 ? (
-        <UsageEmptyState app={app} range={RANGE_LABEL[query.range]} issuer={config.ISSUER} apiUrl={config.API_URL} />
+        <UsageEmptyState
+          app={app}
+          range={RANGE_LABEL[query.range]}
+          issuer={config.ISSUER}
+          apiUrl={config.API_URL}
+          sandboxClientId={mode === "sandbox" ? summary.clientId : undefined}
+        />
       ) : (
         <>
           <div className="grid gap-6 xl:grid-cols-2">
@@ -249,9 +314,22 @@ export default async function AppUsagePage({
           aria-label="Filter the request log"
           action={`/apps/${app.clientId}/usage#request-log`}
           method="get"
-          className="grid gap-3 sm:grid-cols-2 lg:grid-cols-[minmax(0,10rem)_minmax(0,1fr)_minmax(0,1fr)_auto] lg:items-end"
+          className="grid gap-3 sm:grid-cols-2 lg:grid-cols-[minmax(0,10rem)_minmax(0,10rem)_minmax(0,1fr)_minmax(0,1fr)_auto] lg:items-end"
         >
+          {mode !== "live" ? <input type="hidden" name="mode" value={mode} /> : null}
           {query.range !== "24h" ? <input type="hidden" name="range" value={query.range} /> : null}
+          <div>
+            <label htmlFor="log-mode" className="block text-sm font-medium text-slate-900">
+              Requests of
+            </label>
+            <select id="log-mode" name="log" defaultValue={logMode} className={`${inputClasses} mt-1`}>
+              {requestLogModeSchema.options.map((m) => (
+                <option key={m} value={m}>
+                  {LOG_MODE_LABEL[m]}
+                </option>
+              ))}
+            </select>
+          </div>
           <div>
             <label htmlFor="log-status" className="block text-sm font-medium text-slate-900">
               Status
@@ -299,7 +377,7 @@ export default async function AppUsagePage({
               <Icon name="search" /> Search
             </button>
             {filtered ? (
-              <Link href={`${usageHref(app.clientId, query, { status: undefined, route: undefined, request_id: undefined })}#request-log`} className={buttonClasses("ghost")}>
+              <Link href={`${usageHref(app.clientId, query, { status: undefined, route: undefined, request_id: undefined, log: undefined })}#request-log`} className={buttonClasses("ghost")}>
                 Clear
               </Link>
             ) : null}
