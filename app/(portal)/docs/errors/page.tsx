@@ -101,8 +101,17 @@ Retry-After: 2
       </p>
       <ul>
         <li>
-          <code>invalid_client</code>: the app is not approved or suspended, or the secret is not one of its active
-          secrets (wrong, retired or rolled).
+          <code>invalid_client</code>: the client ID or secret is wrong (retired, rolled or mistyped), or the app is not
+          approved — it may still be waiting for review, or was suspended. The answer is the same in every case (it does
+          not tell a stranger whether an app exists): check the app&apos;s status on its page first.
+        </li>
+        <li>
+          <code>invalid_scope</code> (400): a requested scope the platform does not know, or an <code>svc:</code> scope
+          your app is not registered for; <code>error_description</code> and <code>scope</code> name it. Register the
+          scope on the app&apos;s page (a change an admin reviews) or stop asking for it. The OpenID Connect scopes{" "}
+          <code>openid</code>, <code>profile</code> and <code>offline_access</code> are always accepted from login
+          clients. The same applies to authorization requests (an <code>error=invalid_scope</code> redirect) and to a
+          refresh that asks for a scope its sign-in was not granted.
         </li>
         <li>
           <code>invalid_grant</code>: a code that was used or expired, a different <code>redirect_uri</code>, a wrong
@@ -113,6 +122,12 @@ Retry-After: 2
           parameters; an unregistered <code>redirect_uri</code> shows an error page instead of redirecting.
         </li>
       </ul>
+      <p>
+        Every token endpoint answer, success or error, carries an <code>X-Request-Id</code> (send your own to choose it).
+        Token requests of your app are in its request log under routes like <code>token:client_credentials</code>; find
+        one by its id on the Usage tab or with <code>platform apps requests CLIENT_ID --request-id ID</code>. An{" "}
+        <code>invalid_client</code> answer belongs to no app (anyone can send any client ID), so it is not logged.
+      </p>
       <h2 id="limits">Limits</h2>
       <TableScroll label="Limits">
         <table>
