@@ -1,4 +1,4 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { OpenAPIRegistry, OpenApiGeneratorV3, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { env } from "../env";
 import { ERROR_STATUS } from "../errors";
@@ -184,8 +184,8 @@ function registerWebhooks(registry: OpenAPIRegistry): void {
   }
 }
 
-export function buildOpenApiDocument() {
-  const { API_URL, ISSUER } = env();
+function buildRegistry(): OpenAPIRegistry {
+  const { ISSUER } = env();
   const registry = new OpenAPIRegistry();
   const tokenUrl = `${ISSUER}/protocol/openid-connect/token`;
   const appScopes = Object.fromEntries(
@@ -238,11 +238,12 @@ export function buildOpenApiDocument() {
     });
   }
 
-  registerWebhooks(registry);
+  return registry;
+}
 
-  const generator = new OpenApiGeneratorV31(registry.definitions);
-  return generator.generateDocument({
-    openapi: "3.1.0",
+function documentConfig() {
+  const { API_URL } = env();
+  return {
     info: { title: "Social Platform Developer API", version: "1.0.0", description: DESCRIPTION },
     servers: [{ url: API_URL }],
     tags: [
@@ -255,7 +256,21 @@ export function buildOpenApiDocument() {
       { name: "Events", description: "The live event stream (Server-Sent Events); webhooks are described under `webhooks`" },
       { name: "Webhooks", description: "Events the platform sends to your endpoints, signed after Standard Webhooks (also on the event stream)" },
     ],
-  });
+  };
+}
+
+export function buildOpenApiDocument() {
+  const registry = buildRegistry();
+  registerWebhooks(registry);
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: "3.1.0", ...documentConfig() });
+}
+
+/**
+ * Issue 27: the same paths and schemas as OpenAPI 3.0 (no webhooks, which 3.0 cannot express), for
+ * the compatibility check (scripts/openapi-snapshot.ts): openapi-diff reads 3.0 documents only.
+ */
+export function buildOpenApi30Document() {
+  return new OpenApiGeneratorV3(buildRegistry().definitions).generateDocument({ openapi: "3.0.3", ...documentConfig() });
 }
 
 let cached: ReturnType<typeof buildOpenApiDocument> | undefined;
