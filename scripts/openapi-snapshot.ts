@@ -18,8 +18,8 @@ import { apiChangelogSchema, type BreakingChange } from "../lib/schemas/api-chan
  *   npm run openapi:snapshot -- --write  # rewrite docs/openapi.json; refused while a breaking change is unrecorded
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const SNAPSHOT_PATH = path.join(ROOT, "docs", "openapi.json");
-export const CHANGELOG_PATH = path.join(ROOT, "docs", "api-changelog.json");
+const SNAPSHOT_PATH = path.join(ROOT, "docs", "openapi.json");
+const CHANGELOG_PATH = path.join(ROOT, "docs", "api-changelog.json");
 
 export async function generateOpenApiSnapshot(): Promise<string> {
   // The document reads the environment once; pin what it prints so the output never depends on it.
@@ -31,7 +31,7 @@ export async function generateOpenApiSnapshot(): Promise<string> {
   return `${JSON.stringify(buildOpenApi30Document(), null, 2)}\n`;
 }
 
-export interface UnrecordedChange {
+interface UnrecordedChange {
   code: string;
   location: string;
 }

@@ -5,7 +5,7 @@ import {
   completeIdempotencyKey,
   releaseIdempotencyKey,
   type IdempotencyScope,
-} from "../queries/idempotency-keys";
+} from "../services/idempotency-keys";
 import type { UserCaller } from "./auth";
 import { apiHeaders, type ApiReply, type ApiRequest } from "./request-reply";
 

@@ -6,9 +6,9 @@ import { pool } from "../database/client";
  * request that carries it (status null while it runs), completed with that request's reply, or
  * released again when it failed. Timestamps are UTC wall-clock like Prisma's `timestamp(3)`.
  */
-export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 3600;
+const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 3600;
 /** A claim whose request never finished (its process died) is taken over after this long. */
-export const IDEMPOTENCY_CLAIM_STALE_SECONDS = 60;
+const IDEMPOTENCY_CLAIM_STALE_SECONDS = 60;
 
 export interface IdempotencyScope {
   clientId: string;
@@ -17,7 +17,7 @@ export interface IdempotencyScope {
   key: string;
 }
 
-export type ClaimResult =
+type ClaimResult =
   | { outcome: "claimed" }
   /** The key's row as stored: `status` null while its first request still runs. */
   | { outcome: "exists"; requestHash: Buffer; status: number | null; body: string | null }

@@ -5,7 +5,7 @@ import { z } from "zod";
  * changelog page renders and the OpenAPI compatibility check (scripts/openapi-snapshot.ts) reads:
  * a breaking change of the OpenAPI document passes only when an entry records its location.
  */
-export const breakingChangeSchema = z.object({
+const breakingChangeSchema = z.object({
   /**
    * Where in the OpenAPI document, as openapi-diff names it (`paths./users/{username}.get…`); a
    * recorded location covers every breaking difference at or below it.
@@ -18,7 +18,7 @@ export const breakingChangeSchema = z.object({
   sunset: z.iso.date(),
 });
 
-export const changelogEntrySchema = z.object({
+const changelogEntrySchema = z.object({
   date: z.iso.date(),
   title: z.string().min(1),
   changes: z.array(z.string().min(1)),
@@ -27,5 +27,4 @@ export const changelogEntrySchema = z.object({
 
 export const apiChangelogSchema = z.object({ entries: z.array(changelogEntrySchema) });
 
-export type ApiChangelog = z.infer<typeof apiChangelogSchema>;
 export type BreakingChange = z.infer<typeof breakingChangeSchema>;

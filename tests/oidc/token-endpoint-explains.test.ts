@@ -15,6 +15,8 @@ const FLUSH_MS = 150;
 const REDIRECT = "http://localhost:9/callback";
 const PASSWORD = "explains test passphrase";
 const APP_SCOPES = ["svc:chat.read"];
+/** Sign-ins, several token requests and request-log polls: slow on a loaded machine. */
+const SLOW = 240_000;
 let server: TestServer;
 
 beforeAll(async () => {
@@ -79,7 +81,7 @@ describe("invalid_scope on the token endpoint", () => {
     const openid = await cc(app, "openid");
     expect(openid.status).toBe(200);
     expect(openid.body.scope).toBe("svc:chat.read");
-  });
+  }, SLOW);
 
   it("authorization request: an unknown or unregistered scope is an invalid_scope error redirect naming it; openid, profile, offline_access still work", async () => {
     const app = await createTestApp(server.databaseUrl, { type: "login", scopes: ["svc:stats.read"], redirectUris: [REDIRECT] });
@@ -103,7 +105,7 @@ describe("invalid_scope on the token endpoint", () => {
       scope: "openid profile offline_access",
     });
     expect(tokens.scope.split(" ")).toEqual(expect.arrayContaining(["openid", "profile", "svc:stats.read"]));
-  });
+  }, SLOW);
 
   it("refresh narrowing: a scope the sign-in was not granted is invalid_scope naming it", async () => {
     const app = await createTestApp(server.databaseUrl, { type: "login", scopes: ["svc:stats.read"], redirectUris: [REDIRECT] });
@@ -115,7 +117,7 @@ describe("invalid_scope on the token endpoint", () => {
     }
     const narrowed = await tokenRequest(server, { grant_type: "refresh_token", client_id: app.clientId, refresh_token: tokens.refresh_token, scope: "openid" });
     expect(narrowed.status).toBe(200);
-  });
+  }, SLOW);
 });
 
 describe("X-Request-Id on every token-endpoint answer, found in the app's request log", () => {
@@ -140,7 +142,7 @@ describe("X-Request-Id on every token-endpoint answer, found in the app's reques
     expect(await logged(app.clientId, refusedId)).toEqual([
       expect.objectContaining({ route: "token:client_credentials", status: 400, error_code: "invalid_scope" }),
     ]);
-  });
+  }, SLOW);
 
   it("refresh, fast path and oidc-provider's (invalid_grant)", async () => {
     const app = await createTestApp(server.databaseUrl, { type: "login", scopes: ["svc:stats.read"], redirectUris: [REDIRECT] });
@@ -163,7 +165,7 @@ describe("X-Request-Id on every token-endpoint answer, found in the app's reques
     expect(await logged(app.clientId, badId)).toEqual([
       expect.objectContaining({ route: "unauthenticated:refresh_token", status: 400, error_code: "invalid_grant" }),
     ]);
-  });
+  }, SLOW);
 
   it("invalid_client: carries the id, and says the app may not be approved yet — the same text for a wrong secret", async () => {
     const approved = await createTestApp(server.databaseUrl, { type: "api", scopes: APP_SCOPES });
@@ -181,5 +183,5 @@ describe("X-Request-Id on every token-endpoint answer, found in the app's reques
     }
     const unknown = await cc({ clientId: "api_does_not_exist", clientSecret: "whatever" });
     expect(unknown.body).toEqual(wrong.body);
-  });
+  }, SLOW);
 });
