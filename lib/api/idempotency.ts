@@ -18,8 +18,8 @@ import { apiHeaders, type ApiReply, type ApiRequest } from "./request-reply";
  * still runs, 409 `idempotency_key_in_use`. Errors are not stored: the key is released and a retry
  * runs again (a 429 must not replay forever). Without the header nothing here runs.
  */
-export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
-export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
+const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
+const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
 /** 1–255 printable ASCII characters (space through tilde). */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
