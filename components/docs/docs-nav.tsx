@@ -8,6 +8,8 @@ export const DOCS_PAGES = [
   { href: "/docs/events", label: "Events and webhooks" },
   { href: "/docs/errors", label: "Errors and limits" },
   { href: "/docs/api-reference", label: "API reference" },
+  { href: "/docs/changes", label: "Versioning and changes" },
+  { href: "/docs/changelog", label: "Changelog" },
 ] as const;
 
 export function DocsNav() {

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { AppError } from "../errors";
 import { readBody } from "../http/body";
+import { requestIdFrom } from "../http/request-id";
 import type { ReplyExtras, Route } from "./handler";
 import { toErrorReply } from "./errors";
 import { jsonReply, PREFLIGHT_HEADERS, type ApiReply, type ApiRequest } from "./request-reply";
@@ -94,9 +94,7 @@ function queryObject(params: URLSearchParams): Record<string, string | string[]>
 }
 
 function requestIdOf(request: ApiRequest): string {
-  const given = request.headers.get("x-request-id");
-  // A caller's id is kept for tracing across proxies, but only in a log-safe form.
-  return given && /^[A-Za-z0-9._-]{8,64}$/.test(given) ? given : randomUUID();
+  return requestIdFrom(request.headers.get("x-request-id"));
 }
 
 /** Routes one request to its handler; never throws (errors become the envelope). */

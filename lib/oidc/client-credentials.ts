@@ -4,7 +4,7 @@ import { verifyClientCredentials } from "../services/app-secrets";
 import { usageMeter } from "../services/usage-meter";
 import { waitPastRevocation } from "./access-tokens";
 import { findSignInClient } from "./clients";
-import { accessTokenClaims, hasExactly, sendTokenResponse, signJwt, type JwtSigner } from "./token-form";
+import { accessTokenClaims, hasExactly, sendTokenResponse, signJwt, tokenRequestId, type JwtSigner } from "./token-form";
 
 /**
  * A fast path for the commonest token request: an API client's client-credentials grant with its
@@ -63,6 +63,6 @@ export async function tryClientCredentialsGrant(
   });
   sendTokenResponse(res, json);
   // Issue 16: counted like the grants oidc-provider answers (provider.ts), per app.
-  usageMeter().recordGrant(client.clientId, "client_credentials", 200, null, performance.now() - startedMs, Date.now());
+  usageMeter().recordGrant(client.clientId, "client_credentials", 200, null, performance.now() - startedMs, Date.now(), true, tokenRequestId(res));
   return true;
 }

@@ -2,7 +2,7 @@ import type { Configuration, KoaContextWithOIDC, ResourceServer } from "oidc-pro
 import { errors } from "oidc-provider";
 import type { JWK } from "jose";
 import { env } from "../env";
-import { OIDC_SCOPES, SVC_SCOPE_NAMES } from "../scopes";
+import { OIDC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES, type SvcScope } from "../scopes";
 import { findConsentScopes } from "../services/consents";
 import { findAccount } from "./account";
 import { getAccessStatus } from "../queries/access";
@@ -63,9 +63,15 @@ const augmented = new WeakSet<object>();
  * resource-indicator hooks (the first hooks that see both the client and the parsed parameters):
  * - authorization: a login client asking for `openid` gets its registered `svc:` scopes attached
  *   (SPEC Authentication, login client step 3);
- * - client credentials: the token carries exactly the app's registered app-level scopes, or their
- *   intersection with what was asked (oidc-provider would silently drop unknown ones, and grant
- *   nothing when nothing is asked).
+ * - client credentials: the token carries exactly the app's registered app-level scopes, or the
+ *   ones asked for (oidc-provider would silently drop unknown ones, and grant nothing when nothing
+ *   is asked);
+ * - issue 27 (RFC 6749 §5.2, §4.1.2.1): a requested scope the platform does not know, or an `svc:`
+ *   scope the app is not registered for, is `invalid_scope` naming it — an error redirect from the
+ *   authorization endpoint (oidc-provider redirects once the redirect_uri checks out), a 400 from
+ *   the device authorization and token endpoints. The OIDC scopes (openid, profile, offline_access)
+ *   stay as they were for a login client; an API client's are ignored (asking only for `openid`
+ *   grants the registered scopes rather than a scopeless token).
  */
 async function applyScopeRules(ctx: KoaContextWithOIDC): Promise<void> {
   if (augmented.has(ctx)) return;
@@ -78,12 +84,31 @@ async function applyScopeRules(ctx: KoaContextWithOIDC): Promise<void> {
   // The device flow's scope is decided at its device authorization request (RFC 8628 §3.1) and
   // kept with the device code for the person's part.
   const userFacing = route === "authorization" || route === "device_authorization";
-  if (userFacing && app.type === "login" && requested.includes("openid")) {
-    params.scope = [...new Set([...requested, ...app.svcScopes])].join(" ");
+  if (userFacing && app.type === "login") {
+    refuseUnregistered(requested.filter((s) => !OIDC_SCOPE_NAMES.includes(s)), app.svcScopes, false);
+    if (requested.includes("openid")) params.scope = [...new Set([...requested, ...app.svcScopes])].join(" ");
   } else if (route === "token" && params.grant_type === "client_credentials" && app.type === "api") {
-    const allowed = requested.length ? app.svcScopes.filter((s) => requested.includes(s)) : app.svcScopes;
+    const asked = requested.filter((s) => !OIDC_SCOPE_NAMES.includes(s));
+    refuseUnregistered(asked, app.svcScopes, true);
+    const allowed = asked.length ? app.svcScopes.filter((s) => asked.includes(s)) : app.svcScopes;
     params.scope = allowed.length ? allowed.join(" ") : undefined;
   }
+}
+
+/**
+ * Issue 27: `invalid_scope` naming every asked-for scope that is not one of `registered` (the
+ * description says why for each; the `scope` member lists them).
+ */
+function refuseUnregistered(asked: readonly string[], registered: readonly string[], appOnly: boolean): void {
+  const refused = [...new Set(asked.filter((s) => !registered.includes(s)))];
+  if (!refused.length) return;
+  const why = (scope: string) =>
+    !SUPPORTED_SCOPES.includes(scope)
+      ? `${scope} (not a scope of this platform)`
+      : appOnly && USER_ONLY_SCOPES.includes(scope as SvcScope)
+        ? `${scope} (acts for a user: an app-only token cannot hold it)`
+        : `${scope} (not registered for this app)`;
+  throw new errors.InvalidScope(`requested scope is not allowed: ${refused.map(why).join(", ")}`, refused.join(" "));
 }
 
 /** Scopes the API (the one resource server) accepts from this client. */

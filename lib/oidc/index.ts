@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { onChange } from "../database/changes";
 import { env } from "../env";
+import { requestIdFrom } from "../http/request-id";
 import { applySecurityHeaders } from "../http/security-headers";
 import { logger } from "../logger";
 import { countTokenRequest } from "../metrics";
@@ -71,6 +72,10 @@ export async function createOidc(): Promise<OidcService> {
       (req as IncomingMessage & { originalUrl?: string }).originalUrl = original;
       req.url = original.slice(issuerPath.length) || "/";
       if (!req.url.startsWith("/")) req.url = `/${req.url}`;
+      // Issue 27: every token-endpoint answer (fast paths and oidc-provider's, errors included) carries
+      // an X-Request-Id, and the usage meter logs the grant under it (the app's request log).
+      const isTokenEndpoint = req.url.split("?")[0] === ROUTES.token;
+      if (isTokenEndpoint) res.setHeader("x-request-id", requestIdFrom(req.headers["x-request-id"] as string | undefined));
       if (isTokenFormCandidate(req, req.url, ROUTES.token)) {
         const body = await readCandidateBody(req);
         // Any failure in a fast path before it answers (a database error…) goes to oidc-provider,
@@ -79,7 +84,7 @@ export async function createOidc(): Promise<OidcService> {
         // oidc-provider's body parser uses req.body once the stream has been read.
         (req as IncomingMessage & { body?: Buffer }).body = body;
       }
-      if (req.method === "POST" && req.url.split("?")[0] === ROUTES.token) countTokenRequest("oidc_provider");
+      if (req.method === "POST" && isTokenEndpoint) countTokenRequest("oidc_provider");
       applySecurityHeaders(res);
       await new Promise<void>((resolve) => {
         res.once("close", resolve);

@@ -127,7 +127,30 @@ function meterGrant(ctx: KoaContextWithOIDC, startedMs: number): void {
   // Only the grant types the platform offers become route names (a client picks the string).
   if (grantType !== "client_credentials" && grantType !== "authorization_code" && grantType !== "refresh_token") return;
   const authenticated = ctx.status < 400 || client.clientAuthMethod !== "none";
-  usageMeter().recordGrant(client.clientId, grantType, ctx.status, errorCode, performance.now() - startedMs, Date.now(), authenticated);
+  const requestId = ctx.res.getHeader("x-request-id");
+  usageMeter().recordGrant(
+    client.clientId,
+    grantType,
+    ctx.status,
+    errorCode,
+    performance.now() - startedMs,
+    Date.now(),
+    authenticated,
+    typeof requestId === "string" ? requestId : null,
+  );
+}
+
+/**
+ * Issue 27: oidc-provider says only "client authentication failed". A developer whose app waits for
+ * review gets the same answer as one with a wrong secret (an unapproved app is unknown to the
+ * provider, SPEC States), so the text names every cause without revealing which one it was.
+ */
+const INVALID_CLIENT_DESCRIPTION =
+  "client authentication failed: the client ID or secret is wrong, or the app is not approved (it may not be approved yet, or was suspended)";
+
+function explainInvalidClient(body: unknown): void {
+  const out = body as { error?: unknown; error_description?: unknown } | undefined;
+  if (out?.error === "invalid_client") out.error_description = INVALID_CLIENT_DESCRIPTION;
 }
 
 export interface BuiltProvider {
@@ -157,7 +180,10 @@ export async function buildProvider(): Promise<BuiltProvider> {
     }
     const startedMs = performance.now();
     await next();
-    if (ctx.path === ROUTES.token && ctx.method === "POST") meterGrant(ctx as KoaContextWithOIDC, startedMs);
+    if (ctx.path === ROUTES.token && ctx.method === "POST") {
+      explainInvalidClient(ctx.body);
+      meterGrant(ctx as KoaContextWithOIDC, startedMs);
+    }
     // v9 leaves unknown paths under the issuer as a bare 404; answer in OAuth form.
     if (ctx.status === 404 && ctx.body === undefined) {
       ctx.status = 404;

@@ -11,7 +11,7 @@ import { bearerRowKey, isLookupValue } from "./adapter";
 import { apiResource, findSignInClient } from "./clients";
 import { resourceScopesFor, SCOPE_CLAIMS } from "./config";
 import { ID_TOKEN_TTL } from "./keys";
-import { accessTokenClaims, hasExactly, sendTokenResponse, signJwt, type TokenSigners } from "./token-form";
+import { accessTokenClaims, hasExactly, sendTokenResponse, signJwt, tokenRequestId, type TokenSigners } from "./token-form";
 
 /**
  * Issue 18: a fast path for a login client's refresh grant (SPEC Authentication, login client step
@@ -170,7 +170,7 @@ export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMa
       JSON.stringify({ access_token: accessToken, expires_in: ACCESS_TOKEN_TTL, id_token: idToken, refresh_token: successor, scope: atScope, token_type: "Bearer" }),
     );
     // As provider.ts does for the grants oidc-provider answers: usage (issue 16) and "last used".
-    usageMeter().recordGrant(clientId, "refresh_token", 200, null, performance.now() - startedMs, Date.now());
+    usageMeter().recordGrant(clientId, "refresh_token", 200, null, performance.now() - startedMs, Date.now(), true, tokenRequestId(res));
     markConnectedAppUsed(user.id, clientId);
   } catch (error) {
     logger.error("refresh grant reply failed", { error: (error as Error).message });

@@ -122,6 +122,12 @@ export async function signJwt(signer: JwtSigner, payload: Record<string, unknown
 }
 
 /** A 200 token response with the headers oidc-provider's token endpoint sends for a request without Origin. */
+/** Issue 27: the X-Request-Id lib/oidc/index.ts gave this token request (its answer carries it; usage logs it). */
+export function tokenRequestId(res: ServerResponse): string | null {
+  const id = res.getHeader("x-request-id");
+  return typeof id === "string" ? id : null;
+}
+
 export function sendTokenResponse(res: ServerResponse, json: string): void {
   sendJson(res, 200, json, {
     vary: "Origin",

@@ -77,6 +77,11 @@ export class UsageMeter {
   recordApiRequest(clientId: string, usage: ApiRequestUsage, nowMs: number): void {
     if (!this.enabled) return;
     this.count(clientId, usage.route, usage.status, usage.errorCode, usage.latencyMs, nowMs);
+    this.keep(clientId, usage, nowMs);
+  }
+
+  /** Keeps one request for `clientId`'s request log (within this interval's ring and error caps). */
+  private keep(clientId: string, usage: ApiRequestUsage, nowMs: number): void {
     let log = this.logs.get(clientId);
     if (!log) {
       log = { ring: [], next: 0, errors: [] };
@@ -95,7 +100,9 @@ export class UsageMeter {
   /**
    * Counts one token request (`grantType` as sent: client_credentials, authorization_code,
    * refresh_token). `authenticated: false`: a failed request that carried no client authentication
-   * (issue 24), counted apart as the unauthenticated callers', not as the app's own.
+   * (issue 24), counted apart as the unauthenticated callers', not as the app's own. Issue 27:
+   * with its `requestId` (the answer's X-Request-Id) it is also kept for the app's request log, under
+   * the same route name, so a failed grant can be found by the id its client saw.
    */
   recordGrant(
     clientId: string,
@@ -105,12 +112,14 @@ export class UsageMeter {
     latencyMs: number,
     nowMs: number,
     authenticated = true,
+    requestId: string | null = null,
   ): void {
     if (!this.enabled) return;
     const route = authenticated
       ? routeOf(grantRoutes, GRANT_ROUTE_PREFIX, grantType)
       : routeOf(unauthenticatedRoutes, UNAUTHENTICATED_ROUTE_PREFIX, grantType);
     this.count(clientId, route, status, errorCode, latencyMs, nowMs);
+    if (requestId !== null) this.keep(clientId, { userId: null, method: "POST", route, status, errorCode, latencyMs, requestId }, nowMs);
   }
 
   private count(clientId: string, route: string, status: number, errorCode: string | null, latencyMs: number, nowMs: number): void {

@@ -181,6 +181,10 @@ curl -s "${API_URL}/global-chat/messages?limit=5" -H "Authorization: Bearer $ACC
         <li>
           <Link href="/docs/errors">Errors and limits</Link> — what each error code means and what to do about it.
         </li>
+        <li>
+          <Link href="/docs/changes">Versioning and changes</Link> — what may change in <code>/api/v1</code>, what never
+          will, and how removals are announced; the <Link href="/docs/changelog">changelog</Link>.
+        </li>
       </ul>
     </DocsPage>
   );

@@ -213,12 +213,17 @@ export default function AuthenticationPage() {
           new code.
         </li>
         <li>
-          <code>401 invalid_client</code>: the app is not approved or was suspended; its device codes stop working.
+          <code>401 invalid_client</code>: the app is not approved (yet) or was suspended; its device codes stop working.
         </li>
         <li>
           Success is the same response as the code exchange: a user-delegated <code>access_token</code> with the
           app&apos;s <code>svc:</code> scopes (when <code>openid</code> was asked for), a rotating{" "}
           <code>refresh_token</code>, <code>id_token</code> and <code>scope</code>. A device code works once.
+        </li>
+        <li>
+          <code>400 invalid_grant</code> (&quot;device code already consumed&quot;): the code was already exchanged.
+          Replaying a used device code also <strong>revokes the tokens it produced</strong> (the access and refresh
+          tokens of that sign-in), as a stolen code may be in other hands: keep polling only until the first success.
         </li>
       </ul>
       <p>
