@@ -193,5 +193,5 @@ describe("installing the SDK from the running platform", () => {
       data: { messages: { id: string; text: string }[] };
     };
     expect(data.messages.filter((m) => m.text.startsWith("posted from ")).map((m) => m.id).sort()).toEqual([esm.posted.id, cjs.posted.id].sort());
-  });
+  }, 300_000);
 });
