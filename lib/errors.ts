@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   user_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  idempotency_key_in_use: 409,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   poke_cooldown: 429,
   internal_error: 500,

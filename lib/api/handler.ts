@@ -7,6 +7,7 @@ import { admitApiRequest, type QuotaState } from "../services/api-quota";
 import { authorize, identify, type ApiCaller, type AuthRequirement, type UserCaller } from "./auth";
 import { assertDeclaredLength, readJsonBody } from "./body";
 import { InputError } from "./errors";
+import { readIdempotencyKey, runIdempotent } from "./idempotency";
 import { apiHeaders, jsonReply, type ApiReply, type ApiRequest, type ReplyStream } from "./request-reply";
 import { rateLimitHeaders } from "./rate-limit-headers";
 
@@ -55,6 +56,11 @@ export interface RouteConfig<
    * on its 429 (whose Retry-After tells when it returns).
    */
   limit?: EndpointPolicyName;
+  /**
+   * Issue 27: the endpoint honours `Idempotency-Key` (lib/api/idempotency.ts); user-delegated
+   * endpoints only, as keys are kept per app and user.
+   */
+  idempotent?: boolean;
   handler(input: {
     params: Out<P>;
     query: Out<Q>;
@@ -148,31 +154,36 @@ export function defineRoute<
             )
           : undefined;
       const caller = authorize(identified, auth, scope) as CallerFor<A>;
-      let payload;
-      try {
-        const input = {
-          params: parse(params, rawParams, "path parameter"),
-          query: parse(query, rawQuery, "query parameter"),
-          body: body ? parse(body, await readJsonBody(request), "request body") : (undefined as Out<B>),
-          caller,
-          request,
-        };
-        payload = await handler(input as Parameters<typeof handler>[0]);
-      } catch (error) {
-        // The endpoint's own limit refused it: announce it spent until its Retry-After.
-        if (quota && policy && isAppError(error) && (error as AppError).status === 429) {
-          const retryAfter = Number((error as AppError).headers?.["Retry-After"] ?? policy.windowSeconds);
-          extras.headers = rateLimitHeaders(quota, { policy, state: { remaining: 0, resetSeconds: retryAfter } });
+      const idempotencyKey = config.idempotent ? readIdempotencyKey(request) : null;
+      const parsedParams = parse(params, rawParams, "path parameter");
+      const parsedQuery = parse(query, rawQuery, "query parameter");
+      const rawBody = body ? await readJsonBody(request) : undefined;
+      const input = { params: parsedParams, query: parsedQuery, body: parse(body, rawBody, "request body"), caller, request };
+      const execute = async (): Promise<ApiReply> => {
+        let payload;
+        try {
+          payload = await handler(input as Parameters<typeof handler>[0]);
+        } catch (error) {
+          // The endpoint's own limit refused it: announce it spent until its Retry-After.
+          if (quota && policy && isAppError(error) && (error as AppError).status === 429) {
+            const retryAfter = Number((error as AppError).headers?.["Retry-After"] ?? policy.windowSeconds);
+            extras.headers = rateLimitHeaders(quota, { policy, state: { remaining: 0, resetSeconds: retryAfter } });
+          }
+          throw error;
         }
-        throw error;
+        if (quota && policy) {
+          extras.headers = rateLimitHeaders(quota, { policy, state: { remaining: 0, resetSeconds: policy.windowSeconds } });
+        }
+        if (response.stream) {
+          return { status: response.status, headers: streamHeaders(requestId, extras.headers), body: null, stream: payload as unknown as ReplyStream };
+        }
+        return jsonReply(response.status, response.bare ? payload : { data: payload }, requestId);
+      };
+      // A replay runs nothing, so the endpoint's limit keeps the headers of the app quota alone.
+      if (idempotencyKey !== null && caller.kind === "user") {
+        return runIdempotent(idempotencyKey, caller, request, rawBody, requestId, execute);
       }
-      if (quota && policy) {
-        extras.headers = rateLimitHeaders(quota, { policy, state: { remaining: 0, resetSeconds: policy.windowSeconds } });
-      }
-      if (response.stream) {
-        return { status: response.status, headers: streamHeaders(requestId, extras.headers), body: null, stream: payload as unknown as ReplyStream };
-      }
-      return jsonReply(response.status, response.bare ? payload : { data: payload }, requestId);
+      return execute();
     },
   };
 }

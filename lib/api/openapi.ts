@@ -26,6 +26,8 @@ const ERROR_DESCRIPTIONS: Record<ApiErrorCode, string> = {
   not_found: "no such endpoint under /api/v1, or no such user profile",
   user_not_found: "the target user of the action does not exist",
   method_not_allowed: "wrong HTTP method for the path (see the Allow header)",
+  idempotency_key_in_use: "a request with the same Idempotency-Key is still in progress; retry after Retry-After",
+  idempotency_key_reused: "the Idempotency-Key was used with a different request (method, path or body) in the last 24 hours",
   rate_limited: "sending too fast: over the app's request quota per minute, or chat posting faster than one message per 2 seconds; see Retry-After and the RateLimit headers",
   poke_cooldown: "same user poked within 24 hours; includes next_allowed_at and Retry-After",
   internal_error: "server-side failure; safe to retry with backoff",
@@ -49,6 +51,30 @@ function security(route: Route): Record<string, string[]>[] {
   if (auth === "user") return [{ loginClient: scope ? scopes : ["openid"] }];
   return [{ apiClient: scopes }, { loginClient: scopes }];
 }
+
+/** Issue 27: the header of the endpoints that honour idempotency keys (lib/api/idempotency.ts). */
+const idempotencyHeadersSchema = z.object({
+  "Idempotency-Key": z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x20-\x7e]+$/)
+    .optional()
+    .meta({
+      description:
+        "Makes a retry safe: within 24 hours the same key from the same app and user with the same request returns the first success again " +
+        "(with `Idempotent-Replayed: true`) without posting again or spending the endpoint's limit. 1–255 printable ASCII characters, " +
+        "e.g. a UUID. Another request under the same key is 422 `idempotency_key_reused`; while the first is still running, 409 " +
+        "`idempotency_key_in_use`. Errors are not stored: a retry after an error runs again.",
+    }),
+});
+
+const IDEMPOTENT_REPLAYED_HEADER_DOC = {
+  "Idempotent-Replayed": {
+    description: "`true` when this is the stored reply of an earlier request with the same Idempotency-Key (nothing was done again); absent otherwise.",
+    schema: { type: "string", enum: ["true"] },
+  },
+};
 
 function errorSchema(codes: ApiErrorCode[]) {
   return z.object({
@@ -79,7 +105,7 @@ function errorResponses(route: Route) {
         : list.map((c) => `${c}: ${ERROR_DESCRIPTIONS[c]}`).join("; ");
     responses[String(status)] = {
       description,
-      ...(status === 429
+      ...(status === 429 || status === 409
         ? { headers: { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 1 } } } }
         : {}),
       content: { "application/json": { schema: errorSchema(list) } },
@@ -196,11 +222,13 @@ export function buildOpenApiDocument() {
       request: {
         ...(c.params ? { params: c.params } : {}),
         ...(c.query ? { query: c.query } : {}),
+        ...(c.idempotent ? { headers: idempotencyHeadersSchema } : {}),
         ...(c.body ? { body: { required: true, content: { "application/json": { schema: c.body } } } } : {}),
       },
       responses: {
         [c.response.status]: {
           description: c.response.description,
+          ...(c.idempotent ? { headers: IDEMPOTENT_REPLAYED_HEADER_DOC } : {}),
           content: c.response.stream
             ? { "text/event-stream": { schema: z.string().describe("Server-Sent Events: `id:`, `event:` and `data:` lines per event (see the Event schemas under webhooks), heartbeat comments every 15 s.") } }
             : { "application/json": { schema: c.response.bare ? c.response.schema : z.object({ data: c.response.schema }) } },

@@ -57,13 +57,13 @@ export interface ReplyStream {
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers":
-    "Retry-After, WWW-Authenticate, X-Request-Id, Allow, RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
+    "Retry-After, WWW-Authenticate, X-Request-Id, Idempotent-Replayed, Allow, RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
 };
 
 /** Preflight answers: what a browser may send, cached for two hours. */
 export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   ...CORS_HEADERS,
-  "access-control-allow-headers": "Authorization, Content-Type, X-Request-Id",
+  "access-control-allow-headers": "Authorization, Content-Type, X-Request-Id, Idempotency-Key",
   "access-control-max-age": "7200",
 };
 

@@ -61,8 +61,15 @@ export const usageRetention: Command = {
     const { usage } = await services();
     const result = await usage.runUsageRetention();
     return {
-      json: { rolled_up: result.rolledUp, deleted: result.deleted, log_trimmed: result.logTrimmed },
-      text: `Rolled up ${result.rolledUp} minute rows, deleted ${result.deleted} old rows, trimmed ${result.logTrimmed} request-log rows.`,
+      json: {
+        rolled_up: result.rolledUp,
+        deleted: result.deleted,
+        log_trimmed: result.logTrimmed,
+        idempotency_keys_expired: result.idempotencyKeysExpired,
+      },
+      text:
+        `Rolled up ${result.rolledUp} minute rows, deleted ${result.deleted} old rows, trimmed ${result.logTrimmed} request-log rows, ` +
+        `deleted ${result.idempotencyKeysExpired} expired idempotency keys.`,
     };
   },
 };

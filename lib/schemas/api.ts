@@ -18,6 +18,8 @@ export const API_ERROR_CODES = [
   "not_found",
   "user_not_found",
   "method_not_allowed",
+  "idempotency_key_in_use",
+  "idempotency_key_reused",
   "rate_limited",
   "poke_cooldown",
   "internal_error",

@@ -1,5 +1,6 @@
 import { AppError } from "../errors";
 import { logger } from "../logger";
+import { deleteExpiredIdempotencyKeys } from "../queries/idempotency-keys";
 import {
   deleteUsageBefore,
   rollUpUsage,
@@ -45,12 +46,15 @@ export interface RetentionResult {
   rolledUp: number;
   deleted: number;
   logTrimmed: number;
+  /** Issue 27: Idempotency-Key rows past their 24 hours. */
+  idempotencyKeysExpired: number;
 }
 
 /**
  * Rolls minute rows older than a day (whole hours only, so the last day keeps its minutes) into hour
  * rows, deletes usage older than 90 days and trims the request log. Safe to run in several
- * processes at once and again at any time (lib/queries/usage.ts).
+ * processes at once and again at any time (lib/queries/usage.ts). It also deletes expired
+ * Idempotency-Key rows (issue 27; a claim treats an expired row as free, so this only bounds the table).
  */
 export async function runUsageRetention(nowMs = Date.now()): Promise<RetentionResult> {
   const hour = 3600_000;
@@ -58,7 +62,8 @@ export async function runUsageRetention(nowMs = Date.now()): Promise<RetentionRe
   const rolled = await rollUpUsage(rollupBefore);
   const deleted = await deleteUsageBefore(new Date(nowMs - KEEP_USAGE_MS));
   const logTrimmed = await trimRequestLog(LOG_KEEP_RECENT, new Date(nowMs - LOG_KEEP_ERRORS_MS), LOG_ERROR_CAP);
-  return { rolledUp: rolled.counts + rolled.latency, deleted, logTrimmed };
+  const idempotencyKeysExpired = await deleteExpiredIdempotencyKeys();
+  return { rolledUp: rolled.counts + rolled.latency, deleted, logTrimmed, idempotencyKeysExpired };
 }
 
 /** Runs the retention job every `intervalMs` (first run after a random part of it, so processes spread out). */

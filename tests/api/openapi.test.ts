@@ -128,7 +128,14 @@ describe("the document", () => {
   it("documents parameters and request bodies", () => {
     const params = (m: string, p: string) => (doc.paths[p][m].parameters ?? []).map((x: { name: string; in: string }) => `${x.in}:${x.name}`).sort();
     expect(params("get", "/users/{username}")).toEqual(["path:username"]);
-    expect(params("post", "/users/{handle}/poke")).toEqual(["path:handle"]);
+    // Issue 27: the two writes that honour Idempotency-Key say so, with the replay header on success.
+    expect(params("post", "/users/{handle}/poke")).toEqual(["header:Idempotency-Key", "path:handle"]);
+    expect(params("post", "/global-chat/messages")).toEqual(["header:Idempotency-Key"]);
+    for (const [p, status] of [["/users/{handle}/poke", "200"], ["/global-chat/messages", "201"]] as const) {
+      expect(Object.keys(doc.paths[p].post.responses[status].headers ?? {})).toEqual(["Idempotent-Replayed"]);
+      expect(doc.paths[p].post.responses["409"].content["application/json"].schema.properties.error.properties.code.enum).toEqual(["idempotency_key_in_use"]);
+      expect(doc.paths[p].post.responses["422"].content["application/json"].schema.properties.error.properties.code.enum).toEqual(["idempotency_key_reused"]);
+    }
     expect(params("get", "/me/notifications")).toEqual(["query:limit", "query:page"]);
     expect(params("get", "/global-chat/messages")).toEqual(["query:before", "query:limit"]);
     expect(params("get", "/users")).toEqual(["query:cursor", "query:limit"]);

@@ -43,8 +43,9 @@ export const postChatRoute = defineRoute({
   scope: "svc:chat.write",
   body: postChatBodySchema,
   response: { status: 201, schema: chatMessageSchema, description: "The message as stored." },
-  errors: ["invalid_request", "invalid_reply", "forbidden", "rate_limited"],
+  errors: ["invalid_request", "invalid_reply", "forbidden", "rate_limited", "idempotency_key_in_use", "idempotency_key_reused"],
   limit: "chat-post",
+  idempotent: true,
   async handler({ caller, body }) {
     return serializeChatMessage(await postChatMessage(caller.userId, { text: body.text, replyToId: body.reply_to_id }));
   },

@@ -18,8 +18,9 @@ export const pokeRoute = defineRoute({
   scope: "svc:pokes.write",
   params: pokeParamsSchema,
   response: { status: 200, schema: pokeResultSchema, description: "The poke was sent." },
-  errors: ["invalid_request", "user_not_found", "poke_cooldown"],
+  errors: ["invalid_request", "user_not_found", "poke_cooldown", "idempotency_key_in_use", "idempotency_key_reused"],
   limit: "poke",
+  idempotent: true,
   async handler({ caller, params }) {
     const poke = await pokeUser(caller.userId, params.handle);
     return { target_handle: poke.targetHandle, poked_at: poke.pokedAt };

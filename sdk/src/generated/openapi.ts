@@ -1084,7 +1084,10 @@ export interface operations {
     postGlobalChatMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 hours the same key from the same app and user with the same request returns the first success again (with `Idempotent-Replayed: true`) without posting again or spending the endpoint's limit. 1–255 printable ASCII characters, e.g. a UUID. Another request under the same key is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`. Errors are not stored: a retry after an error runs again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1097,6 +1100,8 @@ export interface operations {
             /** @description The message as stored. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored reply of an earlier request with the same Idempotency-Key (nothing was done again); absent otherwise. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1153,6 +1158,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description idempotency_key_in_use: a request with the same Idempotency-Key is still in progress; retry after Retry-After */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_in_use";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description invalid_request: the request body is over 64 KiB */
             413: {
                 headers: {
@@ -1163,6 +1186,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "invalid_request";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request (method, path or body) in the last 24 hours */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused";
                             /** @description Human-readable; safe to show */
                             message: string;
                         };
@@ -1760,7 +1799,10 @@ export interface operations {
     pokeUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 hours the same key from the same app and user with the same request returns the first success again (with `Idempotent-Replayed: true`) without posting again or spending the endpoint's limit. 1–255 printable ASCII characters, e.g. a UUID. Another request under the same key is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`. Errors are not stored: a retry after an error runs again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Handle of the user to poke (case-insensitive). */
                 handle: string;
@@ -1772,6 +1814,8 @@ export interface operations {
             /** @description The poke was sent. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored reply of an earlier request with the same Idempotency-Key (nothing was done again); absent otherwise. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1838,6 +1882,40 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "user_not_found";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_in_use: a request with the same Idempotency-Key is still in progress; retry after Retry-After */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_in_use";
+                            /** @description Human-readable; safe to show */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with a different request (method, path or body) in the last 24 hours */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused";
                             /** @description Human-readable; safe to show */
                             message: string;
                         };

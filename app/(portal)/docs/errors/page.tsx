@@ -26,6 +26,16 @@ const ERRORS: [number, string, string][] = [
   [404, "user_not_found", "The target user of an action does not exist."],
   [405, "method_not_allowed", "Wrong HTTP method; the Allow header lists the right ones."],
   [
+    409,
+    "idempotency_key_in_use",
+    "A request with the same Idempotency-Key is still being processed. Retry after Retry-After seconds: you get its result.",
+  ],
+  [
+    422,
+    "idempotency_key_reused",
+    "The Idempotency-Key was used in the last 24 hours with a different request (method, path or body). Use a new key for a new request.",
+  ],
+  [
     429,
     "rate_limited",
     "Your app used its request quota for this minute, or an account posted to chat faster than once every 2 seconds. Wait Retry-After seconds.",
@@ -185,6 +195,36 @@ X-RateLimit-Reset: 1764000002`}
         batches of 2 % of the quota, so an app may be admitted a few percent less than its quota, never more). Requests
         refused for a missing scope count; requests with an invalid token do not.
       </p>
+      <h2 id="idempotency">Retrying writes safely: Idempotency-Key</h2>
+      <p>
+        <code>POST /global-chat/messages</code> and <code>POST /users/{"{handle}"}/poke</code> accept an{" "}
+        <code>Idempotency-Key</code> header (1 to 255 printable ASCII characters; a fresh UUID per request is ideal). When a
+        request times out or its connection drops, send it again with the same key: within 24 hours, the same key from the
+        same app and user with the same request returns the first answer again — same status and body, with{" "}
+        <code>Idempotent-Replayed: true</code> — and nothing is posted or poked twice. A replay does not count toward the
+        chat or poke limits.
+      </p>
+      <ul>
+        <li>
+          The same key with a different request (method, path or body) is <code>422 idempotency_key_reused</code>.
+        </li>
+        <li>
+          While the first request with the key is still running, another one is <code>409 idempotency_key_in_use</code>{" "}
+          with <code>Retry-After</code>.
+        </li>
+        <li>
+          Only successes are kept: after an error (for example <code>429 rate_limited</code>) the key is free again and a
+          retry runs anew. Keys belong to one app and one user and expire after 24 hours.
+        </li>
+      </ul>
+      <CodeBlock
+        title="A retry-safe chat post"
+        language="bash"
+        code={`curl -X POST "$API/global-chat/messages" \\
+  -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \\
+  -H "Idempotency-Key: 5f0c6a4e-3c1b-4d8e-9a51-0e1f2a3b4c5d" \\
+  -d '{"text":"hello"}'`}
+      />
       <h2 id="pagination">Pagination</h2>
       <p>
         Lists use cursors. Pass <code>next_cursor</code> back verbatim (as <code>before</code> for chat, as{" "}
