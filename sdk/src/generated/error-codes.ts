@@ -6,6 +6,8 @@
 /** Every error code the API documents (`error.code` of its error envelope). */
 export const API_ERROR_CODES = [
   "forbidden",
+  "idempotency_key_in_use",
+  "idempotency_key_reused",
   "insufficient_scope",
   "internal_error",
   "invalid_reply",
