@@ -123,7 +123,8 @@ describe("createClient", () => {
     expect(cooldown.nextAllowedAt).toBeGreaterThan(Date.now() / 1000 + 23 * 3600);
 
     await client.chat.post("first");
-    const limited = (await client.chat.post("second").catch((e: unknown) => e)) as PlatformError;
+    // maxRetries 0: the SDK would otherwise wait Retry-After and post again (tests/sdk/retries.test.ts).
+    const limited = (await client.chat.post("second", { maxRetries: 0 }).catch((e: unknown) => e)) as PlatformError;
     expect(limited).toMatchObject({ status: 429, code: "rate_limited" });
     expect(limited.retryAfter).toBeGreaterThanOrEqual(1);
   });
