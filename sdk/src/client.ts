@@ -8,7 +8,7 @@ import createFetchClient, {
 import type { TokenProvider } from "./client-credentials.js";
 import { PlatformError, readRateLimit, type ResponseInfo } from "./errors.js";
 import { streamEvents, type EventStreamOptions } from "./events.js";
-import { createTransport, type CallOptions, type RequestOptions } from "./transport.js";
+import { createTransport, type CallOptions, type RequestOptions, type RetryInfo } from "./transport.js";
 import { sleep } from "./wait.js";
 import type { components, paths } from "./generated/openapi.js";
 
@@ -35,6 +35,8 @@ export interface ClientOptions extends RequestOptions {
    * POST) unless a call passes its own `idempotencyKey`. Default true.
    */
   idempotencyKeys?: boolean;
+  /** Called before each retry (for logs): what failed and how long the SDK waits. */
+  onRetry?: (retry: RetryInfo) => void;
 }
 
 /** A result: the response body, plus what its response said (not enumerable: JSON.stringify and spreads leave them out). */

@@ -27,7 +27,7 @@ export {
   type RateLimit,
   type ResponseInfo,
 } from "./errors.js";
-export type { CallOptions, RequestOptions } from "./transport.js";
+export type { CallOptions, RequestOptions, RetryInfo } from "./transport.js";
 export type { EventStreamOptions } from "./events.js";
 export {
   verifyWebhook,

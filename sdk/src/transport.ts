@@ -32,7 +32,21 @@ export type CallOptions = RequestOptions & {
 export type TransportOptions = RequestOptions & {
   /** `false`: POSTs carry no `Idempotency-Key` unless a call passes one (and are then not retried). Default true. */
   idempotencyKeys?: boolean;
+  /** Called before each retry (for logs): what failed and how long the SDK waits. */
+  onRetry?: (retry: RetryInfo) => void;
 };
+
+export interface RetryInfo {
+  method: string;
+  url: string;
+  /** The attempt about to be made: 1 for the first retry. */
+  retry: number;
+  delayMs: number;
+  /** The answer's status, when there was one (429, 503, …). */
+  status?: number;
+  /** The failure, when there was no answer (`network_error`, `timeout`). */
+  error?: PlatformError;
+}
 
 const DEFAULTS = { maxRetries: 2, timeoutMs: 30_000, maxRetryAfterMs: 60_000 };
 const BACKOFF_BASE_MS = 500;
@@ -139,6 +153,13 @@ export function createTransport(fetchImpl: typeof fetch, defaults: TransportOpti
         if (!retriable || attempt >= maxRetries) throw failure!;
         delay = backoffMs(attempt);
       }
+      defaults.onRetry?.({
+        method,
+        url: request.url,
+        retry: attempt + 1,
+        delayMs: delay,
+        ...(response ? { status: response.status } : { error: failure! }),
+      });
       await sleep(delay, signal);
     }
   };
