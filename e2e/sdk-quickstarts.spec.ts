@@ -39,7 +39,7 @@ test.describe.serial("SDK docs and quickstarts", () => {
     await alice.getByRole("navigation", { name: "Documentation" }).getByRole("link", { name: "SDK and quickstarts" }).click();
     await alice.waitForURL(`${server.url}/docs/sdk`);
     await expect(alice.getByRole("heading", { name: "SDK and quickstarts", level: 1 })).toBeVisible();
-    await expect(alice.getByText("npm install @social-dev-platform/sdk").first()).toBeVisible();
+    await expect(alice.getByText(`npm install ${server.url}/sdk/latest.tgz`).first()).toBeVisible();
     // Two quickstarts (API and login client), each on curl first.
     await expect(panel(alice, "curl", 0)).toBeVisible();
     await expect(panel(alice, "python", 0)).toBeHidden();

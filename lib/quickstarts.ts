@@ -69,6 +69,11 @@ const TITLES: Record<QuickstartApp["type"], Record<QuickstartLanguage, string>> 
   },
 };
 
+/** The SDK's install line: the tarball this platform serves (issue 27), from `{APP_URL}/api/v1`. */
+function sdkInstallLine(apiUrl: string): string {
+  return `// npm install ${apiUrl.replace(/\/api\/v1\/?$/, "")}/sdk/latest.tgz   (or @social-dev-platform/sdk where your operator publishes it)`;
+}
+
 function apiSnippets(app: QuickstartApp, { issuer, apiUrl }: { issuer: string; apiUrl: string }): Record<QuickstartLanguage, string> {
   const call = firstApiCall(app.scopes);
   const curlUrl = call === "chat" ? `${apiUrl}/global-chat/messages?limit=5` : call === "users" ? `${apiUrl}/users?limit=5` : `${apiUrl}/users/alice`;
@@ -97,7 +102,7 @@ for await (const user of client.users.list({ limit: 5 })) {
 }`
         : `const profile = await client.users.get("alice");
 console.log(\`\${profile.user.username}: \${profile.user.displayName}\`);`;
-  const typescript = `// npm install @social-dev-platform/sdk
+  const typescript = `${sdkInstallLine(apiUrl)}
 import { clientCredentials, createClient, PlatformError } from "@social-dev-platform/sdk";
 
 const client = createClient({
@@ -187,7 +192,7 @@ TOKENS=$(curl -s -X POST "${issuer}/protocol/openid-connect/token" \\
 ACCESS_TOKEN=$(printf '%s' "$TOKENS" | jq -r .access_token)
 curl -s "${apiUrl}/me" -H "Authorization: Bearer $ACCESS_TOKEN"`;
 
-  const typescript = `// npm install @social-dev-platform/sdk
+  const typescript = `${sdkInstallLine(apiUrl)}
 import { createInterface } from "node:readline/promises";
 import { createClient, createLoginClient } from "@social-dev-platform/sdk";
 
@@ -269,8 +274,8 @@ print(f'Sign out: {discovery["end_session_endpoint"]}?{urlencode(logout)}')`;
  * the secret comes from WEBHOOK_SECRET. tests/events/webhook-quickstarts.test.ts runs both (tsx,
  * python3) and posts signed, forged and replayed requests to them.
  */
-export function webhookQuickstartSnippets(): QuickstartSnippet[] {
-  const typescript = `// npm install @social-dev-platform/sdk
+export function webhookQuickstartSnippets(appUrl = "http://localhost:3000"): QuickstartSnippet[] {
+  const typescript = `${sdkInstallLine(`${appUrl}/api/v1`)}
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifyWebhook, WebhookVerificationError } from "@social-dev-platform/sdk";

@@ -16,7 +16,7 @@ type Headers = Record<string, string | number>;
  * Every reply's one writeHead: the security headers, the reply's own, then the caller's, in one
  * object (Node's fast path when nothing was set with setHeader before).
  */
-function send(res: ServerResponse, status: number, headers: Headers, body: string | null, extra?: Headers): void {
+function send(res: ServerResponse, status: number, headers: Headers, body: string | Buffer | null, extra?: Headers): void {
   if (res.headersSent) {
     // Too late for a status: end what was started.
     res.end();
@@ -38,6 +38,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 
 /** Headers and an optional body exactly as given (the API's prepared replies). */
 export function sendRaw(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null): void {
+  send(res, status, headers, body);
+}
+
+/** Bytes (a file), e.g. the SDK's tarball; `null` for a HEAD answer (then give content-length yourself). */
+export function sendBytes(res: ServerResponse, status: number, headers: Record<string, string | number>, body: Buffer | null): void {
   send(res, status, headers, body);
 }
 

@@ -158,6 +158,12 @@ export async function startPlatform(options: {
 
   const apiOrigin = new URL(config.APP_URL).origin;
 
+  // Issue 27: {APP_URL}/sdk/latest.tgz. A production start packs it now, in the background; otherwise
+  // the first download does (lib/server/sdk-package.ts).
+  const { sdkTarballServer, SDK_TARBALL_PATH } = await import("./sdk-package");
+  const sdkTarball = sdkTarballServer(process.cwd(), log);
+  if (withNext && !dev) sdkTarball.prepare().catch((error: Error) => logger.warn("packing the SDK failed", { error: error.message }));
+
   // Everything answered here (not by Next, whose proxy.ts adds its own) carries the security
   // headers: lib/http/reply.ts writes them with each reply, oidc-provider's answers get them in
   // lib/oidc before its Koa app runs.
@@ -180,6 +186,11 @@ export async function startPlatform(options: {
     }
     if (isApi) {
       await serveApiRequest(req, res, apiOrigin);
+      return;
+    }
+    const sdkTarballName = path.startsWith("/sdk/") ? SDK_TARBALL_PATH.exec(path) : null;
+    if (sdkTarballName) {
+      await sdkTarball.serve(req, res, sdkTarballName[1]!);
       return;
     }
     if (path === "/healthz") {

@@ -6,8 +6,9 @@ import createFetchClient, {
   type Middleware,
 } from "openapi-fetch";
 import type { TokenProvider } from "./client-credentials.js";
-import { PlatformError } from "./errors.js";
+import { PlatformError, readRateLimit, type ResponseInfo } from "./errors.js";
 import { streamEvents, type EventStreamOptions } from "./events.js";
+import { createTransport, type CallOptions, type RequestOptions, type RetryInfo } from "./transport.js";
 import { sleep } from "./wait.js";
 import type { components, paths } from "./generated/openapi.js";
 
@@ -17,7 +18,7 @@ export type Schemas = components["schemas"];
 export type ChatMessage = Schemas["ChatMessage"];
 export type DirectoryIdentity = Schemas["DirectoryIdentity"];
 
-export interface ClientOptions {
+export interface ClientOptions extends RequestOptions {
   /** The API's base URL, e.g. `http://localhost:3000/api/v1` (a bare origin gets `/api/v1` added). */
   baseUrl: string;
   /** A fixed access token … */
@@ -28,19 +29,55 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * The SDK gives every POST an `Idempotency-Key` (one per call, the same on its retries), so a POST
+   * whose answer was lost is retried without posting twice. `false` sends none (and never retries a
+   * POST) unless a call passes its own `idempotencyKey`. Default true.
+   */
+  idempotencyKeys?: boolean;
+  /** Called before each retry (for logs): what failed and how long the SDK waits. */
+  onRetry?: (retry: RetryInfo) => void;
+}
+
+/** A result: the response body, plus what its response said (not enumerable: JSON.stringify and spreads leave them out). */
+export type WithResponseInfo<T> = T extends object ? T & ResponseInfo : T;
+
+/** Adds `requestId` and `rateLimit` to a result object, as non-enumerable properties. */
+function withInfo<T>(value: T, info: ResponseInfo): WithResponseInfo<T> {
+  if (value !== null && typeof value === "object" && Object.isExtensible(value)) {
+    Object.defineProperties(value, {
+      requestId: { value: info.requestId, enumerable: false, configurable: true },
+      rateLimit: { value: info.rateLimit, enumerable: false, configurable: true },
+    });
+  }
+  return value as WithResponseInfo<T>;
+}
+
+function infoOf(value: unknown): ResponseInfo {
+  const v = value as Partial<ResponseInfo> | null;
+  return { ...(v?.requestId ? { requestId: v.requestId } : {}), rateLimit: v?.rateLimit ?? null };
+}
+
+/** The `data` member of an enveloped result, carrying the result's response info. */
+function unwrap<T>(result: { data: T }): WithResponseInfo<T> {
+  return withInfo(result.data, infoOf(result));
 }
 
 type RequiredKeysOf<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
-type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & CallOptions & { [key: string]: unknown })?] : [Init & CallOptions & { [key: string]: unknown }];
 type Media = `${string}/${string}`;
 type Method = "get" | "post";
 type PathsFor<M extends Method> = ClientPathsWithMethod<Client<paths>, M>;
 
-/** Like openapi-fetch's methods, but resolving to the success body (errors are thrown as PlatformError). */
+/**
+ * Like openapi-fetch's methods, but resolving to the success body with `requestId` and `rateLimit`
+ * (errors are thrown as PlatformError). The init also takes the call's options (CallOptions:
+ * `signal`, `timeoutMs`, `maxRetries`, `idempotencyKey`).
+ */
 export type DataMethod<M extends Method> = <Path extends PathsFor<M>, Init extends MaybeOptionalInit<paths[Path], M>>(
   url: Path,
   ...init: InitParam<Init>
-) => Promise<NonNullable<FetchResponse<Extract<paths[Path][M], Record<string | number, unknown>>, Init, Media>["data"]>>;
+) => Promise<WithResponseInfo<NonNullable<FetchResponse<Extract<paths[Path][M], Record<string | number, unknown>>, Init, Media>["data"]>>>;
 
 /** Walks a cursor-paginated list one page at a time, yielding items. */
 async function* walk<T>(fetchPage: (cursor: string | undefined) => Promise<{ items: T[]; next: string | null | undefined }>, start?: string) {
@@ -68,9 +105,10 @@ function apiBaseUrl(baseUrl: string): string {
  */
 export function createClient(options: ClientOptions) {
   const { token, tokenProvider } = options;
+  const send = createTransport(options.fetch ?? ((input, init) => fetch(input, init)), options);
   const raw = createFetchClient<paths>({
     baseUrl: apiBaseUrl(options.baseUrl),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: (request: Request) => send(request),
     ...(options.headers ? { headers: options.headers } : {}),
   });
   const middleware: Middleware = {
@@ -89,8 +127,22 @@ export function createClient(options: ClientOptions) {
   };
   raw.use(middleware);
 
-  const GET = (async (url: string, ...init: unknown[]) => (await raw.GET(url as never, ...(init as [never]))).data) as DataMethod<"get">;
-  const POST = (async (url: string, ...init: unknown[]) => (await raw.POST(url as never, ...(init as [never]))).data) as DataMethod<"post">;
+  /** Sends one call: its options go to the transport, the rest to openapi-fetch. */
+  async function call(method: "GET" | "POST", url: string, init: (CallOptions & Record<string, unknown>) | undefined) {
+    const { maxRetries, timeoutMs, maxRetryAfterMs, signal, idempotencyKey, ...rest } = init ?? {};
+    const callOptions: CallOptions = {
+      ...(maxRetries !== undefined ? { maxRetries } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(maxRetryAfterMs !== undefined ? { maxRetryAfterMs } : {}),
+      ...(signal ? { signal } : {}),
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+    };
+    const fetchOptions = { ...rest, fetch: (request: Request) => send(request, callOptions) } as never;
+    const { data, response } = method === "GET" ? await raw.GET(url as never, fetchOptions) : await raw.POST(url as never, fetchOptions);
+    return withInfo(data, { ...(response.headers.get("x-request-id") ? { requestId: response.headers.get("x-request-id")! } : {}), rateLimit: readRateLimit(response.headers) });
+  }
+  const GET = ((url: string, init?: CallOptions & Record<string, unknown>) => call("GET", url, init)) as DataMethod<"get">;
+  const POST = ((url: string, init?: CallOptions & Record<string, unknown>) => call("POST", url, init)) as DataMethod<"post">;
 
   const chat = {
     /**
@@ -139,17 +191,15 @@ export function createClient(options: ClientOptions) {
       }
     },
     /** Posts as the token's user (svc:chat.write, user-delegated). */
-    async post(text: string, extra: { replyToId?: string } = {}): Promise<ChatMessage> {
-      const { data } = await POST("/global-chat/messages", {
-        body: { text, ...(extra.replyToId ? { reply_to_id: extra.replyToId } : {}) },
-      });
-      return data;
+    async post(text: string, extra: { replyToId?: string } & CallOptions = {}): Promise<WithResponseInfo<ChatMessage>> {
+      const { replyToId, ...callOptions } = extra;
+      return unwrap(await POST("/global-chat/messages", { body: { text, ...(replyToId ? { reply_to_id: replyToId } : {}) }, ...callOptions }));
     },
   };
 
   const users = {
     /** A public profile (bare object). */
-    get: (username: string) => GET("/users/{username}", { params: { path: { username } } }),
+    get: (username: string, callOptions: CallOptions = {}) => GET("/users/{username}", { params: { path: { username } }, ...callOptions }),
     /** Every directory-visible user in a stable order: `for await (const u of client.users.list())`. */
     list(query: { limit?: number; cursor?: string } = {}): AsyncGenerator<DirectoryIdentity, void, undefined> {
       return walk(async (cursor) => {
@@ -160,20 +210,23 @@ export function createClient(options: ClientOptions) {
       }, query.cursor);
     },
     /** Pokes `handle` as the token's user; 429 `poke_cooldown` carries `nextAllowedAt`. */
-    poke: async (handle: string) => (await POST("/users/{handle}/poke", { params: { path: { handle } } })).data,
+    poke: async (handle: string, callOptions: CallOptions = {}) => unwrap(await POST("/users/{handle}/poke", { params: { path: { handle } }, ...callOptions })),
   };
 
   const me = {
-    get: () => GET("/me"),
-    stats: async () => (await GET("/me/stats")).data,
-    notifications: async (query: { limit?: number; page?: number } = {}) => (await GET("/me/notifications", { params: { query } })).data,
-    beetle: async () => (await GET("/me/beetle")).data,
-    beetleCards: async () => (await GET("/me/beetle/cards")).data,
+    get: (callOptions: CallOptions = {}) => GET("/me", callOptions),
+    stats: async (callOptions: CallOptions = {}) => unwrap(await GET("/me/stats", callOptions)),
+    notifications: async (query: { limit?: number; page?: number } = {}, callOptions: CallOptions = {}) =>
+      unwrap(await GET("/me/notifications", { params: { query }, ...callOptions })),
+    beetle: async (callOptions: CallOptions = {}) => unwrap(await GET("/me/beetle", callOptions)),
+    beetleCards: async (callOptions: CallOptions = {}) => unwrap(await GET("/me/beetle/cards", callOptions)),
   };
 
   const directory = {
-    resolve: async (identifiers: Schemas["ResolveRequest"]["identifiers"]) =>
-      (await POST("/directory/resolve", { body: { identifiers } })).data.results,
+    resolve: async (identifiers: Schemas["ResolveRequest"]["identifiers"], callOptions: CallOptions = {}) => {
+      const result = await POST("/directory/resolve", { body: { identifiers }, ...callOptions });
+      return withInfo(result.data.results, infoOf(result));
+    },
   };
 
   /**

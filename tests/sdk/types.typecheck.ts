@@ -4,7 +4,7 @@
  * `@ts-expect-error` below must stay an error: if the SDK lost its types, tsc would report the
  * directive as unused and fail.
  */
-import { createClient } from "@social-dev-platform/sdk";
+import { createClient, PlatformError } from "@social-dev-platform/sdk";
 
 export async function typedUsage() {
   const client = createClient({ baseUrl: "http://localhost:3000/api/v1", token: "token" });
@@ -36,5 +36,21 @@ export async function typedUsage() {
   // @ts-expect-error -- stats has no `handle_name` (it is `handle`)
   void (await client.me.stats()).handle_name;
 
-  return { name, firstText, wrongField };
+  // PlatformError.code is the union of the documented codes (generated from the OpenAPI document).
+  const error = await client.users.poke("bob").catch((e: unknown) => e);
+  if (error instanceof PlatformError) {
+    const known: boolean = error.code === "poke_cooldown" || error.code === "network_error" || error.code === "idempotency_key_reused";
+    // @ts-expect-error -- a misspelled code ("rate_limitted") is not a code the platform has
+    const misspelled: boolean = error.code === "rate_limitted";
+    void known;
+    void misspelled;
+  }
+
+  // Every result says which request it was and how much of the rate limit is left.
+  const requestId: string | undefined = page.requestId;
+  const remaining: number | undefined = page.rateLimit?.remaining;
+  // @ts-expect-error -- the rate limit has no \`left\`
+  void page.rateLimit?.left;
+
+  return { name, firstText, wrongField, requestId, remaining };
 }

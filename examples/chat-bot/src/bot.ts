@@ -54,24 +54,20 @@ const device = await login.startDeviceSignIn();
 console.log(`bot: to let the bot post as you, open ${device.verificationUri} and enter the code ${device.userCode}`);
 if (device.verificationUriComplete) console.log(`bot: or open ${device.verificationUriComplete}`);
 const operatorTokens = refreshingTokens(login, await device.tokens({ signal: stop.signal }));
-const writer = createClient({ baseUrl: API_URL, tokenProvider: operatorTokens });
+const writer = createClient({
+  baseUrl: API_URL,
+  tokenProvider: operatorTokens,
+  onRetry: ({ status, delayMs }) => {
+    if (status === 429) console.log(`bot: rate limited, retrying in ${Math.ceil(delayMs / 1000)} s`);
+  },
+});
 const operator = await writer.me.get();
 console.log(`bot: signed in as @${operator.user.username}; answering !ping`);
 
-// 3. Follow the chat and answer commands.
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
+// 3. Follow the chat and answer commands. The SDK retries a 429 after its Retry-After by itself
+// (the chat takes one post per 2 seconds per person), with the same Idempotency-Key: no retry loop here.
 async function reply(client: PlatformClient, to: ChatMessage, text: string): Promise<ChatMessage> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await client.chat.post(text, { replyToId: to.id });
-    } catch (error) {
-      if (!(error instanceof PlatformError && error.code === "rate_limited") || attempt === 5) throw error;
-      const wait = error.retryAfter ?? 2;
-      console.log(`bot: rate limited, retrying in ${wait} s`);
-      await sleep(wait * 1000);
-    }
-  }
+  return client.chat.post(text, { replyToId: to.id });
 }
 
 try {

@@ -171,7 +171,7 @@ export default function EventsPage() {
         Two receivers, both run by our test suite against real deliveries: one on the SDK, one in Python&apos;s standard
         library alone (the check by hand is ten lines).
       </p>
-      {webhookQuickstartSnippets().map((snippet) => (
+      {webhookQuickstartSnippets(env().APP_URL).map((snippet) => (
         <CodeBlock key={snippet.title} title={snippet.title} language={snippet.fence} code={snippet.code} />
       ))}
 

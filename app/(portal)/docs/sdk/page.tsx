@@ -9,19 +9,23 @@ import { PLACEHOLDER_REDIRECT_URI } from "@/lib/quickstarts";
 export const metadata: Metadata = { title: "SDK and quickstarts" };
 
 export default function SdkPage() {
-  const { ISSUER, API_URL } = env();
+  const { ISSUER, API_URL, APP_URL } = env();
   return (
     <DocsPage
       title="SDK and quickstarts"
       lead="The TypeScript SDK gives you every endpoint typed from the OpenAPI document, tokens that renew themselves, sign-in helpers and one error type. Quickstarts in curl, TypeScript and Python get you to a first call in minutes."
     >
       <h2 id="install">Install</h2>
-      <CodeBlock title="npm" code="npm install @social-dev-platform/sdk" />
+      <CodeBlock title="npm" code={`npm install ${APP_URL}/sdk/latest.tgz`} />
       <p>
-        ESM, Node.js 20.19 or later (or any runtime with <code>fetch</code>). Its endpoint types are generated from{" "}
-        <Link href="/api/v1/openapi.json">the OpenAPI document</Link> with openapi-typescript and its calls go through
-        openapi-fetch, so a wrong path, parameter or field is a type error, not a runtime surprise. Sign-in uses
-        openid-client.
+        This platform serves the SDK it was built with: <code>{APP_URL}/sdk/latest.tgz</code> (cached for five minutes),
+        or a fixed version at <code>{APP_URL}/sdk/social-dev-platform-sdk-&lt;version&gt;.tgz</code> (never changes;
+        pin it for reproducible installs). Operators may publish the same package to a registry as{" "}
+        <code>@social-dev-platform/sdk</code>; then <code>npm install @social-dev-platform/sdk</code> works too. ES
+        modules and CommonJS, types included, Node.js 20.19 or later (or any runtime with <code>fetch</code>). Its
+        endpoint types are generated from <Link href="/api/v1/openapi.json">the OpenAPI document</Link> with
+        openapi-typescript and its calls go through openapi-fetch, so a wrong path, parameter or field is a type error,
+        not a runtime surprise. Sign-in uses openid-client.
       </p>
 
       <h2 id="api-client">API key client: app-only calls</h2>
@@ -70,24 +74,55 @@ for await (const message of client.chat.messages()) console.log(message.text); /
 for await (const message of client.chat.follow({ intervalMs: 2000, signal })) console.log(message.text);`}
       />
 
+      <h2 id="retries">Retries, time limits and rate limits</h2>
+      <p>
+        The client retries for you, up to <code>maxRetries</code> times (default 2): a 429 or 503 after its{" "}
+        <code>Retry-After</code> (plus a little jitter; a wait longer than <code>maxRetryAfterMs</code>, default 60 s,
+        such as a poke&apos;s 24-hour cooldown, comes back to you at once), and a network failure, a timeout or a 502/504
+        with exponential backoff. It retries GETs, and POSTs that carry an <code>Idempotency-Key</code>, which it adds to
+        every POST by itself (the same key on every attempt of one call): a post whose answer was lost is retried without
+        posting twice. <code>idempotencyKeys: false</code> on the client or <code>idempotencyKey: false</code> on a call
+        sends none (that POST is then never retried); <code>idempotencyKey: &quot;…&quot;</code> sets your own.
+        Each attempt has <code>timeoutMs</code> (default 30 s); <code>signal</code> aborts a call, waits included.
+      </p>
+      <CodeBlock
+        title="options"
+        language="ts"
+        code={`const client = createClient({ baseUrl: "${API_URL}", tokenProvider, maxRetries: 3, timeoutMs: 10_000 });
+
+const page = await client.GET("/global-chat/messages", { params: { query: { limit: 20 } }, signal: AbortSignal.timeout(30_000) });
+console.log(page.requestId, page.rateLimit); // { limit, remaining, reset (Unix seconds), policy: "app" }
+
+await client.chat.post("hello", { idempotencyKey: orderId, maxRetries: 5 });`}
+      />
+      <p>
+        Every result carries <code>requestId</code> (its <code>X-Request-Id</code>) and <code>rateLimit</code> (the
+        limit that binds first: <code>limit</code>, <code>remaining</code>, <code>reset</code>, <code>policy</code>;
+        null without a token). Neither is enumerable, so they stay out of <code>JSON.stringify</code> and spreads.
+      </p>
+
       <h2 id="errors">Errors</h2>
       <p>
-        Every failure — an API error envelope or a sign-in error — is thrown as one <code>PlatformError</code> with{" "}
-        <code>status</code>, <code>code</code> (the API&apos;s <code>error.code</code> or the OAuth <code>error</code>),{" "}
+        Every failure is thrown as one <code>PlatformError</code> with <code>status</code>, <code>code</code>,{" "}
         <code>message</code>, <code>nextAllowedAt</code> (on <code>poke_cooldown</code>), <code>retryAfter</code> (on
-        429) and <code>requestId</code> (the <code>X-Request-Id</code> to quote when you report a problem). See{" "}
+        429), <code>rateLimit</code> and <code>requestId</code> (the <code>X-Request-Id</code> to quote when you report a
+        problem). <code>code</code> is a union: the API&apos;s documented codes (generated from the OpenAPI document, so a
+        new code is a type change and a misspelled one a type error), the sign-in service&apos;s OAuth errors, and the
+        SDK&apos;s own: <code>network_error</code> and <code>timeout</code> (no answer, after the retries),{" "}
+        <code>aborted</code> (your signal), <code>client_error</code> (a local check) and <code>http_error</code> (a code
+        this SDK version does not know yet, kept in <code>serverCode</code>). See{" "}
         <Link href="/docs/errors">Errors and limits</Link>.
       </p>
       <CodeBlock
-        title="rate limits"
+        title="errors"
         language="ts"
         code={`import { PlatformError } from "@social-dev-platform/sdk";
 
 try {
-  await client.chat.post("hello");
+  await client.users.poke("bob");
 } catch (error) {
-  if (error instanceof PlatformError && error.code === "rate_limited") {
-    await new Promise((r) => setTimeout(r, (error.retryAfter ?? 2) * 1000));
+  if (error instanceof PlatformError && error.code === "poke_cooldown") {
+    console.log(\`poke bob again after \${new Date(error.nextAllowedAt! * 1000).toISOString()}\`);
   } else throw error;
 }`}
       />
