@@ -35,7 +35,7 @@ export interface paths {
         };
         /**
          * Stream the events the token may see (Server-Sent Events)
-         * @description Each event arrives as `id: evt_…`, `event: <type>` and `data: <the event JSON>` lines, the same body a webhook receives. Reconnect with the `Last-Event-ID` header (or `last_event_id`) to resume without a gap or a repeat, for up to 24 hours back. A comment line (`: heartbeat`) comes every 15 s. An app token receives the app's events; a user-delegated token receives its person's events and app-wide ones its scopes allow. At most 20 streams per app on each server process (429 beyond). The stream ends when the app is suspended, or for a user token when the person revokes the app.
+         * @description Each event arrives as `id: evt_…`, `event: <type>` and `data: <the event JSON>` lines, the same body a webhook receives. Reconnect with the `Last-Event-ID` header (or `last_event_id`) to resume without a gap or a repeat, for up to 24 hours back. A comment line (`: heartbeat`) comes every 15 s. An app token receives the app's events; a user-delegated token receives its person's events and app-wide ones its scopes allow. A sandbox token (client `sbx_…`) receives its sandbox's events only, a live token never those. At most 20 streams per app on each server process (429 beyond). The stream ends when the app is suspended, or for a user token when the person revokes the app.
          */
         get: operations["streamEvents"];
         put?: never;
