@@ -13,7 +13,7 @@ import {
 import { handleSchema } from "../schemas/users";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
-import { ensureSandboxWorld, loadSandboxFor, lockSandbox } from "./sandboxes";
+import { loadSandboxFor, lockSandbox, lockSandboxWithWorld, WORLD_BUILD_TIMEOUT_MS } from "./sandboxes";
 import { avatarPaths, SYSTEM_USER_HANDLE } from "./users";
 
 /**
@@ -64,7 +64,7 @@ export async function listSandboxTestUsers(appClientId: string, actor: Actor): P
 /**
  * Adds a test user to the app's sandbox; its password is returned once. The handle follows the
  * live rules (handleSchema) and must be free in the sandbox's world, generated people included
- * (the world is built first, so a later build cannot collide with it); without one, a `test_…`
+ * (the world is built first, in the same transaction, so a later build cannot collide with it); without one, a `test_…`
  * handle is generated. 409 `conflict` for a taken handle and past the cap.
  */
 export async function addSandboxTestUser(
@@ -83,14 +83,14 @@ export async function addSandboxTestUser(
     throw new AppError("conflict", `The handle "${wanted}" is reserved.`, { fields: { handle: "is reserved" } });
   }
   const { app, sandbox } = await loadSandboxFor(appClientId, actor, "manage", "app.sandbox.users.add");
-  await ensureSandboxWorld(sandbox.id);
   const password = generatePassword();
   // Hashed before the transaction: the sandbox's row lock is not held over a password hash.
   const passwordHash = await hashPassword(password);
   try {
     const handle = await db.$transaction(async (tx) => {
-      // Serializes adds (the cap) with each other and with a reset or the world's first build.
-      await lockSandbox(tx, sandbox.id);
+      // Serializes adds (the cap) with each other and with a reset or the world's first build; the
+      // world is built first if it never was, so no later build can draw a test user's handle.
+      await lockSandboxWithWorld(tx, sandbox.id);
       const count = await tx.user.count({ where: { worldId: sandbox.id, isTestUser: true } });
       if (count >= SANDBOX_TEST_USER_LIMIT) {
         throw new AppError(
@@ -113,7 +113,7 @@ export async function addSandboxTestUser(
       });
       await recordAudit({ actor, action: "app.sandbox.users.add", targetType: "app", targetId: app.clientId, detail: { handle } }, tx);
       return handle;
-    });
+    }, { timeout: WORLD_BUILD_TIMEOUT_MS, maxWait: WORLD_BUILD_TIMEOUT_MS });
     return { handle, password };
   } catch (error) {
     if (isUniqueViolation(error)) {

@@ -193,7 +193,16 @@ export async function lockSandbox(tx: Tx, worldId: number): Promise<{ generated:
   return rows[0] ?? null;
 }
 
-const WORLD_BUILD_TIMEOUT_MS = 60_000;
+export const WORLD_BUILD_TIMEOUT_MS = 60_000;
+
+/**
+ * Locks the sandbox's row and builds its world when it was never built, in the caller's
+ * transaction (adding a test user: its handle must be checked against the generated people).
+ */
+export async function lockSandboxWithWorld(tx: Tx, worldId: number): Promise<void> {
+  const state = await lockSandbox(tx, worldId);
+  if (state && !state.generated) await buildWorld(tx, worldId);
+}
 
 // Worlds this process knows are built (a world is never un-built: reset rebuilds it in one
 // transaction), and the builds it is running: a sandbox's first requests share one build.
