@@ -1,0 +1,149 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { AppStatusBadge } from "@/components/apps/app-status-badge";
+import { AppTabs } from "@/components/apps/app-tabs";
+import { AppTypeBadge } from "@/components/apps/app-type-badge";
+import { ResetSandboxButton } from "@/components/apps/reset-sandbox-button";
+import { SandboxSecretPanel } from "@/components/apps/sandbox-secret-panel";
+import { NavSection } from "@/components/layout/nav-section";
+import { Alert } from "@/components/ui/alert";
+import { Card } from "@/components/ui/card";
+import { CopyField } from "@/components/ui/copy-field";
+import { Icon } from "@/components/ui/icon";
+import { PageHeader } from "@/components/ui/page-header";
+import { TimeAgo } from "@/components/ui/time-ago";
+import { env } from "@/lib/env";
+import { requireAppPage } from "@/lib/portal/session";
+import { capabilities } from "@/lib/services/app-access";
+import { getSandbox } from "@/lib/services/sandboxes";
+
+export const metadata: Metadata = { title: "Sandbox" };
+
+/**
+ * Issue 26: an app's Sandbox tab, whatever its review status (a pending app builds here). Its team
+ * and platform admins read it; what each may do is decided by capabilities() and checked again by
+ * lib/services/sandboxes.ts: the owner and team admins roll the secret (handleSecrets), whoever may
+ * manage the app resets it.
+ */
+export default async function AppSandboxPage({ params }: { params: Promise<{ clientId: string }> }) {
+  const now = new Date();
+  const { actor, app } = await requireAppPage(params);
+  const can = capabilities(app, actor);
+  const sandbox = await getSandbox(app.clientId, actor);
+  const config = env();
+
+  return (
+    <div className="space-y-8">
+      {can.onTeam ? null : <NavSection href="/admin" />}
+      <PageHeader
+        bordered={false}
+        eyebrow={
+          <Link href={can.onTeam ? "/apps" : "/admin/apps"} className="inline-flex items-center gap-1 hover:text-slate-900">
+            <Icon name="arrowLeft" /> {can.onTeam ? "My apps" : "All applications"}
+          </Link>
+        }
+        title={<span className="wrap-anywhere">{app.name}</span>}
+        description={
+          <div className="flex flex-wrap items-center gap-2">
+            <AppTypeBadge type={app.type} />
+            <AppStatusBadge status={app.status} />
+          </div>
+        }
+      />
+      <AppTabs clientId={app.clientId} current="sandbox" />
+
+      {app.status === "suspended" ? (
+        <Alert tone="danger" title="The sandbox is off while the app is suspended">
+          Sandbox token requests fail with <code className="font-mono">invalid_client</code> until an admin reinstates the app.
+        </Alert>
+      ) : (
+        <Alert tone="info" title={app.status === "approved" ? "Test here, not on real people" : "Build now: the sandbox works before review"}>
+          The sandbox is a twin of this app with its own client ID, its own synthetic people and its own quota. Sandbox
+          tokens read and write only sandbox data; nothing done here reaches a real person.{" "}
+          <Link href="/docs/sandbox" className="font-medium underline">
+            Build in the sandbox, go live after review
+          </Link>
+        </Alert>
+      )}
+
+      <div className="grid gap-8 lg:grid-cols-3">
+        <div className="min-w-0 space-y-6 lg:col-span-2">
+          <Card
+            id="sandbox-credentials"
+            title="Sandbox credentials"
+            description={
+              app.type === "api"
+                ? "The sandbox client ID and its secret get app-only tokens marked \"sandbox\": true, with the app's current scopes (changes waiting for review included)."
+                : "The sandbox client ID signs in test users through the hosted login page (PKCE, no secret), with the app's current scopes and redirect URIs (changes waiting for review included)."
+            }
+          >
+            <dl className="space-y-5">
+              <CopyField label="Sandbox client ID" value={sandbox.clientId} />
+              <CopyField label="Token endpoint" value={`${config.ISSUER}/protocol/openid-connect/token`} />
+              <CopyField label="API base URL" value={config.API_URL} hint="The same API as live: the token decides which world it reads." />
+            </dl>
+            <div className="mt-5 border-t border-slate-100 pt-5">
+              {app.type === "api" ? (
+                <SandboxSecretPanel clientId={app.clientId} canRoll={can.handleSecrets} />
+              ) : (
+                <p className="flex items-start gap-2 text-sm text-slate-600">
+                  <Icon name="lock" className="mt-0.5 size-4 shrink-0" />A login client&apos;s sandbox has no secret, like the
+                  app itself.
+                </p>
+              )}
+            </div>
+          </Card>
+        </div>
+
+        <aside className="min-w-0 space-y-6" aria-label="Sandbox details">
+          <Card
+            title="Synthetic world"
+            description="About 50 generated people with profiles, friendships, stats, Beetle cards and notifications, and a few hundred chat messages. Only this app's sandbox sees them."
+          >
+            <dl className="space-y-4 text-sm">
+              <div>
+                <dt className="font-medium text-slate-700">World</dt>
+                <dd className="mt-1 text-slate-900" data-testid="sandbox-world">
+                  {sandbox.generatedAt ? (
+                    <>
+                      Built <TimeAgo date={sandbox.generatedAt} now={now} />
+                    </>
+                  ) : (
+                    <>
+                      Not built yet
+                      <span className="block text-slate-600">It is generated on the first API call with a sandbox token.</span>
+                    </>
+                  )}
+                </dd>
+              </div>
+              <div>
+                <dt className="font-medium text-slate-700">Sandbox quota</dt>
+                <dd className="mt-1 text-slate-900" data-testid="sandbox-quota">
+                  {sandbox.quotaPerMinute.toLocaleString("en-US")} requests per minute
+                  <span className="block text-slate-600">Counted apart from the live quota: testing never eats into it.</span>
+                </dd>
+              </div>
+              <div>
+                <dt className="font-medium text-slate-700">Created</dt>
+                <dd className="mt-1 text-slate-900">
+                  <TimeAgo date={sandbox.createdAt} now={now} />
+                </dd>
+              </div>
+            </dl>
+            {can.manage ? (
+              <div className="mt-5 border-t border-slate-100 pt-5">
+                <p className="mb-3 text-sm text-slate-600">Start over with a fresh world: everything in it is generated again.</p>
+                <ResetSandboxButton clientId={app.clientId} />
+              </div>
+            ) : (
+              <p className="mt-5 flex items-start gap-2 border-t border-slate-100 pt-5 text-sm text-slate-600" data-testid="sandbox-read-only">
+                <Icon name="lock" className="mt-0.5 size-4 shrink-0" />
+                Viewers can read the sandbox; the owner and team admins reset it and manage its test users.
+              </p>
+            )}
+          </Card>
+        </aside>
+      </div>
+    </div>
+  );
+}

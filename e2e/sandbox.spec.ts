@@ -1,0 +1,116 @@
+import { expect, test, type Page } from "@playwright/test";
+import { randomBytes } from "node:crypto";
+import { createTestUser } from "../tests/helpers/oidc";
+import { appStatus, clientCredentials, expectAccessible, expectNoHorizontalOverflow, newContext, readChat, registerApp, screenshot, server } from "./support";
+
+/**
+ * Issue 26 in the browser: a developer who joined today registers an API key client and, while it
+ * waits for review, gets a sandbox token with the credentials the portal showed (the sandbox secret
+ * once, at registration; the sandbox client ID in the quickstart, which says it is the sandbox's)
+ * and reads the sandbox's synthetic chat, while the live credentials still get invalid_client. The
+ * Sandbox tab shows the world built by that first call, and "Reset sandbox" rebuilds it. Screenshots
+ * at 1280 and 390 px with long, realistic names; axe; no sideways scrolling; no console errors.
+ */
+
+const NEW_DEVELOPER = {
+  handle: `mfernandez${randomBytes(2).toString("hex")}`,
+  displayName: "María-José Fernández-Castellanos de la Vega",
+  password: `sandbox-journey-${randomBytes(6).toString("hex")}`,
+};
+
+/** Signs a person who is not a demo account in to the portal through the hosted login page. */
+async function signInAs(page: Page, person: { handle: string; password: string }, target: string): Promise<void> {
+  await page.goto(`${server.url}${target}`);
+  await page.waitForURL(/\/signin\?/);
+  await page.getByRole("button", { name: "Continue with your platform account" }).click();
+  await page.waitForURL(/\/interaction\//);
+  await page.getByLabel("Username").fill(person.handle);
+  await page.getByLabel("Password").fill(person.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(`${server.url}${target}`);
+}
+
+function watchConsole(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(e.message));
+  return errors;
+}
+
+test("a new developer builds against the sandbox before review: the quickstart's credentials, the Sandbox tab, reset", async ({ browser }) => {
+  const foreign: string[] = [];
+  await createTestUser(server.databaseUrl, NEW_DEVELOPER);
+  const page = await (await newContext(browser, foreign)).newPage();
+  const consoleErrors = watchConsole(page);
+  await signInAs(page, NEW_DEVELOPER, "/apps");
+
+  const name = `Fernández-Castellanos Logistics Chat Digest for Regional Warehouses ${randomBytes(2).toString("hex")}`;
+  const clientId = await registerApp(page, { name, type: "api", scopes: ["svc:chat.read", "svc:directory.read"] });
+  expect(await appStatus(clientId)).toBe("pending");
+  const sandboxClientId = `sbx_${clientId}`;
+
+  // Registration shows the sandbox secret once, with the app's credentials.
+  const banner = page.getByTestId("sandbox-secret-reveal");
+  await expect(banner).toBeVisible();
+  await expect(banner).toContainText("it will not be shown again");
+  await expect(banner).toContainText(sandboxClientId);
+  const sandboxSecret = await page.getByTestId("sandbox-client-secret").inputValue();
+  expect(sandboxSecret.length).toBeGreaterThan(30);
+  // The live secret does not exist before approval.
+  await expect(page.getByTestId("secret-reveal")).toHaveCount(0);
+
+  // The quickstart uses the sandbox credentials and says why.
+  await expect(page.getByTestId("quickstart-sandbox-note")).toContainText("Sandbox credentials — this app is awaiting review");
+  const curl = page.locator("[data-language=curl]");
+  await expect(curl).toContainText(`client_id=${sandboxClientId}`);
+  const quickstartClientId = /client_id=(\S+)/.exec((await curl.textContent()) ?? "")![1]!;
+  await expectAccessible(page, "app page after registration");
+  await expectNoHorizontalOverflow(page);
+  await screenshot(page, "sandbox-registered");
+
+  // The quickstart's request with those credentials: a sandbox token that reads the synthetic chat.
+  const token = await clientCredentials(quickstartClientId, sandboxSecret);
+  expect(token.status).toBe(200);
+  const { access_token: accessToken } = (await token.json()) as { access_token: string };
+  const claims = JSON.parse(Buffer.from(accessToken.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
+  expect(claims.sandbox).toBe(true);
+  const chat = await readChat(accessToken);
+  expect(chat.status).toBe(200);
+  const { data: messages } = (await chat.json()) as { data: { id: string; author: { handle: string } }[] };
+  expect(messages.length).toBeGreaterThan(0);
+  // The live credentials still wait for review.
+  expect((await clientCredentials(clientId, sandboxSecret)).status).toBe(401);
+
+  // A reload never shows the secret again.
+  await page.reload();
+  await expect(page.getByTestId("sandbox-secret-reveal")).toHaveCount(0);
+  expect(await page.content()).not.toContain(sandboxSecret);
+
+  // The Sandbox tab: its client ID, the world the first call built, the quota, reset.
+  await page.getByRole("navigation", { name: "Application sections" }).getByRole("link", { name: "Sandbox" }).click();
+  await page.waitForURL(`${server.url}/apps/${clientId}/sandbox`);
+  await expect(page.getByRole("navigation", { name: "Application sections" }).getByRole("link", { name: "Sandbox" })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByText(sandboxClientId, { exact: true })).toBeVisible();
+  await expect(page.getByTestId("sandbox-world")).toContainText("Built");
+  await expect(page.getByTestId("sandbox-quota")).toContainText("600 requests per minute");
+  await expectAccessible(page, "sandbox tab");
+  await expectNoHorizontalOverflow(page);
+  await screenshot(page, "sandbox-tab");
+
+  await page.getByRole("button", { name: "Reset sandbox" }).click();
+  const dialog = page.getByRole("dialog", { name: "Reset the sandbox?" });
+  await expect(dialog).toBeVisible();
+  await expectAccessible(page, "reset dialog");
+  await dialog.getByRole("button", { name: "Reset sandbox" }).click();
+  await expect(page.getByText(/^Sandbox reset: \d+ synthetic people/)).toBeVisible({ timeout: 30_000 });
+  // A new world: the chat the token read before is gone, a fresh one is there.
+  const after = (await (await readChat(accessToken)).json()) as { data: { id: string }[] };
+  expect(after.data.length).toBeGreaterThan(0);
+  expect(after.data.map((m) => m.id)).not.toEqual(messages.map((m) => m.id));
+
+  expect(consoleErrors).toEqual([]);
+  expect(foreign).toEqual([]);
+  await page.context().close();
+});
