@@ -13,7 +13,7 @@
  * Output: human-readable, or one JSON document with --json. Errors: one line on stderr (a JSON line
  * with --json), exit code 2 for usage errors and 1 for everything else. Passwords, secret hashes and
  * database passwords are never printed; a client secret only once, by `apps create --approve` or
- * `apps secrets add|roll`.
+ * `apps secrets add|roll`; a sandbox test user's generated password only once, by `apps sandbox users add`.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -58,6 +58,8 @@ const COMMANDS: Record<string, Command> = {
   "apps sandbox show": sandboxes.appsSandboxShow,
   "apps sandbox secret roll": sandboxes.appsSandboxSecretRoll,
   "apps sandbox reset": sandboxes.appsSandboxReset,
+  "apps sandbox users add": sandboxes.appsSandboxUsersAdd,
+  "apps sandbox users remove": sandboxes.appsSandboxUsersRemove,
   "apps webhooks add": webhooks.appsWebhooksAdd,
   "apps webhooks list": webhooks.appsWebhooksList,
   "apps webhooks remove": webhooks.appsWebhooksRemove,

@@ -1,7 +1,7 @@
 import { logoPath, type AppView, type RevealedSecret, type SecretView } from "../schemas/apps";
 import type { ConnectedApp } from "../schemas/connected-apps";
 import type { UsageRange } from "../schemas/usage";
-import type { SandboxSecret, SandboxView } from "../schemas/sandboxes";
+import type { SandboxSecret, SandboxTestUserCredentials, SandboxView } from "../schemas/sandboxes";
 import type { UserView } from "../schemas/users";
 import { dateToUnixSeconds, publicUrl } from "../schemas/wire";
 import type { RequestLogEntry } from "../schemas/usage";
@@ -146,4 +146,9 @@ export function sandboxJson(sandbox: SandboxView) {
 /** `apps sandbox secret roll`: `{ client_id, client_secret }`, the secret shown once. */
 export function sandboxSecretJson(secret: SandboxSecret) {
   return { client_id: secret.clientId, client_secret: secret.clientSecret };
+}
+
+/** `apps sandbox users add`: `{ handle, password }`, the password shown once. */
+export function sandboxTestUserJson(user: SandboxTestUserCredentials) {
+  return { handle: user.handle, password: user.password };
 }

@@ -1,11 +1,11 @@
 import { parseWith, services, type Command } from "./command";
-import { sandboxJson, sandboxSecretJson } from "./json";
+import { sandboxJson, sandboxSecretJson, sandboxTestUserJson } from "./json";
 
-/** `apps sandbox …` (issue 26): an app's sandbox, its secret and its synthetic world. */
+/** `apps sandbox …` (issue 26): an app's sandbox, its secret, its synthetic world and its test users. */
 
 export const appsSandboxShow: Command = {
   usage: "apps sandbox show CLIENT_ID [--json]",
-  summary: "Show an app's sandbox: its client id (sbx_…), quota and when its synthetic world was built",
+  summary: "Show an app's sandbox: its client id (sbx_…), test users, quota and when its synthetic world was built",
   options: {},
   positionals: ["CLIENT_ID"],
   async run({ args }) {
@@ -16,6 +16,7 @@ export const appsSandboxShow: Command = {
       json: sandboxJson(sandbox),
       text: [
         `client_id:        ${sandbox.clientId}`,
+        `test users:       ${sandbox.users.map((u) => `@${u.handle}`).join(", ") || "none"}`,
         `quota_per_minute: ${sandbox.quotaPerMinute}`,
         `created_at:       ${sandbox.createdAt.toISOString()}`,
         `world built:      ${sandbox.generatedAt?.toISOString() ?? "not yet (on first use)"}`,
@@ -56,6 +57,48 @@ export const appsSandboxReset: Command = {
     return {
       json: { client_id: reset.clientId, users: reset.people },
       text: `Reset ${reset.clientId}: a fresh world of ${reset.people} people.`,
+    };
+  },
+};
+
+export const appsSandboxUsersAdd: Command = {
+  usage: "apps sandbox users add CLIENT_ID [--handle HANDLE] [--json]",
+  summary: "Add a test user to an app's sandbox (at most 20); its generated password is printed once",
+  helpDetails: [
+    "Test users sign in on the hosted login page through the sandbox's client (sbx_…) only.",
+    "Without --handle, a test_… handle is generated. A sandbox reset keeps its test users.",
+  ],
+  options: { handle: { type: "string" } },
+  positionals: ["CLIENT_ID"],
+  async run({ values, args }) {
+    const [{ schemas, userSchemas, actor }, { addSandboxTestUser }] = await Promise.all([services(), import("../services/sandbox-users")]);
+    const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+    const handle = values.handle === undefined ? undefined : parseWith(userSchemas.handleSchema, values.handle, { "": "--handle" });
+    const added = await addSandboxTestUser(clientId, actor, { handle });
+    return {
+      json: sandboxTestUserJson(added),
+      text: [
+        `handle:   ${added.handle}`,
+        `password: ${added.password}`,
+        "Store the password now: it is shown only once and cannot be recovered.",
+      ].join("\n"),
+    };
+  },
+};
+
+export const appsSandboxUsersRemove: Command = {
+  usage: "apps sandbox users remove CLIENT_ID HANDLE [--json]",
+  summary: "Remove a test user from an app's sandbox: its sign-ins and tokens stop at once",
+  options: {},
+  positionals: ["CLIENT_ID", "HANDLE"],
+  async run({ args }) {
+    const [{ schemas, userSchemas, actor }, { removeSandboxTestUser }] = await Promise.all([services(), import("../services/sandbox-users")]);
+    const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+    const handle = parseWith(userSchemas.handleSchema, args[1], { "": "HANDLE" });
+    await removeSandboxTestUser(clientId, actor, handle);
+    return {
+      json: { client_id: clientId, handle, removed: true },
+      text: `Removed test user @${handle} from ${clientId}'s sandbox.`,
     };
   },
 };

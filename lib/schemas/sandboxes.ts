@@ -1,3 +1,6 @@
+import { z } from "zod";
+import { handleSchema } from "./users";
+
 /**
  * Issue 26: every app's sandbox. The world is a column (User.worldId, ChatMessage.worldId,
  * DirectoryLink.worldId), like Stripe's livemode: 0 is the live world, a sandbox's world is its
@@ -22,7 +25,7 @@ export const SANDBOX_CLAIM = "sandbox";
 /** An app's sandbox as the services return it (`apps sandbox show`; the CLI's JSON is lib/cli/json.ts). */
 export interface SandboxView {
   clientId: string;
-  /** Test users (issue 26 point 3) come with a later increment: always empty for now. */
+  /** Its test users, oldest first (lib/services/sandbox-users.ts). */
   users: { handle: string }[];
   quotaPerMinute: number;
   createdAt: Date;
@@ -34,4 +37,23 @@ export interface SandboxView {
 export interface SandboxSecret {
   clientId: string;
   clientSecret: string;
+}
+
+/** Issue 26 point 3: at most this many test users per sandbox. */
+export const SANDBOX_TEST_USER_LIMIT = 20;
+
+/** Adding a test user: the handle is a real handle's (same rules), generated when absent. */
+export const addSandboxTestUserSchema = z.object({ handle: handleSchema.optional() });
+export type AddSandboxTestUserInput = z.input<typeof addSandboxTestUserSchema>;
+
+/** A sandbox's test user as the portal and the CLI list them (never its password, which is shown once). */
+export interface SandboxTestUser {
+  handle: string;
+  createdAt: Date;
+}
+
+/** A new test user's credentials: the password is shown once and stored only as a hash. */
+export interface SandboxTestUserCredentials {
+  handle: string;
+  password: string;
 }

@@ -1,6 +1,6 @@
 import { generateClientSecret, hashClientSecret, matchClientSecret, secretHint } from "../crypto/secrets";
 import { transactionWithChanges } from "../database/changes";
-import { db, type Tx } from "../database/client";
+import { db, type Prisma, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { pendingChangeSchema } from "../schemas/apps";
@@ -57,12 +57,16 @@ async function ensureSandbox(app: { id: number; clientId: string }) {
 /** What the sign-in service needs of a sandbox client, with its app's current configuration. */
 export interface SandboxSignInRow {
   clientId: string;
+  /** The sandbox's world (its id): where its sign-ins look credentials up. */
+  worldId: number;
   name: string;
   type: "api" | "login";
   ownerId: number;
   scopes: string[];
   redirectUris: string[];
   postLogoutRedirectUris: string[];
+  /** Device sign-in (login clients), pending request included. */
+  deviceFlow: boolean;
 }
 
 /**
@@ -75,6 +79,7 @@ export async function findSandboxForSignIn(clientId: string): Promise<SandboxSig
   const row = await db.sandbox.findUnique({
     where: { clientId },
     select: {
+      id: true,
       clientId: true,
       application: {
         select: {
@@ -85,6 +90,7 @@ export async function findSandboxForSignIn(clientId: string): Promise<SandboxSig
           scopes: true,
           redirectUris: true,
           postLogoutRedirectUris: true,
+          deviceFlow: true,
           pendingChange: true,
         },
       },
@@ -95,12 +101,14 @@ export async function findSandboxForSignIn(clientId: string): Promise<SandboxSig
   const pending = app.pendingChange === null ? null : pendingChangeSchema.safeParse(app.pendingChange).data ?? null;
   return {
     clientId: row.clientId,
+    worldId: row.id,
     name: `${pending?.name ?? app.name} (sandbox)`,
     type: app.type,
     ownerId: app.ownerId,
     scopes: pending?.scopes ?? app.scopes,
     redirectUris: pending?.redirectUris ?? app.redirectUris,
     postLogoutRedirectUris: pending?.postLogoutRedirectUris ?? app.postLogoutRedirectUris,
+    deviceFlow: app.type === "login" && (pending?.deviceFlow ?? app.deviceFlow),
   };
 }
 
@@ -120,17 +128,22 @@ export async function verifySandboxCredentials(clientId: string, secret: string)
   return { tokensRevokedAt: marks.length ? Math.floor(Math.max(...marks.map((d) => d.getTime())) / 1000) : null };
 }
 
-async function loadSandboxFor(appClientId: string, actor: Actor, capability: "view" | "manage", action: string) {
+export async function loadSandboxFor(appClientId: string, actor: Actor, capability: "view" | "manage", action: string) {
   const app = await loadFor(appClientId, actor, capability, action);
   return { app, sandbox: await ensureSandbox(app) };
 }
 
-/** `apps sandbox show`: the sandbox's client id, quota and dates (test users come with a later increment). */
+/** `apps sandbox show`: the sandbox's client id, test users, quota and dates. */
 export async function getSandbox(appClientId: string, actor: Actor): Promise<SandboxView> {
   const { sandbox } = await loadSandboxFor(appClientId, actor, "view", "app.sandbox.show");
+  const users = await db.user.findMany({
+    where: { worldId: sandbox.id, isTestUser: true },
+    select: { handle: true },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
   return {
     clientId: sandbox.clientId,
-    users: [],
+    users,
     quotaPerMinute: sandbox.quotaPerMinute,
     createdAt: sandbox.createdAt,
     generatedAt: sandbox.generatedAt,
@@ -173,8 +186,8 @@ async function buildWorld(tx: Tx, worldId: number): Promise<number> {
   return people;
 }
 
-/** Locks the sandbox's row (concurrent first uses and resets of one sandbox serialize on it). */
-async function lockSandbox(tx: Tx, worldId: number): Promise<{ generated: boolean } | null> {
+/** Locks the sandbox's row (concurrent first uses, resets and test-user changes of one sandbox serialize on it). */
+export async function lockSandbox(tx: Tx, worldId: number): Promise<{ generated: boolean } | null> {
   const rows = await tx.$queryRaw<{ generated: boolean }[]>`
     SELECT "generatedAt" IS NOT NULL AS generated FROM "Sandbox" WHERE id = ${worldId} FOR UPDATE`;
   return rows[0] ?? null;
@@ -215,17 +228,43 @@ export function ensureSandboxWorld(worldId: number): Promise<void> {
   return pending;
 }
 
+/** A test user as a reset keeps it (lib/services/sandbox-users.ts makes them). */
+const TEST_USER_KEPT = {
+  id: true,
+  handle: true,
+  displayName: true,
+  avatarUrl: true,
+  avatarUrlSmall: true,
+  passwordHash: true,
+  createdAt: true,
+} as const;
+
+/**
+ * After a reset's rebuild, the test users come back as they were made: the same id (so `sub` and
+ * the team's sign-ins hold), handle and password hash, nothing of what they did in the old world.
+ * A generated person who drew a test user's handle in the new world gives it up.
+ */
+async function restoreTestUsers(tx: Tx, worldId: number, users: Prisma.UserGetPayload<{ select: typeof TEST_USER_KEPT }>[]): Promise<void> {
+  if (!users.length) return;
+  await tx.user.deleteMany({ where: { worldId, handle: { in: users.map((u) => u.handle) } } });
+  await tx.user.createMany({ data: users.map((u) => ({ ...u, worldId, isTestUser: true })) });
+}
+
 /**
  * "Reset sandbox": deletes the world's people (and with them everything they had) and builds it
  * again, in one transaction under the sandbox's row lock. Returns how many people it now holds.
+ * The team's test users stay (same handle, password and id; their activity goes with the world):
+ * their passwords were shown once, and a reset is for the data, not the team's logins.
  */
 export async function resetSandbox(appClientId: string, actor: Actor): Promise<{ clientId: string; people: number }> {
   const { app, sandbox } = await loadSandboxFor(appClientId, actor, "manage", "app.sandbox.reset");
   const people = await db.$transaction(
     async (tx) => {
       await lockSandbox(tx, sandbox.id);
+      const testUsers = await tx.user.findMany({ where: { worldId: sandbox.id, isTestUser: true }, select: TEST_USER_KEPT });
       await deleteWorld(tx, sandbox.id);
       const count = await buildWorld(tx, sandbox.id);
+      await restoreTestUsers(tx, sandbox.id, testUsers);
       await recordAudit({ actor, action: "app.sandbox.reset", targetType: "app", targetId: app.clientId }, tx);
       return count;
     },
