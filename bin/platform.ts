@@ -60,6 +60,7 @@ const COMMANDS: Record<string, Command> = {
   "apps sandbox reset": sandboxes.appsSandboxReset,
   "apps sandbox users add": sandboxes.appsSandboxUsersAdd,
   "apps sandbox users remove": sandboxes.appsSandboxUsersRemove,
+  "apps sandbox trigger": sandboxes.appsSandboxTrigger,
   "apps webhooks add": webhooks.appsWebhooksAdd,
   "apps webhooks list": webhooks.appsWebhooksList,
   "apps webhooks remove": webhooks.appsWebhooksRemove,

@@ -102,3 +102,17 @@ export const appsSandboxUsersRemove: Command = {
     };
   },
 };
+
+export const appsSandboxTrigger: Command = {
+  usage: "apps sandbox trigger CLIENT_ID EVENT_TYPE [--json]",
+  summary: "Write one event of EVENT_TYPE in the app's sandbox with synthetic data; its sandbox endpoints and streams receive it",
+  options: {},
+  positionals: ["CLIENT_ID", "EVENT_TYPE"],
+  helpDetails: ["", "EVENT_TYPE: chat.message.created, notification.created, app.authorization.granted, app.authorization.revoked or app.status.changed."],
+  async run({ args }) {
+    const [{ schemas, actor }, { triggerSandboxEvent }] = await Promise.all([services(), import("../services/sandbox-events")]);
+    const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+    const { eventId } = await triggerSandboxEvent(clientId, actor, args[1] ?? "");
+    return { json: { event_id: eventId }, text: `Triggered ${args[1]} in the sandbox of ${clientId}: ${eventId}.` };
+  },
+};

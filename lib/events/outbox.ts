@@ -1,6 +1,7 @@
 import type { Tx } from "../database/client";
 import { newPublicId } from "../crypto/ids";
 import type { EventType } from "../schemas/events";
+import { isSandboxClientId, LIVE_WORLD_ID } from "../schemas/sandboxes";
 
 /**
  * Writes an event inside the transaction of what it reports (issue 25, "written with the change"):
@@ -12,12 +13,17 @@ import type { EventType } from "../schemas/events";
  */
 export async function recordEvent(
   tx: Tx,
-  event: { type: EventType; clientId?: string | null; userId?: number | null; data: Record<string, unknown> },
+  event: { type: EventType; clientId?: string | null; userId?: number | null; worldId?: number; data: Record<string, unknown> },
 ): Promise<string> {
   const id = newPublicId("evt");
+  const clientId = event.clientId ?? null;
+  // Issue 26: an event for a sandbox client (`sbx_…`) happens in that sandbox's world unless told.
+  const worldId = event.worldId ?? (clientId !== null && isSandboxClientId(clientId) ? null : LIVE_WORLD_ID);
   await tx.$executeRaw`
-    INSERT INTO "Event" (id, type, "clientId", "userId", data, "createdAt")
-    VALUES (${id}, ${event.type}, ${event.clientId ?? null}, ${event.userId ?? null}, ${JSON.stringify(event.data)}::jsonb, timezone('UTC', now()))`;
+    INSERT INTO "Event" (id, type, "clientId", "userId", "worldId", data, "createdAt")
+    VALUES (${id}, ${event.type}, ${clientId}, ${event.userId ?? null},
+            coalesce(${worldId}::int, (SELECT s.id FROM "Sandbox" s WHERE s."clientId" = ${clientId}), ${LIVE_WORLD_ID}),
+            ${JSON.stringify(event.data)}::jsonb, timezone('UTC', now()))`;
   return id;
 }
 

@@ -3,6 +3,7 @@ import { pool } from "../database/client";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { EVENT_ID_PATTERN, MAX_STREAMS_PER_APP, type EventType } from "../schemas/events";
+import { LIVE_WORLD_ID } from "../schemas/sandboxes";
 import { EVENT_COLUMNS, toStoredEvent, type EventRenderer, type StoredEvent } from "./worker";
 
 /**
@@ -21,11 +22,18 @@ import { EVENT_COLUMNS, toStoredEvent, type EventRenderer, type StoredEvent } fr
  * - app.status.changed: the app's own; ping goes to webhooks only.
  * A suspension ends the app's streams after its event; a person's revocation ends their user
  * token's streams after its event.
+ *
+ * Issue 26: a caller hears only the events of its token's world. A sandbox token (`sbx_…`) hears its
+ * sandbox's events, under the same rules, except that every synthetic person counts as having
+ * authorized the sandbox (notification.created needs the scope, not a grant); a live token never
+ * hears a sandbox's. The read is the same for every world (the world is tested per row, in memory).
  */
 export interface StreamCaller {
   clientId: string;
   userId: number | null;
   scopes: readonly string[];
+  /** 0 live, else the caller's sandbox (Sandbox.id). */
+  worldId: number;
 }
 
 export interface StreamSink {
@@ -107,7 +115,8 @@ async function currentHead(): Promise<Cursor> {
 
 /** People who authorized an app to read notifications: `${userId}:${clientId}` for the notification events of a batch. */
 async function notificationGrants(rows: readonly Row[]): Promise<Set<string>> {
-  const users = [...new Set(rows.filter((r) => r.type === "notification.created" && r.userId !== null).map((r) => r.userId!))];
+  // Live people only: in a sandbox every synthetic person counts as having authorized it.
+  const users = [...new Set(rows.filter((r) => r.type === "notification.created" && r.userId !== null && r.worldId === LIVE_WORLD_ID).map((r) => r.userId!))];
   if (!users.length) return new Set();
   const { rows: grants } = await pool.query<{ userId: number; clientId: string }>(
     `SELECT c."userId", c."clientId" FROM "Consent" c JOIN "User" u ON u.id = c."userId"
@@ -119,6 +128,7 @@ async function notificationGrants(rows: readonly Row[]): Promise<Set<string>> {
 
 function visible(sub: Subscriber, event: Row, grants: ReadonlySet<string>): boolean {
   const { caller } = sub;
+  if (event.worldId !== caller.worldId) return false;
   if (sub.types && !sub.types.has(event.type)) return false;
   switch (event.type) {
     case "chat.message.created":
@@ -127,7 +137,7 @@ function visible(sub: Subscriber, event: Row, grants: ReadonlySet<string>): bool
       return (
         caller.scopes.includes("svc:notifications.read") &&
         (caller.userId === null || caller.userId === event.userId) &&
-        grants.has(`${event.userId}:${caller.clientId}`)
+        (event.worldId !== LIVE_WORLD_ID || grants.has(`${event.userId}:${caller.clientId}`))
       );
     case "app.authorization.granted":
     case "app.authorization.revoked":

@@ -17,7 +17,12 @@ import { webhookHeaders } from "./signing";
  *   (attempt 1) of up to FANOUT_BATCH events — each enabled endpoint, subscribed to the type, of an
  *   app that may read the event (EVENT_AUDIENCE; a ping's one attempt is written with it) — and moves
  *   the cursor, in the transaction that holds the cursor's row lock: one process at a time fans
- *   out, and an event is fanned out once.
+ *   out, and an event is fanned out once. Issue 26: an event reaches the endpoints of its own world
+ *   only. Live events (worldId 0) go to live apps' endpoints as above; a sandbox's events go to the
+ *   endpoints registered for its sandbox client (`sbx_…`), under the sandbox's rules: its app's
+ *   current scopes (pending change included), any review status but suspended, and every synthetic
+ *   person counts as having authorized it. Sandbox endpoints have no Application row of their own,
+ *   so the live join never meets them.
  * - **Taking work.** A pending attempt is taken by setting its lease (lockedUntil): the fan-out
  *   takes the rows it writes, up to what this process has room for; the rest, retries that fall
  *   due, test events and redeliveries are taken by any process with `FOR UPDATE SKIP LOCKED`. A
@@ -45,6 +50,8 @@ export interface StoredEvent {
   type: EventType;
   clientId: string | null;
   userId: number | null;
+  /** Issue 26: 0 live, else the sandbox (Sandbox.id) whose world it happened in. */
+  worldId: number;
   data: Record<string, unknown>;
   createdAt: number;
 }
@@ -63,7 +70,7 @@ const CURSOR = "webhooks";
 /** How soon fan-out looks again when committed events wait behind an older transaction (nothing announces its end). */
 const HELD_RETRY_MS = 20;
 
-const EVENT_COLUMNS = `e.seq::text AS seq, e.id, e.type, e."clientId" AS "clientId", e."userId" AS "userId", e.data,
+const EVENT_COLUMNS = `e.seq::text AS seq, e.id, e.type, e."clientId" AS "clientId", e."userId" AS "userId", e."worldId" AS "worldId", e.data,
   floor(extract(epoch FROM e."createdAt"))::int8 AS "createdAt"`;
 
 function toStoredEvent(row: Record<string, unknown>): StoredEvent {
@@ -73,6 +80,7 @@ function toStoredEvent(row: Record<string, unknown>): StoredEvent {
     type: row.type as EventType,
     clientId: (row.clientId as string | null) ?? null,
     userId: (row.userId as number | null) ?? null,
+    worldId: Number(row.worldId ?? 0),
     data: row.data as Record<string, unknown>,
     createdAt: Number(row.createdAt),
   };
@@ -87,26 +95,39 @@ const AUDIENCE_PARAMS = [AUDIENCE.map(([type]) => type), AUDIENCE.map(([, a]) =>
  */
 const FANOUT_SQL = `
   WITH ev AS (
-    SELECT e.txid, e.seq, e.id, e.type, e."clientId", e."userId", e.data FROM "Event" e
+    SELECT e.txid, e.seq, e.id, e.type, e."clientId", e."userId", e."worldId", e.data FROM "Event" e
     WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
     ORDER BY e.txid, e.seq LIMIT $3
   ),
   aud AS (SELECT * FROM unnest($4::text[], $5::boolean[], $6::text[], $7::boolean[]) AS a(type, own, scope, "grant")),
   targets AS (
-    SELECT w.id AS endpoint_id, w."clientId" AS client_id, ev.seq, ev.id AS event_id, ev.type
+    SELECT w.id AS endpoint_id, w."clientId" AS client_id, ev.seq, ev.id AS event_id, ev.type, ev.txid
     FROM ev
     JOIN aud ON aud.type = ev.type
     JOIN "WebhookEndpoint" w ON w.enabled AND (cardinality(w.events) = 0 OR ev.type = ANY (w.events))
     JOIN "Application" a ON a."clientId" = w."clientId"
     -- A ping's one attempt is written with it (lib/services/webhooks.ts sendTestEvent).
-    WHERE ev.type <> 'ping' AND CASE
+    WHERE ev."worldId" = 0 AND ev.type <> 'ping' AND CASE
       WHEN aud.own THEN w."clientId" = ev."clientId"
       ELSE a.status = 'approved' AND aud.scope = ANY (a.scopes)
         AND (NOT aud."grant" OR EXISTS (
           SELECT 1 FROM "Consent" c JOIN "User" u ON u.id = c."userId"
           WHERE c."userId" = ev."userId" AND c."clientId" = a."clientId" AND aud.scope = ANY (c.scopes) AND NOT u.disabled))
     END
-    ORDER BY ev.txid, ev.seq
+    UNION ALL
+    -- Issue 26: a sandbox's events, to its own endpoints only.
+    SELECT w.id, w."clientId", ev.seq, ev.id, ev.type, ev.txid
+    FROM ev
+    JOIN aud ON aud.type = ev.type
+    JOIN "Sandbox" s ON s.id = ev."worldId"
+    JOIN "Application" a ON a.id = s."applicationId"
+    JOIN "WebhookEndpoint" w ON w."clientId" = s."clientId" AND w.enabled AND (cardinality(w.events) = 0 OR ev.type = ANY (w.events))
+    WHERE ev."worldId" <> 0 AND ev.type <> 'ping' AND a.status <> 'suspended' AND CASE
+      WHEN aud.own THEN w."clientId" = ev."clientId"
+      WHEN a."pendingChange" ? 'scopes' THEN a."pendingChange"->'scopes' ? aud.scope
+      ELSE aud.scope = ANY (a.scopes)
+    END
+    ORDER BY txid, seq
   ),
   inserted AS (
     INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, state, "lockedUntil", "createdAt")

@@ -30,7 +30,7 @@ export interface ChatRow {
   avatar_url: string;
 }
 
-const MESSAGE_COLUMNS = `
+export const MESSAGE_COLUMNS = `
   m.id::text AS id, m.text, m."replyToId"::text AS reply_to_id, m.media, m.reactions,
   floor(extract(epoch FROM m."editedAt"))::int8 AS edited_at,
   floor(extract(epoch FROM m."createdAt"))::int8 AS created_at,
@@ -106,10 +106,10 @@ const POST_SQL = `
   ), posted AS (
     SELECT ${MESSAGE_COLUMNS} FROM m, author u
   ), event AS (
-    -- Issue 26: only live posts are events; sandbox events come with a later increment (never to live apps).
-    INSERT INTO "Event" (id, type, data, "createdAt")
-    SELECT platform_public_id('evt'), 'chat.message.created', to_jsonb(posted), timezone('UTC', now())
-    FROM posted, author WHERE author."worldId" = 0
+    -- Issue 26: the event is of the author's world; fan-out and the stream deliver it in that world only.
+    INSERT INTO "Event" (id, type, "worldId", data, "createdAt")
+    SELECT platform_public_id('evt'), 'chat.message.created', author."worldId", to_jsonb(posted), timezone('UTC', now())
+    FROM posted, author
   )
   SELECT * FROM posted`;
 

@@ -75,3 +75,17 @@ export interface EventEnvelope {
 /** Webhook endpoints per app, and the stream's connections per app in each server process (lib/events/stream.ts counts in memory). */
 export const MAX_WEBHOOKS_PER_APP = 5;
 export const MAX_STREAMS_PER_APP = 20;
+
+/**
+ * Issue 26: the event types "Trigger event" (portal Sandbox tab, `apps sandbox trigger`) writes in an
+ * app's sandbox with synthetic data. `ping` is not among them: "Send test event" sends it to one
+ * endpoint (sandbox endpoints too).
+ */
+export const TRIGGERABLE_EVENT_TYPES = [
+  "chat.message.created",
+  "notification.created",
+  "app.authorization.granted",
+  "app.authorization.revoked",
+  "app.status.changed",
+] as const satisfies readonly EventType[];
+export type TriggerableEventType = (typeof TRIGGERABLE_EVENT_TYPES)[number];

@@ -32,8 +32,8 @@ export async function rememberConsent(userId: number, clientId: string, scopes: 
         "updatedAt" = EXCLUDED."updatedAt"
       RETURNING "userId", "clientId", scopes
     )
-    INSERT INTO "Event" (id, type, "clientId", "userId", data, "createdAt")
-    SELECT platform_public_id('evt'), 'app.authorization.granted', c."clientId", c."userId",
+    INSERT INTO "Event" (id, type, "clientId", "userId", "worldId", data, "createdAt")
+    SELECT platform_public_id('evt'), 'app.authorization.granted', c."clientId", c."userId", u."worldId",
            jsonb_build_object('user', u.handle, 'scopes', to_jsonb(c.scopes)), timezone('UTC', now())
     FROM c JOIN "User" u ON u.id = c."userId"`;
 }

@@ -49,7 +49,7 @@ export async function createSandboxFor(tx: Tx, app: { id: number; clientId: stri
 }
 
 /** The app's sandbox row, made now if the app has none yet (an app made before sandboxes, by SQL). */
-async function ensureSandbox(app: { id: number; clientId: string }) {
+export async function ensureSandbox(app: { id: number; clientId: string }) {
   await db.sandbox.createMany({ data: [{ applicationId: app.id, clientId: sandboxClientId(app.clientId) }], skipDuplicates: true });
   return db.sandbox.findUniqueOrThrow({ where: { applicationId: app.id } });
 }
@@ -181,6 +181,8 @@ async function deleteWorld(tx: Tx, worldId: number): Promise<void> {
 /** Builds world `worldId` (deterministic per sandbox) and stamps the sandbox; the caller holds its row lock. */
 async function buildWorld(tx: Tx, worldId: number): Promise<number> {
   const world = generateWorld(Date.now(), `sandbox world ${worldId}`, SANDBOX_WORLD_SHAPE);
+  // The world's generated notifications are its history, not events (the Notification trigger skips them).
+  await tx.$executeRaw`SELECT set_config('platform.world_building', 'on', true)`;
   const people = await insertWorld(tx, world, new Map(), worldId);
   await tx.sandbox.update({ where: { id: worldId }, data: { generatedAt: new Date() } });
   return people;

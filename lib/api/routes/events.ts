@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { AppError } from "../../errors";
 import { openEventStream } from "../../events/stream";
-import { LIVE_WORLD_ID } from "../../schemas/sandboxes";
 import { EVENT_TYPES, eventTypeSchema, type EventType } from "../../schemas/events";
 import { defineRoute } from "../handler";
 import type { ReplyStream } from "../request-reply";
@@ -46,10 +45,9 @@ export const eventStreamRoute = defineRoute({
   errors: ["invalid_request", "forbidden", "rate_limited"],
   async handler({ caller, query, request }) {
     if (caller.kind === "anonymous") throw new AppError("unauthorized", "This endpoint requires a bearer token.");
-    // Issue 26: events in the sandbox come with a later increment; until then a sandbox token hears nothing (never a live event).
-    if (caller.worldId !== LIVE_WORLD_ID) throw new AppError("forbidden", "The event stream is not available in the sandbox yet.");
+    // Issue 26: a sandbox token streams its sandbox's events only (the caller's world).
     const opened = await openEventStream(
-      { clientId: caller.clientId, userId: caller.kind === "user" ? caller.userId : null, scopes: caller.scopes },
+      { clientId: caller.clientId, userId: caller.kind === "user" ? caller.userId : null, scopes: caller.scopes, worldId: caller.worldId },
       { types: query.types, lastEventId: request.headers.get("last-event-id") ?? query.last_event_id ?? null },
     );
     return opened satisfies ReplyStream as unknown as string;
