@@ -5,6 +5,8 @@ import { AppTabs } from "@/components/apps/app-tabs";
 import { AppTypeBadge } from "@/components/apps/app-type-badge";
 import { ResetSandboxButton } from "@/components/apps/reset-sandbox-button";
 import { SandboxSecretPanel } from "@/components/apps/sandbox-secret-panel";
+import { SandboxTestUsers } from "@/components/apps/sandbox-test-users";
+import { SandboxTriggerEvent } from "@/components/apps/sandbox-trigger-event";
 import { NavSection } from "@/components/layout/nav-section";
 import { Alert } from "@/components/ui/alert";
 import { Card } from "@/components/ui/card";
@@ -13,8 +15,12 @@ import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { env } from "@/lib/env";
+import { EVENT_AUDIENCE, TRIGGERABLE_EVENT_TYPES } from "@/lib/schemas/events";
+import { SANDBOX_TEST_USER_LIMIT } from "@/lib/schemas/sandboxes";
+import { sandboxQuickstartApp } from "@/lib/quickstarts";
 import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
+import { listSandboxTestUsers } from "@/lib/services/sandbox-users";
 import { getSandbox } from "@/lib/services/sandboxes";
 
 export const metadata: Metadata = { title: "Sandbox" };
@@ -29,8 +35,15 @@ export default async function AppSandboxPage({ params }: { params: Promise<{ cli
   const now = new Date();
   const { actor, app } = await requireAppPage(params);
   const can = capabilities(app, actor);
-  const sandbox = await getSandbox(app.clientId, actor);
+  const [sandbox, testUsers] = await Promise.all([getSandbox(app.clientId, actor), listSandboxTestUsers(app.clientId, actor)]);
   const config = env();
+  // The sandbox runs on the current configuration, changes waiting for review included: an event
+  // type is offered when those scopes let the sandbox receive it (the service checks it again).
+  const sandboxScopes = sandboxQuickstartApp(app).scopes;
+  const triggerable = TRIGGERABLE_EVENT_TYPES.filter((type) => {
+    const needs = EVENT_AUDIENCE[type].scope;
+    return needs === null || sandboxScopes.includes(needs);
+  }).map((type) => ({ type, description: EVENT_AUDIENCE[type].description }));
 
   return (
     <div className="space-y-8">
@@ -92,6 +105,46 @@ export default async function AppSandboxPage({ params }: { params: Promise<{ cli
                 </p>
               )}
             </div>
+          </Card>
+
+          <Card
+            id="test-users"
+            title="Test users"
+            description={`Synthetic accounts your team signs in with on the hosted login page, through the sandbox client ID only (a Sandbox banner says so). Up to ${SANDBOX_TEST_USER_LIMIT}; a reset keeps them.`}
+          >
+            <SandboxTestUsers
+              clientId={app.clientId}
+              users={testUsers.map((u) => ({ handle: u.handle, createdAt: u.createdAt.toISOString() }))}
+              limit={SANDBOX_TEST_USER_LIMIT}
+              canManage={can.manage && app.status !== "suspended"}
+            />
+          </Card>
+
+          <Card
+            id="trigger-event"
+            title="Trigger event"
+            description={
+              <>
+                One event with synthetic data, delivered to the app&apos;s sandbox webhook endpoints and sandbox event streams
+                only.{" "}
+                <Link href="/docs/events" className="underline">
+                  Events
+                </Link>
+              </>
+            }
+          >
+            {!can.manage ? (
+              <p className="flex items-start gap-2 text-sm text-slate-600">
+                <Icon name="lock" className="mt-0.5 size-4 shrink-0" />
+                The owner and team admins trigger events.
+              </p>
+            ) : app.status === "suspended" ? (
+              <p className="text-sm text-slate-600">A suspended app&apos;s sandbox hears no events.</p>
+            ) : triggerable.length ? (
+              <SandboxTriggerEvent clientId={app.clientId} types={triggerable} />
+            ) : (
+              <p className="text-sm text-slate-600">None of the triggerable events is open to this app&apos;s scopes.</p>
+            )}
           </Card>
         </div>
 
