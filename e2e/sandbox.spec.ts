@@ -92,7 +92,7 @@ test("a new developer builds against the sandbox before review: the quickstart's
   expect(claims.sandbox).toBe(true);
   const chat = await readChat(accessToken);
   expect(chat.status).toBe(200);
-  const { data: messages } = (await chat.json()) as { data: { id: string; author: { handle: string } }[] };
+  const { messages } = ((await chat.json()) as { data: { messages: { id: string }[] } }).data;
   expect(messages.length).toBeGreaterThan(0);
   // The live credentials still wait for review.
   expect((await clientCredentials(clientId, sandboxSecret)).status).toBe(401);
@@ -108,6 +108,7 @@ test("a new developer builds against the sandbox before review: the quickstart's
   await expect(page.getByRole("navigation", { name: "Application sections" }).getByRole("link", { name: "Sandbox" })).toHaveAttribute("aria-current", "page");
   await expect(page.getByText(sandboxClientId, { exact: true })).toBeVisible();
   await expect(page.getByTestId("sandbox-world")).toContainText("Built");
+  await expect(page.getByTestId("sandbox-secret-reveal")).toHaveCount(0);
   await expect(page.getByTestId("sandbox-quota")).toContainText("600 requests per minute");
   await expectAccessible(page, "sandbox tab");
   await expectNoHorizontalOverflow(page);
@@ -120,9 +121,9 @@ test("a new developer builds against the sandbox before review: the quickstart's
   await dialog.getByRole("button", { name: "Reset sandbox" }).click();
   await expect(page.getByText(/^Sandbox reset: \d+ synthetic people/)).toBeVisible({ timeout: 30_000 });
   // A new world: the chat the token read before is gone, a fresh one is there.
-  const after = (await (await readChat(accessToken)).json()) as { data: { id: string }[] };
-  expect(after.data.length).toBeGreaterThan(0);
-  expect(after.data.map((m) => m.id)).not.toEqual(messages.map((m) => m.id));
+  const after = ((await (await readChat(accessToken)).json()) as { data: { messages: { id: string }[] } }).data.messages;
+  expect(after.length).toBeGreaterThan(0);
+  expect(after.map((m) => m.id)).not.toEqual(messages.map((m) => m.id));
 
   expect(consoleErrors).toEqual([]);
   expect(foreign).toEqual([]);
@@ -150,7 +151,8 @@ test("a test user signs in to the pending login client's sandbox on the hosted p
   await page.getByLabel("Handle (optional)").fill(handle);
   await page.getByRole("button", { name: "Add test user" }).click();
   const reveal = page.getByTestId("test-user-reveal");
-  await expect(reveal).toContainText(`Test user @${handle}`);
+  // The first test user waits for the sandbox's world to be built (its first use).
+  await expect(reveal).toContainText(`Test user @${handle}`, { timeout: 60_000 });
   const password = await page.getByTestId("test-user-password").inputValue();
   expect(password.length).toBeGreaterThanOrEqual(20);
   await expect(page.getByTestId("test-user-row")).toHaveCount(1);
@@ -158,7 +160,7 @@ test("a test user signs in to the pending login client's sandbox on the hosted p
   // A second one with a generated handle, so the list has more than one row.
   await page.getByRole("button", { name: "I have stored it safely" }).click();
   await page.getByRole("button", { name: "Add test user" }).click();
-  await expect(page.getByTestId("test-user-row")).toHaveCount(2);
+  await expect(page.getByTestId("test-user-row")).toHaveCount(2, { timeout: 30_000 });
   await expectAccessible(page, "sandbox tab with test users");
   await expectNoHorizontalOverflow(page);
   await screenshot(page, "sandbox-tab-test-users");
@@ -166,7 +168,7 @@ test("a test user signs in to the pending login client's sandbox on the hosted p
   // Trigger an event in the sandbox.
   await page.getByLabel("Event type").selectOption("chat.message.created");
   await page.getByRole("button", { name: "Trigger event" }).click();
-  await expect(page.getByTestId("triggered-event")).toContainText("chat.message.created");
+  await expect(page.getByTestId("triggered-event")).toContainText("chat.message.created", { timeout: 30_000 });
 
   // The test user, in a browser of their own, signs in through the sandbox client with PKCE.
   const person = await (await newContext(browser, foreign)).newPage();

@@ -43,7 +43,8 @@ export default async function AppSandboxPage({ params }: { params: Promise<{ cli
   const triggerable = TRIGGERABLE_EVENT_TYPES.filter((type) => {
     const needs = EVENT_AUDIENCE[type].scope;
     return needs === null || sandboxScopes.includes(needs);
-  }).map((type) => ({ type, description: EVENT_AUDIENCE[type].description }));
+    // The catalog's descriptions mark code with backticks (Markdown for the docs); plain text here.
+  }).map((type) => ({ type, description: EVENT_AUDIENCE[type].description.replaceAll("`", "") }));
 
   return (
     <div className="space-y-8">
