@@ -58,6 +58,7 @@ const COMMANDS: Record<string, Command> = {
   "apps sandbox show": sandboxes.appsSandboxShow,
   "apps sandbox secret roll": sandboxes.appsSandboxSecretRoll,
   "apps sandbox reset": sandboxes.appsSandboxReset,
+  "apps sandbox users list": sandboxes.appsSandboxUsersList,
   "apps sandbox users add": sandboxes.appsSandboxUsersAdd,
   "apps sandbox users remove": sandboxes.appsSandboxUsersRemove,
   "apps sandbox trigger": sandboxes.appsSandboxTrigger,

@@ -27,7 +27,7 @@ export function ConsentForm({
   identity,
   kind,
   added,
-}: Omit<ConsentPageProps, "kind" | "consentKind"> & { kind: ConsentPageProps["consentKind"] }) {
+}: Omit<ConsentPageProps, "kind" | "consentKind" | "sandbox"> & { kind: ConsentPageProps["consentKind"] }) {
   const isNew = (scope: string) => kind === "more" && added.includes(scope);
   // New permissions first: they are what the person decides about now.
   const ordered = kind === "more" ? [...scopes.filter((s) => isNew(s.scope)), ...scopes.filter((s) => !isNew(s.scope))] : scopes;

@@ -3,6 +3,7 @@ import { ConsentForm } from "./consent-form";
 import { ExpiredCard } from "./expired-card";
 import { HostedPage } from "./hosted-page";
 import { LoginForm } from "./login-form";
+import { SandboxBanner } from "./sandbox-banner";
 
 /** The document title of `/interaction/:uid` (also written by the server's fast path, lib/server/hosted-page.ts). */
 export function interactionPageTitle(props: InteractionPageProps): string {
@@ -27,12 +28,14 @@ export function InteractionPage(props: InteractionPageProps) {
   if (props.kind === "login") {
     return (
       <HostedPage title={title}>
+        {props.sandbox ? <SandboxBanner /> : null}
         <LoginForm uid={props.uid} clientName={props.clientName} username={props.username} error={props.error} />
       </HostedPage>
     );
   }
   return (
     <HostedPage title={title}>
+      {props.sandbox ? <SandboxBanner /> : null}
       <ConsentForm
         uid={props.uid}
         clientName={props.clientName}

@@ -1,7 +1,7 @@
 import { logoPath, type AppView, type RevealedSecret, type SecretView } from "../schemas/apps";
 import type { ConnectedApp } from "../schemas/connected-apps";
 import type { UsageRange } from "../schemas/usage";
-import type { SandboxSecret, SandboxTestUserCredentials, SandboxView } from "../schemas/sandboxes";
+import type { SandboxSecret, SandboxTestUser, SandboxTestUserCredentials, SandboxView } from "../schemas/sandboxes";
 import type { UserView } from "../schemas/users";
 import { dateToUnixSeconds, publicUrl } from "../schemas/wire";
 import type { RequestLogEntry } from "../schemas/usage";
@@ -151,4 +151,9 @@ export function sandboxSecretJson(secret: SandboxSecret) {
 /** `apps sandbox users add`: `{ handle, password }`, the password shown once. */
 export function sandboxTestUserJson(user: SandboxTestUserCredentials) {
   return { handle: user.handle, password: user.password };
+}
+
+/** `apps sandbox users list`: the sandbox's test users (never a password). */
+export function sandboxTestUsersJson(appClientId: string, users: SandboxTestUser[]) {
+  return { client_id: appClientId, users: users.map((u) => ({ handle: u.handle, created_at: unix(u.createdAt) })) };
 }

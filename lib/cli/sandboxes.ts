@@ -1,5 +1,5 @@
 import { parseWith, services, type Command } from "./command";
-import { sandboxJson, sandboxSecretJson, sandboxTestUserJson } from "./json";
+import { sandboxJson, sandboxSecretJson, sandboxTestUserJson, sandboxTestUsersJson } from "./json";
 
 /** `apps sandbox …` (issue 26): an app's sandbox, its secret, its synthetic world and its test users. */
 
@@ -57,6 +57,22 @@ export const appsSandboxReset: Command = {
     return {
       json: { client_id: reset.clientId, users: reset.people },
       text: `Reset ${reset.clientId}: a fresh world of ${reset.people} people.`,
+    };
+  },
+};
+
+export const appsSandboxUsersList: Command = {
+  usage: "apps sandbox users list CLIENT_ID [--json]",
+  summary: "List the test users of an app's sandbox, oldest first",
+  options: {},
+  positionals: ["CLIENT_ID"],
+  async run({ args }) {
+    const [{ schemas, actor }, { listSandboxTestUsers }] = await Promise.all([services(), import("../services/sandbox-users")]);
+    const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+    const users = await listSandboxTestUsers(clientId, actor);
+    return {
+      json: sandboxTestUsersJson(clientId, users),
+      text: users.length ? users.map((u) => `@${u.handle}  added ${u.createdAt.toISOString()}`).join("\n") : "No test users.",
     };
   },
 };

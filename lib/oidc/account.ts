@@ -4,7 +4,9 @@ import { env } from "../env";
 import { runPasswordCheck } from "../services/password-checks";
 import { clientThrottleKey, reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
 import { findAccountRow, type AccountRow } from "../queries/accounts";
+import { LIVE_WORLD_ID } from "../schemas/sandboxes";
 import { verifyUserCredentials, type CredentialCheck, type PasswordCheckTurn } from "../services/users";
+import { findClientWorld } from "./clients";
 
 /**
  * Accounts for oidc-provider: the platform's users. The account id is the decimal User.id, which
@@ -19,17 +21,36 @@ function absoluteUrl(path: string): string | undefined {
   }
 }
 
-/** oidc-provider's findAccount: disabled or deleted users have no account (their grants stop working). */
-export async function findAccount(_ctx: KoaContextWithOIDC | undefined, id: string): Promise<Account | undefined> {
+/**
+ * oidc-provider's findAccount: disabled or deleted users have no account (their grants stop
+ * working). Issue 26: nor has a person of another world than the client's (a sandbox's test user
+ * for a live client, a live person for a sandbox client): the hosted login never signs them in
+ * there, and a browser session of one world is no sign-in for the other's clients (config.ts asks
+ * for a sign-in instead), nor is a code or refresh token carried across.
+ */
+export async function findAccount(ctx: KoaContextWithOIDC | undefined, id: string): Promise<Account | undefined> {
   if (!/^[1-9][0-9]{0,9}$/.test(id)) return undefined;
   const user = await findAccountRow(Number(id));
   if (!user || user.disabled) return undefined;
+  const clientId = ctx?.oidc?.client?.clientId;
+  if (clientId !== undefined && user.worldId !== (await findClientWorld(clientId))) return undefined;
   return {
     accountId: String(user.id),
     async claims() {
       return accountClaims(user);
     },
   };
+}
+
+/**
+ * Whether a browser session's account is someone of another world than the client's (issue 26), an
+ * account findAccount therefore refused: an enabled person who exists, not a disabled or deleted one.
+ */
+export async function isAccountOfAnotherWorld(accountId: string, clientId: string): Promise<boolean> {
+  if (!/^[1-9][0-9]{0,9}$/.test(accountId)) return false;
+  const user = await findAccountRow(Number(accountId));
+  if (!user || user.disabled) return false;
+  return user.worldId !== (await findClientWorld(clientId));
 }
 
 /** Every claim an account has (oidc-provider filters them by scope; so does lib/oidc/refresh-grant.ts). */
@@ -61,9 +82,18 @@ export type SignInResult =
  * the attempt is given back and the answer is `busy` (the login page's 503). `trustedDevice` is the
  * nonce of the browser's valid trusted-device cookie for this account (lib/oidc/trusted-device.ts).
  */
-export async function signInWithPassword(handle: string, password: string, ip: string, trustedDevice?: string): Promise<SignInResult> {
+export async function signInWithPassword(
+  handle: string,
+  password: string,
+  ip: string,
+  trustedDevice?: string,
+  worldId: number = LIVE_WORLD_ID,
+): Promise<SignInResult> {
   const normalized = handle.trim().replace(/^@/, "").toLowerCase();
-  const admission = await reserveLoginAttempt(normalized, ip, trustedDevice);
+  // Issue 26: a sandbox's test user is another account than a live person of the same handle; its
+  // attempts are counted apart (the handle's rules leave no `@` in a live account's key).
+  const throttleKey = worldId === LIVE_WORLD_ID ? normalized : `${normalized}@sandbox${worldId}`;
+  const admission = await reserveLoginAttempt(throttleKey, ip, trustedDevice);
   if (!admission.ok) return { ok: false, error: "too_many_attempts", retryAt: admission.retryAt };
   const { reservation } = admission;
   // A server-side wait: the connection is held, no CPU is spent, no place in the gate's line taken.
@@ -76,7 +106,7 @@ export async function signInWithPassword(handle: string, password: string, ip: s
   };
   let check: CredentialCheck;
   try {
-    check = await verifyUserCredentials(normalized, password, turn);
+    check = await verifyUserCredentials(normalized, password, turn, worldId);
   } catch (error) {
     if (!(error instanceof PasswordChecksBusy)) throw error;
     await settleLoginAttempt(reservation, "unchecked");

@@ -3,7 +3,7 @@ import { LRUCache } from "lru-cache";
 import { onChange } from "../database/changes";
 import { env } from "../env";
 import { OIDC_SCOPES, USER_ONLY_SCOPES, isSvcScope, type SvcScope } from "../scopes";
-import { isSandboxClientId, sandboxClientId } from "../schemas/sandboxes";
+import { isSandboxClientId, LIVE_WORLD_ID, sandboxClientId } from "../schemas/sandboxes";
 import { findClientForSignIn } from "../services/apps";
 import { findSandboxForSignIn } from "../services/sandboxes";
 
@@ -27,6 +27,11 @@ export interface SignInClient {
   postLogoutRedirectUris: string[];
   /** Login clients that enabled device sign-in (approved configuration only; issue 17). */
   deviceFlow: boolean;
+  /**
+   * Issue 26: the world its sign-ins and tokens belong to, 0 live; a sandbox client's is its
+   * sandbox's. The hosted login page looks credentials up in this world only.
+   */
+  worldId: number;
 }
 
 const CACHE_TTL_MS = 5_000;
@@ -51,21 +56,34 @@ function appLevelScopes(scopes: SvcScope[]): SvcScope[] {
   return scopes.filter((s) => !USER_ONLY_SCOPES.includes(s));
 }
 
-/** A sandbox client (issue 26): API clients only in this increment (login sandboxes come with test users). */
+/**
+ * A sandbox client (issue 26) with its app's current configuration, pending change included: an
+ * API client's client credentials, a login client's code + PKCE and device sign-in for the
+ * sandbox's test users. Never first-party (the portal's own client has no sandbox to sign in to).
+ */
 async function loadSandboxClient(clientId: string): Promise<SignInClient | null> {
   const row = await findSandboxForSignIn(clientId);
-  if (!row || row.type !== "api") return null;
+  if (!row) return null;
+  const registered = row.scopes.filter(isSvcScope);
+  const login = row.type === "login";
   return {
     clientId: row.clientId,
     name: row.name,
-    type: "api",
+    type: row.type,
     firstParty: false,
     ownerId: row.ownerId,
-    svcScopes: appLevelScopes(row.scopes.filter(isSvcScope)),
-    redirectUris: [],
-    postLogoutRedirectUris: [],
-    deviceFlow: false,
+    svcScopes: login ? registered : appLevelScopes(registered),
+    redirectUris: login ? row.redirectUris : [],
+    postLogoutRedirectUris: login ? row.postLogoutRedirectUris : [],
+    deviceFlow: login && row.deviceFlow,
+    worldId: row.worldId,
   };
+}
+
+/** The world of a client's sign-ins (issue 26): 0 for a live client, its sandbox's for an `sbx_` one, null when unknown. */
+export async function findClientWorld(clientId: string): Promise<number | null> {
+  if (!isSandboxClientId(clientId)) return LIVE_WORLD_ID;
+  return (await findSignInClient(clientId))?.worldId ?? null;
 }
 
 /**
@@ -97,6 +115,7 @@ export async function findSignInClient(clientId: string): Promise<SignInClient |
       redirectUris: row.redirectUris,
       postLogoutRedirectUris: row.postLogoutRedirectUris,
       deviceFlow: row.type === "login" && row.deviceFlow,
+      worldId: LIVE_WORLD_ID,
     };
   }
   cache.set(clientId, value ?? false);

@@ -1,10 +1,10 @@
 import type { Configuration, KoaContextWithOIDC, ResourceServer } from "oidc-provider";
-import { errors } from "oidc-provider";
+import { errors, interactionPolicy } from "oidc-provider";
 import type { JWK } from "jose";
 import { env } from "../env";
 import { OIDC_SCOPES, SVC_SCOPE_NAMES } from "../scopes";
 import { findConsentScopes } from "../services/consents";
-import { findAccount } from "./account";
+import { findAccount, isAccountOfAnotherWorld } from "./account";
 import { getAccessStatus } from "../queries/access";
 import { revokedThrough, waitPastRevocation } from "./access-tokens";
 import { PgAdapter } from "./adapter";
@@ -151,6 +151,27 @@ async function stampAfterRevocation(
   payload.iat = iat;
 }
 
+/**
+ * oidc-provider's default prompts, and one more reason to ask who is there (issue 26): the browser
+ * is signed in as a person of another world than the client's, a sandbox's test user at a live
+ * client or a live person at a sandbox client. findAccount refuses them there, so without this
+ * check the request would go on to consent with nobody; instead the login page asks, in the
+ * client's world. Only looked at when the session's account was refused (rare): no cost otherwise.
+ */
+function interactionPrompts(): interactionPolicy.Prompt[] {
+  const policy = interactionPolicy.base();
+  policy.get("login")!.checks.add(
+    new interactionPolicy.Check("other_world_session", "End-User must sign in to this client's world", "login_required", async (ctx) => {
+      const { session, account, client } = ctx.oidc;
+      if (!session?.accountId || account || !client) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      return (await isAccountOfAnotherWorld(session.accountId, client.clientId))
+        ? interactionPolicy.Check.REQUEST_PROMPT
+        : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    }),
+  );
+  return policy;
+}
+
 export interface ConfigurationInput {
   jwks: { keys: JWK[] };
   cookieKeys: string[];
@@ -260,6 +281,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
     loadExistingGrant,
     interactions: {
+      policy: interactionPrompts(),
       url: async (_ctx, interaction) => `${interactionBase()}/${interaction.uid}`,
     },
     clientBasedCORS(_ctx, origin, client) {

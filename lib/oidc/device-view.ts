@@ -1,3 +1,4 @@
+import { isSandboxClientId } from "../schemas/sandboxes";
 import { reserveDeviceCodeEntry } from "../services/throttle";
 import { findUserById } from "../services/users";
 import { PgAdapter } from "./adapter";
@@ -11,7 +12,8 @@ import { findSignInClient } from "./clients";
 export interface DeviceRequestView {
   /** As the device shows it: XXXX-XXXX. */
   userCode: string;
-  client: { clientId: string; name: string; ownerHandle: string | null };
+  /** `sandbox`: a sandbox client's request (issue 26: its page shows the banner). */
+  client: { clientId: string; name: string; ownerHandle: string | null; sandbox: boolean };
   scopes: string[];
 }
 
@@ -34,7 +36,7 @@ export async function findDeviceRequestView(userCode: string): Promise<DeviceReq
   const owner = await findUserById(client.ownerId);
   return {
     userCode: normalized.length === 8 ? `${normalized.slice(0, 4)}-${normalized.slice(4)}` : normalized,
-    client: { clientId: client.clientId, name: client.name, ownerHandle: owner?.handle ?? null },
+    client: { clientId: client.clientId, name: client.name, ownerHandle: owner?.handle ?? null, sandbox: isSandboxClientId(client.clientId) },
     scopes: typeof payload.params?.scope === "string" ? payload.params.scope.split(" ").filter(Boolean) : [],
   };
 }

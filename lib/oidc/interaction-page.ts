@@ -45,6 +45,7 @@ export async function findInteractionPageProps(request: InteractionPageRequest):
       kind: "login",
       uid,
       clientName: view.client.name,
+      sandbox: view.client.sandbox,
       username: (request.usernameCookie ?? "").slice(0, 100),
       error: error
         ? {
@@ -58,6 +59,7 @@ export async function findInteractionPageProps(request: InteractionPageRequest):
     kind: "consent",
     uid,
     clientName: view.client.name,
+    sandbox: view.client.sandbox,
     ownerHandle: view.client.ownerHandle,
     account: view.account,
     scopes: view.scopes,

@@ -3,6 +3,7 @@ import { describeScope } from "../scopes";
 import { findAppIdentity } from "../services/apps";
 import { findConsentScopes } from "../services/consents";
 import { findUserById } from "../services/users";
+import { isSandboxClientId, SANDBOX_CLIENT_PREFIX } from "../schemas/sandboxes";
 import { findInteractionPayload } from "./adapter";
 import { findSignInClient } from "./clients";
 
@@ -15,7 +16,7 @@ export interface InteractionView {
   uid: string;
   prompt: "login" | "consent";
   /** `ownerHandle` and `account` are read for the consent page only (null on the login page). */
-  client: { clientId: string; name: string; ownerHandle: string | null; firstParty: boolean };
+  client: { clientId: string; name: string; ownerHandle: string | null; firstParty: boolean; sandbox: boolean };
   scopes: { scope: string; description: string }[];
   account: { handle: string; displayName: string } | null;
   /** The consent page only (null on the login page). */
@@ -64,16 +65,28 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
   return {
     uid,
     prompt,
-    client: { clientId: client.clientId, name: client.name, ownerHandle: owner?.handle ?? null, firstParty: client.firstParty },
+    client: {
+      clientId: client.clientId,
+      name: client.name,
+      ownerHandle: owner?.handle ?? null,
+      firstParty: client.firstParty,
+      sandbox: isSandboxClientId(client.clientId),
+    },
     scopes,
     account: user ? { handle: user.handle, displayName: user.displayName } : null,
     consent: isConsent ? await findConsentDetails(client.clientId, user?.id ?? null, scopes.map((s) => s.scope)) : null,
   };
 }
 
+/** The app behind a client id: itself, or the app of a sandbox client (`sbx_` + its client id). */
+function appClientIdOf(clientId: string): string {
+  return isSandboxClientId(clientId) ? clientId.slice(SANDBOX_CLIENT_PREFIX.length) : clientId;
+}
+
 async function findConsentDetails(clientId: string, userId: number | null, requested: string[]): Promise<ConsentDetails | null> {
   const [identity, previous] = await Promise.all([
-    findAppIdentity(clientId),
+    // Issue 26: a sandbox client shows its app's identity (the consent is remembered for the sandbox client).
+    findAppIdentity(appClientIdOf(clientId)),
     userId === null ? Promise.resolve(null) : findConsentScopes(userId, clientId),
   ]);
   if (!identity) return null;

@@ -9,7 +9,9 @@ import { sendHtml, sendRedirect } from "../http/reply";
 import { isSameOriginRequest } from "../http/same-origin";
 import { logger } from "../logger";
 import { rememberConsent } from "../services/consents";
+import { LIVE_WORLD_ID } from "../schemas/sandboxes";
 import { signInWithPassword } from "./account";
+import { findClientWorld } from "./clients";
 import { deviceCodeReferences } from "./adapter";
 import { interactionBase, INTERACTION_TTL, isHttps, ROUTES } from "./config";
 import { LOGIN_USERNAME_COOKIE } from "./constants";
@@ -170,8 +172,15 @@ export async function handleInteraction(
         return backToPage(res, uid, "missing_fields");
       }
       const handle = parsed.data.username.replace(/^@/, "").toLowerCase();
-      const trustedDevice = await findTrustedDevice(req, handle);
-      const result = await signInWithPassword(parsed.data.username, parsed.data.password, clientIp(req, env().TRUST_PROXY_RULE), trustedDevice);
+      // Issue 26: credentials are looked up in the client's world (a sandbox's test users for its
+      // sbx_ client); a client gone since the page was shown (its app suspended) signs nobody in.
+      const worldId = await findClientWorld(String(details.params.client_id ?? ""));
+      if (worldId === null) throw new errors.SessionNotFound("the interaction's client is gone");
+      const live = worldId === LIVE_WORLD_ID;
+      // Trusted devices (the account lockout's way around) are a live account's; test users have none.
+      const trustedDevice = live ? await findTrustedDevice(req, handle) : undefined;
+      const ip = clientIp(req, env().TRUST_PROXY_RULE);
+      const result = await signInWithPassword(parsed.data.username, parsed.data.password, ip, trustedDevice, worldId);
       if (!result.ok && result.error === "busy") {
         // Issue 24: too many sign-ins waiting for a password check. A plain page (no JavaScript),
         // the form's answer itself, so the browser's Back returns to the filled-in form.
@@ -190,7 +199,7 @@ export async function handleInteraction(
         rememberUsername(res, uid, parsed.data.username);
         return backToPage(res, uid, result.error, result.error === "too_many_attempts" ? result.retryAt : undefined);
       }
-      await rememberTrustedDevice(res, result.handle);
+      if (live) await rememberTrustedDevice(res, result.handle);
       await provider.interactionFinished(req, res, { login: { accountId: result.accountId } }, { mergeWithLastSubmission: false });
       return;
     }

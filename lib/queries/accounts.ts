@@ -16,16 +16,23 @@ export interface AccountRow {
   disabled: boolean;
 }
 
-export const findAccountRow = turnBatched<number, AccountRow | null>(async (ids) => {
-  const { rows } = await pool.query<AccountRow & { i: string }>({
-    name: "oidc_account_batch_v1",
-    text: `SELECT k.i, u.id, u.handle, u."displayName", u."avatarUrl", u.disabled
+/** Issue 26: and its world, 0 live or a sandbox's (lib/oidc/account.ts matches it to the client's). */
+export interface WorldAccountRow extends AccountRow {
+  worldId: number;
+}
+
+export const findAccountRow = turnBatched<number, WorldAccountRow | null>(async (ids) => {
+  const { rows } = await pool.query<WorldAccountRow & { i: string }>({
+    name: "oidc_account_batch_v2",
+    text: `SELECT k.i, u.id, u.handle, u."displayName", u."avatarUrl", u.disabled, u."worldId"
            FROM unnest($1::int[]) WITH ORDINALITY AS k(id, i)
            JOIN "User" u ON u.id = k.id`,
     values: [ids],
   });
   return byPosition(rows, ids.length).map((row) =>
-    row ? { id: row.id, handle: row.handle, displayName: row.displayName, avatarUrl: row.avatarUrl, disabled: row.disabled } : null,
+    row
+      ? { id: row.id, handle: row.handle, displayName: row.displayName, avatarUrl: row.avatarUrl, disabled: row.disabled, worldId: row.worldId }
+      : null,
   );
 });
 
@@ -41,16 +48,26 @@ export interface CredentialRow {
   passwordHash: string | null;
 }
 
-export const findCredentialRow = turnBatched<string, CredentialRow | null>(async (handles) => {
+/**
+ * Issue 26: a handle is looked up in the signing-in client's world only (the unique index leads
+ * with the world): the live world's people for a live client, the sandbox's test users for its
+ * `sbx_` client (its generated people have no password, and are left out by name too). So a live
+ * account never signs in to a sandbox client, nor a test user to a live one or the portal.
+ */
+export interface CredentialKey {
+  worldId: number;
+  handle: string;
+}
+
+export const findCredentialRow = turnBatched<CredentialKey, CredentialRow | null>(async (keys) => {
   const { rows } = await pool.query<CredentialRow & { i: string }>({
-    name: "sign_in_credentials_batch_v2",
-    // Issue 26: the live world's people only (worldId 0; its unique index leads with the world).
+    name: "sign_in_credentials_batch_v3",
     text: `SELECT k.i, u.id, u.handle, u.disabled, u."passwordHash"
-           FROM unnest($1::text[]) WITH ORDINALITY AS k(handle, i)
-           JOIN "User" u ON u."worldId" = 0 AND u.handle = k.handle`,
-    values: [handles],
+           FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS k(world, handle, i)
+           JOIN "User" u ON u."worldId" = k.world AND u.handle = k.handle AND (k.world = 0 OR u."isTestUser")`,
+    values: [keys.map((k) => k.worldId), keys.map((k) => k.handle)],
   });
-  return byPosition(rows, handles.length).map((row) =>
+  return byPosition(rows, keys.length).map((row) =>
     row ? { id: row.id, handle: row.handle, disabled: row.disabled, passwordHash: row.passwordHash } : null,
   );
 });

@@ -8,11 +8,20 @@ import type { AppIdentityData } from "./apps";
  */
 export type InteractionPageProps =
   | { kind: "expired" }
-  | { kind: "login"; uid: string; clientName: string; username: string; error: { code: string; message: string } | null }
+  | {
+      kind: "login";
+      uid: string;
+      clientName: string;
+      /** Issue 26: a sandbox client's page (its banner). */
+      sandbox: boolean;
+      username: string;
+      error: { code: string; message: string } | null;
+    }
   | {
       kind: "consent";
       uid: string;
       clientName: string;
+      sandbox: boolean;
       ownerHandle: string | null;
       account: { handle: string; displayName: string } | null;
       scopes: { scope: string; description: string }[];

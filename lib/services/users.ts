@@ -121,11 +121,16 @@ export type PasswordCheckTurn = <T>(check: () => Promise<T>) => Promise<T>;
 
 const NO_GATE: PasswordCheckTurn = (check) => check();
 
-export async function verifyUserCredentials(handle: string, password: string, turn: PasswordCheckTurn = NO_GATE): Promise<CredentialCheck> {
+export async function verifyUserCredentials(
+  handle: string,
+  password: string,
+  turn: PasswordCheckTurn = NO_GATE,
+  worldId: number = LIVE_WORLD_ID,
+): Promise<CredentialCheck> {
   const normalized = handle.trim().replace(/^@/, "").toLowerCase();
   // The hot path's raw statement (lib/queries/accounts.ts), not Prisma: every sign-in reads it.
-  // Issue 26: only live people sign in here (sandbox people never; test users with a later increment).
-  const row = HANDLE_PATTERN.test(normalized) ? await findCredentialRow(normalized) : null;
+  // Issue 26: in the signing-in client's world only (live people, or that sandbox's test users).
+  const row = HANDLE_PATTERN.test(normalized) ? await findCredentialRow({ worldId, handle: normalized }) : null;
   if (!row?.passwordHash) {
     const dummy = await dummyPasswordHash();
     await turn(() => verifyPassword(password, dummy));

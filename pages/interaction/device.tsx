@@ -5,12 +5,14 @@ import { DeviceConfirmForm } from "@/components/interaction/device-confirm-form"
 import { DeviceResultCard } from "@/components/interaction/device-result-card";
 import { ExpiredCard } from "@/components/interaction/expired-card";
 import { HostedPage } from "@/components/interaction/hosted-page";
+import { SandboxBanner } from "@/components/interaction/sandbox-banner";
 import { env } from "@/lib/env";
 import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { DEVICE_ERRORS, DEVICE_STEPS, DEVICE_XSRF_COOKIE } from "@/lib/oidc/constants";
 import { findDeviceRequestViewCounted } from "@/lib/oidc/device-view";
 import { findClientName } from "@/lib/oidc/interaction-view";
 import { describeRetryWait } from "@/lib/oidc/login-errors";
+import { isSandboxClientId } from "@/lib/schemas/sandboxes";
 
 /** Plain HTML forms: no JavaScript (pages/_app.tsx). */
 export const config: PageConfig = { unstable_runtimeJS: false };
@@ -18,8 +20,8 @@ export const config: PageConfig = { unstable_runtimeJS: false };
 type Props =
   | { kind: "expired"; restart: string }
   | { kind: "input"; action: string; xsrf: string; userCode: string; error: string | null }
-  | { kind: "confirm"; action: string; xsrf: string; userCode: string; clientName: string; ownerHandle: string | null }
-  | { kind: "success"; clientName: string | null }
+  | { kind: "confirm"; action: string; xsrf: string; userCode: string; clientName: string; ownerHandle: string | null; sandbox: boolean }
+  | { kind: "success"; clientName: string | null; sandbox: boolean }
   | { kind: "cancelled" };
 
 /** The page's query, as lib/oidc/device.ts writes it; junk is ignored. */
@@ -59,7 +61,9 @@ function errorMessage(error: (typeof DEVICE_ERRORS)[number], retryAt: number | n
 export const getServerSideProps: GetServerSideProps<Props> = async ({ query, req, res }) => {
   const q = querySchema.parse(query);
   const action = `${env().ISSUER}/device`;
-  if (q.step === "success") return { props: { kind: "success", clientName: await findClientName(q.client_id) } };
+  if (q.step === "success") {
+    return { props: { kind: "success", clientName: await findClientName(q.client_id), sandbox: isSandboxClientId(q.client_id ?? "") } };
+  }
   if (q.step === "cancelled") return { props: { kind: "cancelled" } };
   const xsrf = req.cookies[DEVICE_XSRF_COOKIE];
   if (!xsrf) {
@@ -85,6 +89,7 @@ export const getServerSideProps: GetServerSideProps<Props> = async ({ query, req
           userCode: request.userCode,
           clientName: request.client.name,
           ownerHandle: request.client.ownerHandle,
+          sandbox: request.client.sandbox,
         },
       };
     }
@@ -120,6 +125,7 @@ export default function DevicePage(props: Props) {
     case "confirm":
       return (
         <HostedPage title="Confirm device sign-in">
+          {props.sandbox ? <SandboxBanner /> : null}
           <DeviceConfirmForm
             action={props.action}
             xsrf={props.xsrf}
@@ -132,6 +138,7 @@ export default function DevicePage(props: Props) {
     case "success":
       return (
         <HostedPage title="Signed in on your device">
+          {props.sandbox ? <SandboxBanner /> : null}
           <DeviceResultCard outcome="success" clientName={props.clientName} />
         </HostedPage>
       );
