@@ -1,5 +1,6 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import path from "node:path";
+import { createTestApp } from "../tests/helpers/oidc";
 import { expectAccessible, expectNoHorizontalOverflow, newPersonPage, registerApp, screenshot, server, signIn } from "./support";
 
 /**
@@ -85,20 +86,48 @@ test.describe.serial("SDK docs and quickstarts", () => {
       redirectUri: "https://tabs.example.com/callback",
     });
     await alice.goto(`${server.url}/apps/${clientId}`);
+    // Issue 26: before approval only the sandbox works, so the quickstart uses its client ID and says so.
+    const sandboxClientId = `sbx_${clientId}`;
+    await expect(alice.getByTestId("quickstart-sandbox-note")).toContainText("Sandbox credentials — this app is awaiting review");
+    await expect(alice.getByRole("group", { name: "Credentials" })).toHaveCount(0);
     const tabs = alice.getByRole("group", { name: "Language" });
     await expect(tabs.getByRole("radio")).toHaveCount(3);
-    await expect(panel(alice, "curl")).toContainText(`client_id=${clientId}`);
+    await expect(panel(alice, "curl")).toContainText(`client_id=${sandboxClientId}`);
     await tabs.getByText("TypeScript", { exact: true }).click();
-    await expect(panel(alice, "typescript")).toContainText(`clientId: "${clientId}"`);
+    await expect(panel(alice, "typescript")).toContainText(`clientId: "${sandboxClientId}"`);
     await expect(panel(alice, "typescript")).toContainText(`redirectUri: "https://tabs.example.com/callback"`);
     await tabs.getByText("Python", { exact: true }).click();
-    await expect(panel(alice, "python")).toContainText(`CLIENT_ID = "${clientId}"`);
+    await expect(panel(alice, "python")).toContainText(`CLIENT_ID = "${sandboxClientId}"`);
     await expect(panel(alice, "python")).toContainText("authlib");
     await tabs.getByText("TypeScript", { exact: true }).click();
     await expectAccessible(alice, "app quickstart");
     await expectNoHorizontalOverflow(alice);
     await screenshot(alice, "app-quickstart-tabs");
     await closeUp(alice, alice.locator("section").filter({ has: alice.getByRole("heading", { name: "Quickstart", exact: true }) }), "app-quickstart-card");
+  });
+
+  test("once approved, a Live / Sandbox switch offers both credentials", async () => {
+    const { clientId } = await createTestApp(server.databaseUrl, {
+      type: "api",
+      ownerHandle: "alice",
+      scopes: ["svc:chat.read"],
+      name: "Quickstart switch app",
+      status: "approved",
+    });
+    await alice.goto(`${server.url}/apps/${clientId}`);
+    const card = alice.locator("section").filter({ has: alice.getByRole("heading", { name: "Quickstart", exact: true }) });
+    const worlds = card.getByRole("group", { name: "Credentials" });
+    await expect(worlds.getByRole("radio")).toHaveCount(2);
+    // Live first: the app's own client ID; the sandbox's panel is hidden.
+    await expect(worlds.getByRole("radio", { name: "Live" })).toBeChecked();
+    await expect(card.locator("[data-world=live] [data-language=curl]")).toContainText(`client_id=${clientId}`);
+    await expect(card.locator("[data-world=sandbox]")).toBeHidden();
+    await worlds.getByText("Sandbox", { exact: true }).click();
+    await expect(card.locator("[data-world=live]")).toBeHidden();
+    await expect(card.getByTestId("quickstart-sandbox-note")).toHaveText(/^Sandbox credentials/);
+    await expect(card.locator("[data-world=sandbox] [data-language=curl]")).toContainText(`client_id=sbx_${clientId}`);
+    await expectAccessible(alice, "app quickstart, approved");
+    await closeUp(alice, card, "app-quickstart-switch");
   });
 
   test("the browser never reached for a remote host", () => {

@@ -10,6 +10,8 @@
  * (curl + openssl, the SDK, Python authlib). In a web app the two halves are the sign-in and
  * callback routes (examples/signin-web).
  */
+import { sandboxClientId } from "./schemas/sandboxes";
+
 export type QuickstartLanguage = "curl" | "typescript" | "python";
 
 export const QUICKSTART_LANGUAGES: { id: QuickstartLanguage; label: string; fence: string }[] = [
@@ -36,6 +38,37 @@ export interface QuickstartSnippet {
 }
 
 export const PLACEHOLDER_REDIRECT_URI = "https://app.example.com/callback";
+
+/** Which credentials a quickstart uses (issue 26): the app's own, or its sandbox twin's. */
+export type QuickstartWorld = "live" | "sandbox";
+
+/**
+ * The worlds an app page's quickstart offers, first the default (issue 26): before approval only the
+ * sandbox works (a pending or rejected app's live credentials get invalid_client); once approved,
+ * both; a suspended app's sandbox is off too, so it keeps the live one it had.
+ */
+export function quickstartWorlds(status: "pending" | "approved" | "rejected" | "suspended"): QuickstartWorld[] {
+  if (status === "approved") return ["live", "sandbox"];
+  if (status === "suspended") return ["live"];
+  return ["sandbox"];
+}
+
+/**
+ * The app as its sandbox signs in (lib/services/sandboxes.ts findSandboxForSignIn): the `sbx_`
+ * client ID and the current configuration, changes waiting for review included.
+ */
+export function sandboxQuickstartApp(
+  app: QuickstartApp & { pendingChange?: { scopes?: string[]; redirectUris?: string[]; postLogoutRedirectUris?: string[] } | null },
+): QuickstartApp {
+  const pending = app.pendingChange ?? {};
+  return {
+    type: app.type,
+    clientId: sandboxClientId(app.clientId),
+    scopes: pending.scopes ?? app.scopes,
+    redirectUris: pending.redirectUris ?? app.redirectUris,
+    postLogoutRedirectUris: pending.postLogoutRedirectUris ?? app.postLogoutRedirectUris,
+  };
+}
 
 /** Which first call an API client's snippets make: one its scopes allow. */
 function firstApiCall(scopes: string[]): "chat" | "users" | "profile" {

@@ -15,6 +15,7 @@ import type { ActionResult } from "@/lib/actions/result";
 import { createAppSchema, type AppView } from "@/lib/schemas/apps";
 import { SVC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES, type SvcScope } from "@/lib/scopes";
 import { LogoInput } from "./logo-input";
+import { handOffSandboxSecret } from "./new-sandbox-secret-banner";
 import { UriListInput } from "./uri-list-input";
 
 const LINK_FIELDS = [
@@ -114,7 +115,16 @@ export function AppForm({ app }: { app?: AppView }) {
             applyResult(await updateAppAction(app.clientId, update), "Changes saved");
           }
         } else {
-          applyResult(await createAppAction(data), "Application registered. It is now waiting for review.");
+          const result = await createAppAction(data);
+          // Issue 26: the sandbox secret is shown once, on the app's page this form goes to.
+          if (result.ok && result.data.sandbox.clientSecret) {
+            handOffSandboxSecret({
+              clientId: result.data.clientId,
+              sandboxClientId: result.data.sandbox.clientId,
+              clientSecret: result.data.sandbox.clientSecret,
+            });
+          }
+          applyResult(result, "Application registered. It is now waiting for review: its sandbox works already.");
         }
       });
     });

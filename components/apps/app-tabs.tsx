@@ -3,14 +3,15 @@ import { Icon } from "@/components/ui/icon";
 
 /**
  * The app page's sections (issue 16): the overview (settings, secrets, team), its usage and its
- * webhooks (issue 25). Rendered on the server with the current tab given, so it needs no client
+ * webhooks (issue 25) and its sandbox (issue 26). Rendered on the server with the current tab given, so it needs no client
  * JavaScript.
  */
-export function AppTabs({ clientId, current }: { clientId: string; current: "overview" | "usage" | "webhooks" }) {
+export function AppTabs({ clientId, current }: { clientId: string; current: "overview" | "usage" | "webhooks" | "sandbox" }) {
   const tabs = [
     { key: "overview", href: `/apps/${clientId}`, label: "Overview", icon: "grid" as const },
     { key: "usage", href: `/apps/${clientId}/usage`, label: "Usage", icon: "chart" as const },
     { key: "webhooks", href: `/apps/${clientId}/webhooks`, label: "Webhooks", icon: "zap" as const },
+    { key: "sandbox", href: `/apps/${clientId}/sandbox`, label: "Sandbox", icon: "flask" as const },
   ];
   return (
     <nav aria-label="Application sections" className="-mt-2 flex gap-6 overflow-x-auto border-b border-slate-200">

@@ -20,6 +20,7 @@ export function SecretReveal({
   note = "We store only a hash of it. Keep it in a secret manager or an environment variable, never in source code, logs or shell history. If you lose it, add a new secret and retire this one.",
   label = "Client secret",
   inputTestId = "client-secret",
+  testId = "secret-reveal",
   onDone,
 }: {
   secret: string;
@@ -35,6 +36,8 @@ export function SecretReveal({
   /** What the secret is, for the field's label and the copy button ("Signing secret"). */
   label?: string;
   inputTestId?: string;
+  /** The panel's test id: a sandbox secret's (issue 26) is told apart from the live one's. */
+  testId?: string;
   onDone?: () => void;
 }) {
   const [hidden, setHidden] = useState(false);
@@ -55,7 +58,7 @@ export function SecretReveal({
     <section
       aria-labelledby={titleId}
       className="overflow-hidden rounded-xl border border-amber-300 bg-amber-50 shadow-sm"
-      data-testid="secret-reveal"
+      data-testid={testId}
     >
       <div className="flex gap-3 px-4 py-4 sm:px-5">
         <Icon name="key" className="mt-0.5 hidden size-5 shrink-0 text-amber-700 sm:block" />

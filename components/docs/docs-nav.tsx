@@ -5,6 +5,7 @@ export const DOCS_PAGES = [
   { href: "/docs/authentication", label: "Authentication" },
   { href: "/docs/scopes", label: "Scopes" },
   { href: "/docs/sdk", label: "SDK and quickstarts" },
+  { href: "/docs/sandbox", label: "Sandbox" },
   { href: "/docs/events", label: "Events and webhooks" },
   { href: "/docs/errors", label: "Errors and limits" },
   { href: "/docs/api-reference", label: "API reference" },

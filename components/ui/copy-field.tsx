@@ -1,7 +1,8 @@
+import type { ReactNode } from "react";
 import { CopyButton } from "./copy-button";
 
 /** A labelled, read-only value in monospace with a copy button (client ID, URLs). */
-export function CopyField({ label, value, hint }: { label: string; value: string; hint?: string }) {
+export function CopyField({ label, value, hint }: { label: string; value: string; hint?: ReactNode }) {
   return (
     <div>
       <dt className="text-sm font-medium text-slate-700">{label}</dt>

@@ -34,6 +34,7 @@ const PATHS = {
   chart: "M4 20h16M7 16v-5m5 5V8m5 8V5",
   list: "M9 6h11M9 12h11M9 18h11M4.5 6h.01M4.5 12h.01M4.5 18h.01",
   chevronDown: "m6 9 6 6 6-6",
+  flask: "M9 3h6m-5 0v6l-5.6 9.6A1.6 1.6 0 0 0 5.8 21h12.4a1.6 1.6 0 0 0 1.4-2.4L14 9V3M7.2 15h9.6",
 } as const;
 
 export type IconName = keyof typeof PATHS;

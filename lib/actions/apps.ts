@@ -8,15 +8,21 @@ import { addSecret, retireSecret, rollSecret } from "@/lib/services/app-secrets"
 import { resubmitApp } from "@/lib/services/app-review";
 import { createApp, deleteApp, updateApp } from "@/lib/services/apps";
 
-/** Registers an app for the signed-in developer; the form's schema is re-parsed here (STYLE: Validation). */
-export async function createAppAction(input: unknown): Promise<ActionResult<{ clientId: string }>> {
+/**
+ * Registers an app for the signed-in developer; the form's schema is re-parsed here (STYLE: Validation).
+ * Its sandbox's credentials come back once (issue 26): an API client's sandbox secret exists only in
+ * this response (the database keeps its hash).
+ */
+export async function createAppAction(
+  input: unknown,
+): Promise<ActionResult<{ clientId: string; sandbox: { clientId: string; clientSecret?: string } }>> {
   return runAction("apps.create", async () => {
     const actor = await requireUserActor();
     const parsed = createAppSchema.parse(input);
     if (actor.kind !== "user") throw new Error("unreachable: portal actors are users");
     const app = await createApp(parsed, { id: actor.id }, actor);
     revalidatePath("/apps");
-    return { clientId: app.clientId };
+    return { clientId: app.clientId, sandbox: app.sandbox };
   });
 }
 

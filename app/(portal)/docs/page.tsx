@@ -68,8 +68,9 @@ export default function GettingStartedPage() {
 
       <h2 id="approval">3. Wait for approval</h2>
       <p>
-        An admin reviews every new application. Until it is approved, token requests fail with{" "}
-        <code>invalid_client</code>. The app page shows the decision, and the reviewer&apos;s reason if it was rejected.
+        An admin reviews every new application. Until it is approved, token requests with its client ID fail with{" "}
+        <code>invalid_client</code> — but you need not wait: its <Link href="/docs/sandbox">sandbox</Link> works from the
+        minute it is registered, with synthetic people and test users. The app page shows the decision, and the reviewer&apos;s reason if it was rejected.
         An approved app can later be suspended: its token requests fail with <code>invalid_client</code> and every access
         and refresh token of it is voided at once; reinstating it does not revive them. A rejected app is not a dead
         end: edit it to answer the reviewer&apos;s reason and choose <strong>Save and resubmit</strong>; it goes back to
@@ -170,6 +171,10 @@ curl -s "${API_URL}/global-chat/messages?limit=5" -H "Authorization: Bearer $ACC
         <li>
           <Link href="/docs/sdk">SDK and quickstarts</Link> — the typed TypeScript SDK, the example apps, snippets in three
           languages.
+        </li>
+        <li>
+          <Link href="/docs/sandbox">Build in the sandbox, go live after review</Link> — sandbox credentials, the
+          synthetic world, test users, reset and triggered events.
         </li>
         <li>
           <Link href="/docs/events">Events and webhooks</Link> — hear what happens as it happens: signed webhooks and a

@@ -5,15 +5,16 @@ import { ChangeReviewActions } from "@/components/admin/change-review-actions";
 import { QuotaForm } from "@/components/admin/quota-form";
 import { SandboxExercisePanel } from "@/components/admin/sandbox-exercise";
 import { AppIdentity } from "@/components/apps/app-identity";
+import { AppQuickstarts } from "@/components/apps/app-quickstarts";
 import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppStatusCallout } from "@/components/apps/app-status-callout";
 import { AppTabs } from "@/components/apps/app-tabs";
 import { AppTypeBadge } from "@/components/apps/app-type-badge";
 import { ClientSecretPanel, type SecretItem } from "@/components/apps/client-secret-panel";
 import { DeleteAppButton } from "@/components/apps/delete-app-button";
+import { NewSandboxSecretBanner } from "@/components/apps/new-sandbox-secret-banner";
 import { NewSecretBanner } from "@/components/apps/new-secret-banner";
 import { PendingChangeDiff } from "@/components/apps/pending-change";
-import { Quickstart } from "@/components/apps/quickstart";
 import { TeamPanel } from "@/components/apps/team-panel";
 import { NavSection } from "@/components/layout/nav-section";
 import { ButtonLink } from "@/components/ui/button-link";
@@ -24,6 +25,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { env } from "@/lib/env";
 import type { SecretView } from "@/lib/schemas/apps";
+import { sandboxClientId } from "@/lib/schemas/sandboxes";
 import { describeScope } from "@/lib/scopes";
 import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
@@ -93,6 +95,8 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
 
       <AppTabs clientId={app.clientId} current="overview" />
 
+      {app.type === "api" ? <NewSandboxSecretBanner clientId={app.clientId} /> : null}
+
       {revealed ? (
         <NewSecretBanner
           secret={{ secretId: revealed.secretId, clientSecret: revealed.clientSecret }}
@@ -161,6 +165,18 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
             <dl className="space-y-5">
               <CopyField label="Client ID" value={app.clientId} />
               <CopyField
+                label="Sandbox client ID"
+                value={sandboxClientId(app.clientId)}
+                hint={
+                  <>
+                    Works from registration, whatever the review status, on synthetic data only.{" "}
+                    <Link href={`/apps/${app.clientId}/sandbox`} prefetch={false} className="font-medium underline">
+                      Sandbox tab
+                    </Link>
+                  </>
+                }
+              />
+              <CopyField
                 label="Discovery URL"
                 value={discoveryUrl}
                 hint="OpenID Connect discovery: every endpoint (authorization, token, logout, keys, userinfo, introspection, revocation) is listed here."
@@ -226,7 +242,13 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                   : "How the owner's app signs people in and calls the API on their behalf."
             }
           >
-            <Quickstart app={app} issuer={config.ISSUER} apiUrl={config.API_URL} />
+            <AppQuickstarts app={app} issuer={config.ISSUER} apiUrl={config.API_URL} />
+            <p className="mt-4 text-sm text-slate-600">
+              <Link href="/docs/sandbox" className="underline">
+                Build in the sandbox, go live after review
+              </Link>
+              : what the sandbox holds, test users, reset and the <code className="font-mono text-xs">sandbox</code> token claim.
+            </p>
           </Card>
         </div>
 

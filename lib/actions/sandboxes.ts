@@ -1,0 +1,75 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { runAction, type ActionResult } from "@/lib/actions/result";
+import { clientIdSchema } from "@/lib/schemas/apps";
+import { addSandboxTestUserSchema, type SandboxSecret, type SandboxTestUserCredentials } from "@/lib/schemas/sandboxes";
+import { TRIGGERABLE_EVENT_TYPES } from "@/lib/schemas/events";
+import { handleSchema } from "@/lib/schemas/users";
+import { requireUserActor } from "@/lib/portal/session";
+import { triggerSandboxEvent } from "@/lib/services/sandbox-events";
+import { addSandboxTestUser, removeSandboxTestUser } from "@/lib/services/sandbox-users";
+import { resetSandbox, rollSandboxSecret } from "@/lib/services/sandboxes";
+
+/**
+ * The Sandbox tab's actions (issue 26). The session is checked here; who may do what is decided by
+ * lib/services/sandboxes.ts (capabilities in app-access.ts), so a viewer's forged call is refused there.
+ */
+
+/** A new sandbox secret for an API client, returned once to this browser; the old one stops working. */
+export async function rollSandboxSecretAction(clientId: unknown): Promise<ActionResult<SandboxSecret>> {
+  return runAction("apps.sandbox.secret.roll", async () => {
+    const actor = await requireUserActor();
+    const id = clientIdSchema.parse(clientId);
+    const secret = await rollSandboxSecret(id, actor);
+    revalidatePath(`/apps/${id}/sandbox`);
+    return secret;
+  });
+}
+
+/** "Reset sandbox": the synthetic world is deleted and generated again. */
+export async function resetSandboxAction(clientId: unknown): Promise<ActionResult<{ people: number }>> {
+  return runAction("apps.sandbox.reset", async () => {
+    const actor = await requireUserActor();
+    const id = clientIdSchema.parse(clientId);
+    const { people } = await resetSandbox(id, actor);
+    revalidatePath(`/apps/${id}/sandbox`);
+    return { people };
+  });
+}
+
+const triggerableEventTypeSchema = z.enum(TRIGGERABLE_EVENT_TYPES, { message: "Choose an event type from the list." });
+
+/** A test user; its generated password comes back once, to this browser only. */
+export async function addSandboxTestUserAction(clientId: unknown, input: unknown): Promise<ActionResult<SandboxTestUserCredentials>> {
+  return runAction("apps.sandbox.users.add", async () => {
+    const actor = await requireUserActor();
+    const id = clientIdSchema.parse(clientId);
+    const added = await addSandboxTestUser(id, actor, addSandboxTestUserSchema.parse(input));
+    revalidatePath(`/apps/${id}/sandbox`);
+    return added;
+  });
+}
+
+/** Removes a test user: its sign-ins and tokens stop at once. */
+export async function removeSandboxTestUserAction(clientId: unknown, handle: unknown): Promise<ActionResult<{ handle: string }>> {
+  return runAction("apps.sandbox.users.remove", async () => {
+    const actor = await requireUserActor();
+    const id = clientIdSchema.parse(clientId);
+    const parsed = handleSchema.parse(handle);
+    await removeSandboxTestUser(id, actor, parsed);
+    revalidatePath(`/apps/${id}/sandbox`);
+    return { handle: parsed };
+  });
+}
+
+/** "Trigger event": one event of a triggerable type with synthetic data, in the sandbox only. */
+export async function triggerSandboxEventAction(clientId: unknown, type: unknown): Promise<ActionResult<{ eventId: string }>> {
+  return runAction("apps.sandbox.trigger", async () => {
+    const actor = await requireUserActor();
+    const id = clientIdSchema.parse(clientId);
+    const parsed = triggerableEventTypeSchema.parse(type);
+    return triggerSandboxEvent(id, actor, parsed);
+  });
+}
