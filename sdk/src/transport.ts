@@ -164,5 +164,3 @@ export function createTransport(fetchImpl: typeof fetch, defaults: TransportOpti
     }
   };
 }
-
-export type Transport = ReturnType<typeof createTransport>;
