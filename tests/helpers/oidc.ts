@@ -290,6 +290,19 @@ export async function completeSignIn(
   let consentShown = false;
   let loginShown = false;
   for (let step = 0; step < 10; step++) {
+    if (res.status === 200) {
+      // An auto-submitting form, as a browser would submit it: oidc-provider's way of ending the
+      // session of the account signed in before when someone else signs in (resume.js → end_session).
+      const html = await res.text();
+      const submitted = autoSubmittedForm(html, auth);
+      if (!submitted) throw new Error(`sign-in flow stopped with HTTP 200: ${html.slice(0, 300)}`);
+      res = await jarFetch(jar, submitted.action, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: auth.origin },
+        body: new URLSearchParams(submitted.fields).toString(),
+      });
+      continue;
+    }
     const location = res.headers.get("location");
     if (res.status !== 302 && res.status !== 303) {
       throw new Error(`sign-in flow stopped with HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
@@ -326,6 +339,20 @@ export async function completeSignIn(
     res = await jarFetch(jar, next.href);
   }
   throw new Error("too many redirects in the sign-in flow");
+}
+
+/** The one form of a page that submits itself on load (oidc-provider's form_post pages), or null. */
+function autoSubmittedForm(html: string, base: URL): { action: string; fields: Record<string, string> } | null {
+  if (!/document\.forms\[0\]\.submit\(\)/.test(html)) return null;
+  const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+  if (!action) return null;
+  const fields: Record<string, string> = {};
+  for (const input of html.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields[input[1]!] = decodeEntities(input[2]!);
+  return { action: new URL(decodeEntities(action), base).href, fields };
+}
+
+function decodeEntities(text: string): string {
+  return text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 }
 
 /** Which prompt an interaction waits for, read from the database row (tests only). */
