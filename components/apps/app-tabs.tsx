@@ -4,7 +4,7 @@ import { Icon } from "@/components/ui/icon";
 /**
  * The app page's sections (issue 16): the overview (settings, secrets, team), its usage and its
  * webhooks (issue 25) and its sandbox (issue 26). Rendered on the server with the current tab given, so it needs no client
- * JavaScript.
+ * JavaScript. On a phone the four labels fit without their icons (no tab starts off-screen).
  */
 export function AppTabs({ clientId, current }: { clientId: string; current: "overview" | "usage" | "webhooks" | "sandbox" }) {
   const tabs = [
@@ -14,7 +14,7 @@ export function AppTabs({ clientId, current }: { clientId: string; current: "ove
     { key: "sandbox", href: `/apps/${clientId}/sandbox`, label: "Sandbox", icon: "flask" as const },
   ];
   return (
-    <nav aria-label="Application sections" className="-mt-2 flex gap-6 overflow-x-auto border-b border-slate-200">
+    <nav aria-label="Application sections" className="-mt-2 flex gap-4 overflow-x-auto sm:gap-6 border-b border-slate-200">
       {tabs.map((tab) => {
         const active = tab.key === current;
         return (
@@ -27,7 +27,10 @@ export function AppTabs({ clientId, current }: { clientId: string; current: "ove
               active ? "border-brand-600 text-brand-700" : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900"
             }`}
           >
-            <Icon name={tab.icon} /> {tab.label}
+            <span className="hidden sm:inline-flex">
+              <Icon name={tab.icon} />
+            </span>
+            {tab.label}
           </Link>
         );
       })}
