@@ -233,6 +233,9 @@ describe("quotas apart", () => {
     await freshWindow();
     expect(await statuses(p.sandbox, 5)).toEqual([200, 200, 200, 429, 429]);
     expect(await statuses(p.live, 5)).toEqual([200, 200, 200, 200, 200]);
+    // The live app's counter holds only its own requests: six, not the sandbox's too.
+    const liveAnswer = await api.call("/global-chat/messages?limit=1", { token: p.live });
+    expect(Number(liveAnswer.headers.get("x-ratelimit-limit")) - Number(liveAnswer.headers.get("x-ratelimit-remaining"))).toBe(6);
     const { usage, actor } = await services();
     await flushed(p.sandboxClientId, 5 + 1);
     const sandbox = await usage.getAppUsage(p.appClientId, "24h", actor, { mode: "sandbox" });
@@ -249,6 +252,9 @@ describe("quotas apart", () => {
     // Each answer announces its own quota.
     const sandboxAnswer = await api.call("/global-chat/messages?limit=1", { token: p.sandbox });
     expect(sandboxAnswer.headers.get("x-ratelimit-limit")).toBe("600");
+    // …and counts only its own requests: six of the sandbox's 600 (a counter shared with the live
+    // app would also hold the live app's).
+    expect(sandboxAnswer.headers.get("x-ratelimit-remaining")).toBe("594");
     const liveAnswer = await api.call("/global-chat/messages?limit=1", { token: p.live });
     expect(liveAnswer.headers.get("x-ratelimit-limit")).toBe("3");
   });
