@@ -136,16 +136,19 @@ describe("usage, live and sandbox apart", () => {
 
   it("filters the request log by live, sandbox or both, newest first, each row marked", async () => {
     const { usage, actor } = await services();
-    const live = await usage.listRequestLog(pair.appClientId, { limit: 50 }, actor);
+    // The log also holds each token request (issue 27: `token:client_credentials`); these are the API calls.
+    const apiCalls = <T extends { route: string }>(entries: T[]) => entries.filter((e) => !e.route.startsWith("token:"));
+    const live = apiCalls(await usage.listRequestLog(pair.appClientId, { limit: 50 }, actor));
     expect(live.map((e) => e.requestId)).toEqual([...liveIds].reverse());
     expect(new Set(live.map((e) => e.mode))).toEqual(new Set(["live"]));
 
-    const sandbox = await usage.listRequestLog(pair.appClientId, { mode: "sandbox", limit: 50 }, actor);
+    const sandbox = apiCalls(await usage.listRequestLog(pair.appClientId, { mode: "sandbox", limit: 50 }, actor));
     expect(sandbox.map((e) => e.requestId)).toEqual([...sandboxIds].reverse());
     expect(new Set(sandbox.map((e) => e.mode))).toEqual(new Set(["sandbox"]));
 
     const both = await usage.listRequestLog(pair.appClientId, { mode: "all", limit: 50 }, actor);
-    expect(both).toHaveLength(10);
+    expect(apiCalls(both)).toHaveLength(10);
+    expect(both.filter((e) => e.route.startsWith("token:")).map((e) => e.mode).sort()).toEqual(["live", "sandbox"]);
     const byId = new Map(both.map((e) => [e.requestId, e.mode]));
     for (const id of liveIds) expect(byId.get(id)).toBe("live");
     for (const id of sandboxIds) expect(byId.get(id)).toBe("sandbox");
@@ -163,8 +166,9 @@ describe("usage, live and sandbox apart", () => {
     // apps requests --mode: the JSON says which client made each line.
     const cli = await cliJson<{ request_id: string; mode: string }[]>(api.server.databaseUrl, ["apps", "requests", pair.appClientId, "--mode", "all"]);
     expect(cli.map((e) => [e.request_id, e.mode])).toEqual(both.map((e) => [e.requestId, e.mode]));
-    const cliDefault = await cliJson<{ mode: string }[]>(api.server.databaseUrl, ["apps", "requests", pair.appClientId]);
-    expect(cliDefault.map((e) => e.mode)).toEqual(["live", "live", "live"]);
+    const cliDefault = await cliJson<{ mode: string; route: string }[]>(api.server.databaseUrl, ["apps", "requests", pair.appClientId]);
+    expect(cliDefault.map((e) => e.mode)).toEqual(["live", "live", "live", "live"]);
+    expect(apiCalls(cliDefault)).toHaveLength(3);
   });
 
   it("tells the reviewer how much the sandbox was exercised: calls, endpoints with counts, last activity", async () => {
