@@ -115,7 +115,8 @@ test.describe("admin review in Chromium", () => {
     await admin.getByRole("button", { name: "Approve selected" }).click();
     const confirm = admin.getByRole("dialog", { name: "Approve 25 applications?" });
     await confirm.getByRole("button", { name: "Approve 25" }).click();
-    await expect(admin.getByText("Approved 25 applications")).toBeVisible();
+    // 25 approvals in one action: give a loaded machine more than the default 5 s.
+    await expect(admin.getByText("Approved 25 applications")).toBeVisible({ timeout: 20_000 });
     // axe with a success toast on screen (its colours must pass AA).
     await expectAccessible(admin, "queue with a toast");
     await expect(admin.getByText("No applications", { exact: true })).toBeVisible();
@@ -142,7 +143,8 @@ test.describe("admin review in Chromium", () => {
     await admin.getByLabel("Select all on this page").check();
     await admin.getByRole("button", { name: "Approve selected" }).click();
     await admin.getByRole("dialog", { name: "Approve 25 applications?" }).getByRole("button", { name: "Approve 25" }).click();
-    await expect(admin.getByText("Approved 25 applications")).toBeVisible();
+    // 25 approvals in one action: give a loaded machine more than the default 5 s.
+    await expect(admin.getByText("Approved 25 applications")).toBeVisible({ timeout: 20_000 });
     expect(await statusCounts()).toEqual({ approved: 50 });
   });
 

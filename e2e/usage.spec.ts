@@ -132,7 +132,10 @@ test("the Usage tab switches between live and sandbox, with its own quota, and t
   const modes = page.getByRole("navigation", { name: "Live or sandbox" });
   await expect(modes.getByRole("link", { name: "Live" })).toHaveAttribute("aria-current", "page");
   await expect(page.getByTestId("usage-totals").locator("dd").first()).toHaveText("2");
-  await expect(page.getByTestId("request-log-row")).toHaveCount(2);
+  // The log also lists each token request (issue 27: `token:client_credentials`), one per mode here.
+  const apiRows = (selector = '[data-testid="request-log-row"]') => page.locator(selector).filter({ hasNotText: "token:" });
+  await expect(apiRows()).toHaveCount(2);
+  await expect(page.getByTestId("request-log-row")).toHaveCount(3);
 
   await modes.getByRole("link", { name: "Sandbox" }).click();
   await page.waitForURL(/mode=sandbox/);
@@ -142,7 +145,8 @@ test("the Usage tab switches between live and sandbox, with its own quota, and t
   await expect(page.getByTestId("usage-mode-description")).toContainText(app.sandboxClientId);
   await expect(page.getByTestId("errors-chart")).toHaveAttribute("aria-label", /404 not_found/);
   const rows = page.getByTestId("request-log-row");
-  await expect(rows).toHaveCount(4);
+  await expect(apiRows()).toHaveCount(4);
+  await expect(rows).toHaveCount(5);
   await expect(rows.filter({ hasText: app.sandboxFailed })).toContainText("Sandbox");
   await expectAccessible(page, "usage tab, sandbox");
   await expectNoHorizontalOverflow(page);
@@ -152,9 +156,9 @@ test("the Usage tab switches between live and sandbox, with its own quota, and t
   await page.getByLabel("Requests of").selectOption("all");
   await page.getByRole("button", { name: "Search" }).click();
   await page.waitForURL(/log=all/);
-  await expect(rows).toHaveCount(6);
-  await expect(page.locator('[data-testid="request-log-row"][data-mode="sandbox"]')).toHaveCount(4);
-  await expect(page.locator('[data-testid="request-log-row"][data-mode="live"]')).toHaveCount(2);
+  await expect(rows).toHaveCount(8);
+  await expect(apiRows('[data-testid="request-log-row"][data-mode="sandbox"]')).toHaveCount(4);
+  await expect(apiRows('[data-testid="request-log-row"][data-mode="live"]')).toHaveCount(2);
   expect(foreign).toEqual([]);
 });
 
