@@ -82,7 +82,10 @@ test("Events and webhooks: the catalog with an example of each type, the retry s
   await expect(main).toContainText(`curl -N -H "Authorization: Bearer $TOKEN" "$API/events?types=chat.message.created"`);
   await expect(main).toContainText("Last-Event-ID");
   await expect(main).toContainText("WEBHOOKS_ALLOW_PRIVATE");
-  const usages = Object.values(webhookCommands).map((c) => c.usage.replace(" [--json]", ""));
+  // Every command also takes --sandbox (issue 26), which the page says once for all of them.
+  const usages = Object.values(webhookCommands).map((c) => c.usage.replace(" [--json]", "").replace(" [--sandbox]", ""));
+  expect(Object.values(webhookCommands).every((c) => c.usage.includes("[--sandbox]"))).toBe(true);
+  await expect(main).toContainText("add --sandbox to any apps webhooks command");
   expect(usages.length).toBeGreaterThanOrEqual(9);
   const cli = await page.getByRole("figure").filter({ has: page.getByText("apps webhooks", { exact: true }) }).locator("pre").innerText();
   for (const usage of usages) expect(cli, usage).toContain(usage);
