@@ -6,22 +6,18 @@ import { QuotaForm } from "@/components/admin/quota-form";
 import { SandboxExercisePanel } from "@/components/admin/sandbox-exercise";
 import { AppIdentity } from "@/components/apps/app-identity";
 import { AppQuickstarts } from "@/components/apps/app-quickstarts";
-import { AppStatusBadge } from "@/components/apps/app-status-badge";
 import { AppStatusCallout } from "@/components/apps/app-status-callout";
-import { AppTabs } from "@/components/apps/app-tabs";
-import { AppTypeBadge } from "@/components/apps/app-type-badge";
+import { AppPageHeader } from "@/components/apps/app-page-header";
 import { ClientSecretPanel, type SecretItem } from "@/components/apps/client-secret-panel";
 import { DeleteAppButton } from "@/components/apps/delete-app-button";
 import { NewSandboxSecretBanner } from "@/components/apps/new-sandbox-secret-banner";
 import { NewSecretBanner } from "@/components/apps/new-secret-banner";
 import { PendingChangeDiff } from "@/components/apps/pending-change";
 import { TeamPanel } from "@/components/apps/team-panel";
-import { NavSection } from "@/components/layout/nav-section";
 import { ButtonLink } from "@/components/ui/button-link";
 import { Card } from "@/components/ui/card";
 import { CopyField } from "@/components/ui/copy-field";
 import { Icon } from "@/components/ui/icon";
-import { PageHeader } from "@/components/ui/page-header";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { env } from "@/lib/env";
 import type { SecretView } from "@/lib/schemas/apps";
@@ -64,25 +60,16 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
 
   return (
     <div className="space-y-8">
-      {isOwner ? null : <NavSection href="/admin" />}
-      <PageHeader
-        bordered={false}
-        eyebrow={
-          <Link href={isOwner ? "/apps" : "/admin/apps"} className="inline-flex items-center gap-1 hover:text-slate-900">
-            <Icon name="arrowLeft" /> {isOwner ? "My apps" : "All applications"}
-          </Link>
-        }
-        title={<span className="wrap-anywhere">{app.name}</span>}
-        description={
-          <div className="flex flex-wrap items-center gap-2">
-            <AppTypeBadge type={app.type} />
-            <AppStatusBadge status={app.status} />
-            {!isOwner ? (
-              <span className="min-w-0 text-sm break-words text-slate-600" data-testid="app-owner">
-                Owned by <span className="font-medium text-slate-900">{app.owner.displayName}</span> (@{app.owner.handle})
-              </span>
-            ) : null}
-          </div>
+      <AppPageHeader
+        app={app}
+        current="overview"
+        onTeam={isOwner}
+        details={
+          !isOwner ? (
+            <span className="min-w-0 text-sm break-words text-slate-600" data-testid="app-owner">
+              Owned by <span className="font-medium text-slate-900">{app.owner.displayName}</span> (@{app.owner.handle})
+            </span>
+          ) : null
         }
         actions={
           can.onTeam && can.manage && !app.firstParty ? (
@@ -92,8 +79,6 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
           ) : null
         }
       />
-
-      <AppTabs clientId={app.clientId} current="overview" />
 
       {app.type === "api" ? <NewSandboxSecretBanner clientId={app.clientId} /> : null}
 

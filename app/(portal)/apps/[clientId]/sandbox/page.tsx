@@ -1,18 +1,14 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AppStatusBadge } from "@/components/apps/app-status-badge";
-import { AppTabs } from "@/components/apps/app-tabs";
-import { AppTypeBadge } from "@/components/apps/app-type-badge";
+import { AppPageHeader } from "@/components/apps/app-page-header";
 import { ResetSandboxButton } from "@/components/apps/reset-sandbox-button";
 import { SandboxSecretPanel } from "@/components/apps/sandbox-secret-panel";
 import { SandboxTestUsers } from "@/components/apps/sandbox-test-users";
 import { SandboxTriggerEvent } from "@/components/apps/sandbox-trigger-event";
-import { NavSection } from "@/components/layout/nav-section";
 import { Alert } from "@/components/ui/alert";
 import { Card } from "@/components/ui/card";
 import { CopyField } from "@/components/ui/copy-field";
 import { Icon } from "@/components/ui/icon";
-import { PageHeader } from "@/components/ui/page-header";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { env } from "@/lib/env";
 import { EVENT_AUDIENCE, TRIGGERABLE_EVENT_TYPES } from "@/lib/schemas/events";
@@ -48,23 +44,7 @@ export default async function AppSandboxPage({ params }: { params: Promise<{ cli
 
   return (
     <div className="space-y-8">
-      {can.onTeam ? null : <NavSection href="/admin" />}
-      <PageHeader
-        bordered={false}
-        eyebrow={
-          <Link href={can.onTeam ? "/apps" : "/admin/apps"} className="inline-flex items-center gap-1 hover:text-slate-900">
-            <Icon name="arrowLeft" /> {can.onTeam ? "My apps" : "All applications"}
-          </Link>
-        }
-        title={<span className="wrap-anywhere">{app.name}</span>}
-        description={
-          <div className="flex flex-wrap items-center gap-2">
-            <AppTypeBadge type={app.type} />
-            <AppStatusBadge status={app.status} />
-          </div>
-        }
-      />
-      <AppTabs clientId={app.clientId} current="sandbox" />
+      <AppPageHeader app={app} current="sandbox" onTeam={can.onTeam} />
 
       {app.status === "suspended" ? (
         <Alert tone="danger" title="The sandbox is off while the app is suspended">

@@ -1,10 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { z } from "zod";
-import { AppStatusBadge } from "@/components/apps/app-status-badge";
-import { AppTabs } from "@/components/apps/app-tabs";
-import { AppTypeBadge } from "@/components/apps/app-type-badge";
-import { NavSection } from "@/components/layout/nav-section";
+import { AppPageHeader } from "@/components/apps/app-page-header";
 import { RequestLogTable } from "@/components/usage/request-log-table";
 import { RouteName } from "@/components/usage/route-name";
 import { ChartLegend, ErrorsByCode, LATENCY_LEGEND, LatencyChart, REQUEST_LEGEND, RequestsChart } from "@/components/usage/usage-charts";
@@ -13,7 +10,6 @@ import { buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
-import { PageHeader } from "@/components/ui/page-header";
 import { env } from "@/lib/env";
 import {
   GRANT_ROUTE_PREFIX,
@@ -121,23 +117,7 @@ export default async function AppUsagePage({
 
   return (
     <div className="space-y-8">
-      {isTeam ? null : <NavSection href="/admin" />}
-      <PageHeader
-        bordered={false}
-        eyebrow={
-          <Link href={isTeam ? "/apps" : "/admin/usage"} className="inline-flex items-center gap-1 hover:text-slate-900">
-            <Icon name="arrowLeft" /> {isTeam ? "My apps" : "Usage of all apps"}
-          </Link>
-        }
-        title={<span className="wrap-anywhere">{app.name}</span>}
-        description={
-          <div className="flex flex-wrap items-center gap-2">
-            <AppTypeBadge type={app.type} />
-            <AppStatusBadge status={app.status} />
-          </div>
-        }
-      />
-      <AppTabs clientId={app.clientId} current="usage" />
+      <AppPageHeader app={app} current="usage" onTeam={isTeam} adminBack={{ href: "/admin/usage", label: "Usage of all apps" }} />
 
       <div className="flex flex-wrap items-center justify-between gap-3">
         <nav aria-label="Live or sandbox" className="inline-flex rounded-lg border border-slate-200 bg-white p-1 shadow-xs" data-testid="usage-mode">

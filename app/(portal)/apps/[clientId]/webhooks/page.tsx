@@ -1,19 +1,15 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { z } from "zod";
-import { AppStatusBadge } from "@/components/apps/app-status-badge";
-import { AppTabs } from "@/components/apps/app-tabs";
-import { AppTypeBadge } from "@/components/apps/app-type-badge";
+import { AppPageHeader } from "@/components/apps/app-page-header";
 import { DeliveryLog } from "@/components/apps/delivery-log";
 import { RefreshWhilePending } from "@/components/apps/refresh-while-pending";
 import { WebhookEndpoints } from "@/components/apps/webhook-endpoints";
 import { WorldSwitch } from "@/components/apps/world-switch";
-import { NavSection } from "@/components/layout/nav-section";
 import { buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
-import { PageHeader } from "@/components/ui/page-header";
 import { EVENT_AUDIENCE, MAX_WEBHOOKS_PER_APP } from "@/lib/schemas/events";
 import { WEBHOOK_ID_PATTERN } from "@/lib/schemas/webhooks";
 import { requireAppPage } from "@/lib/portal/session";
@@ -65,23 +61,7 @@ export default async function AppWebhooksPage({
 
   return (
     <div className="space-y-8">
-      {can.onTeam ? null : <NavSection href="/admin" />}
-      <PageHeader
-        bordered={false}
-        eyebrow={
-          <Link href={can.onTeam ? "/apps" : "/admin/apps"} className="inline-flex items-center gap-1 hover:text-slate-900">
-            <Icon name="arrowLeft" /> {can.onTeam ? "My apps" : "All applications"}
-          </Link>
-        }
-        title={<span className="wrap-anywhere">{app.name}</span>}
-        description={
-          <div className="flex flex-wrap items-center gap-2">
-            <AppTypeBadge type={app.type} />
-            <AppStatusBadge status={app.status} />
-          </div>
-        }
-      />
-      <AppTabs clientId={app.clientId} current="webhooks" />
+      <AppPageHeader app={app} current="webhooks" onTeam={can.onTeam} />
 
       <WorldSwitch href={base} sandbox={world.sandbox} />
 
