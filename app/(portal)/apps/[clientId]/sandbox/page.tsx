@@ -13,11 +13,11 @@ import { TimeAgo } from "@/components/ui/time-ago";
 import { env } from "@/lib/env";
 import { EVENT_AUDIENCE, TRIGGERABLE_EVENT_TYPES } from "@/lib/schemas/events";
 import { SANDBOX_TEST_USER_LIMIT } from "@/lib/schemas/sandboxes";
-import { sandboxQuickstartApp } from "@/lib/quickstarts";
 import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
 import { listSandboxTestUsers } from "@/lib/services/sandbox-users";
 import { getSandbox } from "@/lib/services/sandboxes";
+import { receivableTypes } from "@/lib/services/webhooks";
 
 export const metadata: Metadata = { title: "Sandbox" };
 
@@ -35,12 +35,12 @@ export default async function AppSandboxPage({ params }: { params: Promise<{ cli
   const config = env();
   // The sandbox runs on the current configuration, changes waiting for review included: an event
   // type is offered when those scopes let the sandbox receive it (the service checks it again).
-  const sandboxScopes = sandboxQuickstartApp(app).scopes;
-  const triggerable = TRIGGERABLE_EVENT_TYPES.filter((type) => {
-    const needs = EVENT_AUDIENCE[type].scope;
-    return needs === null || sandboxScopes.includes(needs);
-    // The catalog's descriptions mark code with backticks (Markdown for the docs); plain text here.
-  }).map((type) => ({ type, description: EVENT_AUDIENCE[type].description.replaceAll("`", "") }));
+  const receivable = receivableTypes(app, { sandbox: true });
+  // The catalog's descriptions mark code with backticks (Markdown for the docs); plain text here.
+  const triggerable = TRIGGERABLE_EVENT_TYPES.filter((type) => receivable.includes(type)).map((type) => ({
+    type,
+    description: EVENT_AUDIENCE[type].description.replaceAll("`", ""),
+  }));
 
   return (
     <div className="space-y-8">
