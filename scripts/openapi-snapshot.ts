@@ -1,17 +1,19 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import openapiDiff from "openapi-diff";
+import { apiCompare, type Diff } from "api-smart-diff";
 import { apiChangelogSchema, type BreakingChange } from "../lib/schemas/api-changelog";
 
 /**
  * Issue 27, "a promise about change": docs/openapi.json is the committed OpenAPI document of
- * /api/v1 (its OpenAPI 3.0 rendering: openapi-diff reads 3.0 only), and docs/api-changelog.json
- * the changelog. `checkOpenApiCompatibility` compares the generated document with the committed
- * one with openapi-diff (Atlassian's: paths, methods, request and response bodies down to fields,
- * `required` and enum values, response headers and status codes) and returns every breaking
- * difference that no changelog entry records (an entry's `breaking[].location` covers the
- * locations at or below it). tests/api/openapi-changes.test.ts fails on any, and on a committed
+ * /api/v1 (its OpenAPI 3.0 rendering, which api-smart-diff's OpenAPI rules read), and
+ * docs/api-changelog.json the changelog. `checkOpenApiCompatibility` compares the generated document
+ * with the committed one with api-smart-diff (paths, methods, parameters and whether they are
+ * required, request and response bodies down to fields, `required` and enum values, response
+ * headers and status codes, every $ref resolved) and returns every breaking difference that no
+ * changelog entry records (an entry's `breaking[].location` covers the locations at or below it).
+ * Response enums follow our promise rather than the tool's rules (`isBreaking`).
+ * tests/api/openapi-changes.test.ts fails on any unrecorded breaking difference, and on a committed
  * document that is merely stale.
  *
  *   npm run openapi:snapshot           # check (exit 1 on an unrecorded breaking change or a stale snapshot)
@@ -32,7 +34,8 @@ export async function generateOpenApiSnapshot(): Promise<string> {
 }
 
 interface UnrecordedChange {
-  code: string;
+  /** api-smart-diff's action and human-readable description. */
+  description: string;
   location: string;
 }
 
@@ -49,6 +52,17 @@ function isRecorded(location: string, breaking: readonly BreakingChange[]): bool
   return breaking.some((b) => location === b.location || location.startsWith(`${b.location}.`));
 }
 
+/**
+ * api-smart-diff's rules, with our promise (/docs/changes) in one place: a response's enum (error
+ * codes, notification and event types) may gain values without notice, since clients are told to
+ * expect new ones, and never loses or renames one, since clients switch on them. The tool's rules
+ * judge response enums the other way round.
+ */
+function isBreaking(diff: Diff): boolean {
+  if (diff.path.includes("responses") && diff.path.includes("enum")) return diff.action !== "add";
+  return diff.type === "breaking";
+}
+
 export async function checkOpenApiCompatibility(options: { committed?: string; generated?: string; changelog?: unknown } = {}): Promise<CompatibilityReport> {
   const committed = options.committed ?? (await readFile(SNAPSHOT_PATH, "utf8").catch(() => null));
   const generated = options.generated ?? (await generateOpenApiSnapshot());
@@ -57,17 +71,15 @@ export async function checkOpenApiCompatibility(options: { committed?: string; g
   if (committed === generated) return { unrecorded: [], recorded: [], stale: false };
   // No snapshot yet: nothing to compare with (the first --write makes one).
   if (committed === null) return { unrecorded: [], recorded: [], stale: true };
-  const result = await openapiDiff.diffSpecs({
-    sourceSpec: { content: committed, location: "docs/openapi.json (committed)", format: "openapi3" },
-    destinationSpec: { content: generated, location: "lib/api/openapi.ts (generated)", format: "openapi3" },
-  });
+  const { diffs } = apiCompare(JSON.parse(committed), JSON.parse(generated));
   const report: CompatibilityReport = { unrecorded: [], recorded: [], stale: true };
-  if (!result.breakingDifferencesFound) return report;
-  for (const difference of result.breakingDifferences) {
-    const locations = [...difference.sourceSpecEntityDetails, ...difference.destinationSpecEntityDetails].map((d) => d.location);
-    const location = locations[0] ?? "(document)";
-    const change = { code: difference.code, location };
-    if (locations.length && locations.every((l) => isRecorded(l, breaking))) report.recorded.push(change);
+  for (const diff of diffs) {
+    // Components appear again, resolved, under every path that uses them: judge them there.
+    if (diff.path[0] !== "paths") continue;
+    if (!isBreaking(diff)) continue;
+    const location = diff.path.join(".");
+    const change = { description: `${diff.action}: ${diff.description || diff.type}`, location };
+    if (isRecorded(location, breaking)) report.recorded.push(change);
     else report.unrecorded.push(change);
   }
   return report;
@@ -77,7 +89,7 @@ export function describeReport(report: CompatibilityReport): string {
   if (report.unrecorded.length) {
     return [
       "Breaking change(s) of /api/v1 that docs/api-changelog.json does not record:",
-      ...report.unrecorded.map((c) => `  ${c.code} at ${c.location}`),
+      ...report.unrecorded.map((c) => `  ${c.location}\n    ${c.description}`),
       "Keep the old shape, or record each location under an entry's `breaking` (with its deprecation and sunset dates,",
       "at least 6 months apart: /docs/changes), then run `npm run openapi:snapshot -- --write`.",
     ].join("\n");

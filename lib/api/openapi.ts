@@ -267,7 +267,7 @@ export function buildOpenApiDocument() {
 
 /**
  * Issue 27: the same paths and schemas as OpenAPI 3.0 (no webhooks, which 3.0 cannot express), for
- * the compatibility check (scripts/openapi-snapshot.ts): openapi-diff reads 3.0 documents only.
+ * the compatibility check (scripts/openapi-snapshot.ts): api-smart-diff's rules are OpenAPI 3.0's.
  */
 export function buildOpenApi30Document() {
   return new OpenApiGeneratorV3(buildRegistry().definitions).generateDocument({ openapi: "3.0.3", ...documentConfig() });

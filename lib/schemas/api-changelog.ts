@@ -7,7 +7,7 @@ import { z } from "zod";
  */
 const breakingChangeSchema = z.object({
   /**
-   * Where in the OpenAPI document, as openapi-diff names it (`paths./users/{username}.get…`); a
+   * Where in the OpenAPI document, as the check names it (`paths./users/{username}.get…`, api-smart-diff's path joined by dots); a
    * recorded location covers every breaking difference at or below it.
    */
   location: z.string().min(1),

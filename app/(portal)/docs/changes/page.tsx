@@ -77,7 +77,7 @@ Link: <https://platform.example/docs/changelog>; rel="deprecation"; type="text/h
       <p>
         The API&apos;s OpenAPI document (<code>/api/v1/openapi.json</code>) is generated from the code. A copy of it is
         committed, and every build compares the generated document with that copy using{" "}
-        <a href="https://www.npmjs.com/package/openapi-diff">openapi-diff</a>: a removed path, method or response
+        <a href="https://www.npmjs.com/package/api-smart-diff">api-smart-diff</a>: a removed path, method or response
         field, a removed enum value or a newly required parameter fails the build unless the changelog records it as a
         breaking change with its deprecation and sunset dates.
       </p>
