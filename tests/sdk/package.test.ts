@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ensureSdkTarball } from "../../lib/server/sdk-package";
 import { generateSdkFiles } from "../../scripts/sdk-types";
+import { readRecordedVersions, sdkFingerprint, versionProblem } from "../../scripts/sdk-versions";
 
 /**
  * The SDK package (sdk/): its generated endpoint types and error codes are current with the OpenAPI
@@ -20,6 +21,17 @@ describe("SDK package", () => {
       const committed = await readFile(file, "utf8");
       expect(committed === generated, `${path.relative(ROOT, file)} is stale: run \`npm run sdk:generate\` and commit it`).toBe(true);
     }
+  });
+
+  it("carries a new version whenever what it is built from changed (its versioned tarball URL is immutable)", async () => {
+    const current = await sdkFingerprint();
+    const recorded = await readRecordedVersions();
+    expect(versionProblem(current, recorded) ?? "recorded").toBe("recorded");
+    // (the check itself) a change under a recorded version, and a version not recorded yet, are refused.
+    expect(versionProblem({ ...current, digest: "0".repeat(64) }, recorded)).toMatch(/bump "version"/);
+    expect(versionProblem({ ...current, version: "99.0.0" }, recorded)).toMatch(/not recorded/);
+    // Every recorded version is a distinct package.
+    expect(new Set(Object.values(recorded)).size).toBe(Object.keys(recorded).length);
   });
 
   it("packs (prepack builds) into a tarball with both builds, their declarations and the README", async () => {
