@@ -567,8 +567,8 @@ async function deepUsersCursor(ctx: Context, token: string, depth: number): Prom
   const listed = (offset: number) =>
     query<{ id: number; handle: string }>(
       ctx.databaseUrl,
-      `SELECT id, handle FROM "User" WHERE "directoryVisible" AND NOT disabled ORDER BY id OFFSET $1 LIMIT 2`,
-      [offset],
+      `SELECT id, handle FROM "User" WHERE "directoryVisible" AND NOT disabled AND "worldId" = $2 ORDER BY id OFFSET $1 LIMIT 2`,
+      [offset, LIVE_WORLD_ID],
     );
   const response = await fetch(api(ctx, "/users?limit=100"), { headers: bearer(token) });
   if (!response.ok) throw new Error(`GET /users?limit=100: ${response.status}`);
@@ -747,7 +747,8 @@ function buildCases(config: BenchConfig): CaseSpec[] {
       async prepare(ctx) {
         const token = needAppToken(ctx);
         await probe(api(ctx, "/users"), { headers: bearer(token) }, [200]);
-        const n = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "User" WHERE "directoryVisible"`);
+        // The live directory: the sandboxes' people (issue 26) are in the same table, never listed.
+        const n = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "User" WHERE "directoryVisible" AND "worldId" = ${LIVE_WORLD_ID}`);
         // As deep as the data allows, leaving at least two default pages after it.
         const depth = Math.floor((n - 2 * USERS_DEFAULT_LIMIT) / 100) * 100;
         if (depth < 100) throw new Unavailable("not enough listed users for a deep page");
@@ -782,11 +783,11 @@ function buildCases(config: BenchConfig): CaseSpec[] {
       async prepare(ctx) {
         const token = needAppToken(ctx);
         await probe(api(ctx, "/global-chat/messages"), { headers: bearer(token) }, [200]);
-        const n = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage"`);
+        const n = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "ChatMessage" WHERE "worldId" = ${LIVE_WORLD_ID}`);
         // As deep as the data allows, leaving 100 older messages (five default pages).
         const depth = Math.max(0, n - 100);
         // SPEC: `before` is a message id, so the deep cursor is the id `depth` rows from the newest.
-        const rows = await query<{ id: string }>(ctx.databaseUrl, `SELECT id FROM "ChatMessage" ORDER BY id DESC OFFSET $1 LIMIT 1`, [depth]);
+        const rows = await query<{ id: string }>(ctx.databaseUrl, `SELECT id FROM "ChatMessage" WHERE "worldId" = $2 ORDER BY id DESC OFFSET $1 LIMIT 1`, [depth, LIVE_WORLD_ID]);
         if (!rows[0]) throw new Unavailable("not enough chat messages for a deep page");
         const path = `/api/v1/global-chat/messages?before=${rows[0].id}`;
         const body = (await probe(`${ctx.origin}${path}`, { headers: bearer(token) }, [200])) as { data?: { messages?: unknown[] } };
