@@ -53,13 +53,16 @@ function isRecorded(location: string, breaking: readonly BreakingChange[]): bool
 }
 
 /**
- * api-smart-diff's rules, with our promise (/docs/changes) in one place: a response's enum (error
- * codes, notification and event types) may gain values without notice, since clients are told to
- * expect new ones, and never loses or renames one, since clients switch on them. The tool's rules
- * judge response enums the other way round.
+ * api-smart-diff's rules, with our promise (/docs/changes) where the two differ, in responses: an
+ * enum (error codes, notification and event types) may gain values without notice, since clients
+ * are told to expect new ones, and never loses or renames one, since clients switch on them (the
+ * tool judges response enums the other way round); and a field never goes away, optional or not
+ * (the tool lets an optional one go).
  */
 function isBreaking(diff: Diff): boolean {
-  if (diff.path.includes("responses") && diff.path.includes("enum")) return diff.action !== "add";
+  const inResponse = diff.path.includes("responses");
+  if (inResponse && diff.path.includes("enum")) return diff.action !== "add";
+  if (inResponse && diff.action === "remove" && diff.path.at(-2) === "properties") return true;
   return diff.type === "breaking";
 }
 

@@ -4,8 +4,8 @@ import { checkOpenApiCompatibility, describeReport, generateOpenApiSnapshot } fr
 /**
  * Issue 27, "a promise about change" (/docs/changes): the generated OpenAPI document of /api/v1 may
  * differ from the committed docs/openapi.json only by what the changelog (docs/api-changelog.json)
- * records as breaking; api-smart-diff decides what is breaking (a removed response enum value too,
- * by our promise). Each "(the check itself)" case breaks a copy of the document the way the issue
+ * records as breaking; api-smart-diff decides what is breaking, with our promise where the two
+ * differ (a removed response enum value or optional response field is breaking too). Each "(the check itself)" case breaks a copy of the document the way the issue
  * names (a removed field, path or enum value, a newly required parameter) and must be caught.
  */
 const TIMEOUT = 60_000;
@@ -15,7 +15,7 @@ interface Document {
   paths: { "/global-chat/messages": { get: { parameters: { name: string; in: string; required?: boolean; schema: object }[] } } };
   components: {
     schemas: {
-      ChatMessage: { properties: { text?: object }; required: string[] };
+      ChatMessage: { properties: { text?: object; edited_at?: object }; required: string[] };
       Notification: { properties: { type: { enum: string[] } } };
     };
   };
@@ -69,6 +69,18 @@ describe("OpenAPI compatibility with the committed document", () => {
       expect(recorded.unrecorded).toEqual([]);
       expect(recorded.recorded.length).toBeGreaterThanOrEqual(2);
       expect(recorded.stale).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "(the check itself) fails on a removed optional response field too",
+    async () => {
+      const { committed, generated } = await mutated((doc) => delete doc.components.schemas.ChatMessage.properties.edited_at);
+      const report = await checkOpenApiCompatibility({ committed, generated, changelog: { entries: [] } });
+      expect(report.unrecorded.map((c) => c.location)).toEqual(
+        expect.arrayContaining(["paths./global-chat/messages.post.responses.201.content.application/json.schema.properties.data.properties.edited_at"]),
+      );
     },
     TIMEOUT,
   );
