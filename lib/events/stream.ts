@@ -4,12 +4,12 @@ import { AppError } from "../errors";
 import { logger } from "../logger";
 import { EVENT_ID_PATTERN, MAX_STREAMS_PER_APP, type EventType } from "../schemas/events";
 import { LIVE_WORLD_ID } from "../schemas/sandboxes";
-import { EVENT_COLUMNS, toStoredEvent, type EventRenderer, type StoredEvent } from "./worker";
+import { EVENT_COLUMNS, EVENT_HORIZON_SQL, toStoredEvent, type EventRenderer, type StoredEvent } from "./worker";
 
 /**
  * The event stream's hub (issue 25, `GET /api/v1/events`): one per process. Events are read from
- * the Event table in (txid, seq) order, and only below the oldest transaction still running
- * (pg_snapshot_xmin): an event written by a transaction that commits after a later one is never
+ * the Event table in (txid, seq) order, and only below the oldest transaction of this database
+ * still running (EVENT_HORIZON_SQL): an event written by a transaction that commits after a later one is never
  * skipped, and none is read twice. The Event trigger's NOTIFY (the change channel) wakes the hub,
  * which reads what is new once for all of this process's subscribers; a subscriber that resumes
  * (Last-Event-ID) first reads its backlog itself, then joins the live feed at the same cursor.
@@ -83,7 +83,7 @@ async function readAfter(cursor: Cursor, limit: number): Promise<Row[]> {
   const { rows } = await pool.query<Record<string, unknown>>({
     name: "events_after",
     text: `SELECT e.txid::text AS txid, ${EVENT_COLUMNS} FROM "Event" e
-           WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
+           WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid < ${EVENT_HORIZON_SQL}
            ORDER BY e.txid, e.seq LIMIT $3`,
     values: [cursor.txid, cursor.seq, limit],
   });
@@ -98,7 +98,7 @@ async function readAfter(cursor: Cursor, limit: number): Promise<Row[]> {
 async function heldBack(cursor: Cursor): Promise<boolean> {
   const { rows: [row] } = await pool.query<{ held: boolean }>({
     name: "events_held_back",
-    text: `SELECT EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid >= pg_snapshot_xmin(pg_current_snapshot())) AS held`,
+    text: `SELECT EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid >= ${EVENT_HORIZON_SQL}) AS held`,
     values: [cursor.txid, cursor.seq],
   });
   return row!.held;
@@ -107,8 +107,8 @@ async function heldBack(cursor: Cursor): Promise<boolean> {
 /** Where a new stream starts: after everything committed so far. */
 async function currentHead(): Promise<Cursor> {
   const { rows: [row] } = await pool.query<Cursor>(
-    `SELECT coalesce((SELECT txid::text FROM "Event" WHERE txid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY txid DESC, seq DESC LIMIT 1), '0') AS txid,
-            coalesce((SELECT seq::text FROM "Event" WHERE txid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY txid DESC, seq DESC LIMIT 1), '0') AS seq`,
+    `SELECT coalesce((SELECT txid::text FROM "Event" WHERE txid < ${EVENT_HORIZON_SQL} ORDER BY txid DESC, seq DESC LIMIT 1), '0') AS txid,
+            coalesce((SELECT seq::text FROM "Event" WHERE txid < ${EVENT_HORIZON_SQL} ORDER BY txid DESC, seq DESC LIMIT 1), '0') AS seq`,
   );
   return row!;
 }

@@ -71,6 +71,22 @@ const CURSOR = "webhooks";
 /** How soon fan-out looks again when committed events wait behind an older transaction (nothing announces its end). */
 const HELD_RETRY_MS = 20;
 
+/**
+ * The event horizon (issue 25): events are read in (txid, seq) order and only below the oldest
+ * transaction that may still write one, so an event whose transaction commits after a later one's
+ * is never skipped. pg_snapshot_xmin alone is the oldest transaction running anywhere in the
+ * cluster: a transaction left open in another database (which can never write our events) held
+ * every webhook and stream back for as long as it ran. So the transactions that pg_stat_activity
+ * places in another database are left out; one it cannot place (another role's session without
+ * pg_read_all_stats, a prepared transaction, one that ended meanwhile) still counts, which only
+ * delays. A long transaction in this database still holds events back while it runs.
+ */
+export const EVENT_HORIZON_SQL = `coalesce(
+  (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+    WHERE x::text::int8 % 4294967296 NOT IN (
+      SELECT backend_xid::text::int8 FROM pg_stat_activity WHERE datname <> current_database() AND backend_xid IS NOT NULL)),
+  pg_snapshot_xmax(pg_current_snapshot()))`;
+
 const EVENT_COLUMNS = `e.seq::text AS seq, e.id, e.type, e."clientId" AS "clientId", e."userId" AS "userId", e."worldId" AS "worldId", e.data,
   floor(extract(epoch FROM e."createdAt"))::int8 AS "createdAt"`;
 
@@ -97,7 +113,7 @@ const AUDIENCE_PARAMS = [AUDIENCE.map(([type]) => type), AUDIENCE.map(([, a]) =>
 const FANOUT_SQL = `
   WITH ev AS (
     SELECT e.txid, e.seq, e.id, e.type, e."clientId", e."userId", e."worldId", e.data FROM "Event" e
-    WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
+    WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid < ${EVENT_HORIZON_SQL}
     ORDER BY e.txid, e.seq LIMIT $3
   ),
   aud AS (SELECT * FROM unnest($4::text[], $5::boolean[], $6::text[], $7::boolean[]) AS a(type, own, scope, "grant")),
@@ -141,7 +157,7 @@ const FANOUT_SQL = `
   moved AS (UPDATE "EventCursor" c SET txid = last.txid, seq = last.seq FROM last WHERE c.name = '${CURSOR}' RETURNING 1)
   SELECT (SELECT count(*) FROM ev)::int AS events,
          -- committed events behind a transaction older than theirs: read at the next round
-         EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid >= pg_snapshot_xmin(pg_current_snapshot())) AS held,
+         EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid >= ${EVENT_HORIZON_SQL}) AS held,
          coalesce((SELECT array_agg(id) FROM inserted WHERE taken), '{}') AS taken,
          (SELECT count(*) FROM inserted WHERE NOT taken)::int AS left,
          (SELECT count(*) FROM moved)::int AS moved`;

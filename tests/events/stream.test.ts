@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
 import { runCli } from "../helpers/cli";
+import { newDatabase } from "../helpers/server";
 import { startApi, type Api } from "../api/support";
 
 /** Issue 25: `GET /api/v1/events`, the live stream, through real HTTP. */
@@ -142,6 +144,27 @@ describe("GET /api/v1/events", () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(stream.frames.map((f) => f.data!.data.user)).toEqual([me.handle]);
     stream.close();
+  });
+
+  it("is not held back by a transaction left open in another database of the same PostgreSQL", async () => {
+    // Transaction ids and snapshots span the whole cluster: pg_snapshot_xmin alone waited for this
+    // transaction, which can never write our events (tests share one PostgreSQL; so do some deployments).
+    const elsewhere = new pg.Client({ connectionString: await newDatabase({ seed: false }) });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query("BEGIN");
+      await elsewhere.query("SELECT pg_current_xact_id()");
+      const reader = await api.token({ scopes: ["svc:chat.read"] });
+      const stream = await open(reader, "?types=chat.message.created");
+      await until("connected", () => (stream.comments.includes("connected") ? true : undefined));
+      const post = await writer();
+      const message = await post("while another database waits");
+      await until("the post, with the other transaction still open", () => stream.frames.find((f) => f.data!.data.id === message.id), 5_000);
+      stream.close();
+    } finally {
+      await elsewhere.query("ROLLBACK").catch(() => undefined);
+      await elsewhere.end();
+    }
   });
 
   it("refuses an unknown type or Last-Event-ID with 400, and a 21st stream of one app with 429", async () => {

@@ -4,6 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli";
 import { withClient } from "../helpers/db";
+import { newDatabase } from "../helpers/server";
 import { startApi, type Api } from "../api/support";
 
 /**
@@ -273,6 +274,20 @@ describe("webhooks", () => {
     );
     expect(queued!.n).toBe(0);
     expect(receiver.received.filter((r) => r.body.includes("rolled back"))).toEqual([]);
+  });
+
+  it("is not held back by a transaction left open in another database of the same PostgreSQL", async () => {
+    const { receiver } = await appWithWebhook(["svc:chat.read"], ["chat.message.created"]);
+    await withClient(await newDatabase({ seed: false }), async (elsewhere) => {
+      await elsewhere.query("BEGIN");
+      await elsewhere.query("SELECT pg_current_xact_id()");
+      const author = await api.createUser();
+      const writer = await api.token({ user: author.handle, scopes: ["svc:chat.write"] });
+      const posted = await api.call("/global-chat/messages", { method: "POST", token: writer, body: { text: "while another database waits" } });
+      expect(posted.status).toBe(201);
+      await until("the delivery, with the other transaction still open", () => receiver.received.find((r) => parsed(r).data.text === "while another database waits"), 5_000);
+      await elsewhere.query("ROLLBACK");
+    });
   });
 
   it("refuses loopback, private and metadata URLs when WEBHOOKS_ALLOW_PRIVATE is off, and plain http", async () => {
