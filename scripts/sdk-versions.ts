@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { sdkFingerprint, sdkVersion } from "../lib/server/sdk-package";
 
 /**
  * Issue 27: the server offers its SDK at an immutable URL per version
@@ -16,28 +16,11 @@ import { fileURLToPath } from "node:url";
  *   npm run sdk:versions -- --write    # record the current version (refused if it is recorded with another digest)
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const SDK = path.join(ROOT, "sdk");
-const VERSIONS_PATH = path.join(SDK, "versions.json");
+const VERSIONS_PATH = path.join(ROOT, "sdk", "versions.json");
 
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
-}
-
-/** The SDK's version and the sha256 of every file its package is built from, version aside. */
-export async function sdkFingerprint(): Promise<{ version: string; digest: string }> {
-  const pkg = JSON.parse(await readFile(path.join(SDK, "package.json"), "utf8")) as Record<string, unknown>;
-  const { version, ...rest } = pkg;
-  const files = [
-    ...(await filesUnder(path.join(SDK, "src"))),
-    ...(await filesUnder(path.join(SDK, "scripts"))),
-    path.join(SDK, "README.md"),
-    path.join(SDK, "tsconfig.json"),
-    path.join(SDK, "tsconfig.cjs.json"),
-  ].sort();
-  const hash = createHash("sha256").update(JSON.stringify(rest));
-  for (const file of files) hash.update(`\0${path.relative(SDK, file)}\0`).update(await readFile(file));
-  return { version: String(version), digest: hash.digest("hex") };
+/** The SDK's version and the digest of what its package is built from, version aside (lib/server/sdk-package.ts). */
+export function currentSdk(): { version: string; digest: string } {
+  return { version: sdkVersion(ROOT), digest: sdkFingerprint(ROOT, { withoutVersion: true }) };
 }
 
 export async function readRecordedVersions(): Promise<Record<string, string>> {
@@ -55,7 +38,7 @@ export function versionProblem(current: { version: string; digest: string }, rec
 }
 
 async function main() {
-  const current = await sdkFingerprint();
+  const current = currentSdk();
   const recorded = await readRecordedVersions();
   const problem = versionProblem(current, recorded);
   if (!problem) {

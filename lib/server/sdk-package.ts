@@ -27,7 +27,7 @@ export function sdkPackageDir(root = process.cwd()): string {
   return path.join(root, ".sdk-package");
 }
 
-function sdkVersion(root: string): string {
+export function sdkVersion(root: string): string {
   return (JSON.parse(readFileSync(path.join(root, "sdk", "package.json"), "utf8")) as { version: string }).version;
 }
 
@@ -35,16 +35,26 @@ export function sdkTarballName(version: string): string {
   return `social-dev-platform-sdk-${version}.tgz`;
 }
 
-/** SHA-256 over the SDK's inputs' paths and contents (a few hundred KB: milliseconds). */
-export function sdkFingerprint(root = process.cwd()): string {
+/**
+ * SHA-256 over the SDK's inputs' paths and contents (a few hundred KB: milliseconds).
+ * `withoutVersion` leaves package.json's `version` out: what a version is built from, which
+ * scripts/sdk-versions.ts records per version.
+ */
+export function sdkFingerprint(root = process.cwd(), options: { withoutVersion?: boolean } = {}): string {
   const hash = createHash("sha256");
+  const manifest = path.join(root, "sdk", "package.json");
   const visit = (entry: string) => {
     if (!existsSync(entry)) return;
     if (statSync(entry).isDirectory()) {
       for (const name of readdirSync(entry).sort()) visit(path.join(entry, name));
       return;
     }
-    hash.update(`${path.relative(root, entry)}\n`).update(readFileSync(entry));
+    hash.update(`${path.relative(root, entry)}\n`);
+    if (options.withoutVersion && entry === manifest) {
+      const pkg = JSON.parse(readFileSync(entry, "utf8")) as Record<string, unknown>;
+      delete pkg.version;
+      hash.update(JSON.stringify(pkg));
+    } else hash.update(readFileSync(entry));
   };
   for (const input of SDK_INPUTS) visit(path.join(root, "sdk", input));
   return hash.digest("hex");
