@@ -107,8 +107,9 @@ async function heldBack(cursor: Cursor): Promise<boolean> {
 /** Where a new stream starts: after everything committed so far. */
 async function currentHead(): Promise<Cursor> {
   const { rows: [row] } = await pool.query<Cursor>(
-    `SELECT coalesce((SELECT txid::text FROM "Event" WHERE txid < ${EVENT_HORIZON_SQL} ORDER BY txid DESC, seq DESC LIMIT 1), '0') AS txid,
-            coalesce((SELECT seq::text FROM "Event" WHERE txid < ${EVENT_HORIZON_SQL} ORDER BY txid DESC, seq DESC LIMIT 1), '0') AS seq`,
+    `SELECT coalesce(last.txid::text, '0') AS txid, coalesce(last.seq::text, '0') AS seq
+     FROM (SELECT 1) AS one
+     LEFT JOIN LATERAL (SELECT txid, seq FROM "Event" WHERE txid < ${EVENT_HORIZON_SQL} ORDER BY txid DESC, seq DESC LIMIT 1) AS last ON true`,
   );
   return row!;
 }

@@ -83,8 +83,7 @@ const HELD_RETRY_MS = 20;
  */
 export const EVENT_HORIZON_SQL = `coalesce(
   (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
-    WHERE x::text::int8 % 4294967296 NOT IN (
-      SELECT backend_xid::text::int8 FROM pg_stat_activity WHERE datname <> current_database() AND backend_xid IS NOT NULL)),
+    WHERE x::xid NOT IN (SELECT backend_xid FROM pg_stat_activity WHERE datname <> current_database() AND backend_xid IS NOT NULL)),
   pg_snapshot_xmax(pg_current_snapshot()))`;
 
 const EVENT_COLUMNS = `e.seq::text AS seq, e.id, e.type, e."clientId" AS "clientId", e."userId" AS "userId", e."worldId" AS "worldId", e.data,
@@ -111,9 +110,10 @@ const AUDIENCE_PARAMS = [AUDIENCE.map(([type]) => type), AUDIENCE.map(([, a]) =>
  * rows this process takes, $9 their lease in seconds. Runs in the transaction holding the cursor.
  */
 const FANOUT_SQL = `
-  WITH ev AS (
+  WITH horizon AS MATERIALIZED (SELECT ${EVENT_HORIZON_SQL} AS txid),
+  ev AS (
     SELECT e.txid, e.seq, e.id, e.type, e."clientId", e."userId", e."worldId", e.data FROM "Event" e
-    WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid < ${EVENT_HORIZON_SQL}
+    WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid < (SELECT txid FROM horizon)
     ORDER BY e.txid, e.seq LIMIT $3
   ),
   aud AS (SELECT * FROM unnest($4::text[], $5::boolean[], $6::text[], $7::boolean[]) AS a(type, own, scope, "grant")),
@@ -157,7 +157,7 @@ const FANOUT_SQL = `
   moved AS (UPDATE "EventCursor" c SET txid = last.txid, seq = last.seq FROM last WHERE c.name = '${CURSOR}' RETURNING 1)
   SELECT (SELECT count(*) FROM ev)::int AS events,
          -- committed events behind a transaction older than theirs: read at the next round
-         EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid >= ${EVENT_HORIZON_SQL}) AS held,
+         EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid >= (SELECT txid FROM horizon)) AS held,
          coalesce((SELECT array_agg(id) FROM inserted WHERE taken), '{}') AS taken,
          (SELECT count(*) FROM inserted WHERE NOT taken)::int AS left,
          (SELECT count(*) FROM moved)::int AS moved`;
