@@ -91,14 +91,17 @@ async function readAfter(cursor: Cursor, limit: number): Promise<Row[]> {
 }
 
 /**
- * Whether events after `cursor` have committed but are not readable yet: a transaction older than
- * theirs still runs (readAfter stops below it). Nothing announces its end, so the hub looks again
- * shortly (HELD_RETRY_MS) rather than waiting for the next event.
+ * Whether events after `cursor` exist, after a read that took everything readable: they wait behind
+ * a transaction older than theirs (readAfter stops below it), or committed since. Nothing announces
+ * the end of an older transaction that writes no event, so the hub looks again shortly
+ * (HELD_RETRY_MS) rather than waiting for the next event. No horizon here: one computed anew could
+ * have moved past events the read left behind (the older transaction ended in between), and they
+ * would wait for the next event.
  */
 async function heldBack(cursor: Cursor): Promise<boolean> {
   const { rows: [row] } = await pool.query<{ held: boolean }>({
-    name: "events_held_back",
-    text: `SELECT EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid >= ${EVENT_HORIZON_SQL}) AS held`,
+    name: "events_held_back_v2",
+    text: `SELECT EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8)) AS held`,
     values: [cursor.txid, cursor.seq],
   });
   return row!.held;

@@ -167,6 +167,32 @@ describe("GET /api/v1/events", () => {
     }
   });
 
+  it("reads an event held back by an older transaction as soon as that one ends, though it writes no event", async () => {
+    // The hub reads below the oldest running transaction, then asks whether committed events wait
+    // behind one. Ended between the two (here: at random moments, many times), the older transaction
+    // must not leave the event unread until some later event wakes the hub.
+    const older = new pg.Client({ connectionString: api.server.databaseUrl });
+    await older.connect();
+    const reader = await api.token({ scopes: ["svc:chat.read"] });
+    const stream = await open(reader, "?types=chat.message.created");
+    const post = await writer();
+    try {
+      await until("connected", () => (stream.comments.includes("connected") ? true : undefined));
+      for (let i = 0; i < 80; i++) {
+        await older.query("BEGIN");
+        await older.query("SELECT pg_current_xact_id()");
+        const message = await post(`held back ${i}`);
+        await new Promise((r) => setTimeout(r, Math.random() * 25));
+        await older.query("COMMIT");
+        await until(`held-back post ${i}`, () => stream.frames.find((f) => f.data!.data.id === message.id), 3_000);
+      }
+    } finally {
+      await older.query("ROLLBACK").catch(() => undefined);
+      await older.end();
+      stream.close();
+    }
+  }, 120_000);
+
   it("refuses an unknown type or Last-Event-ID with 400, and a 21st stream of one app with 429", async () => {
     const token = await api.token({ scopes: ["svc:directory.read"], freshApp: true });
     const badType = await open(token, "?types=chat.everything");
