@@ -1,5 +1,6 @@
 import { NavLink } from "@/components/layout/nav-link";
 
+/** The docs pages in reading order: the sidebar, previous/next links and the search index follow it. */
 export const DOCS_PAGES = [
   { href: "/docs", label: "Getting started" },
   { href: "/docs/authentication", label: "Authentication" },
@@ -12,6 +13,8 @@ export const DOCS_PAGES = [
   { href: "/docs/changes", label: "Versioning and changes" },
   { href: "/docs/changelog", label: "Changelog" },
 ] as const;
+
+export type DocsPath = (typeof DOCS_PAGES)[number]["href"];
 
 export function DocsNav() {
   return (

@@ -11,6 +11,7 @@ export default function GettingStartedPage() {
   const { ISSUER, API_URL } = env();
   return (
     <DocsPage
+      path="/docs"
       title="Getting started"
       lead="Register an application, wait for approval, get a token, make your first call. Pick the client type that matches who your app acts for."
     >

@@ -39,6 +39,7 @@ export default function AuthenticationPage() {
   ];
   return (
     <DocsPage
+      path="/docs/authentication"
       title="Authentication"
       lead="The platform runs an OpenID Connect provider. Apps get bearer access tokens from it and send them to the API."
     >

@@ -13,6 +13,7 @@ export default function ChangelogPage() {
   const entries = [...changelog.entries].sort((a, b) => b.date.localeCompare(a.date));
   return (
     <DocsPage
+      path="/docs/changelog"
       title="Changelog"
       lead={
         <>

@@ -9,6 +9,7 @@ export const metadata: Metadata = { title: "Versioning and changes" };
 export default function ChangesPage() {
   return (
     <DocsPage
+      path="/docs/changes"
       title="Versioning and changes"
       lead="What may change in /api/v1 without notice, what never will, and how a removal is announced before it happens."
     >

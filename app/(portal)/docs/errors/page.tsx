@@ -61,6 +61,7 @@ const LIMITS: [string, string][] = [
 export default function ErrorsPage() {
   return (
     <DocsPage
+      path="/docs/errors"
       title="Errors and limits"
       lead="Every error from the API has the same shape, on every endpoint. Branch on the code, show the message."
     >

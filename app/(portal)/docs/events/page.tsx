@@ -25,6 +25,7 @@ export default function EventsPage() {
   const customSchedule = WEBHOOK_RETRY_SCHEDULE.join(",") !== schedule.join(",");
   return (
     <DocsPage
+      path="/docs/events"
       title="Events and webhooks"
       lead="Your app hears what happens on the platform as it happens: chat messages, notifications, people authorizing or revoking your app, review decisions. Receive them as signed webhooks at your own URL, or on a live event stream when your app has no public URL."
     >

@@ -13,6 +13,7 @@ export default function SandboxGuidePage() {
   const { ISSUER, API_URL } = env();
   return (
     <DocsPage
+      path="/docs/sandbox"
       title="Build in the sandbox, go live after review"
       lead="Every app has a sandbox from the minute it is registered: its own client ID, a synthetic world of generated people, test users who can sign in, and events you trigger yourself. Build and demo everything there while your app waits for review; nothing you do reaches a real person."
     >

@@ -18,6 +18,7 @@ const ENDPOINTS: Record<string, string[]> = {
 export default function ScopesPage() {
   return (
     <DocsPage
+      path="/docs/scopes"
       title="Scopes"
       lead="A scope is a permission an app asks for. Register the ones your app needs; people see them in plain words on the consent screen."
     >

@@ -12,6 +12,7 @@ export default function SdkPage() {
   const { ISSUER, API_URL, APP_URL } = env();
   return (
     <DocsPage
+      path="/docs/sdk"
       title="SDK and quickstarts"
       lead="The TypeScript SDK gives you every endpoint typed from the OpenAPI document, tokens that renew themselves, sign-in helpers and one error type. Quickstarts in curl, TypeScript and Python get you to a first call in minutes."
     >
