@@ -25,6 +25,7 @@ export function errorReply(
 ): ApiReply {
   const reply = jsonReply(status, { error }, requestId, headers);
   reply.errorCode = error.code;
+  reply.errorMessage = error.message;
   return reply;
 }
 

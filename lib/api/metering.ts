@@ -1,32 +1,64 @@
+import { NO_ROUTE } from "../schemas/usage";
 import { usageMeter, type UsageMeter } from "../services/usage-meter";
+import { identify } from "./auth";
 import type { ApiReply, ApiRequest } from "./request-reply";
 
 /**
  * Issue 16: the API's one hook into usage metering, called by lib/api/router.ts after every
  * dispatched request. Only requests whose token verified are attributed (auth.ts sets
- * `request.clientId`); a missing or invalid token, an unknown path or a 405 belongs to no app and
- * is not metered. The route is the template the router matched, never the concrete path, and the
- * query string is never looked at.
+ * `request.clientId`); a missing or invalid token belongs to no app and is not metered. The route
+ * is the template the router matched, never the concrete path, and the query string is never
+ * looked at.
+ *
+ * Issue 28: a request with a valid token that matched no route (an unknown path, 404, or a method
+ * the path does not take, 405) is the app's too: the router has its token checked
+ * (`attributeUnmatched`) and it is counted under NO_ROUTE, its log row keeping the path without the
+ * query. The log row also keeps the error message and the rate-limit state the answer carried.
  */
 let meter: UsageMeter | undefined;
 
-export function meterApiRequest(request: ApiRequest, method: string, reply: ApiReply, requestId: string, startedMs: number): void {
+export function meterApiRequest(request: ApiRequest, method: string, reply: ApiReply, requestId: string, startedMs: number, path: string): void {
   const clientId = request.clientId;
-  if (clientId === undefined || request.route === undefined) return;
+  if (clientId === undefined) return;
   meter ??= usageMeter();
   if (!meter.enabled) return;
   const now = performance.now();
+  const route = request.route;
+  // The header strings the answer carries (lib/api/rate-limit-headers.ts); a number is no allocation.
+  const limit = reply.headers["x-ratelimit-limit"];
+  const remaining = reply.headers["x-ratelimit-remaining"];
   meter.recordApiRequest(
     clientId,
     {
       userId: request.userId ?? null,
       method,
-      route: request.route,
+      route: route ?? NO_ROUTE,
+      path: route === undefined ? path : null,
       status: reply.status,
       errorCode: reply.errorCode ?? null,
+      errorMessage: reply.errorMessage ?? null,
       latencyMs: now - startedMs,
       requestId,
+      rateLimit: limit === undefined ? null : Number(limit),
+      rateRemaining: remaining === undefined ? null : Number(remaining),
     },
     Date.now(),
   );
+}
+
+/**
+ * Issue 28: before the router answers a request no route matched, finds out whose it is: a bearer
+ * token that checks out (lib/api/auth.ts identify, steps 1–4: local, no database for a cached app)
+ * sets `request.clientId`, so the 404 or 405 lands in that app's log. Anything else (no token, a bad
+ * one) leaves it unattributed; the answer is the same either way.
+ */
+export async function attributeUnmatched(request: ApiRequest): Promise<void> {
+  if (request.headers.get("authorization") === null) return;
+  meter ??= usageMeter();
+  if (!meter.enabled) return;
+  try {
+    await identify(request, "any");
+  } catch {
+    // Not a valid token: nobody's request.
+  }
 }

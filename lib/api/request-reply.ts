@@ -34,6 +34,8 @@ export interface ApiReply {
   body: string | null;
   /** The SPEC error code of an error reply (usage metering and the request log record it). */
   errorCode?: string;
+  /** Its message, as sent (issue 28: the request log shows it). */
+  errorMessage?: string;
   /**
    * A streamed body (issue 25, the event stream): the transport writes the status and headers, then
    * calls `start` with a sink; the function it returns is called when the client goes away.

@@ -4,7 +4,7 @@ import { requestIdFrom } from "../http/request-id";
 import type { ReplyExtras, Route } from "./handler";
 import { toErrorReply } from "./errors";
 import { jsonReply, PREFLIGHT_HEADERS, type ApiReply, type ApiRequest } from "./request-reply";
-import { meterApiRequest } from "./metering";
+import { attributeUnmatched, meterApiRequest } from "./metering";
 import { API_ROUTES } from "./routes";
 
 /**
@@ -120,10 +120,14 @@ export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply>
         body: null,
       };
     }
-    if (!found) throw new AppError("not_found", "No such endpoint under /api/v1.");
+    if (!found) {
+      await attributeUnmatched(request);
+      throw new AppError("not_found", "No such endpoint under /api/v1.");
+    }
     const verb = isHead ? "GET" : method;
     const runner = found.entry.methods.get(verb);
     if (!runner) {
+      await attributeUnmatched(request);
       throw new AppError("method_not_allowed", `${method} is not allowed here. Allowed: ${found.entry.allow}.`, {
         headers: { allow: found.entry.allow },
       });
@@ -134,7 +138,7 @@ export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply>
     reply = toErrorReply(error, info);
   }
   if (extras.headers) Object.assign(reply.headers, extras.headers);
-  meterApiRequest(request, method, reply, requestId, startedMs);
+  meterApiRequest(request, method, reply, requestId, startedMs, info.path);
   if (isHead) {
     reply.body = null;
     delete reply.stream;

@@ -1,6 +1,6 @@
 import { logoPath, type AppView, type RevealedSecret, type SecretView } from "../schemas/apps";
 import type { ConnectedApp } from "../schemas/connected-apps";
-import type { UsageRange } from "../schemas/usage";
+import { grantTypeOf, type UsageRange } from "../schemas/usage";
 import type { SandboxSecret, SandboxTestUser, SandboxTestUserCredentials, SandboxView } from "../schemas/sandboxes";
 import type { UserView } from "../schemas/users";
 import { dateToUnixSeconds, publicUrl } from "../schemas/wire";
@@ -133,6 +133,12 @@ export function requestLogJson(e: RequestLogRow) {
     request_id: e.requestId,
     user: e.userHandle,
     mode: e.mode,
+    // Issue 28: what the detail view shows besides.
+    path: e.path,
+    error_message: e.errorMessage,
+    rate_limit: e.rateLimit,
+    rate_remaining: e.rateRemaining,
+    grant_type: grantTypeOf(e.route),
   };
 }
 

@@ -32,13 +32,17 @@ export const appsUsage: Command = {
 };
 
 export const appsRequests: Command = {
-  usage: "apps requests CLIENT_ID [--status 2xx|4xx|5xx|NNN] [--route R] [--request-id ID] [--mode live|sandbox|all] [--limit N] [--json]",
-  summary: "An app's request log, newest first: time, method, route, status, error code, latency, request id, user, live or sandbox",
+  usage:
+    "apps requests CLIENT_ID [--status 2xx|4xx|5xx|NNN] [--route R] [--request-id ID] [--mode live|sandbox|all] [--since TIME] [--until TIME] [--limit N] [--json]",
+  summary:
+    "An app's request log, newest first: time, method, route or path, status, error code and message, latency, rate limit, request id, user, live or sandbox",
   options: {
     status: { type: "string" },
     route: { type: "string" },
     "request-id": { type: "string" },
     mode: { type: "string" },
+    since: { type: "string" },
+    until: { type: "string" },
     limit: { type: "string" },
   },
   positionals: ["CLIENT_ID"],
@@ -47,8 +51,16 @@ export const appsRequests: Command = {
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
     const filter = parseWith(
       usageSchemas.requestLogFilterSchema,
-      { status: values.status, route: values.route, requestId: values["request-id"], mode: values.mode, limit: values.limit ?? "50" },
-      { status: "--status", route: "--route", requestId: "--request-id", mode: "--mode", limit: "--limit" },
+      {
+        status: values.status,
+        route: values.route,
+        requestId: values["request-id"],
+        mode: values.mode,
+        since: values.since,
+        until: values.until,
+        limit: values.limit ?? "50",
+      },
+      { status: "--status", route: "--route", requestId: "--request-id", mode: "--mode", since: "--since", until: "--until", limit: "--limit" },
     );
     const entries = await usage.listRequestLog(clientId, filter, actor);
     const text = entries.length

@@ -111,22 +111,26 @@ async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
 
 /**
  * Issue 16: counts a token request oidc-provider answered, per app and grant type, once its status
- * is known. oidc-provider sets the client before checking its credentials, so an `invalid_client`
- * answer belongs to no app (anyone can send a client id) and is not counted. Issue 24: a login
- * client authenticates with nothing (token_endpoint_auth_method `none`), so its failed requests
- * may come from anyone who knows its client ID: counted apart, as unauthenticated callers, not in
- * the app's own error rate. Its successes proved a code and verifier or a refresh token: the app's.
+ * is known. Issue 24: a login client authenticates with nothing (token_endpoint_auth_method
+ * `none`), so its failed requests may come from anyone who knows its client ID: counted apart, as
+ * unauthenticated callers, not in the app's own error rate. Its successes proved a code and
+ * verifier or a refresh token: the app's. Issue 28: an `invalid_client` answer (a wrong secret; the
+ * fast paths hand those here) names a client oidc-provider knows (it sets the client before
+ * checking its credentials) but proves nothing: logged for the app the same way, as an
+ * unauthenticated caller's, so the developer finds it by its request id. The answer's
+ * `error_description` is logged with it.
  */
 function meterGrant(ctx: KoaContextWithOIDC, startedMs: number): void {
   const client = ctx.oidc?.client;
   const grantType = ctx.oidc?.params?.grant_type;
   if (!client || typeof grantType !== "string") return;
-  const body = ctx.body as { error?: unknown } | undefined;
-  const errorCode = ctx.status >= 400 && typeof body?.error === "string" ? body.error : null;
-  if (errorCode === "invalid_client") return;
   // Only the grant types the platform offers become route names (a client picks the string).
   if (grantType !== "client_credentials" && grantType !== "authorization_code" && grantType !== "refresh_token") return;
-  const authenticated = ctx.status < 400 || client.clientAuthMethod !== "none";
+  const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
+  const failed = ctx.status >= 400;
+  const errorCode = failed && typeof body?.error === "string" ? body.error : null;
+  const errorMessage = failed && typeof body?.error_description === "string" ? body.error_description : null;
+  const authenticated = !failed || (client.clientAuthMethod !== "none" && errorCode !== "invalid_client");
   const requestId = ctx.res.getHeader("x-request-id");
   usageMeter().recordGrant(
     client.clientId,
@@ -137,6 +141,7 @@ function meterGrant(ctx: KoaContextWithOIDC, startedMs: number): void {
     Date.now(),
     authenticated,
     typeof requestId === "string" ? requestId : null,
+    errorMessage,
   );
 }
 

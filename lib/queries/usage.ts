@@ -24,7 +24,7 @@ export interface UsageBatch {
 export async function insertUsageBatch(batch: UsageBatch): Promise<void> {
   const { counts: c, latency: l, log } = batch;
   await pool.query({
-    name: "usage-flush",
+    name: "usage-flush-v2",
     text: `WITH counted AS (
          INSERT INTO "UsageCount" AS u ("clientId", route, status, "errorCode", "periodStart", count)
          SELECT k, r, s, e, to_timestamp(m::bigint * 60) AT TIME ZONE 'UTC', n
@@ -36,14 +36,16 @@ export async function insertUsageBatch(batch: UsageBatch): Promise<void> {
          FROM unnest($7::text[], $8::text[], $9::int[], $10::smallint[], $11::int[]) AS t(k, r, m, b, n)
          ON CONFLICT ("clientId", "periodStart", route, bucket) DO UPDATE SET count = u.count + EXCLUDED.count
        )
-       INSERT INTO "RequestLog" ("clientId", at, method, route, status, "errorCode", "latencyMs", "requestId", "userId")
-       SELECT k, to_timestamp(a / 1000.0) AT TIME ZONE 'UTC', me, r, s, e, ms, q, u
-       FROM unnest($12::float8[], $13::text[], $14::text[], $15::text[], $16::smallint[], $17::text[], $18::real[], $19::text[], $20::int[])
-         AS t(a, k, me, r, s, e, ms, q, u)`,
+       INSERT INTO "RequestLog" ("clientId", at, method, route, status, "errorCode", "latencyMs", "requestId", "userId", path, "errorMessage", "rateLimit", "rateRemaining")
+       SELECT k, to_timestamp(a / 1000.0) AT TIME ZONE 'UTC', me, r, s, e, ms, q, u, p, em, rl, rr
+       FROM unnest($12::float8[], $13::text[], $14::text[], $15::text[], $16::smallint[], $17::text[], $18::real[], $19::text[], $20::int[],
+                   $21::text[], $22::text[], $23::int[], $24::int[])
+         AS t(a, k, me, r, s, e, ms, q, u, p, em, rl, rr)`,
     values: [
       c.clientId, c.route, c.status, c.errorCode, c.minute, c.count,
       l.clientId, l.route, l.minute, l.bucket, l.count,
       log.atMs, log.clientId, log.method, log.route, log.status, log.errorCode, log.latencyMs, log.requestId, log.userId,
+      log.path, log.errorMessage, log.rateLimit, log.rateRemaining,
     ],
   });
 }
@@ -192,30 +194,75 @@ export async function selectTrafficByApp(since: Date, limit: number): Promise<Ap
   return rows.map((r) => ({ ...r, errors: r.errors ?? 0, limited: r.limited ?? 0 }));
 }
 
+/** A request-log row as read: the entry, its metered client and its id (a bigint, as text). */
+export type RequestLogRecord = RequestLogEntry & { clientId: string; id: string };
+
+const LOG_COLUMNS = `r.id::text AS id, extract(epoch FROM r.at) * 1000 AS "atMs", r."clientId", r.method, r.route, r.status::int AS status,
+  r."errorCode", r."latencyMs", r."requestId", r."userId", u.handle AS "userHandle", r.path, r."errorMessage", r."rateLimit", r."rateRemaining"`;
+
+type RawLogRow = Omit<RequestLogRecord, "atMs"> & { atMs: string };
+const toRecord = (r: RawLogRow): RequestLogRecord => ({ ...r, atMs: Number(r.atMs) });
+
 /**
  * An app's request log, newest first, filtered; the user's handle is read here, not per request.
  * `clientIds`: the live client, its sandbox (issue 26) or both, each read newest first through
  * ("clientId", at DESC) and merged, so showing both costs two index reads of `limit` rows.
+ * Issue 28: a time window (`since` inclusive, `until` exclusive) and keyset paging: `after` is the
+ * last row of the previous page, the page continues strictly after it in (at DESC, id DESC) order
+ * (an index range, whatever the depth; never OFFSET).
  */
 export async function selectRequestLog(
   clientIds: string[],
-  filter: { statusFrom: number; statusTo: number; route?: string; requestId?: string; limit: number },
-): Promise<(RequestLogEntry & { clientId: string })[]> {
-  const { rows } = await pool.query<Omit<RequestLogEntry, "atMs"> & { atMs: string; clientId: string }>(
-    `SELECT extract(epoch FROM r.at) * 1000 AS "atMs", r."clientId", r.method, r.route, r.status::int AS status, r."errorCode",
-            r."latencyMs", r."requestId", r."userId", u.handle AS "userHandle"
+  filter: {
+    statusFrom: number;
+    statusTo: number;
+    route?: string;
+    requestId?: string;
+    since?: Date;
+    until?: Date;
+    after?: { atMs: number; id: string };
+    limit: number;
+  },
+): Promise<RequestLogRecord[]> {
+  const { rows } = await pool.query<RawLogRow>(
+    `SELECT ${LOG_COLUMNS}
      FROM unnest($1::text[]) AS k("clientId")
      CROSS JOIN LATERAL (
        SELECT * FROM "RequestLog" r
        WHERE r."clientId" = k."clientId" AND r.status BETWEEN $2 AND $3
          AND ($4::text IS NULL OR r.route = $4) AND ($5::text IS NULL OR r."requestId" = $5)
+         AND ($7::float8 IS NULL OR r.at >= ${UTC(7)}) AND ($8::float8 IS NULL OR r.at < ${UTC(8)})
+         AND ($9::float8 IS NULL OR (r.at, r.id) < (${UTC(9)}, $10::bigint))
        ORDER BY r.at DESC, r.id DESC LIMIT $6
      ) r
      LEFT JOIN "User" u ON u.id = r."userId"
      ORDER BY r.at DESC, r.id DESC LIMIT $6`,
-    [clientIds, filter.statusFrom, filter.statusTo, filter.route ?? null, filter.requestId ?? null, filter.limit],
+    [
+      clientIds,
+      filter.statusFrom,
+      filter.statusTo,
+      filter.route ?? null,
+      filter.requestId ?? null,
+      filter.limit,
+      filter.since ? at(filter.since) : null,
+      filter.until ? at(filter.until) : null,
+      filter.after ? filter.after.atMs / 1000 : null,
+      filter.after?.id ?? null,
+    ],
   );
-  return rows.map((r) => ({ ...r, atMs: Number(r.atMs) }));
+  return rows.map(toRecord);
+}
+
+/** Issue 28, the detail view: the rows of `clientIds` with this request id (usually one; a client may reuse an id), newest first. */
+export async function selectRequestLogById(clientIds: string[], requestId: string, limit: number): Promise<RequestLogRecord[]> {
+  const { rows } = await pool.query<RawLogRow>(
+    `SELECT ${LOG_COLUMNS}
+     FROM "RequestLog" r LEFT JOIN "User" u ON u.id = r."userId"
+     WHERE r."clientId" = ANY($1::text[]) AND r."requestId" = $2
+     ORDER BY r.at DESC, r.id DESC LIMIT $3`,
+    [clientIds, requestId, limit],
+  );
+  return rows.map(toRecord);
 }
 
 export interface SandboxExerciseRow {

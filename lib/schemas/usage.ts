@@ -59,6 +59,19 @@ export const GRANT_ROUTE_PREFIX = "token:";
  * shown as "unauthenticated callers", never in the app's own totals or error rate.
  */
 export const UNAUTHENTICATED_ROUTE_PREFIX = "unauthenticated:";
+/**
+ * Issue 28: the route name of an API request that carried the app's valid token but matched no
+ * route (an unknown path: 404, or a method the path does not take: 405). One name for all of them,
+ * so made-up paths cannot multiply the usage rows; the log row keeps the path itself.
+ */
+export const NO_ROUTE = "(no route)";
+
+/** The grant type of a token request's route name (`token:refresh_token` → refresh_token); null for an API request. */
+export function grantTypeOf(route: string): string | null {
+  if (route.startsWith(GRANT_ROUTE_PREFIX)) return route.slice(GRANT_ROUTE_PREFIX.length);
+  if (route.startsWith(UNAUTHENTICATED_ROUTE_PREFIX)) return route.slice(UNAUTHENTICATED_ROUTE_PREFIX.length);
+  return null;
+}
 
 export const usageRangeSchema = z.enum(["24h", "7d", "30d"]);
 export type UsageRange = z.infer<typeof usageRangeSchema>;
@@ -115,11 +128,73 @@ export const requestLogEntrySchema = z.object({
   userId: z.number().int().nullable(),
   /** That person's handle, read with the log (never on the request path); null when app-only or the account is gone. */
   userHandle: z.string().nullable(),
+  /**
+   * Issue 28: the path without its query string, only when no route matched (route NO_ROUTE); null
+   * otherwise. At most MAX_LOGGED_PATH characters.
+   */
+  path: z.string().nullable(),
+  /** Issue 28: the error message exactly as the answer carried it (API `message`, token endpoint `error_description`). */
+  errorMessage: z.string().nullable(),
+  /** Issue 28: X-RateLimit-Limit / X-RateLimit-Remaining as the answer sent them; null when it sent none. */
+  rateLimit: z.number().int().nullable(),
+  rateRemaining: z.number().int().nullable(),
 });
 export type RequestLogEntry = z.infer<typeof requestLogEntrySchema>;
 
-/** A request-log entry as the usage service returns it: which of the app's two clients made it (issue 26). */
-export type RequestLogRow = RequestLogEntry & { mode: UsageMode };
+/** The longest path (issue 28, unmatched requests) and error message a log row keeps. */
+export const MAX_LOGGED_PATH = 300;
+export const MAX_LOGGED_MESSAGE = 500;
+
+/**
+ * A request-log entry as the usage service returns it: which of the app's two clients made it
+ * (issue 26), and the row's id (issue 28: the keyset cursor's tie-breaker, the detail view's key
+ * among rows that share a request id).
+ */
+export type RequestLogRow = RequestLogEntry & { mode: UsageMode; id: string };
+
+/**
+ * Issue 28, keyset paging of the request log: an opaque cursor naming the last row shown (its time
+ * and id); the next page starts strictly after it in (at DESC, id DESC) order.
+ */
+export const requestLogCursorSchema = z
+  .string()
+  .max(64)
+  .transform((value, ctx) => {
+    const decoded = /^([0-9]{1,15})\.([0-9]{1,19})$/.exec(fromBase64Url(value));
+    if (!decoded) {
+      ctx.addIssue({ code: "custom", message: "is not a cursor of this log" });
+      return z.NEVER;
+    }
+    return { atMs: Number(decoded[1]), id: decoded[2]! };
+  });
+export type RequestLogCursor = z.output<typeof requestLogCursorSchema>;
+
+export function encodeRequestLogCursor(row: { atMs: number; id: string }): string {
+  return btoa(`${Math.round(row.atMs)}.${row.id}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(value: string): string {
+  if (!/^[A-Za-z0-9_-]*$/.test(value)) return "";
+  try {
+    return atob(value.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    return "";
+  }
+}
+
+/** A time bound of the log filter: an ISO 8601 time (`2026-11-26T14:00`, UTC unless it says otherwise), as a Date. */
+export const logTimeSchema = z
+  .string()
+  .max(40)
+  .regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,3})?)?(Z|[+-][0-9]{2}:[0-9]{2})?$/, "must be a time such as 2026-11-26T14:00 (UTC)")
+  .transform((value, ctx) => {
+    const date = new Date(/(Z|[+-][0-9]{2}:[0-9]{2})$/.test(value) ? value : `${value}Z`);
+    if (Number.isNaN(date.getTime())) {
+      ctx.addIssue({ code: "custom", message: "is not a valid time" });
+      return z.NEVER;
+    }
+    return date;
+  });
 
 export const requestLogFilterSchema = z.object({
   status: statusFilterSchema.optional(),
@@ -127,6 +202,11 @@ export const requestLogFilterSchema = z.object({
   requestId: requestIdSchema.optional(),
   /** Live (the default), the sandbox's requests, or both. */
   mode: requestLogModeSchema.optional(),
+  /** Issue 28: only requests answered at or after `since`, and before `until`. */
+  since: logTimeSchema.optional(),
+  until: logTimeSchema.optional(),
+  /** Issue 28: the page after this cursor (the previous page's `nextCursor`). */
+  cursor: requestLogCursorSchema.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(50),
 });
 /** Parsed at the edge (CLI flags, the page's search params); the service trusts it. */

@@ -5,13 +5,15 @@ import {
   GRANT_ROUTE_PREFIX,
   LATENCY_BUCKET_COUNT,
   latencyBucket,
+  MAX_LOGGED_MESSAGE,
+  MAX_LOGGED_PATH,
   UNAUTHENTICATED_ROUTE_PREFIX,
   type RequestLogEntry,
 } from "../schemas/usage";
 
 /**
- * Issue 16, usage metering: every API request made with a verified token and every token grant is
- * counted here, in this process's memory, per app × route × minute (a counter per status and error
+ * Issue 16, usage metering: every API request made with a verified token (issue 28: an unknown
+ * path or method included) and every token request naming a known client is counted here, in this process's memory, per app × route × minute (a counter per status and error
  * code, plus a fixed log-scale latency histogram), and written to PostgreSQL every USAGE_FLUSH_MS by
  * one additive upsert (lib/queries/usage.ts insertUsageBatch), so processes add up and a crash loses
  * at most the unflushed interval. SIGTERM flushes (lib/server/platform.ts stop()).
@@ -102,7 +104,8 @@ export class UsageMeter {
    * refresh_token). `authenticated: false`: a failed request that carried no client authentication
    * (issue 24), counted apart as the unauthenticated callers', not as the app's own. Issue 27:
    * with its `requestId` (the answer's X-Request-Id) it is also kept for the app's request log, under
-   * the same route name, so a failed grant can be found by the id its client saw.
+   * the same route name, so a failed grant can be found by the id its client saw. Issue 28: with the
+   * answer's `error_description` as `errorMessage`.
    */
   recordGrant(
     clientId: string,
@@ -113,13 +116,20 @@ export class UsageMeter {
     nowMs: number,
     authenticated = true,
     requestId: string | null = null,
+    errorMessage: string | null = null,
   ): void {
     if (!this.enabled) return;
     const route = authenticated
       ? routeOf(grantRoutes, GRANT_ROUTE_PREFIX, grantType)
       : routeOf(unauthenticatedRoutes, UNAUTHENTICATED_ROUTE_PREFIX, grantType);
     this.count(clientId, route, status, errorCode, latencyMs, nowMs);
-    if (requestId !== null) this.keep(clientId, { userId: null, method: "POST", route, status, errorCode, latencyMs, requestId }, nowMs);
+    if (requestId !== null) {
+      this.keep(
+        clientId,
+        { userId: null, method: "POST", route, status, errorCode, latencyMs, requestId, path: null, errorMessage, rateLimit: null, rateRemaining: null },
+        nowMs,
+      );
+    }
   }
 
   private count(clientId: string, route: string, status: number, errorCode: string | null, latencyMs: number, nowMs: number): void {
@@ -221,6 +231,10 @@ function toLogEntry(usage: ApiRequestUsage, nowMs: number): RequestLogEntry {
     requestId: usage.requestId,
     userId: usage.userId,
     userHandle: null,
+    path: usage.path,
+    errorMessage: usage.errorMessage,
+    rateLimit: usage.rateLimit,
+    rateRemaining: usage.rateRemaining,
   };
 }
 
@@ -233,13 +247,31 @@ function fillLogEntry(entry: RequestLogEntry, usage: ApiRequestUsage, nowMs: num
   entry.latencyMs = usage.latencyMs;
   entry.requestId = usage.requestId;
   entry.userId = usage.userId;
+  entry.path = usage.path;
+  entry.errorMessage = usage.errorMessage;
+  entry.rateLimit = usage.rateLimit;
+  entry.rateRemaining = usage.rateRemaining;
 }
 
 function toBatch(cells: Map<string, Cell>, logs: Map<string, AppLog>): UsageBatch {
   const batch: UsageBatch = {
     counts: { clientId: [], route: [], status: [], errorCode: [], minute: [], count: [] },
     latency: { clientId: [], route: [], minute: [], bucket: [], count: [] },
-    log: { atMs: [], clientId: [], method: [], route: [], status: [], errorCode: [], latencyMs: [], requestId: [], userId: [] },
+    log: {
+      atMs: [],
+      clientId: [],
+      method: [],
+      route: [],
+      status: [],
+      errorCode: [],
+      latencyMs: [],
+      requestId: [],
+      userId: [],
+      path: [],
+      errorMessage: [],
+      rateLimit: [],
+      rateRemaining: [],
+    },
   };
   const { counts, latency, log } = batch;
   for (const cell of cells.values()) {
@@ -286,6 +318,11 @@ function pushLog(log: UsageBatch["log"], clientId: string, e: RequestLogEntry): 
   log.latencyMs.push(Math.round(e.latencyMs * 1000) / 1000);
   log.requestId.push(e.requestId);
   log.userId.push(e.userId);
+  // Cut here, at flush time, not on the request path (lib/schemas/usage.ts MAX_LOGGED_*).
+  log.path.push(e.path === null ? null : e.path.slice(0, MAX_LOGGED_PATH));
+  log.errorMessage.push(e.errorMessage === null ? null : e.errorMessage.slice(0, MAX_LOGGED_MESSAGE));
+  log.rateLimit.push(e.rateLimit);
+  log.rateRemaining.push(e.rateRemaining);
 }
 
 const store = globalThis as unknown as { __platformUsageMeter?: UsageMeter };

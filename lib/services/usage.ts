@@ -7,19 +7,23 @@ import {
   selectLatencySeries,
   selectLatencyTotals,
   selectRequestLog,
+  selectRequestLogById,
   selectSandboxExercise,
   selectTrafficByApp,
   selectUsageSeries,
   selectUsageTotals,
   trimRequestLog,
+  type RequestLogRecord,
 } from "../queries/usage";
 import {
+  encodeRequestLogCursor,
   GRANT_ROUTE_PREFIX,
   LATENCY_BUCKET_COUNT,
   latencyQuantile,
   UNAUTHENTICATED_ROUTE_PREFIX,
   USAGE_RANGE_MS,
   type RequestLogFilter,
+  type RequestLogMode,
   type RequestLogRow,
   type SandboxExercise,
   type StatusFilter,
@@ -277,25 +281,60 @@ function statusBounds(status: StatusFilter | undefined): { statusFrom: number; s
   return { statusFrom: base, statusTo: base + 99 };
 }
 
+/** The metered clients a request-log read covers: the live client, its sandbox, or both (issue 26). */
+function logClientIds(appClientId: string, mode: RequestLogMode): string[] {
+  return mode === "all" ? [appClientId, sandboxClientId(appClientId)] : [meteredClientId(appClientId, mode)];
+}
+
+function toLogRow({ clientId, ...row }: RequestLogRecord): RequestLogRow {
+  return { ...row, latencyMs: Math.round(row.latencyMs * 100) / 100, mode: isSandboxClientId(clientId) ? "sandbox" : "live" };
+}
+
+export interface RequestLogPage {
+  entries: RequestLogRow[];
+  /** The cursor of the next (older) page; null when this page is the last. */
+  nextCursor: string | null;
+}
+
 /**
- * An app's request log, newest first (filters: status class or code, route, request id, and live,
- * sandbox or both: each row says which).
+ * An app's request log, newest first (filters: status class or code, route, request id, a time
+ * window, and live, sandbox or both: each row says which), one page of `limit` rows after
+ * `cursor` (issue 28: keyset paging).
  */
-export async function listRequestLog(appClientId: string, filter: RequestLogFilter, actor: Actor): Promise<RequestLogRow[]> {
+export async function listRequestLogPage(appClientId: string, filter: RequestLogFilter, actor: Actor): Promise<RequestLogPage> {
   await loadFor(appClientId, actor, "view", "app.usage");
-  const mode = filter.mode ?? "live";
-  const clientIds = mode === "all" ? [appClientId, sandboxClientId(appClientId)] : [meteredClientId(appClientId, mode)];
-  const rows = await selectRequestLog(clientIds, {
+  const rows = await selectRequestLog(logClientIds(appClientId, filter.mode ?? "live"), {
     ...statusBounds(filter.status),
     route: filter.route,
     requestId: filter.requestId,
-    limit: filter.limit,
+    since: filter.since,
+    until: filter.until,
+    after: filter.cursor,
+    // One more than shown says whether another page follows.
+    limit: filter.limit + 1,
   });
-  return rows.map(({ clientId, ...row }) => ({
-    ...row,
-    latencyMs: Math.round(row.latencyMs * 100) / 100,
-    mode: isSandboxClientId(clientId) ? "sandbox" : "live",
-  }));
+  const entries = rows.slice(0, filter.limit).map(toLogRow);
+  const last = entries[entries.length - 1];
+  return { entries, nextCursor: rows.length > filter.limit && last ? encodeRequestLogCursor(last) : null };
+}
+
+/** The entries of one page of an app's request log (`apps requests`). */
+export async function listRequestLog(appClientId: string, filter: RequestLogFilter, actor: Actor): Promise<RequestLogRow[]> {
+  return (await listRequestLogPage(appClientId, filter, actor)).entries;
+}
+
+/** Rows kept per request id for the detail view (a client may send the same X-Request-Id again and again). */
+const SAME_ID_ROWS = 20;
+
+/**
+ * Issue 28, the request log's detail view: the app's logged requests with this request id, live or
+ * sandbox, newest first (usually one). Team members and admins; anyone else gets not_found.
+ */
+export async function getRequestLogEntries(appClientId: string, requestId: string, actor: Actor): Promise<RequestLogRow[]> {
+  await loadFor(appClientId, actor, "view", "app.usage");
+  const rows = await selectRequestLogById(logClientIds(appClientId, "all"), requestId, SAME_ID_ROWS);
+  if (rows.length === 0) throw new AppError("not_found", "No request with that id in this app's log.");
+  return rows.map(toLogRow);
 }
 
 /** The window of the reviewer's sandbox summary. */

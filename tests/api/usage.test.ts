@@ -120,20 +120,22 @@ describe("usage metering", () => {
     made.push(call("/users?limit=2", appToken));
     made.push(call("/me", appToken)); // 403 requires_user
     made.push(call("/global-chat/messages", appToken)); // 403 insufficient_scope
-    // Not this app's: no token, a forged token, an unknown path.
+    // Not this app's: no token, a forged token. Issue 28: an unknown path with its token is the app's.
     made.push(call("/users/alice"), call("/users/alice", "not-a-token"), call("/no-such-endpoint", appToken));
     const answers = await Promise.all(made);
     const statuses = answers.map((r) => r.status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 404, 404, 404, 200, 403, 403, 200, 401, 404]);
-    await flushed(apiApp.clientId, 13 + 1);
+    await flushed(apiApp.clientId, 14 + 1);
 
     const usage = await cliJson<UsageJson>(databaseUrl, ["apps", "usage", apiApp.clientId, "--since", "24h"]);
-    expect(usage.total).toBe(13);
-    expect(usage.by_status_class).toEqual({ "2xx": 8, "4xx": 5, "5xx": 0 });
+    expect(usage.total).toBe(14);
+    expect(usage.by_status_class).toEqual({ "2xx": 8, "4xx": 6, "5xx": 0 });
     const byRoute = Object.fromEntries(usage.routes.map((r) => [r.route, r]));
     expect(Object.keys(byRoute).sort()).toEqual(
-      ["GET /global-chat/messages", "GET /me", "GET /users", "GET /users/{username}", "token:client_credentials"].sort(),
+      ["(no route)", "GET /global-chat/messages", "GET /me", "GET /users", "GET /users/{username}", "token:client_credentials"].sort(),
     );
+    // Issue 28: the total is the sum of the API routes' rows (token requests apart), as the Usage tab shows them.
+    expect(usage.routes.filter((r) => !r.route.startsWith("token:")).reduce((n, r) => n + r.total, 0)).toBe(usage.total);
     expect(byRoute["GET /users/{username}"]!.total).toBe(10);
     expect(byRoute["GET /users/{username}"]!.by_status).toEqual([
       { status: 200, error_code: null, count: 7 },
@@ -143,7 +145,7 @@ describe("usage metering", () => {
     expect(byRoute["token:client_credentials"]!.by_status).toEqual([{ status: 200, error_code: null, count: 1 }]);
     expect(usage.errors).toEqual(
       expect.arrayContaining([
-        { code: "not_found", status: 404, count: 3 },
+        { code: "not_found", status: 404, count: 4 },
         { code: "insufficient_scope", status: 403, count: 1 },
       ]),
     );
@@ -156,7 +158,7 @@ describe("usage metering", () => {
     const { getAppUsage } = await import("../../lib/services/usage");
     const { CLI_ACTOR } = await import("../../lib/services/actor");
     const summary = await getAppUsage(apiApp.clientId, "24h", CLI_ACTOR);
-    expect(summary.total).toBe(13);
+    expect(summary.total).toBe(14);
     const [stranger] = await query<{ id: number }>(databaseUrl, `SELECT id FROM "User" WHERE handle = 'bob'`);
     await expect(
       getAppUsage(apiApp.clientId, "24h", { kind: "user", id: stranger!.id, handle: "bob", role: "user" }),
@@ -262,7 +264,7 @@ describe("request log", () => {
     const failed = await call(`/users/${ABSENT_HANDLE}?probe=${QUERY_VALUE}`, appToken);
     const given = await call("/users/alice", appToken, { "x-request-id": "support-ticket-4711" });
     expect(given.requestId).toBe("support-ticket-4711");
-    await flushed(apiApp.clientId, 16);
+    await flushed(apiApp.clientId, 17);
 
     const found = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", apiApp.clientId, "--request-id", failed.requestId]);
     expect(found).toEqual([
@@ -280,7 +282,7 @@ describe("request log", () => {
     expect(byGiven.map((e) => e.status)).toEqual([200]);
 
     const errors = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", apiApp.clientId, "--status", "4xx", "--limit", "100"]);
-    expect(errors.map((e) => e.status).sort()).toEqual([403, 403, 404, 404, 404, 404]);
+    expect(errors.map((e) => e.status).sort()).toEqual([403, 403, 404, 404, 404, 404, 404]);
     const notFound = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", apiApp.clientId, "--status", "404", "--limit", "2"]);
     expect(notFound).toHaveLength(2);
     expect(notFound[0]!.request_id).toBe(failed.requestId); // newest first
