@@ -20,3 +20,22 @@ test("an unknown app, or someone else's, is a 404 page with status 404 (not a st
   await alice.context().close();
   expect(foreignRequests, "the browser never reached for a remote host").toEqual([]);
 });
+
+/** Issue 28: a missing docs page is a 404 inside the docs layout: the header, the docs navigation and the search. */
+test("a missing docs page is a 404 inside the docs layout", async ({ browser }) => {
+  const foreignRequests: string[] = [];
+  const page = await (await newContext(browser, foreignRequests)).newPage();
+  const response = await page.goto(`${server.url}/docs/no-such-page`);
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Page not found", level: 1 })).toBeVisible();
+  await expect(page.getByRole("banner")).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Documentation" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Search docs" })).toBeVisible();
+  await page.getByRole("navigation", { name: "Documentation" }).getByRole("link", { name: "Scopes" }).click();
+  await page.getByRole("heading", { name: "Scopes", level: 1 }).waitFor();
+  await page.goto(`${server.url}/docs/deeper/still/missing`);
+  await expect(page.getByRole("navigation", { name: "Documentation" })).toBeVisible();
+  await screenshot(page, "docs-not-found");
+  await page.context().close();
+  expect(foreignRequests, "the browser never reached for a remote host").toEqual([]);
+});

@@ -40,8 +40,9 @@ const SCALAR_OVERRIDES = `
 `;
 
 /**
- * Two of Scalar's landmarks duplicate the portal's own, and it has no option for either, so they are
- * adjusted as they appear (axe: landmark-unique, landmark-no-duplicate-banner):
+ * Three of Scalar's landmarks duplicate the portal's own, and it has no option for any, so they are
+ * adjusted as they appear (axe: landmark-unique, landmark-no-duplicate-banner, landmark-no-duplicate-main):
+ * - its `<main>` sits inside the docs page's main (issue 28): it becomes a named region;
  * - its toast region (vue-sonner) has the portal toaster's label, "Notifications alt+T": renamed;
  * - its phone-width header (@scalar/api-reference 1.72 components/MobileHeader.vue, a `<header>`
  *   outside its `<main>`) is a second banner under the portal's: it becomes a named group.
@@ -53,6 +54,10 @@ function useDistinctLandmarks(root: React.RefObject<HTMLDivElement | null>) {
     const adjust = () => {
       for (const section of element.querySelectorAll('section[aria-label^="Notifications"]')) {
         section.setAttribute("aria-label", "API reference notifications");
+      }
+      for (const main of element.querySelectorAll("main:not([role])")) {
+        main.setAttribute("role", "region");
+        main.setAttribute("aria-label", "Interactive API client");
       }
       for (const header of element.querySelectorAll("header:not([role])")) {
         if (header.closest("main")) continue;

@@ -29,7 +29,9 @@ export function DocsPager({ path }: { path: DocsPath }) {
           rel="next"
           className="group rounded-xl border border-slate-200 p-4 text-right hover:border-brand-300 hover:bg-brand-50/40"
         >
-          <span className="text-xs text-slate-500">Next</span>
+          <span className="flex items-center justify-end gap-1 text-xs text-slate-500">
+            Next <Icon name="arrowRight" className="size-3.5" />
+          </span>
           <span className="mt-1 block font-medium text-slate-900 group-hover:text-brand-700">{next.label}</span>
         </Link>
       ) : null}

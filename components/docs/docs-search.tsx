@@ -86,6 +86,10 @@ export function DocsSearch() {
       if (results.length === 0) return;
       const step = event.key === "ArrowDown" ? 1 : -1;
       setActive((current + step + results.length) % results.length);
+    } else if (event.key === "Escape") {
+      // A search field's Escape only clears the text in Chromium; here it closes the search, as in a dialog.
+      event.preventDefault();
+      close();
     } else if (event.key === "Enter") {
       event.preventDefault();
       go(results[current]);
