@@ -93,11 +93,18 @@ describe("IPv6 clients are counted by network", () => {
 });
 
 describe("a storm of wrong passwords does not stall anyone else", () => {
-  it("200 concurrent wrong sign-ins from 50 addresses: a good sign-in from another address is answered within 2 s", async () => {
+  it("200 concurrent wrong sign-ins from 50 addresses: a good sign-in from another address is answered within 2 s (6× a quiet one on a slow machine)", async () => {
     await createTestUser(server.databaseUrl, { handle: "storm_owner", password: PASSWORD });
     for (let i = 0; i < 5; i++) await createTestUser(server.databaseUrl, { handle: `storm_target${i}`, password: PASSWORD });
     const attackers = Array.from({ length: 50 }, () => freshIp());
     const attack = await startLogin(attackers[0]!);
+    // The same sign-in without a storm, on this machine now: the bound below is 2 s, or six times
+    // this when the machine is slow anyway (timings are compared within one run, never absolute alone).
+    let quiet = 0;
+    for (let i = 0; i < 3; i++) {
+      const calm = await startLogin(freshIp());
+      quiet = Math.max(quiet, (await login(calm.jar, calm.page, "storm_owner", PASSWORD, freshIp())).elapsed);
+    }
     const owner = await startLogin(freshIp());
     // Four guesses per address, sprayed over real and made-up accounts (each costs a hash).
     let answers = 0;
@@ -118,7 +125,7 @@ describe("a storm of wrong passwords does not stall anyone else", () => {
     const results = await Promise.all(storm);
     const answered = results.map((r) => r.error);
     expect(good.error, `good sign-in: ${good.status} ${good.body.slice(0, 200)}`).toBeNull();
-    expect(good.elapsed, `storm answers: ${[...new Set(answered)].map((e) => `${e} ×${answered.filter((x) => x === e).length}`).join(", ")}`).toBeLessThan(2000);
+    expect(good.elapsed, `storm answers: ${[...new Set(answered)].map((e) => `${e} ×${answered.filter((x) => x === e).length}`).join(", ")}; quiet: ${Math.round(quiet)} ms`).toBeLessThan(Math.max(2000, 6 * quiet));
     // Every storm request got an answer of its own kind: checked, throttled or turned away.
     for (const error of answered) expect(["invalid_credentials", "too_many_attempts", "busy"]).toContain(error);
   }, 120_000);
