@@ -167,7 +167,6 @@ export const requestLogCursorSchema = z
     }
     return { atMs: Number(decoded[1]), id: decoded[2]! };
   });
-export type RequestLogCursor = z.output<typeof requestLogCursorSchema>;
 
 export function encodeRequestLogCursor(row: { atMs: number; id: string }): string {
   return btoa(`${Math.round(row.atMs)}.${row.id}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

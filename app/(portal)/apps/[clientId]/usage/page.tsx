@@ -13,9 +13,13 @@ import { Icon } from "@/components/ui/icon";
 import { env } from "@/lib/env";
 import {
   GRANT_ROUTE_PREFIX,
+  logTimeSchema,
+  NO_ROUTE,
   requestIdSchema,
+  requestLogCursorSchema,
   requestLogModeSchema,
   statusFilterSchema,
+  UNAUTHENTICATED_ROUTE_PREFIX,
   usageModeSchema,
   usageRangeSchema,
   type RequestLogMode,
@@ -25,7 +29,7 @@ import {
 import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
 import { getSandbox } from "@/lib/services/sandboxes";
-import { getAppUsage, getAppUsageSeries, listRequestLog } from "@/lib/services/usage";
+import { getAppUsage, getAppUsageSeries, listRequestLogPage, type RouteUsage } from "@/lib/services/usage";
 
 export const metadata: Metadata = { title: "Usage" };
 
@@ -36,6 +40,9 @@ export const metadata: Metadata = { title: "Usage" };
  * Issue 26: `mode=sandbox` shows the app's sandbox (metered as its own client, with its own quota)
  * instead of the live app, so a link to either view can be shared; the request log follows it, or
  * shows both (`log=all`) with the sandbox's rows marked.
+ * Issue 28: the log's time window (`since`, `until`, UTC) and keyset paging (`before`: the cursor of
+ * the last row shown), each row opening its detail view; the figures at the top are sums of the
+ * Top routes table's rows (API requests; token requests are summed apart below them).
  */
 const querySchema = z.object({
   mode: usageModeSchema.catch("live"),
@@ -44,6 +51,9 @@ const querySchema = z.object({
   route: z.string().max(200).optional().catch(undefined),
   request_id: z.string().trim().max(100).optional().catch(undefined),
   log: requestLogModeSchema.optional().catch(undefined),
+  since: z.string().trim().max(40).optional().catch(undefined),
+  until: z.string().trim().max(40).optional().catch(undefined),
+  before: z.string().max(64).optional().catch(undefined),
 });
 type Query = z.infer<typeof querySchema>;
 
@@ -60,9 +70,20 @@ function usageHref(clientId: string, query: Query, change: Partial<Query>): stri
   if (next.route) params.set("route", next.route);
   if (next.request_id) params.set("request_id", next.request_id);
   if (next.log && next.log !== next.mode) params.set("log", next.log);
+  if (next.since) params.set("since", next.since);
+  if (next.until) params.set("until", next.until);
+  if (next.before) params.set("before", next.before);
   const s = params.toString();
   return `/apps/${clientId}/usage${s ? `?${s}` : ""}`;
 }
+
+/** Rows per page of the request log. */
+const LOG_PAGE_SIZE = 50;
+/** API routes listed by name in Top routes; the rest are summed in one row, so the rows always add up to the total. */
+const TOP_ROUTES = 10;
+
+/** A time as a datetime-local field shows it, in UTC: `2026-11-26T14:05`. */
+const utcInputValue = (date: Date) => date.toISOString().slice(0, 16);
 
 const pct = (n: number, total: number) => (total ? `${Math.round((n / total) * 1000) / 10}%` : "–");
 const ms = (v: number | null) => (v === null ? "–" : `${v} ms`);
@@ -78,12 +99,21 @@ export default async function AppUsagePage({
   const query = querySchema.parse(await searchParams);
   const status = query.status ? statusFilterSchema.safeParse(query.status) : null;
   const requestId = query.request_id ? requestIdSchema.safeParse(query.request_id) : null;
+  const since = query.since ? logTimeSchema.safeParse(query.since) : null;
+  const until = query.until ? logTimeSchema.safeParse(query.until) : null;
+  const cursor = query.before ? requestLogCursorSchema.safeParse(query.before) : null;
   const filterError =
     status && !status.success
       ? "Status must be 2xx, 4xx, 5xx or a code such as 429."
       : requestId && !requestId.success
         ? "That is not a request id: they are 8 to 64 letters, digits, dots, dashes or underscores, as in the X-Request-Id response header."
-        : null;
+        : (since && !since.success) || (until && !until.success)
+          ? "Times must read like 2026-11-26T14:00 (UTC)."
+          : since?.success && until?.success && since.data >= until.data
+            ? "The end of the time window must come after its start."
+            : cursor && !cursor.success
+              ? "That page link is broken: start again from the newest requests."
+              : null;
 
   const mode = query.mode;
   const logMode = query.log ?? mode;
@@ -91,15 +121,18 @@ export default async function AppUsagePage({
     getAppUsage(app.clientId, query.range, actor, { mode }),
     getAppUsageSeries(app.clientId, query.range, actor, { mode }),
     filterError
-      ? Promise.resolve([])
-      : listRequestLog(
+      ? Promise.resolve({ entries: [], nextCursor: null })
+      : listRequestLogPage(
           app.clientId,
           {
             status: status?.success ? status.data : undefined,
             route: query.route || undefined,
             requestId: requestId?.success ? requestId.data : undefined,
             mode: logMode,
-            limit: 50,
+            since: since?.success ? since.data : undefined,
+            until: until?.success ? until.data : undefined,
+            cursor: cursor?.success ? cursor.data : undefined,
+            limit: LOG_PAGE_SIZE,
           },
           actor,
         ),
@@ -111,9 +144,19 @@ export default async function AppUsagePage({
   const grants = summary.routes.filter((r) => r.route.startsWith(GRANT_ROUTE_PREFIX));
   const points = series.map((p) => ({ ...p, at: p.at.toISOString() }));
   const daily = query.range !== "24h";
-  const filtered = Boolean(query.status || query.route || query.request_id || logMode !== mode);
+  const filtered = Boolean(query.status || query.route || query.request_id || query.since || query.until || logMode !== mode);
   const config = env();
-  const limited = summary.routes.reduce((n, r) => n + r.byStatus.filter((b) => b.status === 429).reduce((m, b) => m + b.count, 0), 0);
+  // Issue 28: the figures are sums of the Top routes table's rows (API requests; token requests are
+  // summed apart below them), so they cannot disagree with it.
+  const countOf = (r: RouteUsage, keep: (status: number) => boolean) => r.byStatus.reduce((n, b) => (keep(b.status) ? n + b.count : n), 0);
+  const sum = (list: RouteUsage[], of: (r: RouteUsage) => number) => list.reduce((n, r) => n + of(r), 0);
+  const isError = (status: number) => status >= 400;
+  const requests = sum(apiRoutes, (r) => r.total);
+  const errorCount = sum(apiRoutes, (r) => countOf(r, isError));
+  const limited = sum(apiRoutes, (r) => countOf(r, (status) => status === 429));
+  const tokenRequests = sum(grants, (r) => r.total);
+  const topRoutes = apiRoutes.slice(0, TOP_ROUTES);
+  const otherRoutes = apiRoutes.slice(TOP_ROUTES);
 
   return (
     <div className="space-y-8">
@@ -177,14 +220,29 @@ export default async function AppUsagePage({
 
       <dl className="grid grid-cols-2 gap-4 lg:grid-cols-4" data-testid="usage-totals">
         {[
-          { label: `${mode === "sandbox" ? "Sandbox requests" : "Requests"}, last ${RANGE_LABEL[query.range]}`, value: summary.total.toLocaleString("en") },
-          { label: "Error rate (4xx + 5xx)", value: pct(summary.byClass["4xx"]! + summary.byClass["5xx"]!, summary.total) },
-          { label: "Latency p50 / p95", value: `${ms(summary.p50Ms)} / ${ms(summary.p95Ms)}` },
-          { label: "Rate limited (429)", value: limited.toLocaleString("en") },
+          {
+            id: "requests",
+            label: `${mode === "sandbox" ? "Sandbox requests" : "Requests"}, last ${RANGE_LABEL[query.range]}`,
+            value: requests.toLocaleString("en"),
+            note: tokenRequests ? `and ${tokenRequests.toLocaleString("en")} token requests` : null,
+          },
+          {
+            id: "error-rate",
+            label: "Error rate (4xx + 5xx)",
+            value: pct(errorCount, requests),
+            note: requests ? `${errorCount.toLocaleString("en")} of ${requests.toLocaleString("en")}` : null,
+          },
+          { id: "latency", label: "Latency p50 / p95", value: `${ms(summary.p50Ms)} / ${ms(summary.p95Ms)}`, note: null },
+          { id: "limited", label: "Rate limited (429)", value: limited.toLocaleString("en"), note: null },
         ].map((s) => (
-          <div key={s.label} className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 shadow-xs">
+          <div key={s.label} className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 shadow-xs" data-testid={`usage-figure-${s.id}`}>
             <dt className="text-sm text-slate-600">{s.label}</dt>
             <dd className="mt-1 text-xl font-semibold break-words text-slate-900 tabular-nums">{s.value}</dd>
+            {s.note ? (
+              <dd className="mt-0.5 text-sm text-slate-600 tabular-nums" data-testid={`usage-figure-${s.id}-note`}>
+                {s.note}
+              </dd>
+            ) : null}
           </div>
         ))}
       </dl>
@@ -192,7 +250,7 @@ export default async function AppUsagePage({
       {summary.unauthenticated.total > 0 ? (
         <Card
           title="Unauthenticated callers"
-          description="Failed token requests that named this app's client ID without proving to be it (a login client has no secret, so anyone can send its ID). They are not this app's errors and are in none of the figures above."
+          description="Failed token requests that named this app's client ID without proving to be it: a wrong or missing client secret, or, for a login client (which has no secret), anyone sending its ID. They are not this app's errors and are in none of the figures above; each is in the request log."
         >
           <div data-testid="unauthenticated-callers">
             <p className="text-sm text-slate-700">
@@ -239,9 +297,9 @@ export default async function AppUsagePage({
                 <p className="text-sm text-slate-600">No errors in the last {RANGE_LABEL[query.range]}.</p>
               )}
             </Card>
-            <Card className="min-w-0" title="Top routes" description="Route templates, most called first; token requests below.">
+            <Card className="min-w-0" title="Top routes" description="Route templates, most called first, adding up to the requests above; token requests below.">
               <div role="region" aria-label="Top routes" tabIndex={0} className="max-w-full overflow-x-auto">
-                <table className="w-full text-left text-sm">
+                <table className="w-full text-left text-sm" data-testid="top-routes">
                   <thead className="text-xs font-semibold tracking-wide text-slate-600 uppercase">
                     <tr>
                       <th scope="col" className="py-2 pr-3">Route</th>
@@ -250,33 +308,72 @@ export default async function AppUsagePage({
                       <th scope="col" className="py-2 text-right">p95</th>
                     </tr>
                   </thead>
-                  <tbody>
-                    {[...apiRoutes.slice(0, 10), ...grants].map((r) => {
-                      const errors = r.byStatus.filter((b) => b.status >= 400).reduce((n, b) => n + b.count, 0);
+                  <tbody data-testid="top-routes-api">
+                    {topRoutes.map((r) => {
+                      const errors = countOf(r, isError);
                       return (
-                        <tr key={r.route} className="border-t border-slate-100">
+                        <tr key={r.route} className="border-t border-slate-100" data-testid="top-route-row">
                           <td className="py-2 pr-3">
-                            {r.route.startsWith(GRANT_ROUTE_PREFIX) ? (
-                              <span className="text-slate-700">
-                                Token: <code className="font-mono text-xs">{r.route.slice(GRANT_ROUTE_PREFIX.length)}</code>
-                              </span>
-                            ) : (
-                              <Link
-                                href={usageHref(app.clientId, query, { route: r.route, request_id: undefined })}
-                                prefetch={false}
-                                className="font-mono text-xs text-brand-700 hover:underline"
-                              >
-                                <RouteName route={r.route} />
-                              </Link>
-                            )}
+                            <Link
+                              href={`${usageHref(app.clientId, query, { route: r.route, request_id: undefined, before: undefined })}#request-log`}
+                              prefetch={false}
+                              className="font-mono text-xs text-brand-700 hover:underline"
+                            >
+                              {r.route === NO_ROUTE ? <span className="font-sans">Unknown paths and methods</span> : <RouteName route={r.route} />}
+                            </Link>
                           </td>
-                          <td className="py-2 pr-3 text-right tabular-nums">{r.total.toLocaleString("en")}</td>
-                          <td className="py-2 pr-3 text-right tabular-nums">{pct(errors, r.total)}</td>
+                          <td className="py-2 pr-3 text-right tabular-nums" data-testid="route-calls">{r.total.toLocaleString("en")}</td>
+                          <td className="py-2 pr-3 text-right whitespace-nowrap tabular-nums" data-testid="route-errors" data-count={errors}>
+                            {errors.toLocaleString("en")} <span className="text-xs text-slate-600">({pct(errors, r.total)})</span>
+                          </td>
                           <td className="py-2 text-right whitespace-nowrap tabular-nums">{ms(r.p95Ms)}</td>
                         </tr>
                       );
                     })}
+                    {otherRoutes.length ? (
+                      <tr className="border-t border-slate-100" data-testid="top-route-row">
+                        <td className="py-2 pr-3 text-slate-700">{otherRoutes.length} other routes</td>
+                        <td className="py-2 pr-3 text-right tabular-nums" data-testid="route-calls">{sum(otherRoutes, (r) => r.total).toLocaleString("en")}</td>
+                        <td className="py-2 pr-3 text-right tabular-nums" data-testid="route-errors" data-count={sum(otherRoutes, (r) => countOf(r, isError))}>
+                          {sum(otherRoutes, (r) => countOf(r, isError)).toLocaleString("en")}
+                        </td>
+                        <td className="py-2 text-right">–</td>
+                      </tr>
+                    ) : null}
                   </tbody>
+                  <tbody>
+                    <tr className="border-t border-slate-300 font-semibold" data-testid="top-routes-total">
+                      <th scope="row" className="py-2 pr-3 text-left">All requests</th>
+                      <td className="py-2 pr-3 text-right tabular-nums">{requests.toLocaleString("en")}</td>
+                      <td className="py-2 pr-3 text-right tabular-nums">{errorCount.toLocaleString("en")}</td>
+                      <td className="py-2 text-right whitespace-nowrap tabular-nums">{ms(summary.p95Ms)}</td>
+                    </tr>
+                  </tbody>
+                  {grants.length ? (
+                    <tbody data-testid="top-routes-token">
+                      {grants.map((r) => {
+                        const errors = countOf(r, isError);
+                        return (
+                          <tr key={r.route} className="border-t border-slate-100" data-testid="token-route-row">
+                            <td className="py-2 pr-3 text-slate-700">
+                              Token: <code className="font-mono text-xs">{r.route.slice(GRANT_ROUTE_PREFIX.length)}</code>
+                            </td>
+                            <td className="py-2 pr-3 text-right tabular-nums" data-testid="route-calls">{r.total.toLocaleString("en")}</td>
+                            <td className="py-2 pr-3 text-right whitespace-nowrap tabular-nums">
+                              {errors.toLocaleString("en")} <span className="text-xs text-slate-600">({pct(errors, r.total)})</span>
+                            </td>
+                            <td className="py-2 text-right whitespace-nowrap tabular-nums">{ms(r.p95Ms)}</td>
+                          </tr>
+                        );
+                      })}
+                      <tr className="border-t border-slate-300 font-semibold" data-testid="token-routes-total">
+                        <th scope="row" className="py-2 pr-3 text-left">All token requests</th>
+                        <td className="py-2 pr-3 text-right tabular-nums">{tokenRequests.toLocaleString("en")}</td>
+                        <td className="py-2 pr-3 text-right tabular-nums">{sum(grants, (r) => countOf(r, isError)).toLocaleString("en")}</td>
+                        <td className="py-2" />
+                      </tr>
+                    </tbody>
+                  ) : null}
                 </table>
               </div>
             </Card>
@@ -287,14 +384,14 @@ export default async function AppUsagePage({
       <Card
         id="request-log"
         title="Request log"
-        description="The latest API requests, newest first: at least the last 1,000, and every error answer of the last 7 days (up to 10,000). No tokens, bodies or query strings are kept."
+        description="Every API request made with this app's tokens and every token request naming its client ID, newest first: at least the last 1,000, and every error answer of the last 7 days (up to 10,000). Open a request id for its details. No tokens, secrets, bodies or query strings are kept."
       >
         <form
           role="search"
           aria-label="Filter the request log"
           action={`/apps/${app.clientId}/usage#request-log`}
           method="get"
-          className="grid gap-3 sm:grid-cols-2 lg:grid-cols-[minmax(0,10rem)_minmax(0,10rem)_minmax(0,1fr)_minmax(0,1fr)_auto] lg:items-end"
+          className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3 lg:items-end"
         >
           {mode !== "live" ? <input type="hidden" name="mode" value={mode} /> : null}
           {query.range !== "24h" ? <input type="hidden" name="range" value={query.range} /> : null}
@@ -329,9 +426,9 @@ export default async function AppUsagePage({
             </label>
             <select id="log-route" name="route" defaultValue={query.route ?? ""} className={`${inputClasses} mt-1`}>
               <option value="">Any route</option>
-              {[...new Set([...apiRoutes.map((r) => r.route), ...(query.route ? [query.route] : [])])].map((r) => (
+              {[...new Set([...apiRoutes.map((r) => r.route), ...grants.map((r) => r.route), ...summary.unauthenticated.byCode.map((c) => UNAUTHENTICATED_ROUTE_PREFIX + c.grantType), ...(query.route ? [query.route] : [])])].map((r) => (
                 <option key={r} value={r}>
-                  {r}
+                  {r === NO_ROUTE ? "Unknown paths and methods" : r}
                 </option>
               ))}
             </select>
@@ -352,12 +449,43 @@ export default async function AppUsagePage({
               className={`${inputClasses} mt-1 font-mono`}
             />
           </div>
-          <div className="flex gap-2">
+          <div>
+            <label htmlFor="log-since" className="block text-sm font-medium text-slate-900">
+              From (UTC)
+            </label>
+            <input
+              id="log-since"
+              name="since"
+              type="datetime-local"
+              defaultValue={since?.success ? utcInputValue(since.data) : (query.since ?? "")}
+              aria-invalid={since && !since.success ? true : undefined}
+              aria-describedby={filterError ? "log-filter-error" : undefined}
+              className={`${inputClasses} mt-1`}
+            />
+          </div>
+          <div>
+            <label htmlFor="log-until" className="block text-sm font-medium text-slate-900">
+              Until (UTC)
+            </label>
+            <input
+              id="log-until"
+              name="until"
+              type="datetime-local"
+              defaultValue={until?.success ? utcInputValue(until.data) : (query.until ?? "")}
+              aria-invalid={until && !until.success ? true : undefined}
+              aria-describedby={filterError ? "log-filter-error" : undefined}
+              className={`${inputClasses} mt-1`}
+            />
+          </div>
+          <div className="flex gap-2 sm:col-span-2 lg:col-span-3">
             <button type="submit" className={buttonClasses("secondary")}>
               <Icon name="search" /> Search
             </button>
             {filtered ? (
-              <Link href={`${usageHref(app.clientId, query, { status: undefined, route: undefined, request_id: undefined, log: undefined })}#request-log`} className={buttonClasses("ghost")}>
+              <Link
+                href={`${usageHref(app.clientId, query, { status: undefined, route: undefined, request_id: undefined, log: undefined, since: undefined, until: undefined, before: undefined })}#request-log`}
+                className={buttonClasses("ghost")}
+              >
                 Clear
               </Link>
             ) : null}
@@ -370,7 +498,8 @@ export default async function AppUsagePage({
         ) : null}
         <div className="mt-4">
           <RequestLogTable
-            entries={log}
+            clientId={app.clientId}
+            entries={log.entries}
             emptyText={
               filterError
                 ? "Fix the filter above to search."
@@ -382,6 +511,22 @@ export default async function AppUsagePage({
             }
           />
         </div>
+        {query.before || log.nextCursor ? (
+          <nav aria-label="Request log pages" className="mt-4 flex flex-wrap items-center justify-between gap-3" data-testid="request-log-pages">
+            {query.before ? (
+              <Link href={`${usageHref(app.clientId, query, { before: undefined })}#request-log`} prefetch={false} className={buttonClasses("ghost")}>
+                <Icon name="arrowLeft" /> Newest requests
+              </Link>
+            ) : (
+              <span />
+            )}
+            {log.nextCursor ? (
+              <Link href={`${usageHref(app.clientId, query, { before: log.nextCursor })}#request-log`} prefetch={false} className={buttonClasses("secondary")}>
+                Older requests <Icon name="arrowRight" />
+              </Link>
+            ) : null}
+          </nav>
+        ) : null}
       </Card>
     </div>
   );
