@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { cliJson } from "../tests/helpers/cli";
 import { createTestApp } from "../tests/helpers/oidc";
 import {
@@ -20,8 +20,8 @@ import {
  * sideways scrolling. Issue 26: the tab's Live / Sandbox switch and the reviewer's sandbox panel.
  */
 
-async function call(path: string, token: string): Promise<{ status: number; requestId: string }> {
-  const res = await fetch(`${server.apiUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+async function call(path: string, token: string, method = "GET"): Promise<{ status: number; requestId: string }> {
+  const res = await fetch(`${server.apiUrl}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
   await res.text();
   return { status: res.status, requestId: res.headers.get("x-request-id")! };
 }
@@ -62,7 +62,7 @@ test("a developer reads their app's usage and finds a failing request by its id"
   await screenshot(page, "usage-tab");
 
   // A support ticket quotes the request id: searching finds exactly that request.
-  await page.getByLabel("Request id").fill(failed.requestId);
+  await page.getByRole("textbox", { name: "Request id" }).fill(failed.requestId);
   await page.getByRole("button", { name: "Search" }).click();
   await page.waitForURL(/request_id=/);
   await expect(page.getByTestId("request-log-row")).toHaveCount(1);
@@ -106,6 +106,205 @@ test("a developer reads their app's usage and finds a failing request by its id"
   expect(foreign).toEqual([]);
 });
 
+/** The number a figure or cell shows ("1,234" → 1234). */
+const count = (text: string | null) => Number((text ?? "").replace(/[^0-9]/g, ""));
+
+/**
+ * Issue 28: the Usage tab's figures are the sums of its tables' rows — Requests and its error count
+ * of the Top routes rows (an "other routes" row included), the token requests of the token rows,
+ * Rate limited of the 429s in Errors by code.
+ */
+async function expectFiguresAddUp(page: Page): Promise<{ requests: number; tokens: number }> {
+  const requests = count(await page.getByTestId("usage-figure-requests").locator("dd").first().textContent());
+  const table = page.getByTestId("top-routes");
+  const calls = (await table.getByTestId("top-routes-api").getByTestId("route-calls").allTextContents()).map(count);
+  expect(calls.reduce((n, c) => n + c, 0), "Requests = the sum of the Top routes rows").toBe(requests);
+  expect(count(await table.getByTestId("top-routes-total").locator("td").first().textContent())).toBe(requests);
+  const errors = (await table.getByTestId("top-routes-api").getByTestId("route-errors").evaluateAll((cells) => cells.map((c) => c.getAttribute("data-count")))).map(count);
+  const errorSum = errors.reduce((n, c) => n + c, 0);
+  const errorNote = page.getByTestId("usage-figure-error-rate-note");
+  if (requests > 0) await expect(errorNote).toHaveText(`${errorSum.toLocaleString("en")} of ${requests.toLocaleString("en")}`);
+  const chart = page.getByTestId("errors-chart");
+  const byCode = (await chart.count()) ? ((await chart.getAttribute("aria-label")) ?? "") : "";
+  const codeCounts = [...byCode.matchAll(/([0-9]+) × ([0-9]{3}) /g)];
+  expect(codeCounts.reduce((n, m) => n + Number(m[1]), 0), "Errors by code add up to the errors of the rows").toBe(errorSum);
+  const limited = codeCounts.filter((m) => m[2] === "429").reduce((n, m) => n + Number(m[1]), 0);
+  await expect(page.getByTestId("usage-figure-limited").locator("dd").first()).toHaveText(limited.toLocaleString("en"));
+  const tokenRows = (await table.getByTestId("top-routes-token").getByTestId("route-calls").allTextContents()).map(count);
+  const tokens = tokenRows.reduce((n, c) => n + c, 0);
+  if (tokens > 0) {
+    expect(count(await table.getByTestId("token-routes-total").locator("td").first().textContent())).toBe(tokens);
+    await expect(page.getByTestId("usage-figure-requests-note")).toHaveText(`and ${tokens.toLocaleString("en")} token requests`);
+  } else {
+    await expect(page.getByTestId("usage-figure-requests-note")).toHaveCount(0);
+  }
+  return { requests, tokens };
+}
+
+/** Waits until the server's flush put these request ids in the log. */
+async function untilLogged(requestIds: string[]): Promise<void> {
+  await expect
+    .poll(async () => (await query<{ n: number }>(server.databaseUrl, `SELECT count(DISTINCT "requestId")::int AS n FROM "RequestLog" WHERE "requestId" = ANY($1)`, [requestIds]))[0]!.n, {
+      timeout: 15_000,
+    })
+    .toBe(requestIds.length);
+}
+
+test("a wrong secret and an unknown path are in the log, each opening its detail view; the figures add up", async ({ browser }) => {
+  const foreign: string[] = [];
+  const app = await createTestApp(server.databaseUrl, { type: "api", ownerHandle: "carol", scopes: ["svc:directory.read"], name: "Request detail bot" });
+  const wrong = await clientCredentials(app.clientId, "definitely-not-the-secret");
+  expect(wrong.status).toBe(401);
+  const wrongBody = (await wrong.json()) as { error: string; error_description: string };
+  expect(wrongBody.error).toBe("invalid_client");
+  const wrongId = wrong.headers.get("x-request-id")!;
+  const token = ((await (await clientCredentials(app.clientId, app.clientSecret!)).json()) as { access_token: string }).access_token;
+  // A valid token to a path no route has (long, with a query that must not be kept), from a client choosing a long request id.
+  const longSegment = `a-very-long-path-segment-${"x".repeat(140)}`;
+  const longId = `support-${"7".repeat(56)}`;
+  const missing = await fetch(`${server.apiUrl}/no-such-endpoint/${longSegment}?secret_hint=do-not-keep`, {
+    headers: { authorization: `Bearer ${token}`, "x-request-id": longId },
+  });
+  expect(missing.status).toBe(404);
+  const missingBody = (await missing.json()) as { error: { code: string; message: string } };
+  expect(missing.headers.get("x-request-id")).toBe(longId);
+  const ok = await fetch(`${server.apiUrl}/users/alice`, { headers: { authorization: `Bearer ${token}` } });
+  expect(ok.status).toBe(200);
+  const okId = ok.headers.get("x-request-id")!;
+  await ok.text();
+  for (const path of ["/users/no-such-person-e2e", "/me", "/users?limit=2"]) await call(path, token);
+  await untilLogged([wrongId, longId, okId]);
+
+  const page = await (await newContext(browser, foreign)).newPage();
+  await signIn(page, "carol", `/apps/${app.clientId}/usage`);
+  // 5 API requests (the unknown path among them), 1 token request, 1 unauthenticated caller.
+  await expect(page.getByTestId("usage-figure-requests").locator("dd").first()).toHaveText("5");
+  expect(await expectFiguresAddUp(page)).toEqual({ requests: 5, tokens: 1 });
+  await expect(page.getByTestId("unauthenticated-callers")).toContainText("invalid_client");
+  await expectAccessible(page, "usage tab, long data");
+  await expectNoHorizontalOverflow(page);
+  await screenshot(page, "usage-request-log-long");
+
+  // The wrong secret: its row opens the detail view.
+  const wrongRow = page.locator(`[data-testid="request-log-row"][data-request-id="${wrongId}"]`);
+  await expect(wrongRow).toContainText("401");
+  await expect(wrongRow).toContainText("invalid_client");
+  await expect(wrongRow).toContainText("Unauthenticated");
+  await expect(wrongRow.getByRole("button", { name: `Copy request id ${wrongId}` })).toBeVisible();
+  await wrongRow.getByRole("link", { name: `Details of request ${wrongId}` }).click();
+  await page.waitForURL(new RegExp(`/apps/${app.clientId}/usage/requests/${wrongId}$`));
+  const detail = page.getByTestId("request-detail");
+  await expect(detail.getByTestId("detail-request-id")).toContainText(wrongId);
+  await expect(detail.getByRole("button", { name: "Copy request id" })).toBeVisible();
+  await expect(detail.getByTestId("detail-status")).toHaveText("401");
+  await expect(detail.getByTestId("detail-error-code")).toHaveText("invalid_client");
+  await expect(detail.getByTestId("detail-error-message")).toHaveText(wrongBody.error_description);
+  await expect(detail.getByTestId("detail-grant-type")).toContainText("client_credentials");
+  await expect(detail.getByTestId("detail-grant-type")).toContainText("did not prove to be this app");
+  await expect(detail.getByTestId("detail-user")).toContainText("None");
+  await expectAccessible(page, "request detail, token request");
+  await expectNoHorizontalOverflow(page);
+
+  // The 404 with a valid token: the path without its query, the message as returned.
+  await page.goto(`${server.url}/apps/${app.clientId}/usage`);
+  const missingRow = page.locator(`[data-testid="request-log-row"][data-request-id="${longId}"]`);
+  await expect(missingRow).toContainText("404");
+  await expect(missingRow).toContainText(`/api/v1/no-such-endpoint/${longSegment}`);
+  await missingRow.getByRole("link", { name: `Details of request ${longId}` }).click();
+  await page.waitForURL(new RegExp(`/usage/requests/${longId}$`));
+  await expect(detail.getByTestId("detail-route")).toContainText(`GET /api/v1/no-such-endpoint/${longSegment}`);
+  await expect(detail.getByTestId("detail-route")).not.toContainText("do-not-keep");
+  await expect(detail.getByTestId("detail-status")).toHaveText("404");
+  await expect(detail.getByTestId("detail-error-code")).toHaveText("not_found");
+  await expect(detail.getByTestId("detail-error-message")).toHaveText(missingBody.error.message);
+  await expect(detail.getByTestId("detail-grant-type")).toHaveCount(0);
+  await expectAccessible(page, "request detail, unknown path");
+  await expectNoHorizontalOverflow(page);
+  await screenshot(page, "usage-request-detail");
+
+  // A call that passed: the rate-limit state its answer announced.
+  await page.goto(`${server.url}/apps/${app.clientId}/usage/requests/${okId}`);
+  await expect(detail.getByTestId("detail-route")).toContainText("GET /users/{username}");
+  await expect(detail.getByTestId("detail-rate-limit")).toContainText(
+    `${Number(ok.headers.get("x-ratelimit-remaining")).toLocaleString("en")} of ${Number(ok.headers.get("x-ratelimit-limit")).toLocaleString("en")} left`,
+  );
+  await page.getByRole("link", { name: "Request log" }).click();
+  await page.waitForURL(new RegExp(`/apps/${app.clientId}/usage(#request-log)?$`));
+
+  // Only the app's team and admins: someone else does not learn that the request (or the app) exists.
+  const stranger = await (await newContext(browser, foreign)).newPage();
+  await signIn(stranger, "bob", "/apps");
+  expect((await stranger.goto(`${server.url}/apps/${app.clientId}/usage/requests/${wrongId}`))?.status()).toBe(404);
+  const admin = await (await newContext(browser, foreign)).newPage();
+  await signIn(admin, "admin", `/apps/${app.clientId}/usage/requests/${wrongId}`);
+  await expect(admin.getByTestId("detail-error-code")).toHaveText("invalid_client");
+  // An id the log does not hold, or junk, is the 404 page.
+  expect((await page.goto(`${server.url}/apps/${app.clientId}/usage/requests/not-a-logged-id`))?.status()).toBe(404);
+  expect((await page.goto(`${server.url}/apps/${app.clientId}/usage/requests/${encodeURIComponent("<bad>")}`))?.status()).toBe(404);
+  expect(foreign).toEqual([]);
+});
+
+test("the figures add up with more routes than Top routes names, with rate-limited calls, and page by page", async ({ browser }) => {
+  const foreign: string[] = [];
+  const app = await createTestApp(server.databaseUrl, { type: "api", ownerHandle: "carol", scopes: ["svc:directory.read"], name: "Many routes bot" });
+  const token = ((await (await clientCredentials(app.clientId, app.clientSecret!)).json()) as { access_token: string }).access_token;
+  // Every GET route of the API (most answer 403 for this app's scope), round after round: more than ten routes, more than a page of rows.
+  const doc = (await (await fetch(`${server.apiUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const routes = Object.entries(doc.paths)
+    .filter(([path]) => path !== "/events")
+    .flatMap(([path, ops]) => Object.keys(ops).filter((m) => m === "get" || m === "post").map((m) => ({ method: m.toUpperCase(), path: path.replace(/\{[^}]+\}/g, "alice") })));
+  // And one path no route has: eleven routes and "(no route)".
+  routes.push({ method: "GET", path: "/no-such-route-e2e" });
+  expect(routes.length).toBeGreaterThan(11);
+  const made: string[] = [];
+  const rounds = Math.ceil(51 / routes.length);
+  for (let round = 0; round < rounds; round++) {
+    for (const { method, path } of routes.slice(0, round === rounds - 1 ? 3 : routes.length)) made.push((await call(path, token, method)).requestId);
+  }
+  expect(made.length + 1).toBeGreaterThan(50);
+  await untilLogged(made);
+
+  const page = await (await newContext(browser, foreign)).newPage();
+  await signIn(page, "carol", `/apps/${app.clientId}/usage`);
+  const { requests } = await expectFiguresAddUp(page);
+  expect(requests).toBe(made.length);
+  await expect(page.getByTestId("top-routes-api")).toContainText("other routes");
+
+  // Keyset pages: 50 rows, then the rest, each request once.
+  const ids = async () => page.getByTestId("request-log-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-request-id")!));
+  const first = await ids();
+  expect(first).toHaveLength(50);
+  await page.getByRole("link", { name: "Older requests" }).click();
+  await page.waitForURL(/before=/);
+  const second = await ids();
+  expect(new Set([...first, ...second]).size).toBe(made.length + 1);
+  await page.getByRole("link", { name: "Newest requests" }).click();
+  await page.waitForURL((url) => !url.search.includes("before="));
+
+  // Rate limited: an app at 2 requests a minute.
+  const limited = await createTestApp(server.databaseUrl, { type: "api", ownerHandle: "carol", scopes: ["svc:directory.read"], name: "Limited bot" });
+  await cliJson(server.databaseUrl, ["apps", "limit", limited.clientId, "--per-minute", "2"]);
+  const limitedToken = ((await (await clientCredentials(limited.clientId, limited.clientSecret!)).json()) as { access_token: string }).access_token;
+  const statuses: number[] = [];
+  const limitedIds: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const r = await call("/users/alice", limitedToken);
+    statuses.push(r.status);
+    limitedIds.push(r.requestId);
+  }
+  expect(statuses).toEqual([200, 200, 429, 429]);
+  await untilLogged(limitedIds);
+  await page.goto(`${server.url}/apps/${limited.clientId}/usage`);
+  expect(await expectFiguresAddUp(page)).toEqual({ requests: 4, tokens: 1 });
+  await expect(page.getByTestId("usage-figure-limited").locator("dd").first()).toHaveText("2");
+  // The time window: a window that ended before the calls holds none of them.
+  await page.getByLabel("Until (UTC)").fill("2020-01-01T00:00");
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.waitForURL(/until=2020-01-01T00%3A00/);
+  await expect(page.getByTestId("request-log-empty")).toBeVisible();
+  expect(foreign).toEqual([]);
+});
+
 /** Issue 26: an approved app with live and sandbox calls; the sandbox's secret from the CLI. */
 async function appWithSandboxCalls(name: string): Promise<{ clientId: string; sandboxClientId: string; sandboxFailed: string }> {
   const app = await createTestApp(server.databaseUrl, { type: "api", ownerHandle: "carol", scopes: ["svc:directory.read", "svc:chat.read"], name });
@@ -132,6 +331,7 @@ test("the Usage tab switches between live and sandbox, with its own quota, and t
   const modes = page.getByRole("navigation", { name: "Live or sandbox" });
   await expect(modes.getByRole("link", { name: "Live" })).toHaveAttribute("aria-current", "page");
   await expect(page.getByTestId("usage-totals").locator("dd").first()).toHaveText("2");
+  expect(await expectFiguresAddUp(page)).toEqual({ requests: 2, tokens: 1 });
   // The log also lists each token request (issue 27: `token:client_credentials`), one per mode here.
   const apiRows = (selector = '[data-testid="request-log-row"]') => page.locator(selector).filter({ hasNotText: "token:" });
   await expect(apiRows()).toHaveCount(2);
@@ -141,6 +341,7 @@ test("the Usage tab switches between live and sandbox, with its own quota, and t
   await page.waitForURL(/mode=sandbox/);
   await expect(modes.getByRole("link", { name: "Sandbox" })).toHaveAttribute("aria-current", "page");
   await expect(page.getByTestId("usage-totals").locator("dd").first()).toHaveText("4");
+  expect(await expectFiguresAddUp(page)).toEqual({ requests: 4, tokens: 1 });
   await expect(page.getByTestId("usage-quota")).toHaveText("600 requests per minute");
   await expect(page.getByTestId("usage-mode-description")).toContainText(app.sandboxClientId);
   await expect(page.getByTestId("errors-chart")).toHaveAttribute("aria-label", /404 not_found/);
