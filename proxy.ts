@@ -9,6 +9,7 @@ import { pageContentSecurityPolicy, securityHeaders } from "./lib/http/security-
  * CSP: lib/http/security-headers.ts pageContentSecurityPolicy, with a nonce per request.
  */
 const PROTECTED = /^\/(apps|admin|account)(\/|$)/;
+const ADMIN = /^\/admin(\/|$)/;
 const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
 /**
  * Routes that answer with a CSP of their own (images: `default-src 'none'`, an SVG's inline
@@ -32,8 +33,19 @@ export function proxy(request: NextRequest): NextResponse {
     return withSecurityHeaders(NextResponse.redirect(target, 303), csp, https);
   }
 
+  // The admin area's filter forms are plain GETs (they work without JavaScript), so an unset filter
+  // ("All types") arrives as an empty `type=`: answer with the clean URL, the one a reload or a
+  // shared link should carry (issue 28).
+  if (request.method === "GET" && ADMIN.test(pathname) && [...request.nextUrl.searchParams.values()].includes("")) {
+    const clean = request.nextUrl.clone();
+    for (const [name, value] of [...clean.searchParams.entries()]) if (value === "") clean.searchParams.delete(name, "");
+    return withSecurityHeaders(NextResponse.redirect(clean, 303), csp, https);
+  }
+
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
+  // The 403 page names its reason from the path (lib/portal/forbidden.ts); never the client's own value.
+  requestHeaders.set("x-pathname", pathname);
   requestHeaders.set("content-security-policy", csp);
   return withSecurityHeaders(NextResponse.next({ request: { headers: requestHeaders } }), OWN_CSP.test(pathname) ? null : csp, https);
 }

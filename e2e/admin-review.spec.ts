@@ -92,6 +92,8 @@ test.describe("admin review in Chromium", () => {
     await admin.getByLabel("Search").fill(TAG);
     await admin.getByRole("button", { name: "Apply" }).click();
     await admin.waitForURL(/\?q=/);
+    // "All types" is not carried as an empty `type=` (issue 28): the URL is the clean one.
+    expect(new URL(admin.url()).search).toBe(`?q=${TAG}`);
     await expect(admin.getByText("50 applications pending match the filters")).toBeVisible();
     // The status is the filter, not a badge repeated on every row.
     expect(await admin.locator("tbody").getByText("Pending review").count()).toBe(0);
@@ -162,11 +164,14 @@ test.describe("admin review in Chromium", () => {
     await dialog.getByRole("button", { name: "Reject application" }).click();
     await expect(admin.getByText(`Rejected ${name}`)).toBeVisible();
 
+    // Issue 28, the review loop closes: the edit form shows what the reviewer said.
     await alice.goto(`${server.url}/apps/${clientId}/edit`);
+    await expect(alice.getByTestId("status-reason")).toHaveText(reason);
     await alice.getByLabel("Description").fill("Reads the global chat to build a daily digest; needs nothing else.");
     await alice.getByRole("button", { name: "Save and resubmit" }).click();
     await alice.waitForURL(`${server.url}/apps/${clientId}`);
-    await expect(alice.getByText("Waiting for review", { exact: true })).toBeVisible();
+    await expect(alice.getByText("Resubmitted, waiting for review", { exact: true })).toBeVisible();
+    await expect(alice.getByTestId("previous-reason")).toHaveText(reason);
     expect(await appStatus(clientId)).toBe("pending");
 
     await admin.goto(`${server.url}/admin/apps?resubmitted=1&q=${encodeURIComponent(TAG)}`);
@@ -174,6 +179,39 @@ test.describe("admin review in Chromium", () => {
     await expect(row.getByText(/Resubmitted/)).toBeVisible();
     await expect(row.getByTestId("previous-rejection")).toContainText(reason);
     await expect(admin.getByLabel("Resubmitted only")).toBeChecked();
+
+    // A viewer on alice's team: Edit answers 403 with the real reason and whom to ask.
+    await query(
+      server.databaseUrl,
+      `INSERT INTO "AppMember" ("applicationId", "userId", role) SELECT a.id, u.id, 'viewer' FROM "Application" a, "User" u WHERE a."clientId" = $1 AND u.handle = 'bob' AND u."worldId" = 0`,
+      [clientId],
+    );
+    const bob = await (await newContext(admin.context().browser()!, foreignRequests)).newPage();
+    await signIn(bob, "bob");
+    const edit = await bob.goto(`${server.url}/apps/${clientId}/edit`);
+    expect(edit!.status()).toBe(403);
+    await expect(bob.getByTestId("forbidden-reason")).toContainText("Ask the owner, @alice");
+
+    // The approval reaches the whole team: the bell counts it, the Notifications page lists it.
+    await admin.goto(`${server.url}/apps/${clientId}`);
+    // An API key client has no consent page: its card says what it is (issue 28).
+    await expect(admin.getByText("About the app", { exact: true })).toBeVisible();
+    await expect(admin.getByText("On the consent page", { exact: true })).toHaveCount(0);
+    await admin.getByRole("button", { name: `Approve ${name}` }).click();
+    await expect(admin.getByText(`Approved ${name}`)).toBeVisible();
+    await bob.goto(`${server.url}/apps`);
+    const bell = bob.getByRole("link", { name: /^Notifications, \d+ unread$/ });
+    await expect(bell).toBeVisible();
+    await bell.click();
+    await bob.waitForURL(`${server.url}/account/notifications`);
+    const notice = bob.getByTestId("notices").getByRole("listitem").filter({ hasText: `Your app "${name}" was approved.` });
+    await expect(notice).toBeVisible();
+    await expect(notice.getByRole("link", { name: "Open the app" })).toHaveAttribute("href", `/apps/${clientId}`);
+    await checkPage(bob, "notifications", "portal-notifications");
+    // Shown once: the bell no longer counts it.
+    await bob.reload();
+    await expect(bob.getByRole("link", { name: "Notifications", exact: true })).toBeVisible();
+    await bob.context().close();
   });
 
   test("an approval names the revision the admin looked at: an app changed since is refused and shown again", async () => {
@@ -277,6 +315,20 @@ test.describe("admin review in Chromium", () => {
     const entry = admin.locator(`tr[data-audit-action="user.disable"]`).filter({ hasText: `@${handle}` });
     await expect(entry).toContainText(reason);
     expect(await admin.locator("tbody tr:not([data-audit-action='user.disable'])").count()).toBe(0);
+
+    // Issue 28: the person's page has their history, and (alice) the apps they work on.
+    await admin.goto(`${server.url}/admin/users/${handle}`);
+    const history = admin.getByTestId("user-history");
+    await expect(history.getByRole("listitem").filter({ hasText: "user.disable" })).toContainText(reason);
+    await expect(history.getByRole("listitem").filter({ hasText: "user.enable" })).toBeVisible();
+    await checkPage(admin, "admin user page", "admin-user-page");
+    await admin.goto(`${server.url}/admin/users/alice`);
+    await expect(admin.getByTestId("user-apps").getByRole("link", { name: `${TAG} Vague app` })).toBeVisible();
+    // On a phone every admin tab is on screen, "Audit log" included.
+    await admin.setViewportSize({ width: 390, height: 844 });
+    const tab = await admin.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Audit log" }).boundingBox();
+    expect(tab!.x + tab!.width).toBeLessThanOrEqual(390);
+    await admin.setViewportSize({ width: 1280, height: 900 });
 
     // App names, not client ids, name the targets (the long name included).
     await admin.goto(`${server.url}/admin/audit?action=app.approve&target=api_${TAG}${"0".padStart(14, "0")}`);

@@ -63,6 +63,8 @@ test.describe("device sign-in in Chromium", () => {
     await page.getByLabel("Code").fill("BBBB-BBBB");
     await page.getByRole("button", { name: "Continue" }).click();
     await expect(page.getByRole("alert")).toContainText("That code is not valid");
+    // The typo stays in the box to be fixed (issue 28).
+    await expect(page.getByLabel("Code")).toHaveValue("BBBB-BBBB");
     await expectAccessible(page, "device code error");
     await screenshot(page, "device-code-error");
 
@@ -80,6 +82,10 @@ test.describe("device sign-in in Chromium", () => {
           await expectAccessible(page, "device confirmation");
           await expectNoHorizontalOverflow(page);
           await screenshot(page, "device-confirm");
+        }
+        if (step === "login") {
+          // The app is on another device: Cancel does not claim to return to it (issue 28).
+          await expect(page.getByRole("button", { name: "Cancel this device sign-in" })).toBeVisible();
         }
         if (step === "consent") {
           await expect(page.getByRole("heading", { name: "Allow Kitchen TV to access your account?" })).toBeVisible();

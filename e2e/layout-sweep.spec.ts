@@ -139,6 +139,17 @@ async function ensureData(): Promise<void> {
     `INSERT INTO "AppMember" ("applicationId", "userId", role) SELECT $1, id, 'viewer' FROM "User" WHERE handle = 'sweep_member'`,
     [kept],
   );
+  // Issue 28: a team of 20, with 60-character names, in the app page's side column.
+  for (let i = 1; i < 20; i++) {
+    const handle = `sweep_team_member_${String(i).padStart(2, "0")}`;
+    const name = `Carolina Lindqvist-Montgomery of Trust and Safety, number ${i}`.padEnd(60, ".").slice(0, 60);
+    await query(server.databaseUrl, `INSERT INTO "User" (handle, "displayName", "updatedAt") VALUES ($1, $2, now()) ON CONFLICT ("worldId", handle) DO NOTHING`, [handle, name]);
+    await query(
+      server.databaseUrl,
+      `INSERT INTO "AppMember" ("applicationId", "userId", role) SELECT $1, id, $3::"AppMemberRole" FROM "User" WHERE handle = $2 ON CONFLICT DO NOTHING`,
+      [kept, handle, i % 3 ? "viewer" : "admin"],
+    );
+  }
   await add("suspended", { type: "api", status: "suspended", reason: LONG_REASON, scopes });
   await add("login", {
     type: "login",

@@ -42,7 +42,7 @@ export function RevokeAppButton({
   return (
     <>
       <Button variant="danger-outline" size="sm" onClick={() => setOpen(true)}>
-        <Icon name="ban" /> Revoke access
+        <Icon name="ban" /> Revoke access<span className="sr-only"> of {appName}</span>
       </Button>
       <Dialog
         open={open}

@@ -12,7 +12,7 @@ import { ButtonLink } from "@/components/ui/button-link";
 import { describedBy, Field, FieldError, inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 import type { ActionResult } from "@/lib/actions/result";
-import { createAppSchema, type AppView } from "@/lib/schemas/apps";
+import { APP_DESCRIPTION_MAX, APP_NAME_MAX, createAppSchema, type AppView } from "@/lib/schemas/apps";
 import { SVC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES, type SvcScope } from "@/lib/scopes";
 import { LogoInput } from "./logo-input";
 import { handOffSandboxSecret } from "./new-sandbox-secret-banner";
@@ -85,6 +85,7 @@ export function AppForm({ app }: { app?: AppView }) {
   const type = useWatch({ control, name: "type" });
   const scopes = useWatch({ control, name: "scopes" }) ?? [];
   const name = useWatch({ control, name: "name" }) ?? "";
+  const description = useWatch({ control, name: "description" }) ?? "";
 
   function applyResult(result: ActionResult<{ clientId: string }>, success: string) {
     if (result.ok) {
@@ -102,7 +103,20 @@ export function AppForm({ app }: { app?: AppView }) {
 
   // A rejected app's edit can go back to the review queue with it ("Save and resubmit", issue 14).
   const canResubmit = app?.status === "rejected";
-  const submit = (resubmit: boolean) =>
+  // A row added and left empty is not an error to fix (issue 28): blank rows go before validation,
+  // unless every row is blank (then the empty row shows what is missing).
+  const dropBlankRows = () => {
+    for (const field of ["redirectUris", "postLogoutRedirectUris"] as const) {
+      const rows = form.getValues(field) ?? [];
+      const kept = rows.filter((uri) => uri.trim() !== "");
+      if (kept.length && kept.length < rows.length) setValue(field, kept);
+    }
+  };
+  const submit = (resubmit: boolean) => (event?: React.BaseSyntheticEvent) => {
+    dropBlankRows();
+    return validated(resubmit)(event);
+  };
+  const validated = (resubmit: boolean) =>
     handleSubmit((values) => {
       if (logoError) return;
       const data = { ...values, ...(logo !== undefined ? { logo } : {}) };
@@ -112,7 +126,13 @@ export function AppForm({ app }: { app?: AppView }) {
           if (resubmit) {
             applyResult(await resubmitAppAction(app.clientId, update), "Saved and resubmitted: the app is back in the review queue.");
           } else {
-            applyResult(await updateAppAction(app.clientId, update), "Changes saved");
+            const result = await updateAppAction(app.clientId, update);
+            applyResult(
+              result,
+              result.ok && result.data.sentForReview
+                ? "Sent for review: the changes that need an admin wait on the app page; the app keeps running as approved."
+                : "Changes saved",
+            );
           }
         } else {
           const result = await createAppAction(data);
@@ -148,27 +168,33 @@ export function AppForm({ app }: { app?: AppView }) {
         </h2>
         <p className="mt-1 text-sm text-slate-600">Shown to admins during review and to people on the consent screen.</p>
         <div className="mt-6 grid gap-6">
-          <Field id="name" label="Application name" required error={errors.name?.message}>
+          <Field id="name" label="Application name" required hint={<Counter value={name} max={APP_NAME_MAX} />} error={errors.name?.message}>
             <input
               id="name"
               className={inputClasses}
               autoComplete="off"
               placeholder="Acme Chat Bridge"
+              maxLength={APP_NAME_MAX}
               aria-invalid={errors.name ? true : undefined}
-              aria-describedby={describedBy("name", { error: Boolean(errors.name) })}
+              aria-describedby={describedBy("name", { hint: true, error: Boolean(errors.name) })}
               {...register("name")}
             />
           </Field>
           <Field
             id="description"
             label="Description"
-            hint="What the app does and why it needs these scopes. Up to 500 characters."
+            hint={
+              <>
+                What the app does and why it needs these scopes. <Counter value={description} max={APP_DESCRIPTION_MAX} />
+              </>
+            }
             error={errors.description?.message}
           >
             <textarea
               id="description"
               rows={3}
               className={inputClasses}
+              maxLength={APP_DESCRIPTION_MAX}
               aria-invalid={errors.description ? true : undefined}
               aria-describedby={describedBy("description", { hint: true, error: Boolean(errors.description) })}
               {...register("description")}
@@ -398,5 +424,14 @@ export function AppForm({ app }: { app?: AppView }) {
         )}
       </div>
     </form>
+  );
+}
+
+/** "12 of 80 characters": the limit is known before submitting (issue 28), not learnt from an error. */
+function Counter({ value, max }: { value: string; max: number }) {
+  return (
+    <span className={`tabular-nums ${value.length >= max ? "font-medium text-amber-800" : ""}`}>
+      {value.length} of {max} characters
+    </span>
   );
 }

@@ -28,6 +28,24 @@ export function AppStatusCallout({
   ) : null;
   switch (app.status) {
     case "pending":
+      // Sent back after a rejection (issue 28: the loop closes): what it answers, and that it waits.
+      if (app.resubmittedAt) {
+        return (
+          <Alert tone="warning" title="Resubmitted, waiting for review" role="status">
+            <p>
+              {isOwner ? "You resubmitted it" : `@${app.owner.handle} resubmitted it`} <TimeAgo date={app.resubmittedAt} now={now} /> in
+              answer to the reviewer&apos;s reason:{" "}
+              <span className="break-words" data-testid="previous-reason">
+                {app.previousRejectionReason ?? "No reason given."}
+              </span>
+            </p>
+            <p className="mt-1">
+              Until it is approved, token requests fail with <code className="font-mono">invalid_client</code>.{" "}
+              {isOwner ? "The decision will show up here and in your notifications." : "The owner sees your decision and reason on this page."}
+            </p>
+          </Alert>
+        );
+      }
       return (
         <Alert tone="warning" title={isOwner ? "Waiting for review" : "Waiting for review by an admin"} role="status">
           {isOwner ? "An admin reviews every new application. " : `Registered by @${app.owner.handle}. `}

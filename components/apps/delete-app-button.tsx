@@ -9,8 +9,15 @@ import { Dialog } from "@/components/ui/dialog";
 import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 
-/** Delete with a typed confirmation (the app's name), GitHub-style: it cannot be undone. */
+/** Beyond this length the confirmation asks for the client ID rather than the name (issue 28). */
+const TYPED_NAME_MAX = 32;
+
+/**
+ * Delete with a typed confirmation, GitHub-style: it cannot be undone. The phrase is the app's name,
+ * or its client ID when the name is long (nobody should retype 80 characters).
+ */
 export function DeleteAppButton({ clientId, name }: { clientId: string; name: string }) {
+  const phrase = name.length <= TYPED_NAME_MAX ? name : clientId;
   const router = useRouter();
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState("");
@@ -52,14 +59,15 @@ export function DeleteAppButton({ clientId, name }: { clientId: string; name: st
             <Button variant="secondary" onClick={() => setOpen(false)} disabled={pending}>
               Cancel
             </Button>
-            <Button variant="danger" onClick={remove} loading={pending} disabled={typed.trim() !== name}>
+            <Button variant="danger" onClick={remove} loading={pending} disabled={typed.trim() !== phrase}>
               Delete application
             </Button>
           </>
         }
       >
         <label htmlFor={inputId} className="block text-sm text-slate-700">
-          Type <strong className="font-semibold text-slate-900">{name}</strong> to confirm.
+          Type {phrase === name ? "the name" : "the client ID"}{" "}
+          <strong className={`font-semibold break-all text-slate-900 ${phrase === name ? "" : "font-mono"}`}>{phrase}</strong> to confirm.
         </label>
         <input
           id={inputId}

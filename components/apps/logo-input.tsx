@@ -1,8 +1,9 @@
 "use client";
 
-import { useId, useState } from "react";
-import { Button } from "@/components/ui/button";
+import { useId, useRef, useState } from "react";
+import { Button, buttonClasses } from "@/components/ui/button";
 import { FieldError } from "@/components/ui/field";
+import { Icon } from "@/components/ui/icon";
 import { LOGO_RULES, logoInputSchema } from "@/lib/schemas/apps";
 import { AppLogo } from "./app-identity";
 
@@ -32,6 +33,8 @@ export function LogoInput({
   const id = useId();
   const [preview, setPreview] = useState<string | null>(null);
   const [inputKey, setInputKey] = useState(0);
+  const [fileName, setFileName] = useState<string | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
   function showPreview(file: File | null) {
     if (preview) URL.revokeObjectURL(preview);
     setPreview(file ? URL.createObjectURL(file) : null);
@@ -71,16 +74,37 @@ export function LogoInput({
           <AppLogo clientId="new" name={name || "?"} logo={null} size="lg" />
         )}
         <div className="flex min-w-0 flex-col gap-2">
-          <input
-            key={inputKey}
-            id={`${id}-file`}
-            type="file"
-            accept="image/png,image/jpeg,image/webp"
-            aria-describedby={`${id}-hint${error ? ` ${id}-error` : ""}`}
-            aria-invalid={error ? true : undefined}
-            className="block max-w-full text-sm text-slate-700 file:mr-3 file:rounded-lg file:border-0 file:bg-slate-100 file:px-3 file:py-2 file:text-sm file:font-medium file:text-slate-900 hover:file:bg-slate-200"
-            onChange={(e) => void choose(e.target.files?.[0])}
-          />
+          {/* The browser's file input stays (keyboard, screen readers), visually replaced by a button
+              and the chosen file's name (issue 28: not the browser's unstyled control). */}
+          <div className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1">
+            <input
+              key={inputKey}
+              ref={fileInput}
+              id={`${id}-file`}
+              type="file"
+              accept="image/png,image/jpeg,image/webp"
+              aria-describedby={`${id}-hint${error ? ` ${id}-error` : ""}`}
+              aria-invalid={error ? true : undefined}
+              className="peer sr-only"
+              onChange={(e) => {
+                setFileName(e.target.files?.[0]?.name ?? null);
+                void choose(e.target.files?.[0]);
+              }}
+            />
+            {/* For the mouse only: keyboard and screen-reader users are on the input itself ("Logo"), whose focus this shows. */}
+            <button
+              type="button"
+              tabIndex={-1}
+              aria-hidden="true"
+              onClick={() => fileInput.current?.click()}
+              className={buttonClasses("secondary", "sm", "peer-focus-visible:outline-2 peer-focus-visible:outline-offset-2 peer-focus-visible:outline-brand-600")}
+            >
+              <Icon name="plus" /> {shown ? "Choose another image" : "Choose an image"}
+            </button>
+            <span className="min-w-0 text-sm break-all text-slate-600" data-testid="logo-file-name">
+              {value instanceof Uint8Array && fileName ? fileName : "PNG, JPEG or WebP"}
+            </span>
+          </div>
           <div className="flex flex-wrap gap-2">
             {value !== undefined ? (
               <Button

@@ -103,3 +103,13 @@ export function PendingChangeDiff({ app }: { app: AppView }) {
     </dl>
   );
 }
+
+/** Why the team's last change request was refused (shown until the next request). */
+export function ChangeRefusedNotice({ reason }: { reason: string }) {
+  return (
+    <div role="status" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm break-words text-amber-900" data-testid="change-refused">
+      <p className="font-medium">Your last changes were not approved.</p>
+      <p className="mt-1">Reason: {reason}</p>
+    </div>
+  );
+}

@@ -41,7 +41,7 @@ export function SecretReveal({
   onDone?: () => void;
 }) {
   const [hidden, setHidden] = useState(false);
-  const input = useRef<HTMLInputElement>(null);
+  const input = useRef<HTMLTextAreaElement>(null);
   const titleId = useId();
   const inputId = useId();
   const Heading = headingLevel === 2 ? "h2" : "h3";
@@ -73,15 +73,17 @@ export function SecretReveal({
               {label}
               {secretId ? ` ${secretId}` : ""}
             </label>
-            <input
+            {/* A textarea that grows to its content: on a phone the whole secret wraps into view rather than being cut off (issue 28). */}
+            <textarea
               ref={input}
               id={inputId}
               readOnly
+              rows={1}
               value={secret}
               onFocus={(e) => e.currentTarget.select()}
               spellCheck={false}
               autoComplete="off"
-              className="min-w-0 flex-1 rounded bg-transparent px-1.5 py-1 font-mono text-sm text-slate-900 outline-none focus-visible:ring-2 focus-visible:ring-amber-400 sm:px-0"
+              className="field-sizing-content min-w-0 flex-1 resize-none overflow-hidden rounded bg-transparent px-1.5 py-1 font-mono text-sm break-all text-slate-900 outline-none focus-visible:ring-2 focus-visible:ring-amber-400 sm:px-0"
               data-testid={inputTestId}
             />
             <CopyButton value={secret} label={`Copy ${label.toLowerCase()}`} showText className="justify-center" />

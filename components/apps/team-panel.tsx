@@ -17,7 +17,7 @@ export interface TeamPerson {
 
 const ROLE_TEXT = {
   owner: "Owner",
-  admin: "Admin · manages everything but deleting and transferring",
+  admin: "Team admin · manages everything but deleting and transferring",
   viewer: "Viewer · read-only",
 } as const;
 
@@ -106,10 +106,12 @@ export function TeamPanel({
   }
 
   return (
-    <div className="space-y-5">
+    // Laid out by the panel's own width, not the window's (issue 28): in the app page's side column a
+    // member's row stacks rather than crushing the name into a sliver.
+    <div className="@container space-y-5">
       <ul className="divide-y divide-slate-100" aria-label="Team members">
         {people.map((person) => (
-          <li key={person.handle} className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between">
+          <li key={person.handle} className="flex flex-col gap-2 py-3 @md:flex-row @md:items-center @md:justify-between">
             <div className="min-w-0">
               <p className="text-sm font-medium break-words text-slate-900">
                 {person.displayName} <span className="font-normal text-slate-600">@{person.handle}</span>
@@ -136,7 +138,7 @@ export function TeamPanel({
                         )
                       }
                     >
-                      <option value="admin">Admin</option>
+                      <option value="admin">Team admin</option>
                       <option value="viewer">Viewer</option>
                     </select>
                     <Button variant="secondary" size="sm" disabled={pending} onClick={() => setOfferTo(person.handle)}>
@@ -161,44 +163,47 @@ export function TeamPanel({
       </ul>
 
       {canManageTeam ? (
-        <form onSubmit={add} className="flex flex-col gap-3 border-t border-slate-100 pt-4 sm:flex-row sm:items-end" noValidate>
-          <div className="min-w-0 flex-1">
-            <label htmlFor={handleId} className="block text-sm font-medium text-slate-700">
-              Add a person by username
-            </label>
-            <input
-              id={handleId}
-              className={`${inputClasses} mt-1`}
-              placeholder="e.g. carol"
-              value={handle}
-              onChange={(e) => setHandle(e.target.value)}
-              autoComplete="off"
-              aria-invalid={error ? true : undefined}
-              aria-describedby={error ? errorId : undefined}
-            />
-            {error ? (
-              <p id={errorId} className="mt-1 text-sm text-red-700">
-                {error}
-              </p>
-            ) : null}
+        <form onSubmit={add} className="border-t border-slate-100 pt-4" noValidate>
+          <div className="flex flex-col gap-3 @md:flex-row @md:items-end">
+            <div className="min-w-0 flex-1">
+              <label htmlFor={handleId} className="block text-sm font-medium text-slate-700">
+                Add a person by username
+              </label>
+              <input
+                id={handleId}
+                className={`${inputClasses} mt-1`}
+                placeholder="e.g. carol"
+                value={handle}
+                onChange={(e) => setHandle(e.target.value)}
+                autoComplete="off"
+                aria-invalid={error ? true : undefined}
+                aria-describedby={error ? errorId : undefined}
+              />
+            </div>
+            <div>
+              <label htmlFor={`${roleId}-new`} className="block text-sm font-medium text-slate-700">
+                Role
+              </label>
+              <select
+                id={`${roleId}-new`}
+                className={`${inputClasses} mt-1 w-auto`}
+                value={role}
+                onChange={(e) => setRole(e.target.value as "admin" | "viewer")}
+              >
+                <option value="viewer">Viewer</option>
+                <option value="admin">Team admin</option>
+              </select>
+            </div>
+            <Button type="submit" loading={pending} disabled={!handle.trim()}>
+              <Icon name="plus" /> Add
+            </Button>
           </div>
-          <div>
-            <label htmlFor={`${roleId}-new`} className="block text-sm font-medium text-slate-700">
-              Role
-            </label>
-            <select
-              id={`${roleId}-new`}
-              className={`${inputClasses} mt-1 w-auto`}
-              value={role}
-              onChange={(e) => setRole(e.target.value as "admin" | "viewer")}
-            >
-              <option value="viewer">Viewer</option>
-              <option value="admin">Admin</option>
-            </select>
-          </div>
-          <Button type="submit" loading={pending} disabled={!handle.trim()}>
-            <Icon name="plus" /> Add
-          </Button>
+          {/* Under the whole row: an error does not push Role and Add out of line. */}
+          {error ? (
+            <p id={errorId} className="mt-2 text-sm break-words text-red-700">
+              {error}
+            </p>
+          ) : null}
         </form>
       ) : null}
 

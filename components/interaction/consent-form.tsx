@@ -40,18 +40,15 @@ export function ConsentForm({
       <p className="mt-2 text-sm text-slate-600" data-testid="consent-kind" data-kind={kind}>
         {kind === "first" ? (
           <>
-            This is the first time <strong className="font-semibold wrap-anywhere text-slate-900">{clientName}</strong> asks for
-            access to your account.
+            This is the first time this app asks for access to your account.
           </>
         ) : kind === "more" ? (
           <>
-            You allowed <strong className="font-semibold wrap-anywhere text-slate-900">{clientName}</strong> before. It now
-            also asks for {added.length === 1 ? "one new permission" : `${added.length} new permissions`}, marked “New” below.
+            You allowed this app before. It now also asks for {added.length === 1 ? "one new permission" : `${added.length} new permissions`}, marked “New” below.
           </>
         ) : (
           <>
-            You allowed <strong className="font-semibold wrap-anywhere text-slate-900">{clientName}</strong> before; it asks you
-            to confirm.
+            You allowed this app before; it asks you to confirm.
           </>
         )}{" "}
         {ownerHandle ? (
@@ -83,7 +80,8 @@ export function ConsentForm({
           </button>
         </form>
       ) : null}
-      <h2 className="mt-6 text-sm font-semibold wrap-anywhere text-slate-900">If you allow it, {clientName} will be able to:</h2>
+      {/* The name is in the title and on the identity card: not repeated in every sentence (issue 28). */}
+      <h2 className="mt-6 text-sm font-semibold text-slate-900">If you allow it, the app will be able to:</h2>
       <ul className="mt-3 divide-y divide-slate-100 rounded-xl border border-slate-200" aria-label="Requested permissions">
         {ordered.map((s) => (
           <li key={s.scope} className={`flex gap-3 px-4 py-3 ${isNew(s.scope) ? "bg-amber-50" : ""}`} data-new={isNew(s.scope) || undefined}>

@@ -29,7 +29,7 @@ export function InteractionPage(props: InteractionPageProps) {
     return (
       <HostedPage title={title}>
         {props.sandbox ? <SandboxBanner /> : null}
-        <LoginForm uid={props.uid} clientName={props.clientName} username={props.username} error={props.error} />
+        <LoginForm uid={props.uid} clientName={props.clientName} device={props.device} username={props.username} error={props.error} />
       </HostedPage>
     );
   }

@@ -12,11 +12,14 @@ import { InteractionCard } from "./interaction-card";
 export function LoginForm({
   uid,
   clientName,
+  device = false,
   username,
   error,
 }: {
   uid: string;
   clientName: string;
+  /** A device sign-in: the app is on another device, so Cancel does not "return" to it. */
+  device?: boolean;
   username: string;
   /** The refusal's code and its message, or null. */
   error: { code: string; message: string } | null;
@@ -82,7 +85,7 @@ export function LoginForm({
           formNoValidate
           className={buttonClasses("ghost", "md", "w-full", true)}
         >
-          Cancel and return to {clientName}
+          {device ? "Cancel this device sign-in" : `Cancel and return to ${clientName}`}
         </button>
       </form>
     </InteractionCard>

@@ -10,7 +10,8 @@ import { useEffect, useRef, type ReactNode } from "react";
  */
 export function DisclosureMenu({ summary, summaryLabel, summaryClassName, children }: {
   summary: ReactNode;
-  summaryLabel: string;
+  /** The summary's accessible name when its content has no text (an icon alone). */
+  summaryLabel?: string;
   summaryClassName: string;
   children: ReactNode;
 }) {

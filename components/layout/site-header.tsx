@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { ButtonLink } from "@/components/ui/button-link";
 import { Icon } from "@/components/ui/icon";
 import { DisclosureMenu } from "./disclosure-menu";
@@ -5,7 +6,8 @@ import { Logo } from "./logo";
 import { NavLink } from "./nav-link";
 import { UserMenu, type HeaderUser } from "./user-menu";
 
-export function SiteHeader({ user }: { user: HeaderUser | null }) {
+/** `notices`: the signed-in person's unread notices (issue 28), the count on the bell. */
+export function SiteHeader({ user, notices = 0 }: { user: HeaderUser | null; notices?: number }) {
   const links: { href: string; label: string; exact?: boolean; exclude?: string }[] = [
     { href: "/docs", label: "Docs", exclude: "/docs/api-reference" },
     { href: "/docs/api-reference", label: "API reference", exact: true },
@@ -25,7 +27,10 @@ export function SiteHeader({ user }: { user: HeaderUser | null }) {
         </nav>
         <div className="ml-auto flex items-center gap-2">
           {user ? (
-            <UserMenu user={user} />
+            <>
+              <NoticesBell count={notices} />
+              <UserMenu user={user} />
+            </>
           ) : (
             <ButtonLink href="/signin" size="sm" variant="light">
               Sign in
@@ -52,5 +57,29 @@ export function SiteHeader({ user }: { user: HeaderUser | null }) {
         </div>
       </div>
     </header>
+  );
+}
+
+/** A link to the Notifications page, with the unread count in its name and on a badge. */
+function NoticesBell({ count }: { count: number }) {
+  const shown = count > 99 ? "99+" : String(count);
+  return (
+    <Link
+      href="/account/notifications"
+      prefetch={false}
+      aria-label={count ? `Notifications, ${shown} unread` : "Notifications"}
+      className="relative flex items-center rounded-md p-2 text-slate-200 hover:bg-white/10"
+      data-testid="notices-bell"
+    >
+      <Icon name="bell" className="size-5" />
+      {count ? (
+        <span
+          aria-hidden="true"
+          className="absolute -top-0.5 -right-0.5 flex h-5 min-w-5 items-center justify-center rounded-full bg-red-600 px-1 text-xs font-semibold text-white"
+        >
+          {shown}
+        </span>
+      ) : null}
+    </Link>
   );
 }

@@ -13,12 +13,15 @@ export interface HeaderUser {
 export function UserMenu({ user }: { user: HeaderUser }) {
   return (
     <DisclosureMenu
-      summaryLabel={`Account menu for @${user.handle}`}
+      // Named by its content, not an aria-label: the visible handle is part of the name (axe's
+      // label-content-name-mismatch; the initials are decoration, hidden from the name).
       summaryClassName="flex cursor-pointer list-none items-center gap-2 rounded-full p-0.5 pr-2 text-sm text-slate-200 hover:bg-white/10"
       summary={
         <>
           <Avatar handle={user.handle} name={user.displayName} size="sm" />
-          <span className="hidden max-w-32 truncate sm:inline">@{user.handle}</span>
+          <span className="sr-only">Account menu for </span>
+          <span className="hidden max-w-32 truncate align-middle sm:inline-block">@{user.handle}</span>
+          <span className="sr-only sm:hidden">@{user.handle}</span>
           <Icon name="chevronDown" className="size-4 text-slate-400 transition-transform group-open:rotate-180" />
         </>
       }

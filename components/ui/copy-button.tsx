@@ -27,7 +27,8 @@ export function CopyButton({
     try {
       await navigator.clipboard.writeText(value);
       setCopied(true);
-      toast.success(`${label.replace(/^Copy /, "")} copied`);
+      const what = label.replace(/^Copy /, "");
+      toast.success(`${what.charAt(0).toUpperCase()}${what.slice(1)} copied`);
     } catch {
       toast.error("Could not copy: select the text and copy it by hand.");
     }

@@ -32,14 +32,19 @@ export async function createAppAction(
  * change to every process (lib/database/changes.ts), so nothing here clears a cache.
  */
 
-export async function updateAppAction(clientId: unknown, input: unknown): Promise<ActionResult<{ clientId: string }>> {
+/**
+ * `sentForReview`: the save left changes waiting for an admin (an approved app's widening change),
+ * so the form says "Sent for review" rather than "Changes saved" (issue 28).
+ */
+export async function updateAppAction(clientId: unknown, input: unknown): Promise<ActionResult<{ clientId: string; sentForReview: boolean }>> {
   return runAction("apps.update", async () => {
     const actor = await requireUserActor();
     const id = clientIdSchema.parse(clientId);
     const app = await updateApp(id, updateAppSchema.parse(input), actor);
     revalidatePath(`/apps/${id}`);
     revalidatePath("/apps");
-    return { clientId: app.clientId };
+    revalidatePath("/admin", "layout");
+    return { clientId: app.clientId, sentForReview: app.pendingChange !== null };
   });
 }
 

@@ -106,8 +106,9 @@ export const userCodeInputSource: DeviceFlowFeature["userCodeInputSource"] = asy
     sendToPage(ctx, { step: "cancelled" }, xsrf);
     return;
   }
-  // The code the person typed comes back into the box (not for a code that does not exist).
-  const typed = kind === "expired" || kind === "used" ? userCodeSchema.safeParse((err as { userCode?: unknown }).userCode).data : undefined;
+  // The code the person typed comes back into the box, a wrong one too (issue 28: a typo is fixed
+  // in place, not typed again); only a well-formed code is echoed.
+  const typed = userCodeSchema.safeParse((err as { userCode?: unknown }).userCode ?? ctx.oidc.params?.user_code).data;
   sendToPage(ctx, { step: "input", error: kind, user_code: typed }, xsrf);
 };
 

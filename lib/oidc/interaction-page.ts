@@ -46,6 +46,7 @@ export async function findInteractionPageProps(request: InteractionPageRequest):
       uid,
       clientName: view.client.name,
       sandbox: view.client.sandbox,
+      device: view.device,
       username: (request.usernameCookie ?? "").slice(0, 100),
       error: error
         ? {

@@ -15,6 +15,8 @@ import { findSignInClient } from "./clients";
 export interface InteractionView {
   uid: string;
   prompt: "login" | "consent";
+  /** A device sign-in (RFC 8628): the app runs on another device, so nothing "returns to" it. */
+  device: boolean;
   /** `ownerHandle` and `account` are read for the consent page only (null on the login page). */
   client: { clientId: string; name: string; ownerHandle: string | null; firstParty: boolean; sandbox: boolean };
   scopes: { scope: string; description: string }[];
@@ -43,6 +45,7 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
         params?: { client_id?: unknown; scope?: unknown };
         session?: { accountId?: string };
         result?: unknown;
+        deviceCode?: unknown;
       }
     | undefined;
   // A finished interaction (result recorded) cannot be answered again.
@@ -65,6 +68,7 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
   return {
     uid,
     prompt,
+    device: typeof payload.deviceCode === "string",
     client: {
       clientId: client.clientId,
       name: client.name,

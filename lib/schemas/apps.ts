@@ -59,8 +59,11 @@ const redirectListSchema = z
 
 /** PostgreSQL text cannot hold NUL (a 500 otherwise); lone surrogates are not text either. */
 const storable = (schema: z.ZodString) => schema.refine(isStorableText, "Contains characters that are not allowed");
-const nameSchema = storable(z.string().trim().min(1, "Enter a name").max(80, "At most 80 characters"));
-const descriptionSchema = storable(z.string().trim().max(500, "At most 500 characters"));
+/** The longest name and description (the form's counters and maxLength use them too). */
+export const APP_NAME_MAX = 80;
+export const APP_DESCRIPTION_MAX = 500;
+const nameSchema = storable(z.string().trim().min(1, "Enter a name").max(APP_NAME_MAX, `At most ${APP_NAME_MAX} characters`));
+const descriptionSchema = storable(z.string().trim().max(APP_DESCRIPTION_MAX, `At most ${APP_DESCRIPTION_MAX} characters`));
 const scopesSchema = z.array(svcScopeSchema).transform((list) => [...new Set(list)]);
 
 /**

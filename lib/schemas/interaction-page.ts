@@ -14,6 +14,8 @@ export type InteractionPageProps =
       clientName: string;
       /** Issue 26: a sandbox client's page (its banner). */
       sandbox: boolean;
+      /** A device sign-in: cancelling goes back to the code page, not to the app (issue 28). */
+      device: boolean;
       username: string;
       error: { code: string; message: string } | null;
     }

@@ -129,7 +129,9 @@ export async function assertCapability(app: AppRow, actor: Actor, capability: Ca
   if (granted[capability]) return;
   await recordAudit({ actor, action, targetType: "app", targetId: app.clientId, outcome: "denied" });
   if (!granted.view) throw notFound(app.clientId);
-  throw new AppError("forbidden", REFUSALS[capability]);
+  // A team member whose role falls short learns whom to ask (issue 28: 403s name the real reason).
+  const ask = granted.onTeam && capability !== "review" ? ` Ask the owner, @${app.owner.handle}.` : "";
+  throw new AppError("forbidden", REFUSALS[capability] + ask);
 }
 
 /** Loads an app for an action that needs `capability` (assertCapability's rule). */

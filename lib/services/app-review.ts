@@ -9,6 +9,7 @@ import { pruneLogos, storeLogo } from "./app-logos";
 import {
   checkedChanges,
   notifyOwner,
+  notifyTeam,
   prepareChanges,
   readPendingChange,
   refuseFirstParty,
@@ -59,8 +60,8 @@ export async function moveOwnership(tx: Tx, app: AppRow, to: { id: number; handl
   await tx.appMember.deleteMany({ where: { applicationId: app.id, userId: to.id } });
   await tx.application.update({ where: { id: app.id }, data: { ownerId: to.id, transferToId: null, transferRequestedAt: null } });
   await tx.appMember.create({ data: { applicationId: app.id, userId: app.ownerId, role: "admin" } });
-  await notifyOwner(tx, to.id, `You now own the app "${app.name}".`);
-  await notifyOwner(tx, app.ownerId, `@${to.handle} now owns your app "${app.name}"; you stay on its team as an admin.`);
+  await notifyOwner(tx, to.id, `You now own the app "${app.name}".`, app.clientId);
+  await notifyOwner(tx, app.ownerId, `@${to.handle} now owns your app "${app.name}"; you stay on its team as an admin.`, app.clientId);
 }
 
 /**
@@ -94,7 +95,7 @@ export async function approvePendingChange(clientId: string, actor: Actor, revie
       },
       tx,
     );
-    await notifyOwner(tx, app.ownerId, `The changes to your app "${app.name}" were approved and apply now.`);
+    await notifyTeam(tx, app, `The changes to your app "${app.name}" were approved and apply now.`);
     await recordEvent(tx, { type: "app.status.changed", clientId, data: { status: app.status, change: "approved" } });
     await announce({ kind: "app", clientId });
     return toAppView((await loadApp(clientId, tx))!);
@@ -126,7 +127,7 @@ export async function rejectPendingChange(
       { actor, action: "app.change.reject", targetType: "app", targetId: clientId, detail: { reason, revision: app.revision } },
       tx,
     );
-    await notifyOwner(tx, app.ownerId, `The changes to your app "${app.name}" were not approved: ${reason}.`);
+    await notifyTeam(tx, app, `The changes to your app "${app.name}" were not approved: ${reason}.`);
     await recordEvent(tx, { type: "app.status.changed", clientId, data: { status: app.status, change: "rejected", reason } });
     await announce({ kind: "app", clientId });
     return toAppView((await loadApp(clientId, tx))!);
@@ -256,7 +257,7 @@ async function transition(
       },
       tx,
     );
-    if (!app.firstParty) await notifyOwner(tx, app.ownerId, decisionMessage(kind, app, reason));
+    if (!app.firstParty) await notifyTeam(tx, app, decisionMessage(kind, app, reason));
     // Issue 25: the app hears it too (a suspended app included: it learns why its calls fail).
     await recordEvent(tx, {
       type: "app.status.changed",
@@ -396,7 +397,7 @@ export async function undoApproval(clientId: string, actor: Actor): Promise<AppV
       },
       tx,
     );
-    await notifyOwner(tx, app.ownerId, `The approval of your app "${app.name}" was withdrawn: it is back to ${from}.`);
+    await notifyTeam(tx, app, `The approval of your app "${app.name}" was withdrawn: it is back to ${from}.`);
     const view = toAppView((await loadApp(clientId, tx))!);
     await voidAppTokens(tx, clientId);
     await announce({ kind: "app", clientId });

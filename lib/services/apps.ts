@@ -457,8 +457,23 @@ export async function deleteApp(clientId: string, actor: Actor): Promise<void> {
 }
 
 
-export async function notifyOwner(tx: Tx, ownerId: number, message: string): Promise<void> {
-  await tx.notification.create({ data: { userId: ownerId, type: "app_review", message } });
+/**
+ * A notice to one person about an app (type `app_review`: their platform notifications, and the
+ * portal's bell, lib/services/portal-notifications.ts). `clientId`: the app it links to, when that
+ * person can open it.
+ */
+export async function notifyOwner(tx: Tx, ownerId: number, message: string, clientId: string | null = null): Promise<void> {
+  await tx.notification.create({ data: { userId: ownerId, type: "app_review", message, clientId } });
+}
+
+/**
+ * A review decision reaches the app's whole team (issue 28): the owner and every team admin and
+ * viewer, each with a link to the app.
+ */
+export async function notifyTeam(tx: Tx, app: { id: number; ownerId: number; clientId: string }, message: string): Promise<void> {
+  const members = await tx.appMember.findMany({ where: { applicationId: app.id }, select: { userId: true } });
+  const people = [...new Set([app.ownerId, ...members.map((m) => m.userId)])];
+  await tx.notification.createMany({ data: people.map((userId) => ({ userId, type: "app_review", message, clientId: app.clientId })) });
 }
 
 

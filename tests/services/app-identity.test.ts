@@ -355,6 +355,9 @@ describe("the consent page", () => {
     first.html = plain(first.html);
     expect(first.html).toContain('data-kind="first"');
     expect(first.html).toContain("This is the first time");
+    // Issue 28: the name in the title, the heading and on the identity card, not in every sentence.
+    const body = first.html.slice(first.html.indexOf("<body"));
+    expect(body.split("Asker").length - 1).toBeLessThanOrEqual(3);
     expect(first.html).toContain("Shows your stats on a big screen.");
     expect(first.html).toContain("@alice");
     expect(first.html).toContain('href="https://asker.example/terms"');

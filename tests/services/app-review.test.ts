@@ -288,4 +288,27 @@ describe("owners hear about decisions (issue 15)", () => {
     expect(await noticesFor(admin.id, since)).toEqual([]);
     expect(await noticesFor(bob.id, since)).toEqual([]);
   });
+
+  it("reach the whole team, each notice linking to the app, and the portal counts and marks them (issue 28)", async () => {
+    const notices = await import("../../lib/services/portal-notifications");
+    const [last] = await query<{ max: number | null }>(databaseUrl, `SELECT max(id)::int AS max FROM "Notification"`);
+    const since = last?.max ?? 0;
+    const app = await apps.createApp(apiInput("Team notice"), { id: alice.id }, alice);
+    await query(
+      databaseUrl,
+      `INSERT INTO "AppMember" ("applicationId", "userId", role) SELECT id, $2, 'viewer' FROM "Application" WHERE "clientId" = $1`,
+      [app.clientId, bob.id],
+    );
+    const before = await notices.countUnreadNotices(bob.id);
+    await apps.approveApp(app.clientId, admin);
+    const message = `app_review: Your app "${PREFIX} Team notice" was approved. Its client secret is waiting on the app page.`;
+    expect(await noticesFor(alice.id, since)).toEqual([message]);
+    expect(await noticesFor(bob.id, since)).toEqual([message]);
+    expect(await notices.countUnreadNotices(bob.id)).toBe(before + 1);
+    const [newest] = await notices.listNotices(bob.id);
+    expect(newest).toMatchObject({ clientId: app.clientId, read: false, message: message.replace("app_review: ", "") });
+    await notices.markNoticesRead(bob.id, newest!.id);
+    expect(await notices.countUnreadNotices(bob.id)).toBe(0);
+    expect(await notices.countUnreadNotices(alice.id)).toBeGreaterThan(0);
+  });
 });

@@ -16,18 +16,19 @@ export default async function AdminLayout({ children }: { children: React.ReactN
           <p className="text-lg font-semibold text-slate-900">Platform administration</p>
         </div>
       </div>
-      <nav aria-label="Admin sections" className="mt-6 -mb-px flex gap-6 overflow-x-auto border-b border-slate-200">
+      {/* Every tab fits a phone's width (issue 28: "Audit log" was off screen with nothing to say so): icons from sm up. */}
+      <nav aria-label="Admin sections" className="mt-6 -mb-px flex gap-4 overflow-x-auto border-b border-slate-200 sm:gap-6">
         <AdminTab href="/admin/apps" also={["/admin"]}>
-          <Icon name="clock" /> Review queue
+          <Icon name="clock" className="hidden sm:block" /> Review queue
         </AdminTab>
         <AdminTab href="/admin/users">
-          <Icon name="users" /> Users
+          <Icon name="users" className="hidden sm:block" /> Users
         </AdminTab>
         <AdminTab href="/admin/usage">
-          <Icon name="chart" /> Usage
+          <Icon name="chart" className="hidden sm:block" /> Usage
         </AdminTab>
         <AdminTab href="/admin/audit">
-          <Icon name="list" /> Audit log
+          <Icon name="list" className="hidden sm:block" /> Audit log
         </AdminTab>
       </nav>
       <div className="pt-8">{children}</div>

@@ -12,7 +12,7 @@ import { ClientSecretPanel, type SecretItem } from "@/components/apps/client-sec
 import { DeleteAppButton } from "@/components/apps/delete-app-button";
 import { NewSandboxSecretBanner } from "@/components/apps/new-sandbox-secret-banner";
 import { NewSecretBanner } from "@/components/apps/new-secret-banner";
-import { PendingChangeDiff } from "@/components/apps/pending-change";
+import { ChangeRefusedNotice, PendingChangeDiff } from "@/components/apps/pending-change";
 import { TeamPanel } from "@/components/apps/team-panel";
 import { ButtonLink } from "@/components/ui/button-link";
 import { Card } from "@/components/ui/card";
@@ -93,13 +93,14 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
         <div className="min-w-0 space-y-6 lg:col-span-2">
           <AppStatusCallout app={app} viewer={isOwner ? "owner" : "admin"} secretShownAbove={revealed !== null} now={now} />
 
+          {/* API clients never meet a person: no consent page, so their card is what reviewers read (issue 28). */}
           {app.firstParty ? null : (
             <Card
-              title="On the consent page"
+              title={app.type === "login" ? "On the consent page" : "About the app"}
               description={
                 app.type === "login"
                   ? "Who people see asking for access when they sign in: the approved logo, name, owner, description and links."
-                  : "How the app presents itself: the approved logo, name, owner, description and links."
+                  : "How the app describes itself to reviewers: the approved logo, name, owner, description and links. API clients act for themselves, so no person sees a consent page for them."
               }
             >
               <AppIdentity app={app} headingLevel="p" />
@@ -122,10 +123,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
               <PendingChangeDiff app={app} />
             </Card>
           ) : app.pendingChangeRejection && isOwner ? (
-            <div role="status" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm break-words text-amber-900" data-testid="change-refused">
-              <p className="font-medium">Your last changes were not approved.</p>
-              <p className="mt-1">Reason: {app.pendingChangeRejection}</p>
-            </div>
+            <ChangeRefusedNotice reason={app.pendingChangeRejection} />
           ) : null}
 
           {can.review && !app.firstParty ? (

@@ -2,17 +2,23 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { forbidden, notFound } from "next/navigation";
 import { AppForm } from "@/components/apps/app-form";
+import { AppStatusCallout } from "@/components/apps/app-status-callout";
+import { ChangeRefusedNotice, PendingChangeDiff } from "@/components/apps/pending-change";
+import { Card } from "@/components/ui/card";
 import { Icon } from "@/components/ui/icon";
 import { PageHeader } from "@/components/ui/page-header";
+import { TimeAgo } from "@/components/ui/time-ago";
 import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
 
 export const metadata: Metadata = { title: "Edit application" };
 
 export default async function EditAppPage({ params }: { params: Promise<{ clientId: string }> }) {
+  const now = new Date();
   const { actor, app } = await requireAppPage(params);
   if (app.firstParty) notFound();
-  // Viewers read only (issue 15); the service refuses their changes too.
+  // Viewers read only (issue 15); the service refuses their changes too. The 403 page says so, and
+  // whom to ask (issue 28, lib/portal/forbidden.ts), rather than the admin area's text.
   if (!capabilities(app, actor).manage) forbidden();
   return (
     <div className="mx-auto max-w-3xl space-y-8">
@@ -29,12 +35,29 @@ export default async function EditAppPage({ params }: { params: Promise<{ client
         title="Edit application"
         description={
           app.status === "rejected"
-            ? "Address the reviewer's reason, then choose Save and resubmit to send the app back to the review queue. Save changes alone keeps it rejected."
+            ? "Address the reviewer's reason below, then choose Save and resubmit to send the app back to the review queue. Save changes alone keeps it rejected."
             : app.status === "approved" || app.status === "suspended"
               ? "Removing scopes or URIs applies at once. New scopes, new URIs, a new name, description, link or logo wait for an admin's review; the app keeps running as approved meanwhile."
               : "Changes apply at once."
         }
       />
+      {/* Issue 28, the review loop: what the reviewer said and what waits, next to the form that answers it. */}
+      {app.status === "rejected" || app.resubmittedAt ? <AppStatusCallout app={app} now={now} /> : null}
+      {app.pendingChange ? (
+        <Card
+          title="Changes waiting for review"
+          description={
+            <>
+              Requested by @{app.pendingChange.requestedBy} <TimeAgo date={app.pendingChange.requestedAt} now={now} />. Saving again
+              replaces the request with what the form holds.
+            </>
+          }
+        >
+          <PendingChangeDiff app={app} />
+        </Card>
+      ) : app.pendingChangeRejection ? (
+        <ChangeRefusedNotice reason={app.pendingChangeRejection} />
+      ) : null}
       <AppForm app={app} />
     </div>
   );
