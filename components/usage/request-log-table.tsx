@@ -67,12 +67,13 @@ export function RequestLogTable({ clientId, entries, emptyText }: { clientId: st
                   {e.errorCode ? <code className="ml-2 font-mono text-xs text-slate-800">{e.errorCode}</code> : null}
                 </td>
                 <td className="px-3 py-2 text-right whitespace-nowrap tabular-nums">{e.latencyMs} ms</td>
-                <td className="px-3 py-2 whitespace-nowrap">
-                  <span className="inline-flex items-center gap-1.5">
+                <td className="w-[19rem] px-3 py-2">
+                  {/* A 36-character UUID fits on one line; a longer id the client chose wraps rather than pushing User off screen. */}
+                  <span className="flex items-start gap-1.5">
                     <Link
                       href={requestHref(clientId, e.requestId)}
                       prefetch={false}
-                      className="font-mono text-xs text-brand-700 hover:underline"
+                      className="min-w-0 pt-1 font-mono text-xs break-all text-brand-700 hover:underline"
                       aria-label={`Details of request ${e.requestId}`}
                     >
                       {e.requestId}
