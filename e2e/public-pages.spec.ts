@@ -44,9 +44,13 @@ test("serves the public pages with security headers, offline-only assets and no 
   await expectAccessible(page, "docs authentication");
   await screenshot(page, "docs-authentication");
 
-  // The reference is rendered in the browser (Scalar) from the project's own OpenAPI document.
+  // The reference is rendered on the server from the project's own OpenAPI document; Scalar's
+  // interactive client loads when asked for (issue 28), from the same document.
   const openapi = (await (await fetch(`${server.apiUrl}/openapi.json`)).json()) as { info: { title: string } };
   await page.goto(`${server.url}/docs/api-reference`);
+  await expect(page.getByRole("heading", { name: "API reference", level: 1 })).toBeVisible();
+  await expect(page.getByText(openapi.info.title).first()).toBeVisible();
+  await page.getByRole("button", { name: "Open the interactive client" }).click();
   await page.getByRole("heading", { name: openapi.info.title }).first().waitFor({ timeout: 30_000 });
   await screenshot(page, "api-reference");
 

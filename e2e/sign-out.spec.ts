@@ -7,7 +7,7 @@ test("sign-out ends the platform session too", async ({ browser }) => {
   await signIn(alice, "alice");
 
   await alice.goto(`${server.url}/apps`);
-  await alice.locator("summary[aria-label^='Account menu']").click();
+  await alice.locator("summary", { hasText: "Account menu for @alice" }).click();
   await alice.getByRole("button", { name: "Sign out" }).click();
   // The sign-in service asks to confirm ending the platform session.
   await alice.waitForURL(/\/interaction\/logout/);
