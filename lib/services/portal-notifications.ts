@@ -17,12 +17,7 @@ const NOTICE = { type: "app_review" } as const;
 
 /** Unread notices of `userId` (the header's count), up to 100 (the bell shows "99+" beyond). */
 export async function countUnreadNotices(userId: number): Promise<number> {
-  const rows = await db.notification.findMany({
-    where: { ...NOTICE, userId, read: false },
-    select: { id: true },
-    take: 100,
-  });
-  return rows.length;
+  return db.notification.count({ where: { ...NOTICE, userId, read: false }, take: 100 });
 }
 
 /** The newest `limit` notices of `userId`, newest first. */
