@@ -74,7 +74,7 @@ test("a developer reads their app's usage and finds a failing request by its id"
   await page.goto(`${server.url}/apps/${app.clientId}/usage?range=1y&request_id=${encodeURIComponent("<script>")}`);
   await expect(page.locator("#log-filter-error")).toContainText("not a request id");
   await page.goto(`${server.url}/apps/${app.clientId}/usage?range=7d`);
-  await expect(page.getByRole("link", { name: "7d" })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByRole("link", { name: "7d", exact: true })).toHaveAttribute("aria-current", "page");
   await expect(page.getByTestId("latency-chart")).toBeVisible();
 
   // No traffic yet: the page says how to make a first call.
