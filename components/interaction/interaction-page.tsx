@@ -4,11 +4,13 @@ import { ExpiredCard } from "./expired-card";
 import { HostedPage } from "./hosted-page";
 import { LoginForm } from "./login-form";
 import { SandboxBanner } from "./sandbox-banner";
+import { SecondFactorForm } from "./second-factor-form";
 
 /** The document title of `/interaction/:uid` (also written by the server's fast path, lib/server/hosted-page.ts). */
 export function interactionPageTitle(props: InteractionPageProps): string {
   if (props.kind === "expired") return "Sign-in expired";
   if (props.kind === "login") return "Sign in";
+  if (props.kind === "second_factor") return "Two-step verification";
   return `Allow ${props.clientName}?`;
 }
 
@@ -30,6 +32,21 @@ export function InteractionPage(props: InteractionPageProps) {
       <HostedPage title={title}>
         {props.sandbox ? <SandboxBanner /> : null}
         <LoginForm uid={props.uid} clientName={props.clientName} device={props.device} username={props.username} error={props.error} />
+      </HostedPage>
+    );
+  }
+  if (props.kind === "second_factor") {
+    return (
+      <HostedPage title={title}>
+        {props.sandbox ? <SandboxBanner /> : null}
+        <SecondFactorForm
+          uid={props.uid}
+          clientName={props.clientName}
+          device={props.device}
+          handle={props.handle}
+          stepUp={props.stepUp}
+          error={props.error}
+        />
       </HostedPage>
     );
   }

@@ -41,6 +41,9 @@ export function UserMenu({ user }: { user: HeaderUser }) {
           <Link href="/account/apps" className="flex items-center gap-2 rounded-md px-3 py-2 text-sm hover:bg-slate-100">
             <Icon name="shield" /> Connected apps
           </Link>
+          <Link href="/account/security" className="flex items-center gap-2 rounded-md px-3 py-2 text-sm hover:bg-slate-100">
+            <Icon name="lock" /> Account security
+          </Link>
           {user.role === "admin" ? (
             <Link href="/admin" className="flex items-center gap-2 rounded-md px-3 py-2 text-sm hover:bg-slate-100">
               <Icon name="shield" /> Admin

@@ -10,9 +10,11 @@ import { revokedThrough, waitPastRevocation } from "./access-tokens";
 import { PgAdapter } from "./adapter";
 import { apiResource, findSignInClient } from "./clients";
 import { renderErrorPage } from "./html";
+import { LOCALE_COOKIE, negotiateLocale } from "../i18n";
 import { ACCESS_TOKEN_ALG, ID_TOKEN_TTL } from "./keys";
 import { DEVICE_CODE_TTL, successSource, userCodeConfirmSource, userCodeInputSource } from "./device";
 import { isSandboxClientId, SANDBOX_CLAIM } from "../schemas/sandboxes";
+import { MFA_ACR, stepUpCheck } from "./second-factor";
 
 /**
  * oidc-provider configuration (docs/README.md "Configuration options", v9). Everything here is
@@ -52,7 +54,8 @@ const OIDC_SCOPE_NAMES = Object.keys(OIDC_SCOPES);
 
 /** The claims each OIDC scope releases (oidc-provider `claims`; the refresh fast path filters ID tokens by it too). */
 export const SCOPE_CLAIMS: Record<string, string[]> = {
-  openid: ["sub"],
+  // Issue 29: how the person signed in (lib/oidc/second-factor.ts), in every ID token that has it.
+  openid: ["sub", "acr", "amr"],
   profile: ["name", "preferred_username", "picture"],
 };
 const SUPPORTED_SCOPES = [...OIDC_SCOPE_NAMES, ...SVC_SCOPE_NAMES];
@@ -194,6 +197,8 @@ function interactionPrompts(): interactionPolicy.Prompt[] {
         : interactionPolicy.Check.NO_NEED_TO_PROMPT;
     }),
   );
+  // Issue 29: acr_values asking for a second factor (step-up).
+  policy.get("login")!.checks.add(stepUpCheck());
   return policy;
 }
 
@@ -217,6 +222,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
     routes: ROUTES,
     scopes: SUPPORTED_SCOPES,
     claims: SCOPE_CLAIMS,
+    acrValues: [MFA_ACR],
     responseTypes: ["code"],
     // SPEC Authentication: API clients use a secret (basic or post), login clients none.
     clientAuthMethods: ["client_secret_basic", "client_secret_post", "none"],
@@ -321,6 +327,12 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
         error: out.error,
         errorDescription: out.error_description,
         homeUrl: `${config.APP_URL}/`,
+        // Issue 29: the person's language (lib/i18n), from the request as far as it was read.
+        locale: negotiateLocale({
+          cookie: ctx.cookies.get(LOCALE_COOKIE),
+          uiLocales: ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales,
+          acceptLanguage: ctx.get("accept-language"),
+        }),
       });
     },
     extraClientMetadata: { properties: [] },

@@ -41,6 +41,21 @@ export async function findInteractionPageProps(request: InteractionPageRequest):
   if (view.prompt === "login") {
     const { error, retry_at: retryAt } = querySchema.parse(request.query);
     const code = isLoginError(error) ? error : null;
+    const message = error
+      ? { code: code ?? "unknown", message: code ? loginErrorMessage(code, retryAt ?? null, Date.now() / 1000) : "Sign-in failed. Try again." }
+      : null;
+    if (view.secondFactor) {
+      return {
+        kind: "second_factor",
+        uid,
+        clientName: view.client.name,
+        sandbox: view.client.sandbox,
+        device: view.device,
+        handle: view.secondFactor.handle,
+        stepUp: view.secondFactor.stepUp,
+        error: message,
+      };
+    }
     return {
       kind: "login",
       uid,
@@ -48,12 +63,7 @@ export async function findInteractionPageProps(request: InteractionPageRequest):
       sandbox: view.client.sandbox,
       device: view.device,
       username: (request.usernameCookie ?? "").slice(0, 100),
-      error: error
-        ? {
-            code: code ?? "unknown",
-            message: code ? loginErrorMessage(code, retryAt ?? null, Date.now() / 1000) : "Sign-in failed. Try again.",
-          }
-        : null,
+      error: message,
     };
   }
   return {

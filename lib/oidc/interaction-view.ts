@@ -6,6 +6,8 @@ import { findUserById } from "../services/users";
 import { isSandboxClientId, SANDBOX_CLIENT_PREFIX } from "../schemas/sandboxes";
 import { findInteractionPayload } from "./adapter";
 import { findSignInClient } from "./clients";
+import { isStepUpPrompt } from "./second-factor";
+import { findSignInChallenge } from "../services/second-factors";
 
 /**
  * What the hosted login and consent pages show (app/interaction/[uid]), from a read-only lookup of
@@ -23,6 +25,11 @@ export interface InteractionView {
   account: { handle: string; displayName: string } | null;
   /** The consent page only (null on the login page). */
   consent: ConsentDetails | null;
+  /**
+   * Issue 29: the login prompt asks for the second factor of this account instead of the password:
+   * after this interaction's right password (a challenge), or for a step-up of the session's account.
+   */
+  secondFactor: { handle: string; stepUp: boolean } | null;
 }
 
 /**
@@ -41,7 +48,7 @@ export interface ConsentDetails {
 export async function findInteractionView(uid: string): Promise<InteractionView | null> {
   const payload = (await findInteractionPayload(uid)) as
     | {
-        prompt?: { name?: string };
+        prompt?: { name?: string; reasons?: string[] };
         params?: { client_id?: unknown; scope?: unknown };
         session?: { accountId?: string };
         result?: unknown;
@@ -65,6 +72,7 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
   const [owner, user] = isConsent
     ? await Promise.all([findUserById(client.ownerId), accountId && /^[0-9]+$/.test(accountId) ? findUserById(Number(accountId)) : null])
     : [null, null];
+  const secondFactor = prompt === "login" ? await findSecondFactorStep(uid, payload.prompt.reasons, accountId) : null;
   return {
     uid,
     prompt,
@@ -79,7 +87,16 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
     scopes,
     account: user ? { handle: user.handle, displayName: user.displayName } : null,
     consent: isConsent ? await findConsentDetails(client.clientId, user?.id ?? null, scopes.map((s) => s.scope)) : null,
+    secondFactor,
   };
+}
+
+async function findSecondFactorStep(uid: string, reasons: string[] | undefined, sessionAccountId: string | undefined): Promise<InteractionView["secondFactor"]> {
+  const stepUp = isStepUpPrompt(reasons) && sessionAccountId !== undefined && /^[0-9]+$/.test(sessionAccountId);
+  const userId = stepUp ? Number(sessionAccountId) : (await findSignInChallenge(uid))?.userId;
+  if (!userId) return null;
+  const user = await findUserById(userId);
+  return user && !user.disabled ? { handle: user.handle, stepUp } : null;
 }
 
 /** The app behind a client id: itself, or the app of a sandbox client (`sbx_` + its client id). */

@@ -17,14 +17,18 @@ import { interactionBase, INTERACTION_TTL, isHttps, ROUTES } from "./config";
 import { LOGIN_USERNAME_COOKIE } from "./constants";
 import { renderErrorPage } from "./html";
 import { findTrustedDevice, rememberTrustedDevice } from "./trusted-device";
+import { amrOf, isStepUpPrompt, MFA_ACR, PASSWORD_AMR } from "./second-factor";
+import { createSignInChallenge, deleteSignInChallenge, findSignInChallenge, hasSecondFactor, verifySecondFactorCode } from "../services/second-factors";
+import { reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
+import { findUserById } from "../services/users";
 
 /**
  * The hosted pages' form posts (STYLE: Request path, OIDC request, step 3). The pages are rendered
  * by Next (pages/interaction/[uid].tsx, without JavaScript); their forms POST here, to
- * `/interaction/:uid/{login,consent,abort,switch}`, and this module finishes the interaction with
+ * `/interaction/:uid/{login,second-factor,consent,abort,switch}`, and this module finishes the interaction with
  * oidc-provider on the raw Node request.
  */
-export type InteractionAction = "login" | "consent" | "abort" | "switch";
+export type InteractionAction = "login" | "second-factor" | "consent" | "abort" | "switch";
 
 /** Login forms are tiny; anything bigger is not ours. */
 const MAX_BODY_BYTES = 8 * 1024;
@@ -33,6 +37,9 @@ const loginForm = z.object({
   username: z.string().trim().min(1).max(100),
   password: z.string().min(1).max(1024),
 });
+
+/** A 6-digit TOTP code or a recovery code (`xxxxx-xxxxx`), spaces allowed. */
+const secondFactorForm = z.object({ code: z.string().trim().min(1).max(40) });
 
 class FormError extends Error {
   constructor(readonly status: number, readonly code: string, message: string) {
@@ -200,7 +207,44 @@ export async function handleInteraction(
         return backToPage(res, uid, result.error, result.error === "too_many_attempts" ? result.retryAt : undefined);
       }
       if (live) await rememberTrustedDevice(res, result.handle);
-      await provider.interactionFinished(req, res, { login: { accountId: result.accountId } }, { mergeWithLastSubmission: false });
+      // Issue 29: an account with a second factor is not signed in yet: the page asks for it next.
+      if (live && (await hasSecondFactor(Number(result.accountId)))) {
+        await createSignInChallenge(uid, Number(result.accountId), INTERACTION_TTL);
+        return backToPage(res, uid);
+      }
+      await provider.interactionFinished(req, res, { login: { accountId: result.accountId, amr: PASSWORD_AMR } }, { mergeWithLastSubmission: false });
+      return;
+    }
+
+    if (action === "second-factor") {
+      if (prompt !== "login") return backToPage(res, uid);
+      // After this interaction's right password (a challenge), or a step-up of the session's own
+      // account (acr_values asked for a second factor, config.ts mfa_step_up).
+      const challenge = await findSignInChallenge(uid);
+      const stepUpAccount = isStepUpPrompt(details.prompt.reasons) ? details.session?.accountId : undefined;
+      const userId = challenge?.userId ?? (stepUpAccount ? Number(stepUpAccount) : null);
+      const user = userId ? await findUserById(userId) : null;
+      if (!user || user.disabled) return backToPage(res, uid);
+      const parsed = secondFactorForm.safeParse({ code: form.get("code") ?? "" });
+      if (!parsed.success) return backToPage(res, uid, "missing_code");
+      // Wrong codes count as wrong passwords do, on the account and the address (lib/services/throttle.ts).
+      const trustedDevice = await findTrustedDevice(req, user.handle);
+      const admission = await reserveLoginAttempt(user.handle, clientIp(req, env().TRUST_PROXY_RULE), trustedDevice);
+      if (!admission.ok) return backToPage(res, uid, "too_many_attempts", admission.retryAt);
+      if (admission.reservation.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, admission.reservation.delayMs));
+      const method = await verifySecondFactorCode(user.id, parsed.data.code);
+      await settleLoginAttempt(admission.reservation, method ? "success" : "failure");
+      if (!method) {
+        logger.info("second factor refused", { client: details.params.client_id });
+        return backToPage(res, uid, "invalid_code");
+      }
+      await deleteSignInChallenge(uid);
+      await provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: String(user.id), amr: amrOf(method), acr: MFA_ACR } },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
 

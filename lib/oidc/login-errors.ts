@@ -3,7 +3,7 @@
  * to the page with `error` and, for the throttle, `retry_at`). Wrong user and wrong password read
  * the same (no account enumeration).
  */
-export const LOGIN_ERRORS = ["invalid_credentials", "missing_fields", "too_many_attempts", "account_disabled"] as const;
+export const LOGIN_ERRORS = ["invalid_credentials", "missing_fields", "too_many_attempts", "account_disabled", "invalid_code", "missing_code"] as const;
 export type LoginError = (typeof LOGIN_ERRORS)[number];
 
 export function isLoginError(value: unknown): value is LoginError {
@@ -38,6 +38,10 @@ export function loginErrorMessage(error: LoginError, retryAt: number | null, now
       return "Enter your username and password.";
     case "too_many_attempts":
       return describeRetryWait(retryAt, now);
+    case "invalid_code":
+      return "That code is not right. Enter the code your authenticator app shows now, or one of your recovery codes.";
+    case "missing_code":
+      return "Enter the code from your authenticator app, or a recovery code.";
     case "account_disabled":
       return "This account is disabled, so it cannot sign in. Contact the platform's support if you think this is a mistake.";
   }

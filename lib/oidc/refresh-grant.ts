@@ -26,7 +26,7 @@ import { accessTokenClaims, hasExactly, sendTokenResponse, signJwt, tokenRequest
  * an RFC 9068 access token (ES256, ACCESS_TOKEN_TTL) with the granted API scopes the app still
  * has, and an RS256 ID token when `openid` was granted. Anything else — a `scope` parameter, an
  * Origin, HTTP auth, DPoP, an unknown, consumed, expired or other client's token, a token with
- * claims, acr, amr, sid or bindings this path does not write, a missing session or grant, a
+ * claims, sid or bindings this path does not write, a missing session or grant, a
  * disabled user, a suspended app — goes to oidc-provider untouched, so every error keeps its exact
  * answer: a consumed token's replay, in particular, is oidc-provider's reuse detection (the grant
  * is revoked). A rotation that loses a race (another request consumed the token first, or a
@@ -38,6 +38,8 @@ const FIELDS = new Set(["grant_type", "client_id", "refresh_token"]);
 /** Payload fields of a refresh token this path reads and writes; a token with any other goes to oidc-provider. */
 const TOKEN_FIELDS = new Set([
   "iat",
+  "acr",
+  "amr",
   "exp",
   "kind",
   "accountId",
@@ -132,7 +134,12 @@ export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMa
   if (scopes.has("openid")) {
     // The account's claims that the granted OIDC scopes release (SCOPE_CLAIMS), then the nonce of
     // the original request, then the registered claims, as oidc-provider's IdToken and JWT helper do.
-    const available: Record<string, unknown> = accountClaims(user);
+    // Issue 29: the sign-in's acr and amr, kept with the token, as oidc-provider's IdToken has them.
+    const available: Record<string, unknown> = {
+      ...accountClaims(user),
+      ...(isString(token.acr) ? { acr: token.acr } : {}),
+      ...(Array.isArray(token.amr) ? { amr: token.amr } : {}),
+    };
     const released: Record<string, unknown> = {};
     for (const scope of idScope.split(" ")) for (const claim of SCOPE_CLAIMS[scope] ?? []) if (available[claim] !== undefined) released[claim] = available[claim];
     idPayload = { sub: token.accountId, ...released, ...(isString(token.nonce) ? { nonce: token.nonce } : {}), aud: clientId, exp: iat + ID_TOKEN_TTL, iat, iss: ISSUER };

@@ -20,6 +20,18 @@ export type InteractionPageProps =
       error: { code: string; message: string } | null;
     }
   | {
+      /** Issue 29: the account's second factor, after its password or for a step-up. */
+      kind: "second_factor";
+      uid: string;
+      clientName: string;
+      sandbox: boolean;
+      device: boolean;
+      handle: string;
+      /** The session's account is asked again because the app wants a second factor. */
+      stepUp: boolean;
+      error: { code: string; message: string } | null;
+    }
+  | {
       kind: "consent";
       uid: string;
       clientName: string;

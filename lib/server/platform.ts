@@ -18,7 +18,7 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
-const INTERACTION_POST = /^\/interaction\/([A-Za-z0-9_-]{1,64})\/(login|consent|abort|switch)$/;
+const INTERACTION_POST = /^\/interaction\/([A-Za-z0-9_-]{1,64})\/(login|second-factor|consent|abort|switch)$/;
 /** The hosted login and consent page (pages/interaction/[uid].tsx), or one of the static pages beside it. */
 const INTERACTION_PAGE = /^\/interaction\/([A-Za-z0-9_-]{1,64})$/;
 

@@ -13,7 +13,8 @@ export interface PortalNotice {
   createdAt: Date;
 }
 
-const NOTICE = { type: "app_review" } as const;
+/** Issue 29: `security` notices too (a second factor set up or removed, an operator's reset). */
+const NOTICE: { type: { in: string[] } } = { type: { in: ["app_review", "security"] } };
 
 /** Unread notices of `userId` (the header's count), up to 100 (the bell shows "99+" beyond). */
 export async function countUnreadNotices(userId: number): Promise<number> {

@@ -212,7 +212,7 @@ export async function postInteraction(
   server: ServerLike,
   jar: CookieJar,
   location: string,
-  action: "login" | "consent" | "abort",
+  action: "login" | "second-factor" | "consent" | "abort",
   form: Record<string, string> = {},
 ): Promise<Response> {
   const url = new URL(location, server.url);
@@ -235,6 +235,8 @@ export interface AuthorizeOptions {
   /** Answer the consent page with Allow (default) or Deny. */
   consent?: "allow" | "deny";
   extraParams?: Record<string, string>;
+  /** Issue 29: the code the second-factor step is answered with, asked when the step shows. */
+  secondFactor?: () => Promise<string>;
 }
 
 export interface AuthorizeResult {
@@ -282,7 +284,7 @@ export async function authorize(server: ServerLike, options: AuthorizeOptions): 
 export async function completeSignIn(
   server: ServerLike,
   authorizationUrl: string,
-  options: Pick<AuthorizeOptions, "handle" | "password" | "redirectUri" | "jar" | "consent">,
+  options: Pick<AuthorizeOptions, "handle" | "password" | "redirectUri" | "jar" | "consent" | "secondFactor">,
 ): Promise<Omit<AuthorizeResult, "state" | "verifier">> {
   const jar = options.jar ?? new CookieJar();
   const auth = new URL(authorizationUrl);
@@ -318,10 +320,20 @@ export async function completeSignIn(
       // pending is read from the interaction's row.
       const uid = interaction[1]!;
       const pending = await pendingPrompt(server, uid);
-      if (pending === "login") {
+      if (pending === "login" && options.secondFactor && (await pendingReasons(server, uid)).join() === "mfa_step_up") {
+        // A step-up (acr_values asked for a second factor): only the code is asked.
+        res = await postInteraction(server, jar, next.href, "second-factor", { code: await options.secondFactor() });
+        const back = res.headers.get("location") ?? "";
+        const error = back.includes(`/interaction/${uid}`) ? new URL(back, server.url).searchParams.get("error") : null;
+        if (error) throw new Error(`second factor refused: ${error}`);
+      } else if (pending === "login") {
         loginShown = true;
         res = await postInteraction(server, jar, next.href, "login", { username: options.handle, password: options.password });
-        const back = res.headers.get("location") ?? "";
+        let back = res.headers.get("location") ?? "";
+        if (options.secondFactor && back.includes(`/interaction/${uid}`) && !new URL(back, server.url).searchParams.get("error")) {
+          res = await postInteraction(server, jar, next.href, "second-factor", { code: await options.secondFactor() });
+          back = res.headers.get("location") ?? "";
+        }
         if (back.includes(`/interaction/${uid}`)) {
           const error = new URL(back, server.url).searchParams.get("error");
           if (error) throw new Error(`login refused: ${error}`);
@@ -353,6 +365,17 @@ function autoSubmittedForm(html: string, base: URL): { action: string; fields: R
 
 function decodeEntities(text: string): string {
   return text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+
+/** Why an interaction's prompt is asked (oidc-provider's check reasons), from the database row. */
+async function pendingReasons(server: ServerLike & Partial<Pick<TestServer, "databaseUrl">>, uid: string): Promise<string[]> {
+  if (!server.databaseUrl) return [];
+  const rows = await query<{ payload: { prompt?: { reasons?: string[] } } }>(
+    server.databaseUrl,
+    `SELECT payload FROM "OidcModel" WHERE kind = 'Interaction' AND id = $1`,
+    [uid],
+  );
+  return rows[0]?.payload.prompt?.reasons ?? [];
 }
 
 /** Which prompt an interaction waits for, read from the database row (tests only). */

@@ -40,6 +40,8 @@ describe("settings the client-credentials fast path mirrors", () => {
   it("the configuration has exactly the keys the fast path was checked against", () => {
     expect(Object.keys(config).sort()).toEqual(
       [
+        // Issue 29: acr_values_supported (the MFA acr); acr and amr ride on the refresh token.
+        "acrValues",
         "adapter",
         "allowOmittingSingleRegisteredRedirectUri",
         "claims",
@@ -135,7 +137,8 @@ describe("settings the refresh fast path mirrors", () => {
     expect(config.clientDefaults).toMatchObject({ id_token_signed_response_alg: "RS256" });
     expect(config.ttl!.IdToken).toBe(ID_TOKEN_TTL);
     expect(config.claims).toBe(SCOPE_CLAIMS);
-    expect(SCOPE_CLAIMS).toEqual({ openid: ["sub"], profile: ["name", "preferred_username", "picture"] });
+    // Issue 29: acr and amr (how the person signed in) ride with openid; the fast path copies them from the token.
+    expect(SCOPE_CLAIMS).toEqual({ openid: ["sub", "acr", "amr"], profile: ["name", "preferred_username", "picture"] });
     expect(config).not.toHaveProperty("conformIdTokenClaims");
   });
 

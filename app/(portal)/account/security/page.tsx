@@ -1,0 +1,29 @@
+import type { Metadata } from "next";
+import { SecondFactorPanel } from "@/components/account/second-factor-panel";
+import { PageHeader } from "@/components/ui/page-header";
+import { requireUser } from "@/lib/portal/session";
+import { getSecondFactorStatus } from "@/lib/services/second-factors";
+
+export const metadata: Metadata = { title: "Account security" };
+
+/** The signed-in person's second factors (issue 29), from the avatar menu. */
+export default async function AccountSecurityPage({ searchParams }: { searchParams: Promise<{ required?: string }> }) {
+  const user = await requireUser();
+  const status = await getSecondFactorStatus(user.id);
+  const { required } = await searchParams;
+  return (
+    <div className="space-y-8">
+      <PageHeader
+        title="Account security"
+        description="A second factor keeps your account safe even if someone learns your password: after your password, the sign-in asks for a code from an authenticator app on your phone."
+      />
+      <SecondFactorPanel
+        handle={user.handle}
+        totp={status.totp}
+        enrolledAt={status.totpEnrolledAt?.toISOString() ?? null}
+        recoveryCodesLeft={status.recoveryCodesLeft}
+        required={required === "1" && !status.totp}
+      />
+    </div>
+  );
+}

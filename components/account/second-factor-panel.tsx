@@ -1,0 +1,243 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition, type FormEvent } from "react";
+import { toast } from "sonner";
+import { Alert } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Field, inputClasses } from "@/components/ui/field";
+import {
+  confirmTotpEnrolmentAction,
+  regenerateRecoveryCodesAction,
+  removeTotpAction,
+  startTotpEnrolmentAction,
+} from "@/lib/actions/second-factors";
+
+type Enrolment = { secret: string; uri: string; qrSvg: string };
+
+/**
+ * Account security's second factor (issue 29): set up an authenticator app (QR code or the key by
+ * hand, confirmed with a code), the recovery codes (shown once, made anew on request), removal
+ * (asks for a current code or the password). Everything is decided by the actions and the service.
+ */
+export function SecondFactorPanel({
+  handle,
+  totp,
+  enrolledAt,
+  recoveryCodesLeft,
+  required,
+}: {
+  handle: string;
+  totp: boolean;
+  enrolledAt: string | null;
+  recoveryCodesLeft: number;
+  /** Sent here because REQUIRE_MFA asks this account for a second factor. */
+  required: boolean;
+}) {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+  const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
+  const [codeError, setCodeError] = useState<string | undefined>();
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  const [removing, setRemoving] = useState<"code" | "password" | null>(null);
+  const [removeError, setRemoveError] = useState<string | undefined>();
+
+  function start() {
+    startTransition(async () => {
+      const result = await startTotpEnrolmentAction();
+      if (!result.ok) return void toast.error(result.error.message);
+      setEnrolment(result.data);
+      setCodeError(undefined);
+    });
+  }
+
+  function confirm(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const code = String(new FormData(event.currentTarget).get("code") ?? "");
+    startTransition(async () => {
+      const result = await confirmTotpEnrolmentAction(code);
+      if (!result.ok) return void setCodeError(result.error.fields?.code ?? result.error.message);
+      setEnrolment(null);
+      setRecoveryCodes(result.data.recoveryCodes);
+      toast.success("Authenticator app set up");
+      router.refresh();
+    });
+  }
+
+  function regenerate() {
+    startTransition(async () => {
+      const result = await regenerateRecoveryCodesAction();
+      if (!result.ok) return void toast.error(result.error.message);
+      setRecoveryCodes(result.data.recoveryCodes);
+      router.refresh();
+    });
+  }
+
+  function remove(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const value = String(new FormData(event.currentTarget).get("proof") ?? "");
+    startTransition(async () => {
+      const result = await removeTotpAction(removing === "password" ? { password: value } : { code: value });
+      if (!result.ok) return void setRemoveError(result.error.message);
+      setRemoving(null);
+      setRemoveError(undefined);
+      setRecoveryCodes(null);
+      toast.success("Authenticator app removed");
+      router.refresh();
+    });
+  }
+
+  return (
+    <div className="space-y-6">
+      {required ? (
+        <Alert tone="warning">Your account needs a second factor before you can continue: set up an authenticator app below.</Alert>
+      ) : null}
+      {recoveryCodes ? (
+        <Card title="Your recovery codes" description="Each code signs you in once if you lose your phone. Keep them somewhere safe: they are shown only now.">
+          <div className="px-5 py-4">
+            <ul aria-label="Recovery codes" className="grid grid-cols-1 gap-2 font-mono text-sm sm:grid-cols-2">
+              {recoveryCodes.map((code) => (
+                <li key={code} className="rounded-md bg-slate-50 px-3 py-1.5 ring-1 ring-slate-200">
+                  {code}
+                </li>
+              ))}
+            </ul>
+            <div className="mt-4 flex flex-wrap gap-3">
+              <CopyButton value={recoveryCodes.join("\n")} label="Copy recovery codes" showText />
+              <Button variant="secondary" size="sm" onClick={() => setRecoveryCodes(null)}>
+                I have saved them
+              </Button>
+            </div>
+          </div>
+        </Card>
+      ) : null}
+
+      <Card
+        id="authenticator"
+        title={
+          <span className="flex flex-wrap items-center gap-2">
+            Authenticator app {totp ? <Badge tone="green" dot>On</Badge> : <Badge>Off</Badge>}
+          </span>
+        }
+        description="An app such as Google Authenticator, 1Password or Authy shows a new 6-digit code every 30 seconds."
+      >
+        <div className="space-y-4 px-5 py-4">
+          {totp ? (
+            <>
+              <p className="text-sm text-slate-700">
+                Set up {enrolledAt ? <time dateTime={enrolledAt}>{new Date(enrolledAt).toUTCString().slice(5, 16)}</time> : null}. Signing in
+                as @{handle} asks for a code after your password.
+              </p>
+              <p className="text-sm text-slate-700" id="recovery-left">
+                {recoveryCodesLeft} of 10 recovery codes left.
+              </p>
+              <div className="flex flex-wrap gap-3">
+                <Button variant="secondary" size="sm" onClick={regenerate} loading={pending && !removing}>
+                  Make new recovery codes
+                </Button>
+                <Button variant="danger-outline" size="sm" onClick={() => setRemoving("code")} disabled={pending}>
+                  Remove authenticator app
+                </Button>
+              </div>
+              {removing ? (
+                <form onSubmit={remove} className="space-y-3 rounded-lg border border-slate-200 p-4" aria-label="Remove authenticator app">
+                  <Field
+                    id="remove-proof"
+                    label={removing === "code" ? "A code from your authenticator app" : "Your password"}
+                    error={removeError}
+                  >
+                    <input
+                      key={removing}
+                      id="remove-proof"
+                      name="proof"
+                      type={removing === "code" ? "text" : "password"}
+                      autoComplete={removing === "code" ? "one-time-code" : "current-password"}
+                      required
+                      maxLength={removing === "code" ? 40 : 1024}
+                      aria-invalid={removeError ? true : undefined}
+                      aria-describedby={removeError ? "remove-proof-error" : undefined}
+                      className={inputClasses}
+                    />
+                  </Field>
+                  <div className="flex flex-wrap gap-3">
+                    <Button type="submit" variant="danger" size="sm" loading={pending}>
+                      Remove
+                    </Button>
+                    <Button
+                      type="button"
+                      variant="ghost"
+                      size="sm"
+                      onClick={() => {
+                        setRemoving(removing === "code" ? "password" : "code");
+                        setRemoveError(undefined);
+                      }}
+                    >
+                      {removing === "code" ? "Use my password instead" : "Use a code instead"}
+                    </Button>
+                    <Button type="button" variant="ghost" size="sm" onClick={() => setRemoving(null)}>
+                      Cancel
+                    </Button>
+                  </div>
+                </form>
+              ) : null}
+            </>
+          ) : enrolment ? (
+            <div className="space-y-4">
+              <p className="text-sm text-slate-700">Scan this QR code with your authenticator app, or type the key into it by hand.</p>
+              <div className="flex flex-col gap-4 sm:flex-row sm:items-start">
+                <div
+                  role="img"
+                  aria-label="QR code for your authenticator app"
+                  className="size-44 shrink-0 rounded-lg bg-white p-1 ring-1 ring-slate-200"
+                  dangerouslySetInnerHTML={{ __html: enrolment.qrSvg }}
+                />
+                <div className="min-w-0 space-y-2">
+                  <p className="text-sm font-medium text-slate-900">Key</p>
+                  <div className="flex items-center gap-2">
+                    <code data-testid="totp-secret" className="min-w-0 rounded-md bg-slate-50 px-2 py-1 font-mono text-sm break-all ring-1 ring-slate-200">
+                      {enrolment.secret}
+                    </code>
+                    <CopyButton value={enrolment.secret} label="Copy key" />
+                  </div>
+                  <p className="text-sm text-slate-600">Time-based, 6 digits, every 30 seconds.</p>
+                </div>
+              </div>
+              <form onSubmit={confirm} className="space-y-3">
+                <Field id="totp-code" label="Code from the app" error={codeError}>
+                  <input
+                    id="totp-code"
+                    name="code"
+                    type="text"
+                    inputMode="numeric"
+                    autoComplete="one-time-code"
+                    pattern="[0-9 ]{6,7}"
+                    required
+                    maxLength={7}
+                    aria-invalid={codeError ? true : undefined}
+                    aria-describedby={codeError ? "totp-code-error" : undefined}
+                    className={`${inputClasses} max-w-40`}
+                  />
+                </Field>
+                <div className="flex flex-wrap gap-3">
+                  <Button type="submit" size="sm" loading={pending}>
+                    Turn on
+                  </Button>
+                  <Button type="button" variant="ghost" size="sm" onClick={() => setEnrolment(null)} disabled={pending}>
+                    Cancel
+                  </Button>
+                </div>
+              </form>
+            </div>
+          ) : (
+            <Button size="sm" onClick={start} loading={pending}>
+              Set up authenticator app
+            </Button>
+          )}
+        </div>
+      </Card>
+    </div>
+  );
+}
