@@ -133,7 +133,8 @@ async function openDatabase(config: Env): Promise<{ close(): Promise<void> }> {
   if (url) {
     try {
       // Same rule as the server: apply pending migrations, never drop anything.
-      await migrate(url);
+      // Over DATABASE_DIRECT_URL when DATABASE_URL is a pooler (issue 30): the advisory lock needs a session.
+      await migrate(config.DATABASE_DIRECT_URL ?? url);
     } catch (error) {
       const code = (error as { code?: string }).code;
       throw new Error(code ? describeConnectionError(error, url) : (error as Error).message.split("\n")[0]);

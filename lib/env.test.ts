@@ -42,6 +42,20 @@ describe("parseEnv", () => {
     expect(parseEnv({ SEED_DEMO: "false" }).SEED_DEMO).toBe(false);
   });
 
+  it("DATABASE_DIRECT_URL (issue 30): defaults to DATABASE_URL; another URL means DATABASE_URL is a pooler", () => {
+    expect(parseEnv({})).toMatchObject({ DATABASE_DIRECT_URL: undefined, DATABASE_PGBOUNCER: false });
+    expect(parseEnv({ DATABASE_URL: "postgres://u:p@db/x" })).toMatchObject({ DATABASE_DIRECT_URL: "postgres://u:p@db/x", DATABASE_PGBOUNCER: false });
+    expect(parseEnv({ DATABASE_URL: "postgres://u:p@bouncer:6432/x", DATABASE_DIRECT_URL: "postgres://u:p@db/x" })).toMatchObject({
+      DATABASE_DIRECT_URL: "postgres://u:p@db/x",
+      DATABASE_PGBOUNCER: true,
+    });
+    expect(parseEnv({ DATABASE_URL: "postgres://u:p@bouncer:6432/x", DATABASE_PGBOUNCER: "1" })).toMatchObject({
+      DATABASE_DIRECT_URL: "postgres://u:p@bouncer:6432/x",
+      DATABASE_PGBOUNCER: true,
+    });
+    expect(() => parseEnv({ DATABASE_DIRECT_URL: "postgres://u:p@db/x" })).toThrow(/DATABASE_DIRECT_URL/);
+  });
+
   it("WEBHOOKS_ALLOW_PRIVATE (issue 25): off unless set to 1", () => {
     expect(parseEnv({}).WEBHOOKS_ALLOW_PRIVATE).toBe(false);
     expect(parseEnv({ WEBHOOKS_ALLOW_PRIVATE: "0" }).WEBHOOKS_ALLOW_PRIVATE).toBe(false);
@@ -72,6 +86,8 @@ describe("parseEnv", () => {
     ["APP_URL", { APP_URL: "ftp://example.com" }],
     ["ISSUER", { ISSUER: "nope" }],
     ["DATABASE_URL", { DATABASE_URL: "mysql://x" }],
+    ["DATABASE_DIRECT_URL", { DATABASE_URL: "postgres://u:p@db/x", DATABASE_DIRECT_URL: "mysql://x" }],
+    ["DATABASE_PGBOUNCER", { DATABASE_PGBOUNCER: "maybe" }],
     ["ACCESS_TOKEN_TTL", { ACCESS_TOKEN_TTL: "-5" }],
     ["REFRESH_TOKEN_TTL", { REFRESH_TOKEN_TTL: "1.5" }],
     ["SEED_DEMO", { SEED_DEMO: "maybe" }],

@@ -39,6 +39,21 @@ const rawSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
+  /**
+   * Issue 30: a connection straight to PostgreSQL for what needs a session of its own (the change
+   * channel's LISTEN, migrations and their advisory lock) when DATABASE_URL points at a transaction
+   * pooler such as PgBouncer. Defaults to DATABASE_URL.
+   */
+  DATABASE_DIRECT_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  /**
+   * Issue 30: DATABASE_URL goes through PgBouncer in transaction mode, so `pg` sends no named
+   * (server-side) prepared statements: a transaction pooler does not keep them from one transaction
+   * to the next (PgBouncer 1.18). Defaults to on when DATABASE_DIRECT_URL names another URL.
+   */
+  DATABASE_PGBOUNCER: booleanFlag.optional(),
   /** Where the embedded PostgreSQL keeps its data (only without DATABASE_URL). */
   DATA_DIR: z.string().min(1).default(".data"),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
@@ -142,7 +157,9 @@ const rawSchema = z.object({
   WEBHOOKS_ALLOW_PRIVATE: booleanFlag.default(false),
 });
 
-export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY"> & {
+export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY" | "DATABASE_PGBOUNCER"> & {
+  /** Whether DATABASE_URL is a transaction pooler: named prepared statements are off (lib/database/client.ts). */
+  DATABASE_PGBOUNCER: boolean;
   APP_URL: string;
   ISSUER: string;
   API_URL: string;
@@ -166,10 +183,16 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError(`Invalid environment variable ${name}: ${issue.message}`);
   }
   const raw = result.data;
+  if (raw.DATABASE_DIRECT_URL && !raw.DATABASE_URL) {
+    throw new EnvError("Invalid environment variable DATABASE_DIRECT_URL: set only together with DATABASE_URL");
+  }
+  const DATABASE_DIRECT_URL = raw.DATABASE_DIRECT_URL ?? raw.DATABASE_URL;
   const APP_URL = raw.APP_URL ?? `http://localhost:${raw.PORT}`;
   const ISSUER = raw.ISSUER ?? `${APP_URL}/realms/platform`;
   return {
     ...raw,
+    DATABASE_DIRECT_URL,
+    DATABASE_PGBOUNCER: raw.DATABASE_PGBOUNCER ?? DATABASE_DIRECT_URL !== raw.DATABASE_URL,
     TRUST_PROXY: raw.TRUST_PROXY.mode !== "none",
     TRUST_PROXY_RULE: raw.TRUST_PROXY,
     APP_URL,

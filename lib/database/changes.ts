@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { z } from "zod";
 import { db, pool, type Tx } from "./client";
@@ -12,6 +13,13 @@ import { logger } from "../logger";
  * entries on receipt; the acting process applies the change to its own caches right after the
  * commit, without waiting for the round trip. Caches keep their TTLs as the bound for when the
  * channel is down, and a reconnect drops every cache (messages may have been missed meanwhile).
+ *
+ * Issue 30: the LISTEN connection goes to DATABASE_DIRECT_URL (a transaction pooler such as PgBouncer
+ * at DATABASE_URL would hand its session to others between statements and lose the LISTEN). At
+ * start and on every reconnect the process sends itself a probe notification over the ordinary
+ * pool; if it does not arrive, the channel is deaf: the log says so, and every cache the channel
+ * invalidates is dropped every DEAF_CACHE_LIFETIME_MS (short lifetimes rather than stale control)
+ * until a later probe is heard.
  */
 export const CHANGES_CHANNEL = "platform_changes";
 
@@ -30,15 +38,33 @@ const changeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("delivery") }),
 ]);
 
+/** Issue 30: the health probe a process sends itself; every other process ignores it. */
+const probeSchema = z.object({ kind: z.literal("probe"), id: z.string().uuid() });
+
 export type Change = z.infer<typeof changeSchema>;
 /** What listeners receive: a change, or "all" after the channel was interrupted. */
 export type ChangeEvent = Change | { kind: "all" };
 export type ChangeListener = (event: ChangeEvent) => void;
 
+/**
+ * What this process knows of its channel: `connected` while its LISTEN connection is up, `deaf` once
+ * a probe went unheard (until one is heard again).
+ */
+export interface ChangeChannelHealth {
+  connected: boolean;
+  deaf: boolean;
+}
+
 // On globalThis: server.ts and Next's bundled server code are two module graphs in one process;
 // both subscribe, one listener connection serves both.
-const store = globalThis as unknown as { __platformChangeListeners?: Set<ChangeListener> };
+const store = globalThis as unknown as { __platformChangeListeners?: Set<ChangeListener>; __platformChangeHealth?: ChangeChannelHealth };
 const listeners = (store.__platformChangeListeners ??= new Set());
+const health = (store.__platformChangeHealth ??= { connected: false, deaf: false });
+
+/** The change channel's state in this process (issue 30: readiness, metrics). */
+export function changeChannelHealth(): Readonly<ChangeChannelHealth> {
+  return health;
+}
 
 /** Subscribes a cache to changes; returns the unsubscribe function. */
 export function onChange(listener: ChangeListener): () => void {
@@ -125,6 +151,14 @@ const BACKOFF_MAX_MS = 5_000;
 /** A silent network drops no connection by itself: a periodic round trip finds out. */
 const HEARTBEAT_MS = 10_000;
 const HEARTBEAT_TIMEOUT_MS = 5_000;
+/** How long a probe notification may take to come back before the channel is called deaf. */
+const PROBE_TIMEOUT_MS = 2_000;
+/**
+ * While the channel is deaf, every cache it would invalidate (access statuses, sign-in clients,
+ * signing keys; the event streams' and webhook worker's wake-ups) is dropped this often, so a
+ * control action taken elsewhere holds here within this bound instead of the caches' TTLs.
+ */
+export const DEAF_CACHE_LIFETIME_MS = 500;
 
 /**
  * LISTENs on one dedicated connection (application_name `platform-changes`, so operators can see
@@ -140,6 +174,56 @@ export function startChangeListener(): ChangeListenerHandle {
   let heartbeat: NodeJS.Timeout | undefined;
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
+  /** Probes this process sent and waits for, by id. */
+  const probes = new Map<string, () => void>();
+  let deafTicker: NodeJS.Timeout | undefined;
+
+  const setDeaf = (deaf: boolean, detail: Record<string, unknown>) => {
+    if (deaf === health.deaf) return;
+    health.deaf = deaf;
+    if (deaf) {
+      logger.error(
+        `change channel is deaf: LISTEN did not hear this process's own notification within ${PROBE_TIMEOUT_MS} ms. ` +
+          `Is DATABASE_URL a transaction pooler (PgBouncer) without DATABASE_DIRECT_URL? ` +
+          `Falling back to short cache lifetimes: caches are dropped every ${DEAF_CACHE_LIFETIME_MS} ms`,
+        detail,
+      );
+      applyChange({ kind: "all" });
+      deafTicker = setInterval(() => applyChange({ kind: "all" }), DEAF_CACHE_LIFETIME_MS);
+      deafTicker.unref();
+    } else {
+      logger.info("change channel hears notifications again: caches keep their usual lifetimes", detail);
+      if (deafTicker) clearInterval(deafTicker);
+      deafTicker = undefined;
+    }
+  };
+
+  /** Sends a probe over the ordinary pool (the way changes travel) and waits for it on `current`. */
+  const probe = async (current: pg.Client, when: "start" | "reconnect" | "recheck") => {
+    const id = randomUUID();
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<boolean>((resolve) => {
+      probes.set(id, () => resolve(true));
+      timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+      timer.unref();
+    });
+    try {
+      await pool.query("SELECT pg_notify($1, $2)", [CHANGES_CHANNEL, JSON.stringify({ kind: "probe", id })]);
+    } catch (error) {
+      // The database is away: the heartbeat and the reconnect deal with that; probe again then.
+      probes.delete(id);
+      clearTimeout(timer);
+      logger.warn("change channel: probe not sent", { when, error: (error as Error).message });
+      return;
+    }
+    const ok = await heard;
+    probes.delete(id);
+    clearTimeout(timer);
+    if (stopped || client !== current) return;
+    if (ok && when !== "recheck") logger.info("change channel: probe heard", { when, ms: Date.now() - started });
+    setDeaf(!ok, { when });
+  };
 
   const scheduleReconnect = () => {
     if (stopped || retry) return;
@@ -154,6 +238,7 @@ export function startChangeListener(): ChangeListenerHandle {
   const drop = (current: pg.Client, reason: string) => {
     if (client !== current) return;
     client = undefined;
+    health.connected = false;
     if (heartbeat) clearInterval(heartbeat);
     heartbeat = undefined;
     current.removeAllListeners("notification");
@@ -167,7 +252,7 @@ export function startChangeListener(): ChangeListenerHandle {
   async function connect(): Promise<void> {
     if (stopped) return;
     const current = new pg.Client({
-      connectionString: env().DATABASE_URL,
+      connectionString: env().DATABASE_DIRECT_URL,
       application_name: "platform-changes",
       connectionTimeoutMillis: 3_000,
       keepAlive: true,
@@ -179,7 +264,13 @@ export function startChangeListener(): ChangeListenerHandle {
       if (message.channel !== CHANGES_CHANNEL || !message.payload) return;
       let parsed;
       try {
-        parsed = changeSchema.safeParse(JSON.parse(message.payload));
+        const json: unknown = JSON.parse(message.payload);
+        const isProbe = probeSchema.safeParse(json);
+        if (isProbe.success) {
+          probes.get(isProbe.data.id)?.();
+          return;
+        }
+        parsed = changeSchema.safeParse(json);
       } catch {
         parsed = undefined;
       }
@@ -197,13 +288,17 @@ export function startChangeListener(): ChangeListenerHandle {
       return;
     }
     if (client !== current) return;
+    health.connected = true;
     delay = BACKOFF_START_MS;
     // Whatever changed while nobody listened (before the first connection too) was not heard:
     // forget everything cached.
     applyChange({ kind: "all" });
     if (connectedOnce) logger.info("change channel reconnected: caches dropped");
+    void probe(current, connectedOnce ? "reconnect" : "start");
     connectedOnce = true;
     heartbeat = setInterval(() => {
+      // A deaf channel is probed again on each heartbeat: it recovers once notifications arrive.
+      if (health.deaf) void probe(current, "recheck");
       const timer = setTimeout(() => drop(current, "heartbeat timed out"), HEARTBEAT_TIMEOUT_MS);
       current
         .query("SELECT 1")
@@ -221,6 +316,8 @@ export function startChangeListener(): ChangeListenerHandle {
       stopped = true;
       if (retry) clearTimeout(retry);
       if (heartbeat) clearInterval(heartbeat);
+      if (deafTicker) clearInterval(deafTicker);
+      health.connected = false;
       const current = client;
       client = undefined;
       await current?.end().catch(() => {});

@@ -9,10 +9,30 @@ import { logger } from "../logger";
  * route modules are two module graphs in one process (STYLE: Database). Hot paths may use `pool`
  * directly (raw pg is ~5x faster than Prisma's per-query planning for single reads).
  */
+/**
+ * Issue 30, DATABASE_PGBOUNCER: behind PgBouncer in transaction mode each transaction may run on
+ * another server connection, and PgBouncer 1.18 keeps no prepared statements across them, so a
+ * named statement prepared on one would be missing on the next ("prepared statement … does not
+ * exist"). This client drops the `name` of every query: pg then sends an unnamed statement
+ * (Parse/Bind/Execute in one round trip), which the server plans each time. Prisma's adapter-pg
+ * sends unnamed statements already. The direct case keeps pg's own Client (named statements, no
+ * wrapper on the hot paths).
+ */
+class UnnamedStatementClient extends pg.Client {}
+const namedQuery = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
+UnnamedStatementClient.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+  if (config && typeof config === "object" && "name" in config && typeof (config as { submit?: unknown }).submit !== "function") {
+    const { name: _name, ...unnamed } = config as { name?: string };
+    return namedQuery.call(this, unnamed, ...rest);
+  }
+  return namedQuery.call(this, config, ...rest);
+} as typeof pg.Client.prototype.query;
+
 function createPool(): pg.Pool {
-  const { DATABASE_URL: url, DATABASE_POOL_SIZE } = env();
+  const { DATABASE_URL: url, DATABASE_POOL_SIZE, DATABASE_PGBOUNCER } = env();
   if (!url) throw new Error("DATABASE_URL is not set (the server sets it after starting the embedded PostgreSQL)");
   const created = new pg.Pool({
+    ...(DATABASE_PGBOUNCER ? { Client: UnnamedStatementClient as unknown as new () => pg.ClientBase } : {}),
     connectionString: url,
     max: DATABASE_POOL_SIZE,
     connectionTimeoutMillis: 3000,

@@ -48,7 +48,8 @@ async function checkConnection(url: string): Promise<void> {
 }
 
 /**
- * With DATABASE_URL: use that server and apply pending migrations (never drop or reset).
+ * With DATABASE_URL: use that server and apply pending migrations (never drop or reset), over
+ * DATABASE_DIRECT_URL when DATABASE_URL is a pooler.
  * Without: start the embedded PostgreSQL under DATA_DIR, create the database, migrate.
  */
 export async function prepareDatabase(config: Env, log: (line: string) => void): Promise<PreparedDatabase> {
@@ -71,8 +72,16 @@ export async function prepareDatabase(config: Env, log: (line: string) => void):
     await embedded?.stop();
     throw new Error(describeConnectionError(error, url));
   }
+  // Issue 30: migrations hold a session advisory lock, which a transaction pooler (DATABASE_URL at
+  // PgBouncer) would not keep: they run on DATABASE_DIRECT_URL (DATABASE_URL when unset).
+  const directUrl = config.DATABASE_URL ? (config.DATABASE_DIRECT_URL ?? url) : url;
   try {
-    const migrationsApplied = await migrate(url);
+    if (directUrl !== url) await checkConnection(directUrl);
+  } catch (error) {
+    throw new Error(describeConnectionError(error, directUrl).replace("PostgreSQL", "PostgreSQL (DATABASE_DIRECT_URL)"));
+  }
+  try {
+    const migrationsApplied = await migrate(directUrl);
     return { url, embedded, migrationsApplied };
   } catch (error) {
     await embedded?.stop();

@@ -48,7 +48,10 @@ export async function runPrimary(options: {
   stop: () => Promise<void>;
 }): Promise<void> {
   const { config, workers, say, stop } = options;
-  const poolSize = await poolSizePerWorker(config.DATABASE_URL!, workers, config.DATABASE_POOL_SIZE);
+  // Behind PgBouncer (issue 30) the pooler shares out PostgreSQL's connections: each worker keeps DATABASE_POOL_SIZE.
+  const poolSize = config.DATABASE_PGBOUNCER
+    ? config.DATABASE_POOL_SIZE
+    : await poolSizePerWorker(config.DATABASE_URL!, workers, config.DATABASE_POOL_SIZE);
   const workerEnv = { DATABASE_POOL_SIZE: String(poolSize) };
   let shuttingDown = false;
   const crashes: number[] = [];
