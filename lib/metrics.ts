@@ -1,71 +1,279 @@
+import client from "prom-client";
+
 /**
- * This process's counters, in Prometheus's text exposition format (issue 24): which path answered
- * each token request and each GET of the hosted login page, so tests can prove that a fast path
- * answered (a switched-off fast path must fail them) without a header clients would see. Served by `GET /metrics` only when METRICS_TOKEN
- * is set (lib/server/platform.ts); a later issue adds the operator metrics on the same registry.
+ * This process's metrics in Prometheus's text exposition format (issue 24, issue 30), on one
+ * prom-client registry: HTTP requests and latency by route template and status, token grants,
+ * which path answered token requests and hosted pages (the fast paths; tests prove with them that a
+ * fast path answered, without a header clients would see), the change channel, webhook deliveries,
+ * the database pool, and prom-client's default process metrics (memory, event-loop lag, GC).
+ * Served by `GET /metrics` behind METRICS_TOKEN and/or on METRICS_PORT (lib/server/platform.ts).
  *
- * Counters live in memory, per process: with WEB_CONCURRENCY > 1 each scrape reads the worker that
+ * Every label value comes from a fixed set or from a table the code declares (the API's route
+ * table, the sign-in service's routes): a request can never add a series. Hot paths count through
+ * children bound once (per route and status, per token path), not by building label objects per
+ * request.
+ *
+ * Metrics live in memory, per process: with WEB_CONCURRENCY > 1 each scrape reads the worker that
  * took the connection (Prometheus sums the series of every target).
  */
 
 /** Which path answered a token endpoint request (lib/oidc/index.ts). */
 export type TokenPath = "client_credentials_fast" | "refresh_fast" | "oidc_provider";
-
-interface CounterDefinition<L extends string> {
-  name: string;
-  help: string;
-  label: string;
-  values: readonly L[];
-}
-
-const TOKEN_REQUESTS: CounterDefinition<TokenPath> = {
-  name: "platform_token_requests_total",
-  help: "Token endpoint requests by the path that answered them: a fast path (lib/oidc/client-credentials.ts, refresh-grant.ts) or oidc-provider.",
-  label: "path",
-  values: ["client_credentials_fast", "refresh_fast", "oidc_provider"],
-};
-
-// A fixed label set, created at load: a scrape shows every series from 0, and no input can add one.
-const tokenRequests = new Map<TokenPath, number>(TOKEN_REQUESTS.values.map((v) => [v, 0]));
-
-export function countTokenRequest(path: TokenPath): void {
-  tokenRequests.set(path, tokenRequests.get(path)! + 1);
-}
+const TOKEN_PATHS: readonly TokenPath[] = ["client_credentials_fast", "refresh_fast", "oidc_provider"];
 
 /** Which path answered a GET of the hosted login and consent page `/interaction/:uid` (lib/server/platform.ts). */
 export type HostedPagePath = "fast" | "next";
+const HOSTED_PAGE_PATHS: readonly HostedPagePath[] = ["fast", "next"];
 
-const HOSTED_PAGE_REQUESTS: CounterDefinition<HostedPagePath> = {
-  name: "platform_hosted_page_requests_total",
-  help: "GETs of the hosted login and consent page by the path that answered them: the server's own renderer (lib/server/hosted-page.ts) or Next.",
-  label: "path",
-  values: ["fast", "next"],
-};
+/** The grant types the platform offers; anything else a client sends is counted as "other". */
+const GRANT_TYPES = ["client_credentials", "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code", "other"] as const;
+/** OAuth error codes (RFC 6749 §5.2, RFC 8628 §3.5); anything else is "other_error". */
+const GRANT_RESULTS = [
+  "success",
+  "invalid_request",
+  "invalid_client",
+  "invalid_grant",
+  "unauthorized_client",
+  "unsupported_grant_type",
+  "invalid_scope",
+  "authorization_pending",
+  "slow_down",
+  "access_denied",
+  "expired_token",
+  "server_error",
+  "temporarily_unavailable",
+  "other_error",
+] as const;
 
-const hostedPageRequests = new Map<HostedPagePath, number>(HOSTED_PAGE_REQUESTS.values.map((v) => [v, 0]));
+/** What happened to one webhook attempt (lib/events/worker.ts). */
+export type DeliveryResult = "delivered" | "failed" | "skipped";
+
+/** Seconds; from well under a millisecond (a cached read) to the 60 s request timeout. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+function createMetrics() {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+
+  const tokenRequests = new client.Counter({
+    name: "platform_token_requests_total",
+    help: "Token endpoint requests by the path that answered them: a fast path (lib/oidc/client-credentials.ts, refresh-grant.ts) or oidc-provider.",
+    labelNames: ["path"] as const,
+    registers: [registry],
+  });
+  const hostedPageRequests = new client.Counter({
+    name: "platform_hosted_page_requests_total",
+    help: "GETs of the hosted login and consent page by the path that answered them: the server's own renderer (lib/server/hosted-page.ts) or Next.",
+    labelNames: ["path"] as const,
+    registers: [registry],
+  });
+  const httpRequests = new client.Counter({
+    name: "platform_http_requests_total",
+    help: "HTTP requests answered, by route template (never the raw path) and status.",
+    labelNames: ["route", "status"] as const,
+    registers: [registry],
+  });
+  const httpDuration = new client.Histogram({
+    name: "platform_http_request_duration_seconds",
+    help: "Time from a request's arrival to its response's end (an event stream: its lifetime), by route template and status.",
+    labelNames: ["route", "status"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const tokenGrants = new client.Counter({
+    name: "platform_token_grants_total",
+    help: "Token endpoint grants by grant type and result (success, or the OAuth error code).",
+    labelNames: ["grant_type", "result"] as const,
+    registers: [registry],
+  });
+  const changeReconnects = new client.Counter({
+    name: "platform_change_channel_reconnects_total",
+    help: "Times the change channel (LISTEN, lib/database/changes.ts) was lost and listened again; every cache was dropped each time.",
+    registers: [registry],
+  });
+  const changeUp = new client.Gauge({
+    name: "platform_change_channel_up",
+    help: "1 while the change channel is connected and listening, else 0 (caches then rely on their TTLs).",
+    registers: [registry],
+  });
+  const changeLag = new client.Gauge({
+    name: "platform_change_channel_lag_seconds",
+    help: "Round trip of the latest heartbeat on the listening connection: how long a notification waits at least before this process hears it.",
+    registers: [registry],
+  });
+  const deliveries = new client.Counter({
+    name: "platform_webhook_deliveries_total",
+    help: "Webhook attempts recorded by this process: delivered (2xx), failed (retried or given up), skipped (endpoint disabled or gone).",
+    labelNames: ["result"] as const,
+    registers: [registry],
+  });
+
+  // Fixed label sets, created at load: a scrape shows every series from 0.
+  const bound = <T extends string>(counter: client.Counter<T>, ...values: string[]) => {
+    const child = counter.labels(...values);
+    child.inc(0);
+    return child;
+  };
+  const tokenPathChildren = new Map(TOKEN_PATHS.map((p) => [p, bound(tokenRequests, p)]));
+  const hostedPageChildren = new Map(HOSTED_PAGE_PATHS.map((p) => [p, bound(hostedPageRequests, p)]));
+  const deliveryChildren = new Map((["delivered", "failed", "skipped"] as const).map((r) => [r, bound(deliveries, r)]));
+  // Grants: bound here, shown once counted (5 types × 14 results would be 70 series of zeros).
+  const grantChildren = new Map<string, Map<string, client.Counter.Internal>>();
+  for (const type of GRANT_TYPES) grantChildren.set(type, new Map(GRANT_RESULTS.map((r) => [r, tokenGrants.labels(type, r)])));
+  changeReconnects.inc(0);
+  changeUp.set(0);
+
+  return {
+    registry,
+    tokenPathChildren,
+    hostedPageChildren,
+    deliveryChildren,
+    grantChildren,
+    httpRequests,
+    httpDuration,
+    changeReconnects,
+    changeUp,
+    changeLag,
+    /** Gauges registered by start-up (pools, queues): replaced, not duplicated, when registered again. */
+    gauges: new Map<string, () => void>(),
+    changeChannelListening: false,
+  };
+}
+
+type Metrics = ReturnType<typeof createMetrics>;
+// On globalThis: server.ts and Next's bundled server code are two module graphs in one process;
+// both count into one registry.
+const store = globalThis as unknown as { __platformMetrics?: Metrics };
+const metrics = (store.__platformMetrics ??= createMetrics());
+
+export function countTokenRequest(path: TokenPath): void {
+  metrics.tokenPathChildren.get(path)!.inc();
+}
 
 export function countHostedPageRequest(path: HostedPagePath): void {
-  hostedPageRequests.set(path, hostedPageRequests.get(path)! + 1);
+  metrics.hostedPageChildren.get(path)!.inc();
 }
 
-function renderCounter<L extends string>(definition: CounterDefinition<L>, counts: ReadonlyMap<L, number>): string {
-  const lines = [`# HELP ${definition.name} ${definition.help}`, `# TYPE ${definition.name} counter`];
-  for (const value of definition.values) lines.push(`${definition.name}{${definition.label}="${value}"} ${counts.get(value) ?? 0}`);
-  return lines.join("\n");
+/**
+ * One token grant's outcome: `grantType` as the client sent it, `error` the OAuth error code of a
+ * failed one (null: success). Unknown values are folded into "other" / "other_error".
+ */
+export function countTokenGrant(grantType: string, error: string | null): void {
+  const byResult = metrics.grantChildren.get(grantType) ?? metrics.grantChildren.get("other")!;
+  (byResult.get(error ?? "success") ?? byResult.get("other_error")!).inc();
 }
 
-/** Every counter, as `GET /metrics` answers (text/plain; version=0.0.4). */
-export function renderMetrics(): string {
-  return `${renderCounter(TOKEN_REQUESTS, tokenRequests)}\n${renderCounter(HOSTED_PAGE_REQUESTS, hostedPageRequests)}\n`;
+export function countWebhookDelivery(result: DeliveryResult, n = 1): void {
+  if (n > 0) metrics.deliveryChildren.get(result)!.inc(n);
 }
 
-/** Parses the exposition text into `name{labels}` → value (tests and operators' scripts). */
-export function parseMetrics(text: string): Map<string, number> {
-  const values = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (!line || line.startsWith("#")) continue;
-    const space = line.lastIndexOf(" ");
-    values.set(line.slice(0, space), Number(line.slice(space + 1)));
+/** The change channel (lib/database/changes.ts): listening now, lost, or a heartbeat's round trip. */
+export const changeChannelMetrics = {
+  listening(reconnect: boolean): void {
+    metrics.changeChannelListening = true;
+    metrics.changeUp.set(1);
+    if (reconnect) metrics.changeReconnects.inc();
+  },
+  lost(): void {
+    metrics.changeChannelListening = false;
+    metrics.changeUp.set(0);
+  },
+  heartbeat(seconds: number): void {
+    metrics.changeLag.set(seconds);
+  },
+};
+
+/** Whether the change channel is connected and listening (GET /readyz). */
+export function changeChannelListening(): boolean {
+  return metrics.changeChannelListening;
+}
+
+/**
+ * A series of HTTP metrics for one route template, its children bound per status on first use
+ * (at most one per status code the route answers), so counting a request builds nothing.
+ */
+export class HttpRoute {
+  private readonly byStatus = new Map<number, { count: client.Counter.Internal; duration: client.Histogram.Internal<"route" | "status"> }>();
+  constructor(readonly template: string) {}
+
+  observe(status: number, seconds: number): void {
+    let children = this.byStatus.get(status);
+    if (!children) {
+      const code = status >= 100 && status < 600 ? String(status) : "other";
+      children = { count: metrics.httpRequests.labels(this.template, code), duration: metrics.httpDuration.labels(this.template, code) };
+      this.byStatus.set(status, children);
+    }
+    children.count.inc();
+    children.duration.observe(seconds);
   }
-  return values;
+}
+
+/** One HttpRoute per template, shared by every caller that names it. */
+const routes = new Map<string, HttpRoute>();
+export function httpRoute(template: string): HttpRoute {
+  let route = routes.get(template);
+  if (!route) routes.set(template, (route = new HttpRoute(template)));
+  return route;
+}
+
+/** What a pg pool reports (pg.Pool's counts). */
+interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/**
+ * The database pool's use, read at each scrape: connections open and idle, and requests waiting
+ * for one. `name` labels it (primary; a replica's pool may be added the same way).
+ */
+export function watchDatabasePool(name: string, pool: PoolCounts, max: number): void {
+  const existing = metrics.registry.getSingleMetric("platform_database_pool_connections") as client.Gauge<"pool" | "state"> | undefined;
+  const gauge =
+    existing ??
+    new client.Gauge({
+      name: "platform_database_pool_connections",
+      help: "Database pool connections by pool and state: total (open), idle, waiting (callers queued for a connection), max (the pool's size).",
+      labelNames: ["pool", "state"] as const,
+      registers: [metrics.registry],
+      collect() {
+        for (const read of metrics.gauges.values()) read();
+      },
+    });
+  const total = gauge.labels(name, "total");
+  const idle = gauge.labels(name, "idle");
+  const waiting = gauge.labels(name, "waiting");
+  gauge.labels(name, "max").set(max);
+  metrics.gauges.set(`pool:${name}`, () => {
+    total.set(pool.totalCount);
+    idle.set(pool.idleCount);
+    waiting.set(pool.waitingCount);
+  });
+}
+
+/**
+ * Webhook work, read at each scrape: attempts this process holds (queued, running or waiting to be
+ * recorded), and pending attempts in the database (`pending()`, bounded; null when it cannot be
+ * read: the gauge keeps its last value).
+ */
+export function watchWebhookQueue(held: () => number, pending: () => Promise<number | null>): void {
+  if (metrics.registry.getSingleMetric("platform_webhook_queue_depth")) metrics.registry.removeSingleMetric("platform_webhook_queue_depth");
+  new client.Gauge({
+    name: "platform_webhook_queue_depth",
+    help: "Webhook attempts waiting: held by this process (queued, running, being recorded), and pending in the database (all processes; counted up to 100000).",
+    labelNames: ["scope"] as const,
+    registers: [metrics.registry],
+    async collect() {
+      this.labels("process").set(held());
+      const count = await pending().catch(() => null);
+      if (count !== null) this.labels("database").set(count);
+    },
+  });
+}
+
+export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+/** Every metric, as `GET /metrics` answers (text/plain; version=0.0.4). */
+export function renderMetrics(): Promise<string> {
+  return metrics.registry.metrics();
 }

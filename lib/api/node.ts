@@ -31,10 +31,14 @@ function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
   };
 }
 
-/** Answers one `/api/v1/**` request on Node's own request/response objects. */
-export async function serveApiRequest(req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> {
-  const reply = await dispatchApiRequest(toApiRequest(req, origin));
-  if (res.headersSent || res.destroyed) return;
+/**
+ * Answers one `/api/v1/**` request on Node's own request/response objects. Resolves with the name
+ * of the route that matched (`GET /users/{username}`; undefined when none did), for the HTTP metrics.
+ */
+export async function serveApiRequest(req: IncomingMessage, res: ServerResponse, origin: string): Promise<string | undefined> {
+  const request = toApiRequest(req, origin);
+  const reply = await dispatchApiRequest(request);
+  if (res.headersSent || res.destroyed) return request.route;
   if (reply.stream) {
     // A long-lived response: no request timeout, no Nagle delay; it ends when either side does.
     req.socket.setTimeout(0);
@@ -43,7 +47,8 @@ export async function serveApiRequest(req: IncomingMessage, res: ServerResponse,
     res.flushHeaders();
     const stop = reply.stream.start({ write: (chunk) => void res.write(chunk), end: () => res.end() });
     res.on("close", stop);
-    return;
+    return request.route;
   }
   sendRaw(res, reply.status, reply.headers, reply.body);
+  return request.route;
 }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { db, pool, type Tx } from "./client";
 import { env } from "../env";
 import { logger } from "../logger";
+import { changeChannelMetrics } from "../metrics";
 
 /**
  * The change channel (issue 12; STYLE: "Changes that must reach every process"). A service that
@@ -239,6 +240,7 @@ export function startChangeListener(): ChangeListenerHandle {
     if (client !== current) return;
     client = undefined;
     health.connected = false;
+    changeChannelMetrics.lost();
     if (heartbeat) clearInterval(heartbeat);
     heartbeat = undefined;
     current.removeAllListeners("notification");
@@ -295,13 +297,16 @@ export function startChangeListener(): ChangeListenerHandle {
     applyChange({ kind: "all" });
     if (connectedOnce) logger.info("change channel reconnected: caches dropped");
     void probe(current, connectedOnce ? "reconnect" : "start");
+    changeChannelMetrics.listening(connectedOnce);
     connectedOnce = true;
     heartbeat = setInterval(() => {
       // A deaf channel is probed again on each heartbeat: it recovers once notifications arrive.
       if (health.deaf) void probe(current, "recheck");
       const timer = setTimeout(() => drop(current, "heartbeat timed out"), HEARTBEAT_TIMEOUT_MS);
+      const sentMs = performance.now();
       current
         .query("SELECT 1")
+        .then(() => changeChannelMetrics.heartbeat((performance.now() - sentMs) / 1000))
         .catch((error: Error) => drop(current, error.message))
         .finally(() => clearTimeout(timer));
     }, HEARTBEAT_MS);
@@ -314,6 +319,7 @@ export function startChangeListener(): ChangeListenerHandle {
     ready,
     async stop() {
       stopped = true;
+      changeChannelMetrics.lost();
       if (retry) clearTimeout(retry);
       if (heartbeat) clearInterval(heartbeat);
       if (deafTicker) clearInterval(deafTicker);

@@ -3,6 +3,7 @@ import { onChange, pgTransactionWithChanges } from "../database/changes";
 import { pool } from "../database/client";
 import { env } from "../env";
 import { logger } from "../logger";
+import { countWebhookDelivery, watchWebhookQueue } from "../metrics";
 import { EVENT_AUDIENCE, type EventEnvelope, type EventType } from "../schemas/events";
 import { isSandboxClientId } from "../schemas/sandboxes";
 import { deliverWebhook, type DeliveryResult } from "./deliver-http";
@@ -439,6 +440,10 @@ class DeliveryLoop {
 
   private async write(batch: Outcome[]): Promise<void> {
     const delivered = batch.filter((o) => o.result?.ok);
+    const skipped = batch.reduce((n, o) => n + (o.result ? 0 : 1), 0);
+    countWebhookDelivery("delivered", delivered.length);
+    countWebhookDelivery("skipped", skipped);
+    countWebhookDelivery("failed", batch.length - delivered.length - skipped);
     if (delivered.length) {
       await pool.query(DELIVERED_SQL, [
         delivered.map((o) => o.attempt.row.delivery_id),
@@ -480,6 +485,11 @@ class DeliveryLoop {
     if (this.cycling || this.inFlight || this.outcomes.length || this.held.size > this.queuedCount()) return;
     for (const resolve of this.idle) resolve();
     this.idle.clear();
+  }
+
+  /** Attempts this process holds: queued, running, or waiting to be recorded (the queue-depth gauge). */
+  heldCount(): number {
+    return this.held.size;
   }
 
   private queuedCount(): number {
@@ -572,6 +582,9 @@ async function settleFailedEndpoint(client: pg.PoolClient, row: AttemptRow, gone
   logger.warn("webhook endpoint disabled", { clientId: row.client_id, endpoint: row.endpoint_id, reason });
 }
 
+/** Pending attempts in the database, for the queue-depth gauge: counted up to 100000 (a bounded scan of the (state, createdAt) index). */
+const PENDING_COUNT_SQL = `SELECT count(*)::int AS n FROM (SELECT 1 FROM "WebhookDelivery" WHERE state = 'pending' LIMIT 100000) p`;
+
 /** Events and delivery attempts are kept 7 days (the stream resumes from up to 24 h back, the log shows a week). */
 const RETENTION_DAYS = 7;
 const RETENTION_EVERY_MS = 3600 * 1000;
@@ -593,6 +606,10 @@ export function startEventWorker(render: EventRenderer): { stop(): Promise<void>
   if (env().EVENT_WORKER_CONCURRENCY === 0) return { async stop() {} };
   const loop = new DeliveryLoop(render);
   const unsubscribe = loop.start();
+  watchWebhookQueue(
+    () => loop.heldCount(),
+    async () => (await pool.query<{ n: number }>(PENDING_COUNT_SQL)).rows[0]!.n,
+  );
   let retention: NodeJS.Timeout;
   const runRetention = () => {
     runEventRetention()

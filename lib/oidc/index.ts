@@ -4,7 +4,7 @@ import { env } from "../env";
 import { requestIdFrom } from "../http/request-id";
 import { applySecurityHeaders } from "../http/security-headers";
 import { logger } from "../logger";
-import { countTokenRequest } from "../metrics";
+import { countTokenGrant, countTokenRequest } from "../metrics";
 import { startExpiredModelCleanup } from "./adapter";
 import { tryClientCredentialsGrant } from "./client-credentials";
 import { ROUTES } from "./config";
@@ -106,7 +106,11 @@ export async function createOidc(): Promise<OidcService> {
 /** Counts `path` (lib/metrics.ts) once `answered` says the fast path wrote the reply. */
 async function counted(path: "client_credentials_fast" | "refresh_fast", answered: Promise<boolean>): Promise<boolean> {
   const done = await answered;
-  if (done) countTokenRequest(path);
+  if (done) {
+    countTokenRequest(path);
+    // A fast path answers only the happy shape: a grant issued.
+    countTokenGrant(path === "client_credentials_fast" ? "client_credentials" : "refresh_token", null);
+  }
   return done;
 }
 

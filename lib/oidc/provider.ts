@@ -15,6 +15,7 @@ import { LOGOUT_PAGE_PATH, LOGOUT_XSRF_COOKIE, SIGNED_OUT_PAGE_PATH } from "./co
 import { DEVICE_POLL_INTERVAL, deviceFlowMiddleware } from "./device";
 import { getProviderJwks, keySetFingerprint } from "./keys";
 
+import { countTokenGrant } from "../metrics";
 /**
  * Builds the oidc-provider instance (STYLE: lib/oidc/provider.ts). Pinned to oidc-provider 9.x: the
  * client-secret hook below is undocumented.
@@ -124,6 +125,9 @@ function meterGrant(ctx: KoaContextWithOIDC, startedMs: number): void {
   const client = ctx.oidc?.client;
   const grantType = ctx.oidc?.params?.grant_type;
   if (!client || typeof grantType !== "string") return;
+  // Issue 30: every grant oidc-provider answered, by type and result (lib/metrics.ts folds unknown values).
+  const error = ctx.status >= 400 ? (ctx.body as { error?: unknown } | undefined)?.error : null;
+  countTokenGrant(typeof grantType === "string" ? grantType : "other", ctx.status < 400 ? null : typeof error === "string" ? error : "other_error");
   // Only the grant types the platform offers become route names (a client picks the string).
   if (grantType !== "client_credentials" && grantType !== "authorization_code" && grantType !== "refresh_token") return;
   const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;

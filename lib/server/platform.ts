@@ -1,12 +1,20 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { DEMO_ACCOUNTS as demoAccounts } from "../seed/demo-accounts";
 import type { Env } from "../env";
 import { CLIENT_IP_HEADER, clientIp, isTrustedPeer } from "../http/client-ip";
 import { setSecurityHeadersHttps } from "../http/security-headers";
 import { sendInternalError, sendJson, sendRaw } from "../http/reply";
 import { logger } from "../logger";
-import { countHostedPageRequest, renderMetrics } from "../metrics";
+import {
+  changeChannelListening,
+  countHostedPageRequest,
+  httpRoute,
+  METRICS_CONTENT_TYPE,
+  renderMetrics,
+  watchDatabasePool,
+  type HttpRoute,
+} from "../metrics";
 import type { InteractionAction } from "../oidc/interactions";
 import type { HostedPageFastPath } from "./hosted-page";
 
@@ -52,26 +60,121 @@ function setClientIpHeader(req: IncomingMessage, config: Env): void {
 }
 
 /**
- * `GET /metrics` (issue 24): this process's counters in Prometheus text, for a scraper holding
- * METRICS_TOKEN as its bearer token; without the variable the path does not exist. The token is
- * compared as SHA-256 digests with timingSafeEqual: equal lengths, and no timing that tells how
- * much of a guess was right.
+ * `GET /metrics` (issue 24, issue 30): this process's metrics in Prometheus text (lib/metrics.ts).
+ * On the main port, for a scraper holding METRICS_TOKEN as its bearer token (without the variable
+ * the path does not exist there); on METRICS_PORT, without a token (that port is for the operator's
+ * network only). The token is compared as SHA-256 digests with timingSafeEqual: equal lengths, and
+ * no timing that tells how much of a guess was right.
  */
-function serveMetrics(req: IncomingMessage, res: ServerResponse, token: string): void {
-  const presented = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
-  const digest = (value: string) => createHash("sha256").update(value).digest();
-  if (!timingSafeEqual(digest(presented), digest(token))) {
-    sendJson(res, 401, { error: { code: "unauthorized", message: "GET /metrics needs the METRICS_TOKEN as a bearer token." } }, {
-      "www-authenticate": 'Bearer realm="metrics"',
-    });
-    return;
+function serveMetrics(req: IncomingMessage, res: ServerResponse, token: string | null): void {
+  if (token !== null) {
+    const presented = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+    const digest = (value: string) => createHash("sha256").update(value).digest();
+    if (!timingSafeEqual(digest(presented), digest(token))) {
+      sendJson(res, 401, { error: { code: "unauthorized", message: "GET /metrics needs the METRICS_TOKEN as a bearer token." } }, {
+        "www-authenticate": 'Bearer realm="metrics"',
+      });
+      return;
+    }
   }
   if (req.method !== "GET" && req.method !== "HEAD") {
     sendJson(res, 405, { error: { code: "method_not_allowed", message: "GET /metrics only." } }, { allow: "GET, HEAD" });
     return;
   }
-  const body = renderMetrics();
-  sendRaw(res, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" }, req.method === "HEAD" ? null : body);
+  renderMetrics().then(
+    (body) => sendRaw(res, 200, { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" }, req.method === "HEAD" ? null : body),
+    (error: Error) => {
+      logger.error("rendering metrics failed", { error: error.message });
+      sendInternalError(res);
+    },
+  );
+}
+
+/** How long /readyz waits for the database's answer. */
+const READY_DATABASE_TIMEOUT_MS = 2_000;
+
+/**
+ * `GET /readyz` (issue 30): whether this process can serve. The database answers a `SELECT 1`
+ * within READY_DATABASE_TIMEOUT_MS, and the change channel is connected and listening (without it
+ * control actions taken elsewhere would reach this process only when its caches expire). 200 with
+ * `{ status: "ready" }`, or 503 naming what is down. `/healthz` stays the liveness probe: it answers
+ * as long as the process does.
+ */
+async function serveReadiness(req: IncomingMessage, res: ServerResponse, ping: () => Promise<unknown>): Promise<void> {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    sendJson(res, 405, { error: { code: "method_not_allowed", message: "GET /readyz only." } }, { allow: "GET, HEAD" });
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const database = await Promise.race([
+    ping().then(
+      () => "up" as const,
+      () => "down" as const,
+    ),
+    new Promise<"down">((resolve) => (timer = setTimeout(() => resolve("down"), READY_DATABASE_TIMEOUT_MS))),
+  ]);
+  clearTimeout(timer);
+  const changes = changeChannelListening() ? "up" : "down";
+  const down = [database === "down" ? "database" : null, changes === "down" ? "change_channel" : null].filter((name) => name !== null);
+  sendJson(res, down.length ? 503 : 200, { status: down.length ? "unavailable" : "ready", checks: { database, change_channel: changes }, down }, { "cache-control": "no-store" });
+}
+
+/**
+ * The route templates HTTP metrics are labelled with (lib/metrics.ts): a fixed set, the API's route
+ * table and the sign-in service's routes; never a raw path.
+ */
+function httpRoutes(issuerPath: string, oidcRoutes: Record<string, string>) {
+  const oidc = new Map<string, HttpRoute>();
+  for (const path of [...Object.values(oidcRoutes), "/.well-known/openid-configuration"]) oidc.set(path, httpRoute(`${issuerPath}${path}`));
+  // The actions INTERACTION_POST matches: a fixed set.
+  const interactionActions = new Map<string, HttpRoute>();
+  const api = new Map<string, HttpRoute>();
+  return {
+    oidc: (subpath: string) => oidc.get(subpath) ?? httpRoute(`${issuerPath}/*`),
+    interaction(action: string): HttpRoute {
+      let route = interactionActions.get(action);
+      if (!route) interactionActions.set(action, (route = httpRoute(`POST /interaction/{uid}/${action}`)));
+      return route;
+    },
+    interactionPage: httpRoute("GET /interaction/{uid}"),
+    /** `name`: the API route table's name of the route (`GET /users/{username}`), undefined when none matched. */
+    api(name: string | undefined): HttpRoute {
+      if (name === undefined) return httpRoute("/api/v1 (no route)");
+      let route = api.get(name);
+      if (!route) {
+        const space = name.indexOf(" ");
+        api.set(name, (route = httpRoute(`${name.slice(0, space)} /api/v1${name.slice(space + 1)}`)));
+      }
+      return route;
+    },
+    sdk: httpRoute("/sdk/{file}"),
+    healthz: httpRoute("/healthz"),
+    readyz: httpRoute("/readyz"),
+    metrics: httpRoute("/metrics"),
+    nextStatic: httpRoute("/_next/*"),
+    next: httpRoute("next (pages)"),
+    notFound: httpRoute("(not found)"),
+    failed: httpRoute("(unhandled error)"),
+  };
+}
+
+/**
+ * METRICS_PORT (issue 30): a small server of its own for the scraper, `GET /metrics` without a
+ * token (and nothing else), on HOST. With WEB_CONCURRENCY > 1 the workers share the port (node:cluster).
+ */
+function startMetricsServer(port: number, host: string): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    if ((req.url ?? "/").split("?")[0] === "/metrics") serveMetrics(req, res, null);
+    else sendJson(res, 404, { error: { code: "not_found", message: "Not found: this port serves GET /metrics only." } });
+  });
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
+  });
 }
 
 /**
@@ -169,7 +272,15 @@ export async function startPlatform(options: {
   // lib/oidc before its Koa app runs.
   setSecurityHeadersHttps(config.APP_URL.startsWith("https:"));
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { ROUTES: oidcRoutes } = await import("../oidc/config");
+  const routes = httpRoutes(issuerPath, oidcRoutes);
+  const { pool, getPool } = await import("../database/client");
+  const pingDatabase = () => pool.query("SELECT 1");
+  watchDatabasePool("primary", getPool(), config.DATABASE_POOL_SIZE);
+  const metricsServer = config.METRICS_PORT ? await startMetricsServer(config.METRICS_PORT, config.HOST) : undefined;
+
+  /** Answers one request; resolves with its route template for the HTTP metrics. */
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<HttpRoute> {
     forgetUntrustedForwarding(req, config);
     const url = req.url ?? "/";
     const path = url.split("?")[0]!;
@@ -177,52 +288,63 @@ export async function startPlatform(options: {
     const isApi = path === "/api/v1" || path.startsWith("/api/v1/");
     if (isIssuer) {
       await oidc.handle(req, res, issuerPath);
-      return;
+      return routes.oidc(path.slice(issuerPath.length));
     }
     const interaction = req.method === "POST" ? INTERACTION_POST.exec(path) : null;
     if (interaction) {
       await oidc.handleInteraction(req, res, interaction[1]!, interaction[2] as InteractionAction);
-      return;
+      return routes.interaction(interaction[2]!);
     }
-    if (isApi) {
-      await serveApiRequest(req, res, apiOrigin);
-      return;
-    }
+    if (isApi) return routes.api(await serveApiRequest(req, res, apiOrigin));
     const sdkTarballName = path.startsWith("/sdk/") ? SDK_TARBALL_PATH.exec(path) : null;
     if (sdkTarballName) {
       await sdkTarball.serve(req, res, sdkTarballName[1]!);
-      return;
+      return routes.sdk;
     }
     if (path === "/healthz") {
       sendJson(res, 200, { status: "ok" });
-      return;
+      return routes.healthz;
+    }
+    if (path === "/readyz") {
+      await serveReadiness(req, res, pingDatabase);
+      return routes.readyz;
     }
     if (path === "/metrics" && config.METRICS_TOKEN) {
       serveMetrics(req, res, config.METRICS_TOKEN);
-      return;
+      return routes.metrics;
     }
     const page = hostedPage && req.method === "GET" ? INTERACTION_PAGE.exec(path) : null;
     if (page && hostedPage!.isInteractionPage(page[1]!)) {
       if (await hostedPage!.serve(req, res, page[1]!, url.slice(path.length + 1))) {
         countHostedPageRequest("fast");
-        return;
+        return routes.interactionPage;
       }
       countHostedPageRequest("next");
     }
     if (nextHandler) {
       setClientIpHeader(req, config);
       await nextHandler(req, res);
-      return;
+      return page ? routes.interactionPage : path.startsWith("/_next/") ? routes.nextStatic : routes.next;
     }
     sendJson(res, 404, { error: { code: "not_found", message: "Not found." } });
+    return routes.notFound;
   }
 
   return {
     handle(req, res) {
-      route(req, res).catch((error: unknown) => {
-        logger.error("unhandled request error", { path: req.url?.split("?")[0], error: (error as Error)?.message });
-        sendInternalError(res);
-      });
+      const started = performance.now();
+      route(req, res).then(
+        (template) => {
+          // Counted when the response ends (a streamed one, an event stream, ends later).
+          if (res.writableFinished) template.observe(res.statusCode, (performance.now() - started) / 1000);
+          else res.once("close", () => template.observe(res.statusCode, (performance.now() - started) / 1000));
+        },
+        (error: unknown) => {
+          logger.error("unhandled request error", { path: req.url?.split("?")[0], error: (error as Error)?.message });
+          sendInternalError(res);
+          routes.failed.observe(500, (performance.now() - started) / 1000);
+        },
+      );
     },
     banner(port) {
       const base = config.APP_URL;
@@ -257,3 +379,7 @@ export async function startPlatform(options: {
     },
   };
 }
+      if (metricsServer) {
+        metricsServer.closeAllConnections();
+        await new Promise((resolve) => metricsServer.close(resolve));
+      }

@@ -5,7 +5,7 @@ import { findFreePort } from "../../lib/database/embedded";
 import { ensureNextBuild as ensureBuildUnderLock } from "../../lib/server/build";
 import { PRODUCTION_NODE_FLAGS } from "../../lib/server/node-flags";
 import { randomBytes } from "node:crypto";
-import { parseMetrics } from "../../lib/metrics";
+import { parseMetrics } from "./prometheus";
 import { createTestDatabase } from "./templates";
 
 export interface TestServer {
