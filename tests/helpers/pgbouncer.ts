@@ -3,6 +3,7 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { findFreePort } from "../../lib/database/embedded";
 
 /**
@@ -16,6 +17,8 @@ export interface PgBouncer {
   urlFor(databaseUrl: string): string;
   /** Every line PgBouncer logged. */
   logs: string[];
+  /** The PostgreSQL backend pids of PgBouncer's server connections now (its admin console's SHOW SERVERS). */
+  serverPids(): Promise<number[]>;
   stop(): Promise<void>;
 }
 
@@ -66,6 +69,7 @@ export async function startPgBouncer(serverUrl: string, options: { poolSize?: nu
     `default_pool_size = ${options.poolSize ?? 20}`,
     "max_client_conn = 1000",
     "ignore_startup_parameters = extra_float_digits",
+    `admin_users = ${user}`,
     ...(asRoot ? ["user = postgres"] : []),
     "",
   ].join("\n");
@@ -97,6 +101,20 @@ export async function startPgBouncer(serverUrl: string, options: { poolSize?: nu
       u.hostname = "127.0.0.1";
       u.port = String(port);
       return u.toString();
+    },
+    async serverPids() {
+      const admin = new URL(serverUrl);
+      admin.hostname = "127.0.0.1";
+      admin.port = String(port);
+      admin.pathname = "/pgbouncer";
+      const client = new pg.Client({ connectionString: admin.toString() });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ remote_pid: string | number }>("SHOW SERVERS");
+        return rows.map((r) => Number(r.remote_pid)).filter((pid) => pid > 0);
+      } finally {
+        await client.end();
+      }
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { query } from "../helpers/db";
 import { startLoadBalancer, type LoadBalancer } from "../helpers/load-balancer";
@@ -20,6 +21,8 @@ const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const REDIRECT = "http://localhost:9/callback";
 const PASSWORD = "pgbouncer passphrase";
 const BOUND_MS = 250;
+/** lib/database/migrate.ts's advisory lock (Prisma's id). */
+const MIGRATION_LOCK_ID = 72707369;
 
 let bouncer: PgBouncer;
 beforeAll(async () => {
@@ -126,11 +129,36 @@ describe("behind PgBouncer with DATABASE_DIRECT_URL", () => {
   let client: ReturnType<typeof clientFor>;
   const cliEnv = () => ({ DATABASE_URL: pooledUrl, DATABASE_DIRECT_URL: directUrl });
 
+  /** The backends that waited for the migration lock, and whether PgBouncer's server connections were among them. */
+  let lockWaiters: number[] = [];
+  let bouncerPids: number[] = [];
+
   beforeAll(async () => {
     directUrl = await emptyDatabase("bouncer_direct");
     pooledUrl = bouncer.urlFor(directUrl);
-    // Both started at once on an empty database: both try to migrate it.
-    ({ lb, servers, publicServer } = await startPair({ DATABASE_DIRECT_URL: directUrl }, pooledUrl));
+    // Both started at once on an empty database, while the test holds the migration lock: both
+    // wait for it at the same moment, then race to migrate when it is released.
+    const holder = new pg.Client({ connectionString: directUrl });
+    await holder.connect();
+    try {
+      await holder.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
+      const pair = startPair({ DATABASE_DIRECT_URL: directUrl }, pooledUrl);
+      pair.catch(() => {});
+      const deadline = Date.now() + 60_000;
+      while (lockWaiters.length < 2 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        const { rows } = await holder.query<{ pid: number }>(
+          `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          [MIGRATION_LOCK_ID],
+        );
+        lockWaiters = rows.map((r) => r.pid);
+      }
+      bouncerPids = await bouncer.serverPids();
+      await holder.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]);
+      ({ lb, servers, publicServer } = await pair);
+    } finally {
+      await holder.end();
+    }
     client = clientFor(lb, publicServer);
   });
   afterAll(async () => {
@@ -139,6 +167,9 @@ describe("behind PgBouncer with DATABASE_DIRECT_URL", () => {
   });
 
   it("two processes migrating one empty database at once apply every migration exactly once", async () => {
+    // Both waited for the migration lock at once, each on a connection of its own past PgBouncer.
+    expect(lockWaiters).toHaveLength(2);
+    expect(lockWaiters.filter((pid) => bouncerPids.includes(pid))).toEqual([]);
     const rows = await query<{ migration_name: string; n: string }>(
       directUrl,
       `SELECT migration_name, count(*) AS n FROM "_prisma_migrations" WHERE finished_at IS NOT NULL GROUP BY 1`,
@@ -269,8 +300,8 @@ describe("behind PgBouncer with DATABASE_DIRECT_URL", () => {
  * The same pair with DATABASE_URL at PgBouncer and no DATABASE_DIRECT_URL (DATABASE_PGBOUNCER set
  * by hand): the LISTEN goes through the pooler, which hands its session to others, so the probe is
  * never heard. Each process logs that, and drops its caches every 500 ms
- * (DEAF_CACHE_LIFETIME_MS): an app suspended elsewhere is refused well before the sign-in client
- * cache's own 5 s lifetime would end.
+ * (DEAF_CACHE_LIFETIME_MS): a token of an app suspended elsewhere is refused well before the
+ * status cache's own 2 s lifetime would end.
  */
 describe("behind PgBouncer without DATABASE_DIRECT_URL: the logged fallback", () => {
   const FALLBACK_BOUND_MS = 1_500;
@@ -310,18 +341,17 @@ describe("behind PgBouncer without DATABASE_DIRECT_URL: the logged fallback", ()
     }
   });
 
-  it("an app suspended elsewhere is refused by both within the short lifetime, not the client cache's 5 s", async () => {
+  it("an app suspended elsewhere: its token is refused by both within the short lifetime, not the status cache's 2 s", async () => {
     const app = await createTestApp(directUrl, { type: "api", scopes: ["svc:chat.read"] });
-    // A client id neither process has seen: each loads it into its sign-in client cache now.
     const token = await client.appToken(0, app.clientId, app.clientSecret!);
-    await client.appToken(1, app.clientId, app.clientSecret!);
-    await client.expectApi(1, "/global-chat/messages?limit=1", token, 200);
+    // Each process caches the app's status now (lib/oidc/access-tokens.ts: 2 s when nothing is heard).
+    for (const index of [0, 1]) await client.expectApi(index, "/global-chat/messages?limit=1", token, 200);
     // Changed in the database by someone else: a NOTIFY would not be heard here anyway.
     await setAppStatus(directUrl, app.clientId, "suspended");
     const changedAt = Date.now();
-    const took = await onBothWithin(FALLBACK_BOUND_MS, changedAt, (i) => client.expectGrantRefused(i, app.clientId, app.clientSecret!));
+    const took = await onBothWithin(FALLBACK_BOUND_MS, changedAt, (i) => client.expectApi(i, "/global-chat/messages?limit=1", token, 401, "invalid_token"));
     expect(took).toBeLessThan(FALLBACK_BOUND_MS);
-    await onBothWithin(FALLBACK_BOUND_MS, changedAt, (i) => client.expectApi(i, "/global-chat/messages?limit=1", token, 401, "invalid_token"));
+    for (const index of [0, 1]) await client.expectGrantRefused(index, app.clientId, app.clientSecret!);
     // The API keeps working through the pooler meanwhile.
     const other = await createTestApp(directUrl, { type: "api", scopes: ["svc:chat.read"] });
     await client.expectApi(1, "/global-chat/messages?limit=1", await client.appToken(0, other.clientId, other.clientSecret!), 200);
