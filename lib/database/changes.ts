@@ -51,7 +51,7 @@ export type ChangeListener = (event: ChangeEvent) => void;
  * What this process knows of its channel: `connected` while its LISTEN connection is up, `deaf` once
  * a probe went unheard (until one is heard again).
  */
-export interface ChangeChannelHealth {
+interface ChangeChannelHealth {
   connected: boolean;
   deaf: boolean;
 }
@@ -62,10 +62,6 @@ const store = globalThis as unknown as { __platformChangeListeners?: Set<ChangeL
 const listeners = (store.__platformChangeListeners ??= new Set());
 const health = (store.__platformChangeHealth ??= { connected: false, deaf: false });
 
-/** The change channel's state in this process (issue 30: readiness, metrics). */
-export function changeChannelHealth(): Readonly<ChangeChannelHealth> {
-  return health;
-}
 
 /** Subscribes a cache to changes; returns the unsubscribe function. */
 export function onChange(listener: ChangeListener): () => void {
