@@ -5,6 +5,7 @@ import { isAppError } from "../errors";
 import { logger } from "../logger";
 import { getCookieKeys } from "../services/settings";
 import { verifyClientCredentials } from "../services/app-secrets";
+import { isAppClientId } from "../services/apps";
 import { markConnectedAppUsed } from "../services/connected-apps";
 import { usageMeter } from "../services/usage-meter";
 import { checkAccessToken } from "./access-tokens";
@@ -14,8 +15,8 @@ import { buildConfiguration, interactionBase, ROUTES } from "./config";
 import { LOGOUT_PAGE_PATH, LOGOUT_XSRF_COOKIE, SIGNED_OUT_PAGE_PATH } from "./constants";
 import { DEVICE_POLL_INTERVAL, deviceFlowMiddleware } from "./device";
 import { getProviderJwks, keySetFingerprint } from "./keys";
-
 import { countTokenGrant } from "../metrics";
+
 /**
  * Builds the oidc-provider instance (STYLE: lib/oidc/provider.ts). Pinned to oidc-provider 9.x: the
  * client-secret hook below is undocumented.
@@ -124,10 +125,10 @@ async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
 function meterGrant(ctx: KoaContextWithOIDC, startedMs: number): void {
   const client = ctx.oidc?.client;
   const grantType = ctx.oidc?.params?.grant_type;
-  if (!client || typeof grantType !== "string") return;
   // Issue 30: every grant oidc-provider answered, by type and result (lib/metrics.ts folds unknown values).
   const error = ctx.status >= 400 ? (ctx.body as { error?: unknown } | undefined)?.error : null;
   countTokenGrant(typeof grantType === "string" ? grantType : "other", ctx.status < 400 ? null : typeof error === "string" ? error : "other_error");
+  if (!client || typeof grantType !== "string") return;
   // Only the grant types the platform offers become route names (a client picks the string).
   if (grantType !== "client_credentials" && grantType !== "authorization_code" && grantType !== "refresh_token") return;
   const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
@@ -147,6 +148,51 @@ function meterGrant(ctx: KoaContextWithOIDC, startedMs: number): void {
     typeof requestId === "string" ? requestId : null,
     errorMessage,
   );
+}
+
+/** The client ID a token request names: the form's `client_id`, else the Basic credentials' user part. */
+function claimedClientId(ctx: KoaContextWithOIDC): string | null {
+  const fromForm = ctx.oidc?.params?.client_id;
+  if (typeof fromForm === "string") return fromForm;
+  const header = ctx.get("authorization");
+  if (!/^basic /i.test(header)) return null;
+  const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 1) return null;
+  try {
+    return decodeURIComponent(decoded.slice(0, colon));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Issue 28: a token request naming the client ID of an app oidc-provider does not know (waiting
+ * for review, rejected, suspended: SPEC States) is answered `invalid_client` with no client set, so
+ * meterGrant cannot attribute it. It is logged for that app all the same, as an unauthenticated
+ * caller's (it proved nothing), so the developer of a pending app finds it by its request id; an ID
+ * no app has is logged nowhere. Only this failure path pays: one indexed read after the answer is
+ * decided, not awaited, so neither a success nor the failure's answer waits for it.
+ */
+function meterUnknownClient(ctx: KoaContextWithOIDC, startedMs: number): void {
+  if (ctx.oidc?.client || ctx.status !== 401) return;
+  const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
+  if (body?.error !== "invalid_client") return;
+  const grantType = ctx.oidc?.params?.grant_type;
+  if (grantType !== "client_credentials" && grantType !== "authorization_code" && grantType !== "refresh_token") return;
+  const clientId = claimedClientId(ctx);
+  if (!clientId) return;
+  const latencyMs = performance.now() - startedMs;
+  const nowMs = Date.now();
+  const requestId = ctx.res.getHeader("x-request-id");
+  const message = typeof body.error_description === "string" ? body.error_description : null;
+  isAppClientId(clientId)
+    .then((known) => {
+      if (known) {
+        usageMeter().recordGrant(clientId, grantType, 401, "invalid_client", latencyMs, nowMs, false, typeof requestId === "string" ? requestId : null, message);
+      }
+    })
+    .catch((error: unknown) => logger.error("request log: the app of a failed token request was not looked up", { error: String(error) }));
 }
 
 /**
@@ -192,6 +238,7 @@ export async function buildProvider(): Promise<BuiltProvider> {
     if (ctx.path === ROUTES.token && ctx.method === "POST") {
       explainInvalidClient(ctx.body);
       meterGrant(ctx as KoaContextWithOIDC, startedMs);
+      meterUnknownClient(ctx as KoaContextWithOIDC, startedMs);
     }
     // v9 leaves unknown paths under the issuer as a bare 404; answer in OAuth form.
     if (ctx.status === 404 && ctx.body === undefined) {

@@ -3,6 +3,7 @@ import { transactionWithChanges } from "../database/changes";
 import { db, Prisma, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import {
+  clientIdSchema,
   checkDeviceFlowForType,
   checkRedirectsForType,
   checkScopesForType,
@@ -476,6 +477,15 @@ export async function notifyTeam(tx: Tx, app: { id: number; ownerId: number; cli
   await tx.notification.createMany({ data: people.map((userId) => ({ userId, type: "app_review", message, clientId: app.clientId })) });
 }
 
+
+/**
+ * Whether a live app has this client ID, whatever its review status (issue 28: a failed token
+ * request for a pending or rejected app is logged for it; an unknown ID for nobody).
+ */
+export async function isAppClientId(clientId: string): Promise<boolean> {
+  if (!clientIdSchema.safeParse(clientId).success) return false;
+  return (await db.application.findUnique({ where: { clientId }, select: { id: true } })) !== null;
+}
 
 /** What the sign-in service needs to know about a client (never its secrets). Null if unknown. */
 export async function findClientForSignIn(clientId: string) {

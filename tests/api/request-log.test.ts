@@ -117,6 +117,37 @@ describe("the request log holds the requests developers most need to see", () =>
     expect(rows.filter((r) => r.t.includes("not-the-secret-93c1"))).toEqual([]);
   });
 
+  it("a token request for a pending or rejected app: in that app's log (form and Basic credentials); an unknown client ID in nobody's", async () => {
+    const pending = await createTestApp(databaseUrl, { type: "api", status: "pending", scopes: ["svc:directory.read"] });
+    const rejected = await createTestApp(databaseUrl, { type: "api", status: "rejected", scopes: ["svc:directory.read"] });
+    const viaForm = await tokenRequest(server, { grant_type: "client_credentials", client_id: pending.clientId, client_secret: pending.clientSecret });
+    const basic = `Basic ${Buffer.from(`${rejected.clientId}:${rejected.clientSecret}`).toString("base64")}`;
+    const viaBasic = await tokenRequest(server, { grant_type: "client_credentials" }, { authorization: basic });
+    const unknownId = `api_test${"0".repeat(20)}`;
+    const unknown = await tokenRequest(server, { grant_type: "client_credentials", client_id: unknownId, client_secret: "whatever-it-is-42" });
+    expect([viaForm.status, viaBasic.status, unknown.status]).toEqual([401, 401, 401]);
+    for (const [clientId, answer] of [
+      [pending.clientId, viaForm],
+      [rejected.clientId, viaBasic],
+    ] as const) {
+      const requestId = answer.headers.get("x-request-id")!;
+      const [entry, ...more] = await logged(clientId, requestId);
+      expect(more).toEqual([]);
+      expect(entry).toMatchObject({
+        route: "unauthenticated:client_credentials",
+        status: 401,
+        errorCode: "invalid_client",
+        errorMessage: answer.body.error_description,
+        requestId,
+      });
+    }
+    // A later request of the app's is flushed after the unknown one would have been: nowhere.
+    const later = await tokenRequest(server, { grant_type: "client_credentials", client_id: pending.clientId, client_secret: "wrong" });
+    await logged(pending.clientId, later.headers.get("x-request-id")!);
+    const strays = await query(databaseUrl, `SELECT 1 FROM "RequestLog" WHERE "requestId" = $1 OR "clientId" = $2`, [unknown.headers.get("x-request-id"), unknownId]);
+    expect(strays).toEqual([]);
+  });
+
   it("a call with a valid token to an unknown path (404) and with a wrong method (405): the path without its query", async () => {
     const missing = await call(`/no-such-endpoint/deeper?probe=${QUERY_VALUE}`, { token });
     expect(missing.status).toBe(404);
