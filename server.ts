@@ -68,6 +68,8 @@ async function main(): Promise<void> {
   // SEED_DEMO's default depends on whether DATABASE_URL was given, so it is pinned before re-reading.
   process.env.DATABASE_URL = prepared.url;
   process.env.SEED_DEMO = config.SEED_DEMO ? "1" : "0";
+  // REQUIRE_MFA's default too (issue 29: off on the embedded demo database, admins otherwise).
+  process.env.REQUIRE_MFA = config.REQUIRE_MFA ?? "off";
   resetEnv();
   config = env();
   if (prepared.migrationsApplied.length) say(`Applied migrations: ${prepared.migrationsApplied.join(", ")}`);

@@ -78,6 +78,8 @@ const COMMANDS: Record<string, Command> = {
   "users unmute": users.usersUnmute,
   "users apps": users.usersApps,
   "users revoke-app": users.usersRevokeApp,
+  "users mfa": users.usersMfa,
+  "users mfa reset": users.usersMfaReset,
   "keys rotate": keys.keysRotate,
 };
 

@@ -160,6 +160,12 @@ const rawSchema = z.object({
    * the platform's own network.
    */
   WEBHOOKS_ALLOW_PRIVATE: booleanFlag.default(false),
+  /**
+   * Issue 29: who must have a second factor (lib/services/mfa-policy.ts): `admins`, `developers`
+   * (also owners and team admins of apps), `everyone` or `off`. Default `admins` wherever
+   * DATABASE_URL is set, `off` on the embedded demo database (the start banner says so).
+   */
+  REQUIRE_MFA: z.enum(["admins", "developers", "everyone", "off"]).optional(),
 });
 
 export type Env = Omit<z.infer<typeof rawSchema>, "TRUST_PROXY" | "DATABASE_PGBOUNCER"> & {
@@ -204,6 +210,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     ISSUER,
     API_URL: `${APP_URL}/api/v1`,
     SEED_DEMO: raw.SEED_DEMO ?? raw.DATABASE_URL === undefined,
+    REQUIRE_MFA: raw.REQUIRE_MFA ?? (raw.DATABASE_URL === undefined ? "off" : "admins"),
   };
 }
 

@@ -114,3 +114,43 @@ export const usersRevokeApp: Command = {
     };
   },
 };
+
+/** Issue 29: what second factors a person has (never the factors themselves). */
+export const usersMfa: Command = {
+  usage: "users mfa HANDLE [--json]",
+  summary: "Show a person's second factors: passkeys, an authenticator app (TOTP), recovery codes left",
+  options: {},
+  positionals: ["HANDLE"],
+  async run({ args }) {
+    const { users, userSchemas } = await services();
+    const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
+    const user = await users.getUserByHandle(handle);
+    const { getSecondFactorStatus } = await import("../services/second-factors");
+    const status = await getSecondFactorStatus(user.id);
+    return {
+      json: { passkeys: status.passkeys, totp: status.totp, recovery_codes_left: status.recoveryCodesLeft },
+      text: `${handle}: ${status.passkeys} passkeys, authenticator app ${status.totp ? "on" : "off"}, ${status.recoveryCodesLeft} recovery codes left`,
+    };
+  },
+};
+
+/** Issue 29: a person lost their factor: remove every factor, end their sign-in sessions, audited, notified. */
+export const usersMfaReset: Command = {
+  usage: 'users mfa reset HANDLE --reason "…" [--json]',
+  summary: "Remove all of a person's second factors and recovery codes and end their sign-in sessions (audited with the reason; the person is notified)",
+  options: { reason: { type: "string" } },
+  positionals: ["HANDLE"],
+  async run({ args, values }) {
+    const { userSchemas, actor } = await services();
+    const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
+    const reason = typeof values.reason === "string" ? values.reason.trim() : "";
+    if (!reason) throw new UsageError("--reason is required (it goes into the audit log)");
+    if (reason.length > 500) throw new UsageError("--reason: at most 500 characters");
+    const { resetSecondFactors } = await import("../services/second-factors");
+    const result = await resetSecondFactors(handle, reason, actor);
+    return {
+      json: { handle, factors_removed: result.removed, recovery_codes_removed: result.recoveryCodesRemoved, sessions_ended: result.sessionsEnded },
+      text: `${handle}: ${result.removed} second factors and ${result.recoveryCodesRemoved} recovery codes removed, ${result.sessionsEnded} sign-in sessions ended.`,
+    };
+  },
+};

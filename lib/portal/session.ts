@@ -11,6 +11,10 @@ import type { Actor } from "../services/actor";
 import { getAppForViewer } from "../services/apps";
 import { recordAudit } from "../services/audit";
 import { findUserById } from "../services/users";
+import { isSecondFactorMissing, SECOND_FACTOR_REQUIRED_MESSAGE } from "../services/mfa-policy";
+
+/** Where REQUIRE_MFA sends a person who must enrol first (issue 29). */
+export const ENROL_PATH = "/account/security?required=1";
 
 /**
  * Who is signed in to the portal, checked on the server (STYLE: Layout, lib/portal). The next-auth
@@ -69,10 +73,14 @@ export async function requireAppPage(params: Promise<{ clientId: string }>): Pro
   return { user, actor, app };
 }
 
-/** Admin pages: a non-admin gets the 403 page (app/forbidden.tsx), never the page's data. */
+/**
+ * Admin pages: a non-admin gets the 403 page (app/forbidden.tsx), never the page's data; an admin
+ * without a second factor (REQUIRE_MFA) is sent to enrol first.
+ */
 export async function requireAdmin(): Promise<UserView> {
   const user = await requireUser();
   if (!isAdmin(user)) forbidden();
+  if (await isSecondFactorMissing(await toActor(user), "admin")) redirect(ENROL_PATH);
   return user;
 }
 
@@ -93,5 +101,19 @@ export async function requireAdminActor(action: string, target: { type: "app" | 
     await recordAudit({ actor, action, targetType: target.type, targetId: target.id, outcome: "denied" });
     throw new AppError("forbidden", "Only an admin can do that.");
   }
+  if (await isSecondFactorMissing(actor, "admin")) {
+    await recordAudit({ actor, action, targetType: target.type, targetId: target.id, outcome: "denied", detail: { reason: "second_factor_required" } });
+    throw new AppError("forbidden", SECOND_FACTOR_REQUIRED_MESSAGE);
+  }
+  return actor;
+}
+
+/**
+ * Server actions that manage an app or its secrets (REQUIRE_MFA=developers or everyone): the
+ * actor, or `forbidden` until they have a second factor.
+ */
+export async function requireAppManagerActor(): Promise<Actor> {
+  const actor = await requireUserActor();
+  if (await isSecondFactorMissing(actor, "apps")) throw new AppError("forbidden", SECOND_FACTOR_REQUIRED_MESSAGE);
   return actor;
 }

@@ -362,6 +362,10 @@ export async function startPlatform(options: {
         lines.push("", "Demo accounts (username / password):");
         for (const a of demoAccounts) lines.push(`  ${a.handle.padEnd(8)} ${a.password.padEnd(20)} ${a.note}`);
       }
+      // Issue 29: say how to require a second factor when nobody is asked for one.
+      if (config.REQUIRE_MFA === "off") {
+        lines.push("", "Second factor: not required (REQUIRE_MFA=off). Set REQUIRE_MFA=admins to require one of admins.");
+      }
       return lines.join("\n") + "\n";
     },
     closeStreams() {

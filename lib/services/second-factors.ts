@@ -210,14 +210,24 @@ export async function removeTotp(actor: Actor, proof: { code?: string; password?
  * Operators (CLI `users mfa reset`): a person who lost their factor. Every factor and recovery code
  * is removed, audited with the reason, and the person is told.
  */
-export async function resetSecondFactors(handle: string, reason: string, actor: Actor): Promise<{ userId: number; removed: number }> {
+export async function resetSecondFactors(
+  handle: string,
+  reason: string,
+  actor: Actor,
+): Promise<{ userId: number; removed: number; recoveryCodesRemoved: number; sessionsEnded: number }> {
   const user = await getUserByHandle(handle);
   return db.$transaction(async (tx) => {
     const removed = await tx.secondFactor.deleteMany({ where: { userId: user.id } });
-    await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
-    await recordAudit({ actor, action: "user.mfa.reset", targetType: "user", targetId: user.handle, detail: { reason, removed: removed.count } }, tx);
-    await notify(user.id, "An operator removed the second factors of your account (you asked for it). Set one up again on Account security.", tx);
-    return { userId: user.id, removed: removed.count };
+    const codes = await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
+    await tx.signInChallenge.deleteMany({ where: { userId: user.id } });
+    // The person's sign-in sessions at the sign-in service end: the next sign-in starts from the password.
+    const sessionsEnded = await tx.$executeRaw`DELETE FROM "OidcModel" WHERE kind = 'Session' AND payload->>'accountId' = ${String(user.id)}`;
+    await recordAudit(
+      { actor, action: "user.mfa.reset", targetType: "user", targetId: user.handle, detail: { reason, removed: removed.count, sessions_ended: sessionsEnded } },
+      tx,
+    );
+    await notify(user.id, "An operator removed the second factors of your account and signed you out everywhere. Set a second factor up again on Account security.", tx);
+    return { userId: user.id, removed: removed.count, recoveryCodesRemoved: codes.count, sessionsEnded };
   });
 }
 

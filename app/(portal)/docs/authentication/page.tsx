@@ -232,6 +232,68 @@ export default function AuthenticationPage() {
         on the device page are throttled per network address.
       </p>
 
+      <h2 id="second-factor">Second factor and step-up</h2>
+      <p>
+        People can set up an authenticator app (TOTP) as a second factor on their Account security page; the hosted
+        sign-in then asks for a code after the password (or one of their single-use recovery codes). The ID token says
+        how the person signed in:
+      </p>
+      <TableScroll>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Sign-in</th>
+              <th scope="col">
+                <code>amr</code>
+              </th>
+              <th scope="col">
+                <code>acr</code>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <td>Password only</td>
+              <td>
+                <code>[&quot;pwd&quot;]</code>
+              </td>
+              <td>absent</td>
+            </tr>
+            <tr>
+              <td>Password and a code from the authenticator app</td>
+              <td>
+                <code>[&quot;pwd&quot;, &quot;otp&quot;, &quot;mfa&quot;]</code>
+              </td>
+              <td>
+                <code>urn:social-dev-platform:mfa</code>
+              </td>
+            </tr>
+            <tr>
+              <td>Password and a recovery code</td>
+              <td>
+                <code>[&quot;pwd&quot;, &quot;mfa&quot;]</code> (two factors, but not the app&apos;s one-time password)
+              </td>
+              <td>
+                <code>urn:social-dev-platform:mfa</code>
+              </td>
+            </tr>
+          </tbody>
+        </table>
+      </TableScroll>
+      <p>
+        <strong>Step-up.</strong> To require a second factor for a sensitive action, send{" "}
+        <code>acr_values=urn:social-dev-platform:mfa</code> with the authorization request (the value is listed in
+        discovery as <code>acr_values_supported</code>). A person whose platform session came from the password alone is
+        asked for their second factor only (not the password again); someone already signed in with one goes straight
+        through. Then check the ID token: <code>acr</code> is <code>urn:social-dev-platform:mfa</code> only when a second
+        factor was used. A person without a second factor cannot give one: their ID token has no <code>acr</code>, and
+        your app decides (for example, ask them to set one up on their Account security page). Refreshed ID tokens keep
+        the <code>acr</code> and <code>amr</code> of the sign-in.
+      </p>
+      <p>
+        Wrong codes count toward the same sign-in throttle as wrong passwords, per account and network address.
+      </p>
+
       <h2 id="logout">Sign-out</h2>
       <p>
         Clearing your own session only signs the person out of your app. To end their platform session too, redirect to
