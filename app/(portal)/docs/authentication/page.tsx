@@ -238,7 +238,7 @@ export default function AuthenticationPage() {
         sign-in then asks for a code after the password (or one of their single-use recovery codes). The ID token says
         how the person signed in:
       </p>
-      <TableScroll>
+      <TableScroll label="amr and acr by sign-in">
         <table>
           <thead>
             <tr>
