@@ -40,6 +40,13 @@ export function isEmptyMigration(sql: string): boolean {
  * databases with equal snapshots have the same schema, up to column order (a column added by a
  * later migration comes last; Prisma does not care).
  */
+/**
+ * The partitions of partitioned tables (issue 30: the usage tables, partitioned by day in their
+ * migration, which Prisma's schema cannot express): left out, the parent stands for them. The parent's
+ * indexes read `ON ONLY` in pg_indexes; the comparison reads them as the plain table's.
+ */
+const PARTITIONS = `SELECT c.relname::text FROM pg_class c WHERE c.relispartition AND c.relnamespace = 'public'::regnamespace`;
+
 export async function schemaSnapshot(databaseUrl: string): Promise<Record<string, unknown[]>> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -50,19 +57,21 @@ export async function schemaSnapshot(databaseUrl: string): Promise<Record<string
         SELECT table_name, column_name, data_type, udt_name, is_nullable, column_default,
                character_maximum_length, numeric_precision, datetime_precision
         FROM information_schema.columns
-        WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'
+        WHERE table_schema = 'public' AND table_name <> '_prisma_migrations' AND table_name NOT IN (${PARTITIONS})
         ORDER BY table_name, column_name`),
       enums: await rows(`
         SELECT t.typname, array_agg(e.enumlabel ORDER BY e.enumsortorder) AS labels
         FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid
         WHERE t.typnamespace = 'public'::regnamespace GROUP BY t.typname ORDER BY t.typname`),
       indexes: await rows(`
-        SELECT tablename, indexname, indexdef FROM pg_indexes
-        WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY tablename, indexname`),
+        SELECT tablename, indexname, replace(indexdef, ' ON ONLY ', ' ON ') AS indexdef FROM pg_indexes
+        WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' AND tablename NOT IN (${PARTITIONS})
+        ORDER BY tablename, indexname`),
       constraints: await rows(`
         SELECT conrelid::regclass::text AS table_name, conname, pg_get_constraintdef(oid) AS definition
         FROM pg_constraint
         WHERE connamespace = 'public'::regnamespace AND conrelid::regclass::text <> '_prisma_migrations'
+          AND NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = conrelid AND c.relispartition)
         ORDER BY 1, 2`),
     };
   } finally {

@@ -81,11 +81,36 @@ export async function rollUpUsage(before: Date): Promise<{ counts: number; laten
   return { counts: counts.rowCount ?? 0, latency: latency.rowCount ?? 0 };
 }
 
-/** Deletes usage rows (hours) older than `before`. */
+/** The usage tables, range-partitioned by day on "periodStart" (prisma/migrations/…_partitioned_usage). */
+const USAGE_TABLES = ["UsageCount", "UsageLatency"] as const;
+
+/**
+ * Issue 30: creates the day partitions of the usage tables from `from` through `through` (UTC days)
+ * that do not exist yet, each taking over what the default partition held for its day. Returns how
+ * many it created.
+ */
+export async function ensureUsagePartitions(from: Date, through: Date): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*) FILTER (WHERE platform_ensure_day_partition(t, 'periodStart', d::date))::int AS n
+     FROM unnest($1::text[]) AS t, generate_series($2::date, $3::date, interval '1 day') AS d`,
+    [USAGE_TABLES, from.toISOString().slice(0, 10), through.toISOString().slice(0, 10)],
+  );
+  return rows[0]!.n;
+}
+
+/**
+ * Deletes usage older than `before`: the day partitions that end by then are dropped whole (issue
+ * 30); the default partition (rows of a day that had no partition yet) is the only one deleted from
+ * row by row. A partly expired day stays until its whole day is past. Returns the rows removed.
+ */
 export async function deleteUsageBefore(before: Date): Promise<number> {
-  const a = await pool.query(`DELETE FROM "UsageCount" WHERE "periodStart" < ${UTC(1)}`, [at(before)]);
-  const b = await pool.query(`DELETE FROM "UsageLatency" WHERE "periodStart" < ${UTC(1)}`, [at(before)]);
-  return (a.rowCount ?? 0) + (b.rowCount ?? 0);
+  let removed = 0;
+  for (const table of USAGE_TABLES) {
+    const dropped = await pool.query<{ n: string }>(`SELECT platform_drop_day_partitions($1, ${UTC(2)}) AS n`, [table, at(before)]);
+    const deleted = await pool.query(`DELETE FROM "${table}_default" WHERE "periodStart" < ${UTC(1)}`, [at(before)]);
+    removed += Number(dropped.rows[0]!.n) + (deleted.rowCount ?? 0);
+  }
+  return removed;
 }
 
 /**

@@ -3,6 +3,7 @@ import { logger } from "../logger";
 import { deleteExpiredIdempotencyKeys } from "../queries/idempotency-keys";
 import {
   deleteUsageBefore,
+  ensureUsagePartitions,
   rollUpUsage,
   selectLatencySeries,
   selectLatencyTotals,
@@ -58,6 +59,8 @@ export const LOG_KEEP_RECENT = 1000;
 /** …and the non-2xx rows of this long, up to LOG_ERROR_CAP per app. */
 export const LOG_KEEP_ERRORS_MS = 7 * 24 * 3600_000;
 export const LOG_ERROR_CAP = 10_000;
+/** Issue 30: how many days of usage partitions the retention job keeps created ahead. */
+const PARTITIONS_AHEAD_DAYS = 7;
 
 export interface RetentionResult {
   rolledUp: number;
@@ -75,6 +78,8 @@ export interface RetentionResult {
  */
 export async function runUsageRetention(nowMs = Date.now()): Promise<RetentionResult> {
   const hour = 3600_000;
+  // Issue 30: the usage tables' day partitions, from yesterday to a week ahead (created before they are written to).
+  await ensureUsagePartitions(new Date(nowMs - 24 * hour), new Date(nowMs + PARTITIONS_AHEAD_DAYS * 24 * hour));
   const rollupBefore = new Date(Math.floor((nowMs - ROLLUP_AFTER_MS) / hour) * hour);
   const rolled = await rollUpUsage(rollupBefore);
   const deleted = await deleteUsageBefore(new Date(nowMs - KEEP_USAGE_MS));
