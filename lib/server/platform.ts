@@ -380,10 +380,10 @@ export async function startPlatform(options: {
       await changes.stop();
       await oidc.stop?.();
       await closeNext?.().catch(() => {});
-    },
-  };
-}
       if (metricsServer) {
         metricsServer.closeAllConnections();
         await new Promise((resolve) => metricsServer.close(resolve));
       }
+    },
+  };
+}
