@@ -37,7 +37,7 @@ const layers = [
   { type: "data", pattern: ["lib/database/**", "lib/queries/**"], partialMatch: false },
   {
     type: "shared",
-    pattern: ["lib/schemas/**", "lib/crypto/**", "lib/http/**", "lib/generated/**"],
+    pattern: ["lib/schemas/**", "lib/crypto/**", "lib/http/**", "lib/i18n/**", "lib/generated/**"],
     partialMatch: false,
   },
   // The files directly in lib/ (env, errors, logger, scopes, avatars) are shared too; boundaries

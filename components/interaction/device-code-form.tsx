@@ -2,6 +2,7 @@ import { Alert } from "@/components/ui/alert";
 import { buttonClasses } from "@/components/ui/button";
 import { Field, inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
+import { translator, type Locale } from "@/lib/i18n";
 import { InteractionCard } from "./interaction-card";
 
 /**
@@ -10,28 +11,28 @@ import { InteractionCard } from "./interaction-card";
  * value; a code from verification_uri_complete arrives filled in and still needs "Continue".
  */
 export function DeviceCodeForm({
+  locale = "en",
   action,
   xsrf,
   userCode,
   error,
 }: {
+  locale?: Locale;
   action: string;
   xsrf: string;
   userCode: string;
   error: string | null;
 }) {
+  const t = translator(locale);
   return (
     <InteractionCard labelledBy="device-title">
       <div className="flex size-12 items-center justify-center rounded-xl bg-brand-600 text-white">
         <Icon name="code" className="size-6" />
       </div>
       <h1 id="device-title" className="mt-6 text-2xl font-semibold tracking-tight">
-        Sign in on your device
+        {t("device.input.title")}
       </h1>
-      <p className="mt-2 text-sm text-slate-600">
-        Enter the code shown by the app on your TV, command line or chat bot. Next you sign in and choose what the app
-        may do.
-      </p>
+      <p className="mt-2 text-sm text-slate-600">{t("device.input.text")}</p>
       {error ? (
         <div className="mt-6" id="device-error">
           <Alert tone="danger" role="alert">
@@ -41,7 +42,7 @@ export function DeviceCodeForm({
       ) : null}
       <form method="post" action={action} className="mt-6 space-y-5">
         <input type="hidden" name="xsrf" value={xsrf} />
-        <Field id="user_code" label="Code">
+        <Field id="user_code" label={t("device.code")}>
           <input
             id="user_code"
             name="user_code"
@@ -60,7 +61,7 @@ export function DeviceCodeForm({
           />
         </Field>
         <button type="submit" className={buttonClasses("primary", "lg", "w-full")}>
-          Continue
+          {t("device.continue")}
         </button>
       </form>
     </InteractionCard>

@@ -1,8 +1,19 @@
 import { Icon } from "@/components/ui/icon";
+import { template, translator, type Locale } from "@/lib/i18n";
+import { Rich } from "./rich";
 import { InteractionCard } from "./interaction-card";
 
 /** Device sign-in, the end: signed in (the device picks its tokens up) or cancelled (it gets access_denied). */
-export function DeviceResultCard({ outcome, clientName }: { outcome: "success" | "cancelled"; clientName: string | null }) {
+export function DeviceResultCard({
+  locale = "en",
+  outcome,
+  clientName,
+}: {
+  locale?: Locale;
+  outcome: "success" | "cancelled";
+  clientName: string | null;
+}) {
+  const t = translator(locale);
   const success = outcome === "success";
   return (
     <InteractionCard labelledBy="device-result-title">
@@ -12,20 +23,23 @@ export function DeviceResultCard({ outcome, clientName }: { outcome: "success" |
         <Icon name={success ? "check" : "x"} className="size-6" />
       </div>
       <h1 id="device-result-title" className="mt-6 text-2xl font-semibold tracking-tight">
-        {success ? "You're signed in on your device" : "Device sign-in cancelled"}
+        {success ? t("device.success.title") : t("device.cancelled.title")}
       </h1>
       <p className="mt-2 text-sm text-slate-600">
-        {success
-          ? `${clientName ?? "The app"} can now continue on your device. You can close this page.`
-          : "Nothing was shared with the device. You can close this page; to try again, start signing in on the device."}
+        {success ? t("device.success.text", { app: clientName ?? t("device.success.theApp") }) : t("device.cancelled.text")}
       </p>
       {success ? (
         <p className="mt-4 text-xs text-slate-500">
-          You can take the app&apos;s access back at any time under{" "}
-          <a href="/account/apps" className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-800">
-            Connected apps
-          </a>
-          .
+          <Rich
+            text={template(locale, "device.success.revoke")}
+            values={{
+              link: (
+                <a href="/account/apps" className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-800">
+                  {t("consent.connectedApps")}
+                </a>
+              ),
+            }}
+          />
         </p>
       ) : null}
     </InteractionCard>

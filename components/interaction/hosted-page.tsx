@@ -1,5 +1,6 @@
 import Head from "next/head";
 import type { ReactNode } from "react";
+import { LOCALE_NAMES, LOCALE_QUERY, LOCALES, translator, type Locale } from "@/lib/i18n";
 
 /**
  * The <head> elements of a hosted page. Next places them through next/head; the server's fast path
@@ -22,7 +23,20 @@ export function hostedPageHead(title: string) {
  * users are not confused. The pages are rendered by the Pages Router without any JavaScript
  * (pages/interaction, `unstable_runtimeJS: false`), so this frame is plain HTML and CSS.
  */
-export function HostedPage({ title, children }: { title: string; children: ReactNode }) {
+export function HostedPage({
+  title,
+  children,
+  locale = "en",
+  path,
+}: {
+  title: string;
+  children: ReactNode;
+  /** The page's language (lib/i18n: the switch, ui_locales, Accept-Language). */
+  locale?: Locale;
+  /** This page's path and query without `lang`: the language switch links to it. None: no switch. */
+  path?: string;
+}) {
+  const t = translator(locale);
   return (
     <>
       <Head>{hostedPageHead(title)}</Head>
@@ -30,7 +44,7 @@ export function HostedPage({ title, children }: { title: string; children: React
         href="#main"
         className="sr-only z-50 rounded-md bg-white px-4 py-2 text-sm font-medium text-slate-900 shadow focus:not-sr-only focus:fixed focus:top-3 focus:left-3"
       >
-        Skip to content
+        {t("hosted.skip")}
       </a>
       <main id="main" className="relative flex min-h-screen flex-col items-center overflow-hidden px-4 py-12 sm:py-20">
         <div
@@ -47,11 +61,38 @@ export function HostedPage({ title, children }: { title: string; children: React
             <span className="text-lg">Platform</span>
           </div>
           {children}
-          <p className="mt-8 text-center text-xs text-slate-500">
-            Only enter your password on pages of the platform. Apps never see it.
-          </p>
+          <p className="mt-8 text-center text-xs text-slate-500">{t("hosted.passwordNote")}</p>
+          {path ? <LanguageSwitch locale={locale} path={path} label={t("hosted.language")} /> : null}
         </div>
       </main>
     </>
+  );
+}
+
+/**
+ * Links to this same page in each language (issue 29): plain links, so the switch works without
+ * JavaScript and keeps the interaction (same path, same query). The chosen language is remembered
+ * in a cookie by the page that answers the link.
+ */
+function LanguageSwitch({ locale, path, label }: { locale: Locale; path: string; label: string }) {
+  const separator = path.includes("?") ? "&" : "?";
+  return (
+    <nav aria-label={label} className="mt-4">
+      <ul className="flex flex-wrap justify-center gap-x-1 gap-y-1 text-xs">
+        {LOCALES.map((code) => (
+          <li key={code}>
+            <a
+              href={`${path}${separator}${LOCALE_QUERY}=${code}`}
+              hrefLang={code}
+              lang={code}
+              aria-current={code === locale ? "true" : undefined}
+              className={`inline-flex min-h-6 items-center rounded px-2 ${code === locale ? "font-semibold text-slate-900" : "text-brand-700 hover:underline"}`}
+            >
+              {LOCALE_NAMES[code]}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }

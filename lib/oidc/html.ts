@@ -1,3 +1,5 @@
+import { translator, type Locale } from "../i18n";
+
 /**
  * The sign-in service's own error page, written by oidc-provider's `renderError` and by the
  * interaction handler (never oidc-provider's default HTML). It is plain HTML so it keeps the real
@@ -29,55 +31,39 @@ a.button{display:inline-flex;align-items:center;height:2.5rem;margin-top:1.5rem;
 a.button:hover{background:#4338ca}a.button:focus-visible{outline:2px solid #4f46e5;outline-offset:2px}
 `;
 
-/** Plain-words explanations of the errors a person can meet at the authorization endpoint. */
-const FRIENDLY: Record<string, { title: string; text: string }> = {
-  invalid_client: {
-    title: "This app can't sign you in",
-    text: "The app that sent you here is unknown to the platform, not approved yet, or suspended. Nothing was shared with it.",
-  },
-  invalid_redirect_uri: {
-    title: "This sign-in link isn't valid",
-    text: "The app asked to send you back to an address it has not registered (redirect_uri). For your safety we stopped here and did not send you anywhere.",
-  },
-  invalid_request: {
-    title: "This sign-in request isn't valid",
-    text: "The app that sent you here made a request the platform cannot accept. Go back to the app and try again; if it keeps happening, contact the app's developer.",
-  },
-  session_not_found: {
-    title: "This sign-in request has expired",
-    text: "Sign-in requests are only valid for a limited time, and each can be used once. Go back to the app and start signing in again.",
-  },
-  forbidden: {
-    title: "Request refused",
-    text: "This form was submitted from somewhere other than the platform's own page. Go back to the app and start signing in again.",
-  },
-  temporarily_unavailable: {
-    title: "Too many sign-ins right now",
-    text: "The platform is checking many passwords at this moment and could not check yours in time. Nothing was changed. Go back and sign in again in a few seconds.",
-  },
-  server_error: {
-    title: "Something went wrong on our side",
-    text: "The sign-in service could not complete your request. Please try again in a moment.",
-  },
-};
+/** The errors a person can meet at the authorization endpoint that have their own plain words (lib/i18n `error.<code>.*`). */
+const FRIENDLY = [
+  "invalid_client",
+  "invalid_redirect_uri",
+  "invalid_request",
+  "session_not_found",
+  "forbidden",
+  "temporarily_unavailable",
+  "server_error",
+] as const;
+
+function friendlyKey(error: string): (typeof FRIENDLY)[number] | "default" {
+  return (FRIENDLY as readonly string[]).includes(error) ? (error as (typeof FRIENDLY)[number]) : "default";
+}
 
 export interface ErrorPageInput {
   error: string;
   errorDescription?: string;
   homeUrl: string;
+  /** The page's language (lib/i18n); the technical details stay as oidc-provider wrote them. */
+  locale?: Locale;
 }
 
-export function renderErrorPage({ error, errorDescription, homeUrl }: ErrorPageInput): string {
-  const friendly = FRIENDLY[error] ?? {
-    title: "Sign-in failed",
-    text: "The platform could not complete this sign-in request. Go back to the app and try again.",
-  };
+export function renderErrorPage({ error, errorDescription, homeUrl, locale = "en" }: ErrorPageInput): string {
+  const t = translator(locale);
+  const key = friendlyKey(error);
+  const friendly = { title: t(`error.${key}.title`), text: t(`error.${key}.text`) };
   const details = [
-    `<dt>Error</dt><dd>${escapeHtml(error)}</dd>`,
-    errorDescription ? `<dt>Details</dt><dd>${escapeHtml(errorDescription)}</dd>` : "",
+    `<dt>${escapeHtml(t("error.error"))}</dt><dd>${escapeHtml(error)}</dd>`,
+    errorDescription ? `<dt>${escapeHtml(t("error.description"))}</dt><dd>${escapeHtml(errorDescription)}</dd>` : "",
   ].join("");
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -92,8 +78,8 @@ export function renderErrorPage({ error, errorDescription, homeUrl }: ErrorPageI
 <div class="icon"><svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M12 9v4m0 3.5h.01M10.3 4.2 2.8 17.3A2 2 0 0 0 4.5 20.3h15a2 2 0 0 0 1.7-3L13.7 4.2a2 2 0 0 0-3.4 0Z"/></svg></div>
 <h1 id="title">${escapeHtml(friendly.title)}</h1>
 <p>${escapeHtml(friendly.text)}</p>
-<dl aria-label="Technical details">${details}</dl>
-<a class="button" href="${escapeHtml(homeUrl)}">Go to the platform</a>
+<dl aria-label="${escapeHtml(t("error.details"))}">${details}</dl>
+<a class="button" href="${escapeHtml(homeUrl)}">${escapeHtml(t("error.home"))}</a>
 </main>
 </body>
 </html>`;

@@ -6,7 +6,10 @@ import { DeviceResultCard } from "@/components/interaction/device-result-card";
 import { ExpiredCard } from "@/components/interaction/expired-card";
 import { HostedPage } from "@/components/interaction/hosted-page";
 import { SandboxBanner } from "@/components/interaction/sandbox-banner";
+import { Rich } from "@/components/interaction/rich";
 import { env } from "@/lib/env";
+import { hostedPageLocale, type PageLocale } from "@/lib/http/page-locale";
+import { template, translator, type Locale } from "@/lib/i18n";
 import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { DEVICE_ERRORS, DEVICE_STEPS, DEVICE_XSRF_COOKIE } from "@/lib/oidc/constants";
 import { findDeviceRequestViewCounted } from "@/lib/oidc/device-view";
@@ -17,12 +20,14 @@ import { isSandboxClientId } from "@/lib/schemas/sandboxes";
 /** Plain HTML forms: no JavaScript (pages/_app.tsx). */
 export const config: PageConfig = { unstable_runtimeJS: false };
 
-type Props =
+type Props = PageLocale &
+  (
   | { kind: "expired"; restart: string }
   | { kind: "input"; action: string; xsrf: string; userCode: string; error: string | null }
   | { kind: "confirm"; action: string; xsrf: string; userCode: string; clientName: string; ownerHandle: string | null; sandbox: boolean }
   | { kind: "success"; clientName: string | null; sandbox: boolean }
-  | { kind: "cancelled" };
+  | { kind: "cancelled" }
+  );
 
 /** The page's query, as lib/oidc/device.ts writes it; junk is ignored. */
 const querySchema = z.object({
@@ -33,23 +38,9 @@ const querySchema = z.object({
   retry_at: z.coerce.number().int().positive().optional().catch(undefined),
 });
 
-function errorMessage(error: (typeof DEVICE_ERRORS)[number], retryAt: number | null): string {
-  switch (error) {
-    case "missing":
-      return "Enter the code shown on your device.";
-    case "not_found":
-      return "That code is not valid. Check the code on your device and try again.";
-    case "expired":
-      return "That code has expired. Start signing in again on your device to get a new one.";
-    case "used":
-      return "That code was already used. Start signing in again on your device to get a new one.";
-    case "too_many_attempts":
-      return describeRetryWait(retryAt, Date.now() / 1000);
-    case "app_unavailable":
-      return "The app that showed this code can't sign you in: it is not approved or was suspended. Nothing was shared with it.";
-    case "failed":
-      return "This sign-in could not continue (the page may have been open too long). Enter the code again.";
-  }
+function errorMessage(locale: Locale, error: (typeof DEVICE_ERRORS)[number], retryAt: number | null): string {
+  if (error === "too_many_attempts") return describeRetryWait(retryAt, Date.now() / 1000, locale);
+  return translator(locale)(`device.error.${error}`);
 }
 
 /**
@@ -58,19 +49,22 @@ function errorMessage(error: (typeof DEVICE_ERRORS)[number], retryAt: number | n
  * endpoint with the CSRF value from the cookie; without it the page has expired (400, as the
  * hosted login page answers), and "Start again" fetches a new one.
  */
-export const getServerSideProps: GetServerSideProps<Props> = async ({ query, req, res }) => {
+export const getServerSideProps: GetServerSideProps<Props> = async ({ query, req, res, resolvedUrl }) => {
+  const language = hostedPageLocale(req, res, { url: resolvedUrl });
   const q = querySchema.parse(query);
   const action = `${env().ISSUER}/device`;
   if (q.step === "success") {
-    return { props: { kind: "success", clientName: await findClientName(q.client_id), sandbox: isSandboxClientId(q.client_id ?? "") } };
+    return {
+      props: { ...language, kind: "success", clientName: await findClientName(q.client_id), sandbox: isSandboxClientId(q.client_id ?? "") },
+    };
   }
-  if (q.step === "cancelled") return { props: { kind: "cancelled" } };
+  if (q.step === "cancelled") return { props: { ...language, kind: "cancelled" } };
   const xsrf = req.cookies[DEVICE_XSRF_COOKIE];
   if (!xsrf) {
     res.statusCode = 400;
     const restart = new URL(action);
     if (q.user_code) restart.searchParams.set("user_code", q.user_code);
-    return { props: { kind: "expired", restart: restart.href } };
+    return { props: { ...language, kind: "expired", restart: restart.href } };
   }
   let throttledUntil: number | null = null;
   if (q.step === "confirm" && q.user_code) {
@@ -83,6 +77,7 @@ export const getServerSideProps: GetServerSideProps<Props> = async ({ query, req
     if (request) {
       return {
         props: {
+          ...language,
           kind: "confirm",
           action,
           xsrf,
@@ -97,36 +92,49 @@ export const getServerSideProps: GetServerSideProps<Props> = async ({ query, req
   const error = throttledUntil !== null ? "too_many_attempts" : q.step === "confirm" ? "not_found" : (q.error ?? null);
   return {
     props: {
+      ...language,
       kind: "input",
       action,
       xsrf,
       userCode: q.user_code ?? "",
-      error: error ? errorMessage(error, throttledUntil ?? q.retry_at ?? null) : null,
+      error: error ? errorMessage(language.locale, error, throttledUntil ?? q.retry_at ?? null) : null,
     },
   };
 };
 
 export default function DevicePage(props: Props) {
+  const { locale, path } = props;
+  const t = translator(locale);
   switch (props.kind) {
     case "expired":
       return (
-        <HostedPage title="Device sign-in expired">
-          <ExpiredCard title="This page has expired">
-            Device sign-in pages are valid for a limited time. <a href={props.restart} className="font-medium text-brand-700 underline">Start again</a> and enter the code shown on your device.
+        <HostedPage title={t("device.pageTitle.expired")} locale={locale} path={path}>
+          <ExpiredCard locale={locale} title={t("device.expired.title")}>
+            <Rich
+              text={template(locale, "device.expired.text")}
+              values={{
+                restart: (
+                  <a href={props.restart} className="font-medium text-brand-700 underline">
+                    {t("device.expired.restart")}
+                  </a>
+                ),
+              }}
+            />
           </ExpiredCard>
         </HostedPage>
       );
     case "input":
       return (
-        <HostedPage title="Device sign-in">
-          <DeviceCodeForm action={props.action} xsrf={props.xsrf} userCode={props.userCode} error={props.error} />
+        <HostedPage title={t("device.pageTitle.input")} locale={locale} path={path}>
+          <DeviceCodeForm locale={locale} action={props.action} xsrf={props.xsrf} userCode={props.userCode} error={props.error} />
         </HostedPage>
       );
     case "confirm":
       return (
-        <HostedPage title="Confirm device sign-in">
-          {props.sandbox ? <SandboxBanner /> : null}
+        <HostedPage title={t("device.pageTitle.confirm")} locale={locale} path={path}>
+          {props.sandbox ? <SandboxBanner locale={locale} /> : null}
           <DeviceConfirmForm
+            locale={locale}
             action={props.action}
             xsrf={props.xsrf}
             userCode={props.userCode}
@@ -137,15 +145,15 @@ export default function DevicePage(props: Props) {
       );
     case "success":
       return (
-        <HostedPage title="Signed in on your device">
-          {props.sandbox ? <SandboxBanner /> : null}
-          <DeviceResultCard outcome="success" clientName={props.clientName} />
+        <HostedPage title={t("device.pageTitle.success")} locale={locale} path={path}>
+          {props.sandbox ? <SandboxBanner locale={locale} /> : null}
+          <DeviceResultCard locale={locale} outcome="success" clientName={props.clientName} />
         </HostedPage>
       );
     case "cancelled":
       return (
-        <HostedPage title="Device sign-in cancelled">
-          <DeviceResultCard outcome="cancelled" clientName={null} />
+        <HostedPage title={t("device.pageTitle.cancelled")} locale={locale} path={path}>
+          <DeviceResultCard locale={locale} outcome="cancelled" clientName={null} />
         </HostedPage>
       );
   }
