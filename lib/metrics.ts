@@ -101,6 +101,11 @@ function createMetrics() {
     help: "Round trip of the latest heartbeat on the listening connection: how long a notification waits at least before this process hears it.",
     registers: [registry],
   });
+  const changeDeaf = new client.Gauge({
+    name: "platform_change_channel_deaf",
+    help: "1 while the change channel's LISTEN does not hear this process's own probe (a transaction pooler without DATABASE_DIRECT_URL): caches fall back to short lifetimes.",
+    registers: [registry],
+  });
   const deliveries = new client.Counter({
     name: "platform_webhook_deliveries_total",
     help: "Webhook attempts recorded by this process: delivered (2xx), failed (retried or given up), skipped (endpoint disabled or gone).",
@@ -122,6 +127,7 @@ function createMetrics() {
   for (const type of GRANT_TYPES) grantChildren.set(type, new Map(GRANT_RESULTS.map((r) => [r, tokenGrants.labels(type, r)])));
   changeReconnects.inc(0);
   changeUp.set(0);
+  changeDeaf.set(0);
 
   return {
     registry,
@@ -134,6 +140,8 @@ function createMetrics() {
     changeReconnects,
     changeUp,
     changeLag,
+    changeDeaf,
+    changeChannelDeaf: false,
     /** Gauges registered by start-up (pools, queues): replaced, not duplicated, when registered again. */
     gauges: new Map<string, () => void>(),
     changeChannelListening: false,
@@ -181,11 +189,20 @@ export const changeChannelMetrics = {
   heartbeat(seconds: number): void {
     metrics.changeLag.set(seconds);
   },
+  /** LISTEN does not hear this process's own probe (issue 30, part 1): the process serves, with short cache lifetimes. */
+  deaf(deaf: boolean): void {
+    metrics.changeChannelDeaf = deaf;
+    metrics.changeDeaf.set(deaf ? 1 : 0);
+  },
 };
 
-/** Whether the change channel is connected and listening (GET /readyz). */
-export function changeChannelListening(): boolean {
-  return metrics.changeChannelListening;
+/**
+ * The change channel as GET /readyz reports it: down (not connected and listening), deaf (listening,
+ * but its own probe went unheard: the process serves with short cache lifetimes), or up.
+ */
+export function changeChannelState(): "up" | "deaf" | "down" {
+  if (!metrics.changeChannelListening) return "down";
+  return metrics.changeChannelDeaf ? "deaf" : "up";
 }
 
 /**

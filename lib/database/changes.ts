@@ -178,6 +178,7 @@ export function startChangeListener(): ChangeListenerHandle {
   const setDeaf = (deaf: boolean, detail: Record<string, unknown>) => {
     if (deaf === health.deaf) return;
     health.deaf = deaf;
+    changeChannelMetrics.deaf(deaf);
     if (deaf) {
       logger.error(
         `change channel is deaf: LISTEN did not hear this process's own notification within ${PROBE_TIMEOUT_MS} ms. ` +

@@ -7,7 +7,7 @@ import { setSecurityHeadersHttps } from "../http/security-headers";
 import { sendInternalError, sendJson, sendRaw } from "../http/reply";
 import { logger } from "../logger";
 import {
-  changeChannelListening,
+  changeChannelState,
   countHostedPageRequest,
   httpRoute,
   METRICS_CONTENT_TYPE,
@@ -97,7 +97,8 @@ const READY_DATABASE_TIMEOUT_MS = 2_000;
  * `GET /readyz` (issue 30): whether this process can serve. The database answers a `SELECT 1`
  * within READY_DATABASE_TIMEOUT_MS, and the change channel is connected and listening (without it
  * control actions taken elsewhere would reach this process only when its caches expire). 200 with
- * `{ status: "ready" }`, or 503 naming what is down. `/healthz` stays the liveness probe: it answers
+ * `{ status: "ready" }`, or 503 naming what is down. A deaf channel (connected, but its own probe went
+ * unheard) reads `"change_channel": "deaf"` with 200. `/healthz` stays the liveness probe: it answers
  * as long as the process does.
  */
 async function serveReadiness(req: IncomingMessage, res: ServerResponse, ping: () => Promise<unknown>): Promise<void> {
@@ -114,7 +115,9 @@ async function serveReadiness(req: IncomingMessage, res: ServerResponse, ping: (
     new Promise<"down">((resolve) => (timer = setTimeout(() => resolve("down"), READY_DATABASE_TIMEOUT_MS))),
   ]);
   clearTimeout(timer);
-  const changes = changeChannelListening() ? "up" : "down";
+  // A deaf channel (LISTEN through a transaction pooler) is reported, not refused: the process falls
+  // back to short cache lifetimes by design, and every instance behind that pooler would be deaf alike.
+  const changes = changeChannelState();
   const down = [database === "down" ? "database" : null, changes === "down" ? "change_channel" : null].filter((name) => name !== null);
   sendJson(res, down.length ? 503 : 200, { status: down.length ? "unavailable" : "ready", checks: { database, change_channel: changes }, down }, { "cache-control": "no-store" });
 }

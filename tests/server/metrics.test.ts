@@ -100,6 +100,7 @@ describe("the operator's metrics (issue 30)", () => {
       platform_change_channel_reconnects_total: "counter",
       platform_change_channel_up: "gauge",
       platform_change_channel_lag_seconds: "gauge",
+      platform_change_channel_deaf: "gauge",
       platform_webhook_deliveries_total: "counter",
       platform_webhook_queue_depth: "gauge",
       platform_database_pool_connections: "gauge",
@@ -108,6 +109,7 @@ describe("the operator's metrics (issue 30)", () => {
     });
     for (const family of exposition.families.values()) expect(family.help, family.name).toBeTruthy();
     expect(sampleValue(exposition, "platform_change_channel_up")).toBe(1);
+    expect(sampleValue(exposition, "platform_change_channel_deaf")).toBe(0);
     expect(sampleValue(exposition, "platform_database_pool_connections", { pool: "primary", state: "max" })).toBeGreaterThan(0);
     expect(sampleValue(exposition, "platform_webhook_queue_depth", { scope: "database" })).toBe(0);
   });
