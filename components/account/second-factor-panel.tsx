@@ -97,7 +97,7 @@ export function SecondFactorPanel({
       ) : null}
       {recoveryCodes ? (
         <Card title="Your recovery codes" description="Each code signs you in once if you lose your phone. Keep them somewhere safe: they are shown only now.">
-          <div className="px-5 py-4">
+          <div>
             <ul aria-label="Recovery codes" className="grid grid-cols-1 gap-2 font-mono text-sm sm:grid-cols-2">
               {recoveryCodes.map((code) => (
                 <li key={code} className="rounded-md bg-slate-50 px-3 py-1.5 ring-1 ring-slate-200">
@@ -124,7 +124,7 @@ export function SecondFactorPanel({
         }
         description="An app such as Google Authenticator, 1Password or Authy shows a new 6-digit code every 30 seconds."
       >
-        <div className="space-y-4 px-5 py-4">
+        <div className="space-y-4">
           {totp ? (
             <>
               <p className="text-sm text-slate-700">
