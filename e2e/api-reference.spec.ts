@@ -80,6 +80,13 @@ test.describe("API reference", () => {
       await expectAxeClean(page);
       expect(consoleErrors).toEqual([]);
       await page.screenshot({ path: path.join(SHOTS, `api-reference-client-${viewport.name}.png`) });
+      // Issue 28: one menu button, the portal's (Scalar's phone header added a second under it), and
+      // Ctrl+K answered by one search only, the docs search (which finds every operation).
+      await expect(page.locator(".scalar-app").getByRole("button", { name: /menu/i })).toHaveCount(0);
+      await page.keyboard.press("Control+k");
+      await expect(page.getByRole("dialog", { name: "Search the docs" })).toBeVisible();
+      await expect(page.getByRole("combobox", { name: "Search the docs and the API reference" })).toBeFocused();
+      await expect(page.getByRole("dialog")).toHaveCount(1);
       await context.close();
     });
   }

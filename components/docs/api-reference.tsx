@@ -12,8 +12,8 @@ import { useEffect, useRef } from "react";
  *   sidebar's and the search box's colours are computed from them on `.light-mode`, an ancestor,
  *   so they are set here too). `!important`: the theme's own variables are injected at run time.
  * - target size: the sidebar's expand/collapse buttons are 22 px; WCAG 2.2 asks for 24.
- * Also: its sticky sidebar and phone header stick below the portal's sticky header (4 rem + its
- * 1 px border), not underneath it.
+ * Also: its sticky sidebar sticks below the portal's sticky header (4 rem + its 1 px border), not
+ * underneath it; its phone header, a second menu button under the portal's, is hidden (issue 28).
  */
 const SCALAR_OVERRIDES = `
 .scalar-app, .scalar-app .light-mode, .scalar-app.light-mode, .light-mode .scalar-app {
@@ -32,6 +32,11 @@ const SCALAR_OVERRIDES = `
   --scalar-color-query: #0f766e !important;
   --scalar-sidebar-color-2: #475569 !important;
   --scalar-sidebar-search-color: #5b6472 !important;
+}
+/* Issue 28: its phone header (a second menu button under the portal's) is not shown; the docs'
+   menu and search (which finds every operation) serve phones. */
+.scalar-app .t-doc__header {
+  display: none !important;
 }
 .scalar-app li[data-sidebar-id] > div > button[aria-expanded] {
   min-width: 24px;
@@ -90,6 +95,9 @@ export function ApiReference({ specUrl }: { specUrl: string }) {
           withDefaultFonts: false,
           telemetry: false,
           hideClientButton: true,
+          // Issue 28: Scalar's search answered Ctrl+K as well as the docs search, which already finds
+          // every operation; without its search box Scalar registers no shortcut, so one answers.
+          hideSearch: true,
           hideDarkModeToggle: true,
           forceDarkModeState: "light",
           showDeveloperTools: "never",
