@@ -1,0 +1,97 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { catalogs, LOCALES, type Locale } from "../lib/i18n";
+import { expectAccessible, expectNoHorizontalOverflow, newPersonPage, screenshot, server } from "./support";
+
+/**
+ * The hosted pages in the person's language (issue 29): English, German, Spanish and French, chosen
+ * by the language switch, the app's `ui_locales` or the browser's Accept-Language. Each page is
+ * checked in each language for its words (the catalog's, no raw key or `{placeholder}` left), its
+ * `lang`, overflow at 390 and 1280 px and axe; screenshots under test-results/screenshots/lang-*.png.
+ */
+const foreignRequests: string[] = [];
+const ACCEPT: Record<Locale, string> = { en: "en-US", de: "de-DE", es: "es-ES", fr: "fr-FR" };
+
+async function pageIn(browser: Browser, locale: Locale): Promise<Page> {
+  return newPersonPage(browser, foreignRequests, { locale: ACCEPT[locale] });
+}
+
+/** The page speaks `locale`: its lang, its heading, and nothing of the catalog's machinery shows. */
+async function expectPageIn(page: Page, locale: Locale, heading: string, label: string): Promise<void> {
+  await expect(page.locator("html")).toHaveAttribute("lang", locale);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading);
+  const text = await page.locator("body").innerText();
+  expect(text, `${label}: an unfilled placeholder`).not.toMatch(/\{\w+\}/);
+  const keys = Object.keys(catalogs().en).filter((key) => text.includes(key));
+  expect(keys, `${label}: raw catalog keys on the page`).toEqual([]);
+  await expectNoHorizontalOverflow(page);
+  await expectAccessible(page, label);
+}
+
+test.afterAll(() => expect(foreignRequests).toEqual([]));
+
+test("every hosted page without a sign-in speaks the browser's language, at both widths, axe-clean", async ({ browser }) => {
+  for (const locale of LOCALES) {
+    const words = catalogs()[locale];
+    const page = await pageIn(browser, locale);
+
+    // Device sign-in: the code form (oidc-provider's /device sets its CSRF cookie and sends the person on).
+    await page.goto(`${server.url}/device`);
+    await expectPageIn(page, locale, words["device.input.title"], `device ${locale}`);
+    await expect(page.getByLabel(words["device.code"])).toBeVisible();
+    await page.getByLabel(words["device.code"]).fill("BCDF-GHJK");
+    await page.getByRole("button", { name: words["device.continue"] }).click();
+    await expect(page.locator("#device-error")).toHaveText(words["device.error.not_found"]);
+    await screenshot(page, `lang-device-${locale}`);
+
+    // Signed out, the expired sign-out, and the sign-in service's own error page.
+    await page.goto(`${server.url}/interaction/signed-out`);
+    await expectPageIn(page, locale, words["signedOut.title"], `signed out ${locale}`);
+    await page.goto(`${server.url}/interaction/logout`);
+    await expectPageIn(page, locale, words["logout.expiredTitle"], `expired sign-out ${locale}`);
+    await page.goto(`${server.issuer}/protocol/openid-connect/auth?client_id=no-such-app&response_type=code&scope=openid&redirect_uri=https%3A%2F%2Fexample.com%2Fcb`);
+    await expectPageIn(page, locale, words["error.invalid_client.title"], `error page ${locale}`);
+    if (locale !== "en") await screenshot(page, `lang-error-${locale}`);
+    await page.context().close();
+  }
+});
+
+test("the language switch keeps the page and its step, and is remembered; ui_locales comes before Accept-Language", async ({ browser }) => {
+  const { de, fr, es } = catalogs();
+  const page = await pageIn(browser, "en");
+  await page.goto(`${server.url}/device`);
+  await page.getByLabel("Code").fill("BCDF-GHJK");
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page.locator("#device-error")).toBeVisible();
+  const before = new URL(page.url());
+
+  const languages = page.getByRole("navigation", { name: "Language" });
+  await expect(languages.getByRole("link", { name: "English" })).toHaveAttribute("aria-current", "true");
+  await languages.getByRole("link", { name: "Deutsch" }).click();
+  await expectPageIn(page, "de", de["device.input.title"], "device after the switch");
+  // Same step, same code, the refusal still explained: only the words changed.
+  const after = new URL(page.url());
+  expect(after.pathname).toBe(before.pathname);
+  expect(after.searchParams.get("step")).toBe(before.searchParams.get("step"));
+  expect(after.searchParams.get("error")).toBe(before.searchParams.get("error"));
+  await expect(page.locator("#device-error")).toHaveText(de["device.error.not_found"]);
+  await expect(page.getByRole("navigation", { name: de["hosted.language"] }).getByRole("link", { name: "Deutsch" })).toHaveAttribute(
+    "aria-current",
+    "true",
+  );
+
+  // Remembered: the next hosted page, without `lang`, is German although the browser asks for English.
+  await page.goto(`${server.url}/interaction/signed-out`);
+  await expectPageIn(page, "de", de["signedOut.title"], "signed out after the switch");
+  // An app's ui_locales does not override the person's own choice…
+  await page.goto(`${server.issuer}/protocol/openid-connect/auth?client_id=no-such-app&response_type=code&scope=openid&ui_locales=fr`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(de["error.invalid_client.title"]);
+  await page.context().close();
+
+  // …but comes before the browser's Accept-Language when the person chose nothing.
+  const fresh = await pageIn(browser, "es");
+  await fresh.goto(`${server.issuer}/protocol/openid-connect/auth?client_id=no-such-app&response_type=code&scope=openid&ui_locales=fr-CA%20es`);
+  await expectPageIn(fresh, "fr", fr["error.invalid_client.title"], "error page with ui_locales");
+  await fresh.goto(`${server.url}/interaction/signed-out`);
+  await expectPageIn(fresh, "es", es["signedOut.title"], "Accept-Language without ui_locales");
+  await fresh.context().close();
+});
