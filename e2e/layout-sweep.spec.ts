@@ -5,10 +5,11 @@ import { CALLBACK, checkLayout, newPersonPage, query, server, signIn, type Layou
 /**
  * The layout, accessibility and console sweep (issue 14): every page of the portal, the docs, the
  * admin area and the hosted sign-in pages, at 390 px and 1280 px, with realistic long data — a
- * 120-character app name, a 300-character unbroken URL in descriptions, 60 pending apps. Each page
+ * 120-character app name, a 300-character unbroken URL in descriptions, 60 pending apps, a team of
+ * 20 with 60-character names, 1,000 request-log rows and 200 audit entries (issue 28). Each page
  * fails when the document is wider than the viewport, when an element is taller than the viewport
  * without scrolling inside (a text column squeezed by something beside it), when a text block is
- * squeezed into a column a word wide, when the console shows an error or a request fails, or when
+ * squeezed into a column a word wide or under 12 px, when a table scrolls sideways in its box, when the console shows an error or a request fails, or when
  * axe reports a serious or critical violation; each page is visited twice (checkLayout's `again`), so
  * an intermittent console error such as a hydration mismatch shows (issue 24). A full-page screenshot of each page at both widths
  * goes to test-results/screenshots/sweep-*.png.
@@ -150,6 +151,8 @@ async function ensureData(): Promise<void> {
       [kept, handle, i % 3 ? "viewer" : "admin"],
     );
   }
+  await seedUsage(app("approvedKept").clientId, alice);
+  await seedAudit(alice);
   await add("suspended", { type: "api", status: "suspended", reason: LONG_REASON, scopes });
   await add("login", {
     type: "login",
@@ -180,6 +183,95 @@ async function ensureData(): Promise<void> {
       createdAt: new Date(start + i * 60_000),
     });
   }
+}
+
+/** The API's routes as the meter names them (more than Top routes lists, so its "other routes" row shows). */
+const ROUTES = [
+  "GET /users/{username}",
+  "GET /me",
+  "GET /me/stats",
+  "GET /global-chat/messages",
+  "POST /global-chat/messages",
+  "POST /directory/resolve",
+  "GET /users",
+  "GET /events",
+  "GET /me/notifications",
+  "POST /users/{handle}/poke",
+  "GET /me/beetle",
+  "GET /me/beetle/cards",
+  "(no route)",
+];
+/** Status and SPEC error code by row number: every code the API answers with, so Errors by code is long. */
+const OUTCOMES: [number, number, string | null][] = [
+  [23, 409, "conflict"],
+  [19, 400, "invalid_request"],
+  [17, 500, "internal_error"],
+  [13, 429, "rate_limited"],
+  [11, 401, "invalid_token"],
+  [9, 404, "not_found"],
+  [7, 403, "insufficient_scope"],
+];
+
+/**
+ * Issue 28's long data for the Usage tab: 1,000 request-log rows over the last 22 hours (with a
+ * client-chosen 64-character request id here and there, delegated users, every error code), the
+ * per-minute counts and latency histogram the figures and charts read, made from the same rows, and
+ * 30 days of hourly counts before them (the 30-day chart). In SQL: 1,000 HTTP calls would take
+ * minutes and measure nothing the sweep looks at.
+ */
+async function seedUsage(clientId: string, userId: number): Promise<void> {
+  const status = OUTCOMES.map(([n, code]) => `WHEN i % ${n} = 0 THEN ${code}`).join(" ");
+  const errorCode = OUTCOMES.map(([n, , code]) => `WHEN i % ${n} = 0 THEN '${code}'`).join(" ");
+  await query(
+    server.databaseUrl,
+    `INSERT INTO "RequestLog" ("clientId", at, method, route, status, "errorCode", "latencyMs", "requestId", "userId", path, "errorMessage", "rateLimit", "rateRemaining")
+     SELECT $1, now() - i * interval '79 seconds', split_part(r.route, ' ', 1), r.route, s.status, s.code, 3 + (i * 37) % 480,
+            CASE WHEN i % 50 = 0 THEN 'client-chosen-request-id-' || rpad(md5(i::text), 39, 'x') ELSE gen_random_uuid()::text END,
+            CASE WHEN i % 3 = 0 THEN $2::int END,
+            CASE WHEN r.route = '(no route)' THEN '/v1/no/such/path/' || repeat('segment', 8) END,
+            CASE WHEN s.status >= 400 THEN 'The request failed: ' || s.code || ' (a message as long as the API ever writes one, to see it wrap).' END,
+            600, greatest(0, 600 - i % 601)
+       FROM generate_series(1, 1000) i,
+            LATERAL (SELECT ($3::text[])[1 + (i * 7) % array_length($3::text[], 1)] AS route) r,
+            LATERAL (SELECT CASE ${status} ELSE 200 END AS status, CASE ${errorCode} END AS code) s`,
+    [clientId, userId, ROUTES],
+  );
+  await query(
+    server.databaseUrl,
+    `INSERT INTO "UsageCount" ("clientId", route, status, "errorCode", "periodStart", count)
+     SELECT "clientId", route, status, coalesce("errorCode", ''), date_trunc('minute', at), count(*)::int
+       FROM "RequestLog" WHERE "clientId" = $1 GROUP BY 1, 2, 3, 4, 5
+     UNION ALL
+     SELECT $1, ($2::text[])[1 + h % 5], CASE WHEN h % 11 = 0 THEN 404 ELSE 200 END, CASE WHEN h % 11 = 0 THEN 'not_found' ELSE '' END,
+            date_trunc('hour', now()) - h * interval '1 hour', 5 + (h * 13) % 40
+       FROM generate_series(24, 30 * 24) h
+     UNION ALL
+     SELECT $1, 'token:client_credentials', 200, '', date_trunc('hour', now()) - h * interval '1 hour', 1
+       FROM generate_series(1, 20) h`,
+    [clientId, ROUTES],
+  );
+  await query(
+    server.databaseUrl,
+    `INSERT INTO "UsageLatency" ("clientId", route, "periodStart", bucket, count)
+     SELECT "clientId", route, "periodStart", (abs(hashtext(route)) % 12)::smallint, sum(count)::int
+       FROM "UsageCount" WHERE "clientId" = $1 GROUP BY 1, 2, 3, 4`,
+    [clientId],
+  );
+}
+
+/** Issue 28's long audit log: 200 entries of alice's, with long detail and the long app name as target. */
+async function seedAudit(aliceId: number): Promise<void> {
+  await query(
+    server.databaseUrl,
+    `INSERT INTO "AuditLog" ("actorId", "actorHandle", action, "targetType", "targetId", outcome, detail, ip, "createdAt")
+     SELECT $1, 'alice', (ARRAY['app.update', 'app.secret.create', 'app.member.add', 'app.submit', 'user.sign_in'])[1 + i % 5],
+            CASE WHEN i % 5 = 4 THEN 'user' ELSE 'app' END, CASE WHEN i % 5 = 4 THEN 'alice' ELSE $2 END,
+            CASE WHEN i % 17 = 0 THEN 'denied' ELSE 'ok' END,
+            jsonb_build_object('fields', ARRAY['name', 'description', 'scopes', 'redirect_uris'], 'note', $3::text),
+            '2001:db8:85a3:0000:0000:8a2e:0370:' || lpad(i::text, 4, '0'), now() - i * interval '7 minutes'
+       FROM generate_series(1, 200) i`,
+    [aliceId, app("approvedKept").clientId, LONG_DESCRIPTION],
+  );
 }
 
 function app(key: SweepApp["key"]): SweepApp {
@@ -300,8 +392,33 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
       }),
     );
   });
-  test("app page: the Usage tab (issue 16)", async () => {
+  test("app page: the Usage tab (issue 16) with 1,000 logged requests (issue 28)", async () => {
     expectClean(await sweep("alice", "app-usage", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/usage`)));
+  });
+  test("app page: the Usage tab, 30 days (issue 28: a bar per day, round ticks)", async () => {
+    expectClean(await sweep("alice", "app-usage-30d", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/usage?range=30d`)));
+  });
+  test("app page: the Usage tab, the request log filtered and paged (issue 28)", async () => {
+    const clientId = app("approvedKept").clientId;
+    expectClean(
+      await sweep("alice", "app-usage-filtered", async (p) => {
+        await p.goto(`${server.url}/apps/${clientId}/usage?status=4xx`);
+        await p.getByRole("link", { name: "Older requests" }).click();
+        await p.waitForURL(/before=/);
+      }),
+    );
+  });
+  test("app page: a logged request's detail view (issue 28)", async () => {
+    const rows = await query<{ requestId: string }>(
+      server.databaseUrl,
+      `SELECT "requestId" FROM "RequestLog" WHERE "clientId" = $1 AND length("requestId") = 64 ORDER BY at DESC LIMIT 1`,
+      [app("approvedKept").clientId],
+    );
+    expectClean(
+      await sweep("alice", "app-usage-request", (p) =>
+        p.goto(`${server.url}/apps/${app("approvedKept").clientId}/usage/requests/${encodeURIComponent(rows[0]!.requestId)}`),
+      ),
+    );
   });
   test("app page: the Webhooks tab (issue 25)", async () => {
     expectClean(await sweep("alice", "app-webhooks", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/webhooks`)));
@@ -320,6 +437,18 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
         await p.goto(`${server.url}/account/apps`);
         await p.getByRole("button", { name: "Revoke access" }).first().click();
         await p.getByRole("dialog").waitFor();
+      }),
+    );
+  });
+  test("account: Account security (issue 29)", async () => {
+    expectClean(await sweep("alice", "account-security", (p) => p.goto(`${server.url}/account/security`)));
+  });
+  test("account: setting up an authenticator app, QR code and key (issue 29)", async () => {
+    expectClean(
+      await sweep("alice", "account-security-setup", async (p) => {
+        await p.goto(`${server.url}/account/security`);
+        await p.getByRole("button", { name: "Set up authenticator app" }).click();
+        await p.getByTestId("totp-secret").waitFor();
       }),
     );
   });
@@ -373,8 +502,11 @@ test.describe("layout, axe and console sweep over every page at 390 px and 1280 
   test("admin: users", async () => {
     expectClean(await sweep("admin", "admin-users", (p) => p.goto(`${server.url}/admin/users`)));
   });
-  test("admin: audit log", async () => {
+  test("admin: audit log (200 of alice's entries, issue 28)", async () => {
     expectClean(await sweep("admin", "admin-audit", (p) => p.goto(`${server.url}/admin/audit`)));
+  });
+  test("admin: audit log, filtered (the filters open on a phone, issue 28)", async () => {
+    expectClean(await sweep("admin", "admin-audit-filtered", (p) => p.goto(`${server.url}/admin/audit?actor=alice&action=app.*`)));
   });
   test("admin: forbidden for a developer", async () => {
     expectClean(await sweep("alice", "forbidden", (p) => p.goto(`${server.url}/admin`), { status: 403 }));

@@ -148,7 +148,7 @@ export { query };
 /** One failed check of the layout sweep (e2e/layout-sweep.spec.ts). */
 export interface LayoutProblem {
   width: number;
-  check: "status" | "overflow" | "clipped" | "tall" | "squeezed" | "console" | "request" | "axe" | "dialog";
+  check: "status" | "overflow" | "clipped" | "tall" | "squeezed" | "small" | "sideways" | "console" | "request" | "axe" | "dialog";
   detail: string;
 }
 
@@ -159,6 +159,8 @@ interface Measured {
   clipped: string[];
   tall: string[];
   squeezed: string[];
+  small: string[];
+  sideways: string[];
   dialogs: string[];
 }
 
@@ -226,6 +228,29 @@ function measureLayout(): Measured {
       tall.push(`${describe(el)} is ${Math.round(rect.height)} px tall`);
     }
   }
+  /** Screen-reader-only text (a 1 px clipped box) is not read by the eye: its size does not matter. */
+  const screenReaderOnly = (el: Element | null) => {
+    for (let node = el; node && node !== document.body; node = node.parentElement) {
+      const style = getComputedStyle(node);
+      if (style.clipPath !== "none" && node.getBoundingClientRect().width <= 1) return true;
+      if (style.clip && style.clip !== "auto" && node.getBoundingClientRect().width <= 1) return true;
+    }
+    return false;
+  };
+  const small: string[] = [];
+  // Issue 28: a table wider than the box it scrolls in hides its right-hand columns (status, latency,
+  // actions) off screen; below the width where it fits it must become cards.
+  const sideways: string[] = [];
+  for (const table of Array.from(document.querySelectorAll("table"))) {
+    const rect = table.getBoundingClientRect();
+    if (rect.width === 0 || rect.height === 0) continue;
+    for (let node = table.parentElement; node && node !== document.body; node = node.parentElement) {
+      if (getComputedStyle(node).overflowX === "visible") continue;
+      const box = node.getBoundingClientRect();
+      if (rect.right > box.right + 1) sideways.push(`${describe(table)} is ${Math.round(rect.width)} px wide in a ${Math.round(box.width)} px box that scrolls sideways`);
+      break;
+    }
+  }
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const text = node.textContent?.trim() ?? "";
@@ -236,6 +261,11 @@ function measureLayout(): Measured {
     const box = range.getBoundingClientRect();
     if (box.height === 0) continue;
     const label = `${describe(parent)} "${text.slice(0, 40)}${text.length > 40 ? "…" : ""}"`;
+    // Issue 28: no text under 12 px, an SVG's text measured as drawn (its font size times the
+    // drawing's scale: a chart scaled down to a phone's width shrank its labels to ~9 px).
+    let fontPx = parseFloat(getComputedStyle(parent).fontSize);
+    if (parent instanceof SVGGraphicsElement) fontPx *= Math.abs(parent.getScreenCTM()?.a ?? 1);
+    if (fontPx < 11.95 && small.length < 8 && !screenReaderOnly(parent)) small.push(`${label} at ${fontPx.toFixed(1)} px`);
     if (box.right > vw + 1 && !scrollsInside(parent)) widest.push(`text ${label} right edge at ${Math.round(box.right)} px`);
     if (box.height > vh && !scrollsInside(parent)) tall.push(`${label}: a text run ${Math.round(box.height)} px tall`);
     const words = text.split(/\s+/).length;
@@ -252,7 +282,7 @@ function measureLayout(): Measured {
     return problems;
   });
   // The deepest culprits come last in document order.
-  return { overflow: root.scrollWidth - vw, widest: widest.slice(-4), clipped, tall, squeezed, dialogs };
+  return { overflow: root.scrollWidth - vw, widest: widest.slice(-4), clipped, tall, squeezed, small, sideways, dialogs };
 }
 
 /**
@@ -260,7 +290,8 @@ function measureLayout(): Measured {
  * 1280 px and 390 px: the document is no wider than the viewport; no content cut off at a box's
  * edge (overflow hidden without an ellipsis or line clamp); no element taller than the
  * viewport without scrolling inside (text runs, images, SVGs; the page, main and the containers
- * that scroll are the page's business); no text squeezed to a word per line; an open dialog is a
+ * that scroll are the page's business); no text squeezed to a word per line; no text under 12 px
+ * (an SVG's as drawn) and no table wider than the box it scrolls in (issue 28); an open dialog is a
  * child of <body> and left-aligned; axe finds nothing serious or critical (WCAG 2.2 A/AA). Over the
  * whole visit: no console error, no failed request (a missing favicon counts), and the document's
  * status is `status` (default: below 400; "4xx": any client error). Writes a full-page screenshot per width to
@@ -331,6 +362,8 @@ export async function checkLayout(
       for (const detail of m.clipped) problems.push({ width, check: "clipped", detail });
       for (const detail of m.tall) problems.push({ width, check: "tall", detail });
       for (const detail of m.squeezed) problems.push({ width, check: "squeezed", detail });
+      for (const detail of m.small) problems.push({ width, check: "small", detail });
+      for (const detail of m.sideways) problems.push({ width, check: "sideways", detail });
       for (const detail of m.dialogs) problems.push({ width, check: "dialog", detail });
       const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
       for (const v of axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")) {

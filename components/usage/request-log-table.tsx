@@ -14,7 +14,7 @@ export function requestHref(clientId: string, requestId: string): string {
 }
 
 /**
- * The request log (issue 16): one row per request, scrolling sideways inside its box on a phone. A
+ * The request log (issue 16): one row per request; below lg, one card per request (issue 28). A
  * request of the app's sandbox (issue 26) carries a "Sandbox" badge and a tinted row, in every view.
  * Issue 28: each row's request id opens its detail view and has a copy button.
  */
@@ -28,9 +28,12 @@ export function RequestLogTable({ clientId, entries, emptyText }: { clientId: st
   }
   return (
     <div role="region" aria-label="Request log" tabIndex={0} className="relative max-w-full overflow-x-auto rounded-lg border border-slate-200">
-      <table className="w-full min-w-[760px] text-left text-sm" data-testid="request-log">
+      {/* Below lg each request is a card (issue 28): status, latency and the request first, then the
+          time, the user and the request id, all at the phone's width (no sideways scrolling); from lg
+          a table. The same rows either way, so the log's tests and links do not care which. */}
+      <table className="block w-full text-left text-sm lg:table lg:min-w-[760px]" data-testid="request-log">
         <caption className="sr-only">Request log, newest first</caption>
-        <thead className="bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase">
+        <thead className="hidden bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase lg:table-header-group">
           <tr>
             <th scope="col" className="px-3 py-2">Time (UTC)</th>
             <th scope="col" className="px-3 py-2">Request</th>
@@ -40,21 +43,21 @@ export function RequestLogTable({ clientId, entries, emptyText }: { clientId: st
             <th scope="col" className="px-3 py-2">User</th>
           </tr>
         </thead>
-        <tbody>
+        <tbody className="block divide-y divide-slate-100 lg:table-row-group">
           {entries.map((e) => {
             const at = new Date(e.atMs).toISOString();
             return (
               <tr
                 key={e.id}
-                className={`border-t border-slate-100 align-top ${e.mode === "sandbox" ? "bg-amber-50/60" : ""}`}
+                className={`flex flex-wrap items-center gap-x-3 gap-y-1.5 px-3 py-3 align-top lg:table-row lg:border-t lg:border-slate-100 lg:p-0 ${e.mode === "sandbox" ? "bg-amber-50/60" : ""}`}
                 data-testid="request-log-row"
                 data-mode={e.mode}
                 data-request-id={e.requestId}
               >
-                <td className="px-3 py-2 whitespace-nowrap text-slate-700 tabular-nums">
+                <td className="order-4 text-xs whitespace-nowrap text-slate-700 tabular-nums lg:order-none lg:px-3 lg:py-2 lg:text-sm">
                   <time dateTime={at}>{at.slice(0, 19).replace("T", " ")}</time>
                 </td>
-                <td className="max-w-[22rem] min-w-[13rem] px-3 py-2 font-mono text-xs text-slate-900">
+                <td className="order-3 min-w-0 basis-full font-mono text-xs break-words text-slate-900 lg:order-none lg:max-w-[22rem] lg:min-w-[13rem] lg:basis-auto lg:px-3 lg:py-2">
                   {e.mode === "sandbox" ? (
                     <span className="mr-2 font-sans">
                       <Badge tone="amber">Sandbox</Badge>
@@ -62,12 +65,15 @@ export function RequestLogTable({ clientId, entries, emptyText }: { clientId: st
                   ) : null}
                   <RequestName method={e.method} route={e.route} path={e.path} />
                 </td>
-                <td className="px-3 py-2 whitespace-nowrap">
+                <td className="order-1 min-w-0 lg:order-none lg:px-3 lg:py-2 lg:whitespace-nowrap">
                   <Badge tone={statusTone(e.status)}>{e.status}</Badge>
-                  {e.errorCode ? <code className="ml-2 font-mono text-xs text-slate-800">{e.errorCode}</code> : null}
+                  {e.errorCode ? <code className="ml-2 font-mono text-xs break-all text-slate-800">{e.errorCode}</code> : null}
                 </td>
-                <td className="px-3 py-2 text-right whitespace-nowrap tabular-nums">{e.latencyMs} ms</td>
-                <td className="w-[19rem] px-3 py-2">
+                <td className="order-2 ml-auto text-right whitespace-nowrap tabular-nums lg:order-none lg:ml-0 lg:px-3 lg:py-2">
+                  <span className="sr-only lg:hidden">Latency </span>
+                  {e.latencyMs} ms
+                </td>
+                <td className="order-6 min-w-0 basis-full lg:order-none lg:w-[19rem] lg:basis-auto lg:px-3 lg:py-2">
                   {/* A 36-character UUID fits on one line; a longer id the client chose wraps rather than pushing User off screen. */}
                   <span className="flex items-start gap-1.5">
                     <Link
@@ -81,7 +87,9 @@ export function RequestLogTable({ clientId, entries, emptyText }: { clientId: st
                     <CopyButton value={e.requestId} label={`Copy request id ${e.requestId}`} className="h-7" />
                   </span>
                 </td>
-                <td className="px-3 py-2 text-slate-700">{e.userHandle ? `@${e.userHandle}` : <span className="text-slate-500">app</span>}</td>
+                <td className="order-5 text-xs text-slate-700 lg:order-none lg:px-3 lg:py-2 lg:text-sm">
+                  {e.userHandle ? `@${e.userHandle}` : <span className="text-slate-600">app</span>}
+                </td>
               </tr>
             );
           })}

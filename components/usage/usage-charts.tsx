@@ -1,7 +1,7 @@
 import { AxisBottom, AxisLeft } from "@visx/axis";
 import { Group } from "@visx/group";
 import { scaleBand, scaleLinear } from "@visx/scale";
-import { Bar, BarStack, LinePath } from "@visx/shape";
+import { BarStack, LinePath } from "@visx/shape";
 import type { ReactNode } from "react";
 
 /**
@@ -45,21 +45,61 @@ const size = (key: Size["key"], width: number, height: number, ticks: number, cl
   ticks,
   className,
 });
-const SIZES: Size[] = [size("narrow", 360, 220, 3, "sm:hidden"), size("wide", 600, 230, 6, "hidden sm:block")];
+const SIZES: Size[] = [size("narrow", 300, 220, 3, "sm:hidden"), size("wide", 600, 230, 6, "hidden sm:block")];
 const CLASS_COLORS: Record<"2xx" | "4xx" | "5xx", string> = { "2xx": "#059669", "4xx": "#d97706", "5xx": "#dc2626" };
 const AXIS_COLOR = "#64748b";
 const TICK_LABEL = { fill: "#475569", fontSize: 13, fontFamily: "inherit" } as const;
 
-/** Slot label: time of day for one day, else the date (UTC, as the data). */
-function slotLabel(iso: string, daily: boolean): string {
-  const d = new Date(iso);
-  if (!daily) return `${d.toISOString().slice(11, 16)}`;
-  return d.toLocaleDateString("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** Tick spacings, each a whole number of hours or days counted from midnight UTC (issue 28: "odd time ticks"). */
+const TICK_STEPS = [HOUR, 2 * HOUR, 3 * HOUR, 4 * HOUR, 6 * HOUR, 8 * HOUR, 12 * HOUR, DAY, 2 * DAY, 5 * DAY, 7 * DAY, 14 * DAY];
+
+/**
+ * The x-axis ticks: the slots that start on a round time (every 6 hours: 00:00, 06:00, …; every 5
+ * days: midnights), the smallest spacing that gives at most `max` of them, labelled with the time
+ * of day below a day's spacing and the date from it (UTC, as the data).
+ */
+export function timeTicks(ats: string[], max: number): { values: string[]; format: (iso: string) => string } {
+  const times = ats.map((a) => Date.parse(a));
+  for (const step of TICK_STEPS) {
+    const values = ats.filter((_, i) => times[i]! % step === 0);
+    if (values.length > 0 && values.length <= max) {
+      return {
+        values,
+        format: (iso) =>
+          step < DAY ? iso.slice(11, 16) : new Date(iso).toLocaleDateString("en-GB", { day: "numeric", month: "short", timeZone: "UTC" }),
+      };
+    }
+  }
+  return { values: ats.slice(0, 1), format: (iso) => iso.slice(0, 10) };
 }
 
-function everyNth(points: ChartPoint[], count: number): string[] {
-  const step = Math.max(1, Math.ceil(points.length / count));
-  return points.filter((_, i) => i % step === 0).map((p) => p.at);
+/** Whole-number ticks for a count or a time in milliseconds (issue 28: no "0.5 requests"). */
+export function integerTicks(scale: { ticks: (count?: number) => number[] }, count: number): number[] {
+  return scale.ticks(count).filter((v) => Number.isInteger(v));
+}
+
+/** Bar widths the requests chart sums its slots into, so a bar stays a readable width (30 days: a bar per day, not 120 of 3 px). */
+const BAR_STEPS = [15 * 60_000, HOUR, 6 * HOUR, DAY];
+const MAX_BARS = 48;
+
+/** Sums the slots into wider bars (counts add up; latency is not summed: its chart keeps the slots). */
+export function binPoints(points: ChartPoint[]): ChartPoint[] {
+  if (points.length <= MAX_BARS) return points;
+  const first = Date.parse(points[0]!.at);
+  const last = Date.parse(points.at(-1)!.at);
+  const step = BAR_STEPS.find((s) => Math.floor(last / s) - Math.floor(first / s) + 1 <= MAX_BARS) ?? DAY;
+  const bins = new Map<number, ChartPoint>();
+  for (const p of points) {
+    const key = Math.floor(Date.parse(p.at) / step) * step;
+    const bin = bins.get(key) ?? { at: new Date(key).toISOString(), "2xx": 0, "4xx": 0, "5xx": 0, p50Ms: null, p95Ms: null };
+    bin["2xx"] += p["2xx"];
+    bin["4xx"] += p["4xx"];
+    bin["5xx"] += p["5xx"];
+    bins.set(key, bin);
+  }
+  return [...bins.values()];
 }
 
 function Figure({
@@ -104,7 +144,8 @@ function Figure({
 const th = "px-2 py-1 text-left font-medium text-slate-700";
 const td = "px-2 py-1 text-slate-900 tabular-nums";
 
-export function RequestsChart({ points, daily }: { points: ChartPoint[]; daily: boolean }) {
+export function RequestsChart({ points: slots }: { points: ChartPoint[] }) {
+  const points = binPoints(slots);
   const keys = ["2xx", "4xx", "5xx"] as const;
   const totals = points.map((p) => p["2xx"] + p["4xx"] + p["5xx"]);
   const max = Math.max(1, ...totals);
@@ -144,6 +185,7 @@ export function RequestsChart({ points, daily }: { points: ChartPoint[]; daily: 
         </table>
       }
       draw={(sz) => {
+        const ticks = timeTicks(points.map((p) => p.at), sz.ticks);
         const x = scaleBand<string>({ domain: points.map((p) => p.at), range: [0, sz.innerW], padding: 0.15 });
         const y = scaleLinear<number>({ domain: [0, max], range: [sz.innerH, 0], nice: true });
         return (
@@ -166,12 +208,12 @@ export function RequestsChart({ points, daily }: { points: ChartPoint[]; daily: 
                 )
               }
             </BarStack>
-            <AxisLeft scale={y} numTicks={4} stroke={AXIS_COLOR} tickStroke={AXIS_COLOR} tickLabelProps={{ ...TICK_LABEL, textAnchor: "end", dx: -4, dy: 4 }} />
+            <AxisLeft scale={y} tickValues={integerTicks(y, 4)} tickFormat={(v) => Number(v).toLocaleString("en")} stroke={AXIS_COLOR} tickStroke={AXIS_COLOR} tickLabelProps={{ ...TICK_LABEL, textAnchor: "end", dx: -4, dy: 4 }} />
             <AxisBottom
               top={sz.innerH}
               scale={x}
-              tickValues={everyNth(points, sz.ticks)}
-              tickFormat={(v) => slotLabel(v, daily)}
+              tickValues={ticks.values}
+              tickFormat={ticks.format}
               stroke={AXIS_COLOR}
               tickStroke={AXIS_COLOR}
               tickLabelProps={{ ...TICK_LABEL, textAnchor: "middle" }}
@@ -183,7 +225,7 @@ export function RequestsChart({ points, daily }: { points: ChartPoint[]; daily: 
   );
 }
 
-export function LatencyChart({ points, daily }: { points: ChartPoint[]; daily: boolean }) {
+export function LatencyChart({ points }: { points: ChartPoint[] }) {
   const values = points.flatMap((p) => [p.p50Ms ?? 0, p.p95Ms ?? 0]);
   const max = Math.max(1, ...values);
   const measured = points.filter((p) => p.p50Ms !== null);
@@ -224,6 +266,7 @@ export function LatencyChart({ points, daily }: { points: ChartPoint[]; daily: b
         </table>
       }
       draw={(sz) => {
+        const ticks = timeTicks(points.map((p) => p.at), sz.ticks);
         const x = scaleBand<string>({ domain: points.map((p) => p.at), range: [0, sz.innerW], padding: 0.15 });
         const y = scaleLinear<number>({ domain: [0, max], range: [sz.innerH, 0], nice: true });
         const cx = (p: ChartPoint) => (x(p.at) ?? 0) + x.bandwidth() / 2;
@@ -247,12 +290,12 @@ export function LatencyChart({ points, daily }: { points: ChartPoint[]; daily: b
                   </g>
                 ))
               : null}
-            <AxisLeft scale={y} numTicks={4} stroke={AXIS_COLOR} tickStroke={AXIS_COLOR} tickLabelProps={{ ...TICK_LABEL, textAnchor: "end", dx: -4, dy: 4 }} />
+            <AxisLeft scale={y} tickValues={integerTicks(y, 4)} tickFormat={(v) => Number(v).toLocaleString("en")} stroke={AXIS_COLOR} tickStroke={AXIS_COLOR} tickLabelProps={{ ...TICK_LABEL, textAnchor: "end", dx: -4, dy: 4 }} />
             <AxisBottom
               top={sz.innerH}
               scale={x}
-              tickValues={everyNth(points, sz.ticks)}
-              tickFormat={(v) => slotLabel(v, daily)}
+              tickValues={ticks.values}
+              tickFormat={ticks.format}
               stroke={AXIS_COLOR}
               tickStroke={AXIS_COLOR}
               tickLabelProps={{ ...TICK_LABEL, textAnchor: "middle" }}
@@ -290,38 +333,34 @@ export const LATENCY_LEGEND = [
   { label: "p95", color: "#7c3aed", dashed: true },
 ];
 
-/** Errors by code: one horizontal bar each, the numbers written beside them (no separate table needed). */
+/**
+ * Errors by code: one horizontal bar each, the numbers written beside them (no separate table
+ * needed). Every code, not a top few (issue 28: the figures must add up), and HTML rather than a
+ * scaled SVG, so its text keeps its size on a phone (the SVG shrank it to ~9 px).
+ */
 export function ErrorsByCode({ errors }: { errors: { code: string; status: number; count: number }[] }) {
-  const rows = errors.slice(0, 8);
-  const rowH = 28;
-  const height = rows.length * rowH + 8;
-  const width = 420;
-  const labelW = 190;
-  const x = scaleLinear<number>({ domain: [0, Math.max(1, ...rows.map((r) => r.count))], range: [0, width - labelW - 50] });
-  const y = scaleBand<string>({ domain: rows.map((r) => `${r.status} ${r.code}`), range: [4, height - 4], padding: 0.25 });
+  const max = Math.max(1, ...errors.map((r) => r.count));
   return (
-    <svg
-      viewBox={`0 0 ${width} ${height}`}
-      className="h-auto w-full max-w-xl"
-      role="img"
-      aria-label={`Errors by code: ${rows.map((r) => `${r.count} × ${r.status} ${r.code}`).join(", ")}`}
+    <ul
+      className="max-w-xl space-y-1.5"
+      aria-label={`Errors by code: ${errors.map((r) => `${r.count} × ${r.status} ${r.code}`).join(", ")}`}
       data-testid="errors-chart"
     >
-      {rows.map((r) => {
-        const key = `${r.status} ${r.code}`;
-        const top = y(key) ?? 0;
-        return (
-          <g key={key}>
-            <text x={0} y={top + y.bandwidth() / 2 + 5} fontSize={14} fill="#0f172a" fontFamily="ui-monospace, monospace">
-              {key}
-            </text>
-            <Bar x={labelW} y={top} width={Math.max(2, x(r.count))} height={y.bandwidth()} fill={r.status >= 500 ? CLASS_COLORS["5xx"] : CLASS_COLORS["4xx"]} rx={3} />
-            <text x={labelW + Math.max(2, x(r.count)) + 8} y={top + y.bandwidth() / 2 + 5} fontSize={14} fill="#334155">
-              {r.count}
-            </text>
-          </g>
-        );
-      })}
-    </svg>
+      {errors.map((r) => (
+        <li key={`${r.status} ${r.code}`} className="grid grid-cols-[minmax(0,11rem)_minmax(0,1fr)] items-center gap-x-3 text-sm sm:grid-cols-[13rem_minmax(0,1fr)]" data-testid="errors-chart-row">
+          <code className="font-mono text-sm break-all text-slate-900">
+            {r.status} {r.code}
+          </code>
+          <span className="flex min-w-0 items-center gap-2">
+            <span
+              aria-hidden="true"
+              className="h-4 min-w-0.5 rounded-sm"
+              style={{ width: `${(r.count / max) * 85}%`, backgroundColor: r.status >= 500 ? CLASS_COLORS["5xx"] : CLASS_COLORS["4xx"] }}
+            />
+            <span className="text-slate-700 tabular-nums">{r.count.toLocaleString("en")}</span>
+          </span>
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -5,6 +5,7 @@ import { Badge } from "@/components/ui/badge";
 import { buttonClasses } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { inputClasses } from "@/components/ui/field";
+import { FilterDisclosure } from "@/components/ui/filter-disclosure";
 import { Pagination } from "@/components/ui/pagination";
 import { isAppError } from "@/lib/errors";
 import { requireAdmin } from "@/lib/portal/session";
@@ -70,7 +71,8 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
     }),
     listAuditActions(),
   ]);
-  const filtered = Boolean(query.actor || query.action || query.target || query.from || query.to);
+  const activeFilters = [query.actor, query.action, query.target, query.from, query.to].filter(Boolean).length;
+  const filtered = activeFilters > 0;
 
   return (
     <div className="space-y-6">
@@ -81,6 +83,7 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
         </p>
       </div>
 
+      <FilterDisclosure active={activeFilters}>
       <form
         role="search"
         aria-label="Filter the audit log"
@@ -136,6 +139,7 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
           ) : null}
         </div>
       </form>
+      </FilterDisclosure>
 
       {page.entries.length === 0 ? (
         <EmptyState icon="list" title={filtered ? "No entries match" : "Nothing logged yet"} />

@@ -8,6 +8,7 @@ import { ChartLegend, ErrorsByCode, LATENCY_LEGEND, LatencyChart, REQUEST_LEGEND
 import { UsageEmptyState } from "@/components/usage/usage-empty-state";
 import { buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { FilterDisclosure } from "@/components/ui/filter-disclosure";
 import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 import { env } from "@/lib/env";
@@ -85,6 +86,14 @@ const TOP_ROUTES = 10;
 /** A time as a datetime-local field shows it, in UTC: `2026-11-26T14:05`. */
 const utcInputValue = (date: Date) => date.toISOString().slice(0, 16);
 
+/** Top routes: a card per route below sm, a table row from sm (issue 28). */
+const ROW = "flex flex-wrap gap-x-4 gap-y-1 border-t border-slate-100 py-2 sm:table-row sm:py-0";
+const NAME_CELL = "min-w-0 basis-full sm:basis-auto sm:py-2";
+const NUM = "whitespace-nowrap tabular-nums sm:py-2 sm:pr-3 sm:text-right";
+const LAST = "whitespace-nowrap tabular-nums sm:py-2 sm:text-right";
+/** The phone card's name for a value (the table's header says it from sm). */
+const Label = ({ children }: { children: string }) => <span className="mr-1 text-xs font-normal text-slate-600 sm:hidden">{children}</span>;
+
 const pct = (n: number, total: number) => (total ? `${Math.round((n / total) * 1000) / 10}%` : "–");
 const ms = (v: number | null) => (v === null ? "–" : `${v} ms`);
 
@@ -143,8 +152,8 @@ export default async function AppUsagePage({
   const apiRoutes = summary.routes.filter((r) => !r.route.startsWith(GRANT_ROUTE_PREFIX));
   const grants = summary.routes.filter((r) => r.route.startsWith(GRANT_ROUTE_PREFIX));
   const points = series.map((p) => ({ ...p, at: p.at.toISOString() }));
-  const daily = query.range !== "24h";
-  const filtered = Boolean(query.status || query.route || query.request_id || query.since || query.until || logMode !== mode);
+  const activeFilters = [query.status, query.route, query.request_id, query.since, query.until, logMode !== mode].filter(Boolean).length;
+  const filtered = activeFilters > 0;
   const config = env();
   // Issue 28: the figures are sums of the Top routes table's rows (API requests; token requests are
   // summed apart below them), so they cannot disagree with it.
@@ -282,11 +291,11 @@ export default async function AppUsagePage({
           <div className="grid gap-6 xl:grid-cols-2">
             <Card className="min-w-0" title="Requests" description="By status class.">
               <ChartLegend items={REQUEST_LEGEND} />
-              <RequestsChart points={points} daily={daily} />
+              <RequestsChart points={points} />
             </Card>
             <Card className="min-w-0" title="Latency" description="Time to answer, in milliseconds, measured in the server.">
               <ChartLegend items={LATENCY_LEGEND} />
-              <LatencyChart points={points} daily={daily} />
+              <LatencyChart points={points} />
             </Card>
           </div>
           <div className="grid gap-6 xl:grid-cols-2">
@@ -298,83 +307,88 @@ export default async function AppUsagePage({
               )}
             </Card>
             <Card className="min-w-0" title="Top routes" description="Route templates, most called first, adding up to the requests above; token requests below.">
+              {/* Below sm each route is a card (issue 28): its name at full width, then calls, errors and
+                  p95, each named; from sm a table. */}
               <div role="region" aria-label="Top routes" tabIndex={0} className="max-w-full overflow-x-auto">
-                <table className="w-full text-left text-sm" data-testid="top-routes">
-                  <thead className="text-xs font-semibold tracking-wide text-slate-600 uppercase">
-                    <tr>
-                      <th scope="col" className="py-2 pr-3">Route</th>
-                      <th scope="col" className="py-2 pr-3 text-right">Calls</th>
-                      <th scope="col" className="py-2 pr-3 text-right">Errors</th>
-                      <th scope="col" className="py-2 text-right">p95</th>
+              <table className="block w-full text-left text-sm sm:table" data-testid="top-routes">
+                <thead className="hidden text-xs font-semibold tracking-wide text-slate-600 uppercase sm:table-header-group">
+                  <tr>
+                    <th scope="col" className="py-2 pr-3">Route</th>
+                    <th scope="col" className="py-2 pr-3 text-right">Calls</th>
+                    <th scope="col" className="py-2 pr-3 text-right">Errors</th>
+                    <th scope="col" className="py-2 text-right">p95</th>
+                  </tr>
+                </thead>
+                <tbody className="block sm:table-row-group" data-testid="top-routes-api">
+                  {topRoutes.map((r) => {
+                    const errors = countOf(r, isError);
+                    return (
+                      <tr key={r.route} className={ROW} data-testid="top-route-row">
+                        <td className={`${NAME_CELL} sm:pr-3`}>
+                          <Link
+                            href={`${usageHref(app.clientId, query, { route: r.route, request_id: undefined, before: undefined })}#request-log`}
+                            prefetch={false}
+                            className="font-mono text-xs break-words text-brand-700 hover:underline"
+                          >
+                            {r.route === NO_ROUTE ? <span className="font-sans">Unknown paths and methods</span> : <RouteName route={r.route} />}
+                          </Link>
+                        </td>
+                        <td className={NUM} data-testid="route-calls"><Label>Calls</Label>{r.total.toLocaleString("en")}</td>
+                        <td className={NUM} data-testid="route-errors" data-count={errors}>
+                          <Label>Errors</Label>
+                          {errors.toLocaleString("en")} <span className="text-xs text-slate-600">({pct(errors, r.total)})</span>
+                        </td>
+                        <td className={LAST}><Label>p95</Label>{ms(r.p95Ms)}</td>
+                      </tr>
+                    );
+                  })}
+                  {otherRoutes.length ? (
+                    <tr className={ROW} data-testid="top-route-row">
+                      <td className={`${NAME_CELL} text-slate-700 sm:pr-3`}>{otherRoutes.length} other routes</td>
+                      <td className={NUM} data-testid="route-calls"><Label>Calls</Label>{sum(otherRoutes, (r) => r.total).toLocaleString("en")}</td>
+                      <td className={NUM} data-testid="route-errors" data-count={sum(otherRoutes, (r) => countOf(r, isError))}>
+                        <Label>Errors</Label>
+                        {sum(otherRoutes, (r) => countOf(r, isError)).toLocaleString("en")}
+                      </td>
+                      <td className={LAST}><Label>p95</Label>–</td>
                     </tr>
-                  </thead>
-                  <tbody data-testid="top-routes-api">
-                    {topRoutes.map((r) => {
+                  ) : null}
+                </tbody>
+                <tbody className="block sm:table-row-group">
+                  <tr className={`${ROW} border-slate-300 font-semibold`} data-testid="top-routes-total">
+                    <th scope="row" className={`${NAME_CELL} text-left sm:pr-3`}>All requests</th>
+                    <td className={NUM}><Label>Calls</Label>{requests.toLocaleString("en")}</td>
+                    <td className={NUM}><Label>Errors</Label>{errorCount.toLocaleString("en")}</td>
+                    <td className={LAST}><Label>p95</Label>{ms(summary.p95Ms)}</td>
+                  </tr>
+                </tbody>
+                {grants.length ? (
+                  <tbody className="block sm:table-row-group" data-testid="top-routes-token">
+                    {grants.map((r) => {
                       const errors = countOf(r, isError);
                       return (
-                        <tr key={r.route} className="border-t border-slate-100" data-testid="top-route-row">
-                          <td className="py-2 pr-3">
-                            <Link
-                              href={`${usageHref(app.clientId, query, { route: r.route, request_id: undefined, before: undefined })}#request-log`}
-                              prefetch={false}
-                              className="font-mono text-xs text-brand-700 hover:underline"
-                            >
-                              {r.route === NO_ROUTE ? <span className="font-sans">Unknown paths and methods</span> : <RouteName route={r.route} />}
-                            </Link>
+                        <tr key={r.route} className={ROW} data-testid="token-route-row">
+                          <td className={`${NAME_CELL} text-slate-700 sm:pr-3`}>
+                            Token: <code className="font-mono text-xs break-all">{r.route.slice(GRANT_ROUTE_PREFIX.length)}</code>
                           </td>
-                          <td className="py-2 pr-3 text-right tabular-nums" data-testid="route-calls">{r.total.toLocaleString("en")}</td>
-                          <td className="py-2 pr-3 text-right whitespace-nowrap tabular-nums" data-testid="route-errors" data-count={errors}>
+                          <td className={NUM} data-testid="route-calls"><Label>Calls</Label>{r.total.toLocaleString("en")}</td>
+                          <td className={NUM}>
+                            <Label>Errors</Label>
                             {errors.toLocaleString("en")} <span className="text-xs text-slate-600">({pct(errors, r.total)})</span>
                           </td>
-                          <td className="py-2 text-right whitespace-nowrap tabular-nums">{ms(r.p95Ms)}</td>
+                          <td className={LAST}><Label>p95</Label>{ms(r.p95Ms)}</td>
                         </tr>
                       );
                     })}
-                    {otherRoutes.length ? (
-                      <tr className="border-t border-slate-100" data-testid="top-route-row">
-                        <td className="py-2 pr-3 text-slate-700">{otherRoutes.length} other routes</td>
-                        <td className="py-2 pr-3 text-right tabular-nums" data-testid="route-calls">{sum(otherRoutes, (r) => r.total).toLocaleString("en")}</td>
-                        <td className="py-2 pr-3 text-right tabular-nums" data-testid="route-errors" data-count={sum(otherRoutes, (r) => countOf(r, isError))}>
-                          {sum(otherRoutes, (r) => countOf(r, isError)).toLocaleString("en")}
-                        </td>
-                        <td className="py-2 text-right">–</td>
-                      </tr>
-                    ) : null}
-                  </tbody>
-                  <tbody>
-                    <tr className="border-t border-slate-300 font-semibold" data-testid="top-routes-total">
-                      <th scope="row" className="py-2 pr-3 text-left">All requests</th>
-                      <td className="py-2 pr-3 text-right tabular-nums">{requests.toLocaleString("en")}</td>
-                      <td className="py-2 pr-3 text-right tabular-nums">{errorCount.toLocaleString("en")}</td>
-                      <td className="py-2 text-right whitespace-nowrap tabular-nums">{ms(summary.p95Ms)}</td>
+                    <tr className={`${ROW} border-slate-300 font-semibold`} data-testid="token-routes-total">
+                      <th scope="row" className={`${NAME_CELL} text-left sm:pr-3`}>All token requests</th>
+                      <td className={NUM}><Label>Calls</Label>{tokenRequests.toLocaleString("en")}</td>
+                      <td className={NUM}><Label>Errors</Label>{sum(grants, (r) => countOf(r, isError)).toLocaleString("en")}</td>
+                      <td className={`${LAST} max-sm:hidden`} />
                     </tr>
                   </tbody>
-                  {grants.length ? (
-                    <tbody data-testid="top-routes-token">
-                      {grants.map((r) => {
-                        const errors = countOf(r, isError);
-                        return (
-                          <tr key={r.route} className="border-t border-slate-100" data-testid="token-route-row">
-                            <td className="py-2 pr-3 text-slate-700">
-                              Token: <code className="font-mono text-xs">{r.route.slice(GRANT_ROUTE_PREFIX.length)}</code>
-                            </td>
-                            <td className="py-2 pr-3 text-right tabular-nums" data-testid="route-calls">{r.total.toLocaleString("en")}</td>
-                            <td className="py-2 pr-3 text-right whitespace-nowrap tabular-nums">
-                              {errors.toLocaleString("en")} <span className="text-xs text-slate-600">({pct(errors, r.total)})</span>
-                            </td>
-                            <td className="py-2 text-right whitespace-nowrap tabular-nums">{ms(r.p95Ms)}</td>
-                          </tr>
-                        );
-                      })}
-                      <tr className="border-t border-slate-300 font-semibold" data-testid="token-routes-total">
-                        <th scope="row" className="py-2 pr-3 text-left">All token requests</th>
-                        <td className="py-2 pr-3 text-right tabular-nums">{tokenRequests.toLocaleString("en")}</td>
-                        <td className="py-2 pr-3 text-right tabular-nums">{sum(grants, (r) => countOf(r, isError)).toLocaleString("en")}</td>
-                        <td className="py-2" />
-                      </tr>
-                    </tbody>
-                  ) : null}
-                </table>
+                ) : null}
+              </table>
               </div>
             </Card>
           </div>
@@ -386,6 +400,7 @@ export default async function AppUsagePage({
         title="Request log"
         description="Every API request made with this app's tokens and every token request naming its client ID, newest first: at least the last 1,000, and every error answer of the last 7 days (up to 10,000). Open a request id for its details. No tokens, secrets, bodies or query strings are kept."
       >
+        <FilterDisclosure active={activeFilters}>
         <form
           role="search"
           aria-label="Filter the request log"
@@ -491,6 +506,7 @@ export default async function AppUsagePage({
             ) : null}
           </div>
         </form>
+        </FilterDisclosure>
         {filterError ? (
           <p id="log-filter-error" role="alert" className="mt-3 text-sm text-red-700">
             {filterError}
