@@ -1,6 +1,7 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { catalogs, LOCALES, type Locale } from "../lib/i18n";
-import { expectAccessible, expectNoHorizontalOverflow, newPersonPage, screenshot, server } from "./support";
+import { createTestApp, createTestUser, pkcePair } from "../tests/helpers/oidc";
+import { CALLBACK, expectAccessible, expectNoHorizontalOverflow, newPersonPage, screenshot, server } from "./support";
 
 /**
  * The hosted pages in the person's language (issue 29): English, German, Spanish and French, chosen
@@ -94,4 +95,59 @@ test("the language switch keeps the page and its step, and is remembered; ui_loc
   await fresh.goto(`${server.url}/interaction/signed-out`);
   await expectPageIn(fresh, "es", es["signedOut.title"], "Accept-Language without ui_locales");
   await fresh.context().close();
+});
+
+test("login, a refusal, the switch in the middle of a sign-in, and consent with its scopes, in the app's ui_locales", async ({ browser }) => {
+  const { de, fr } = catalogs();
+  await createTestUser(server.databaseUrl, { handle: "lina", password: "languages-password", displayName: "Lina Šimić-Castellanos" });
+  const { clientId } = await createTestApp(server.databaseUrl, {
+    type: "login",
+    name: "Käfer-Tagebuch",
+    ownerHandle: "beetledev",
+    scopes: ["svc:beetle.read", "svc:chat.read"],
+    redirectUris: [CALLBACK],
+  });
+  const auth = new URL(`${server.issuer}/protocol/openid-connect/auth`);
+  auth.search = new URLSearchParams({
+    client_id: clientId,
+    response_type: "code",
+    redirect_uri: CALLBACK,
+    scope: "openid profile",
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: "S256",
+    ui_locales: "de-CH en",
+  }).toString();
+
+  // The browser asks for English; the app's ui_locales asks for German.
+  const page = await pageIn(browser, "en");
+  await page.goto(auth.href);
+  await page.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
+  await expectPageIn(page, "de", de["login.title"], "login de");
+  await expect(page).toHaveTitle(`${de["login.pageTitle"]} · Platform`);
+  await page.getByLabel(de["login.username"]).fill("lina");
+  await page.getByLabel(de["login.password"]).fill("wrong-password");
+  await page.getByRole("button", { name: de["login.submit"], exact: true }).click();
+  await page.waitForURL(/error=invalid_credentials/);
+  await expect(page.getByRole("alert")).toHaveText(de["login.error.invalid_credentials"]);
+  await screenshot(page, "lang-login-de");
+
+  // The switch keeps the interaction and the refusal; the next page (consent) stays French.
+  const uid = new URL(page.url()).pathname;
+  await page.getByRole("navigation", { name: de["hosted.language"] }).getByRole("link", { name: "Français" }).click();
+  expect(new URL(page.url()).pathname).toBe(uid);
+  await expectPageIn(page, "fr", fr["login.title"], "login fr");
+  await expect(page.getByRole("alert")).toHaveText(fr["login.error.invalid_credentials"]);
+  await page.getByLabel(fr["login.username"]).fill("lina");
+  await page.getByLabel(fr["login.password"]).fill("languages-password");
+  await page.getByRole("button", { name: fr["login.submit"], exact: true }).click();
+
+  await expectPageIn(page, "fr", fr["consent.title.first"].replace("{app}", "Käfer-Tagebuch"), "consent fr");
+  const permissions = page.getByRole("list", { name: fr["consent.listLabel"] });
+  await expect(permissions).toContainText(fr["scope.svc:beetle.read"]);
+  await expect(permissions).toContainText(fr["scope.profile"]);
+  await expect(page.getByTestId("app-identity-owner")).toContainText("par ");
+  await screenshot(page, "lang-consent-fr");
+  await page.getByRole("button", { name: fr["consent.allow"] }).click();
+  await page.waitForURL((url) => url.href.startsWith(CALLBACK));
+  await page.context().close();
 });

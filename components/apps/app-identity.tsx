@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { Icon } from "@/components/ui/icon";
 import { logoPath, type AppIdentityData } from "@/lib/schemas/apps";
 
@@ -68,16 +69,54 @@ function hostOf(url: string): string {
   }
 }
 
+/**
+ * The words of the identity card. English in the portal; the hosted consent page passes its
+ * language's (issue 29, lib/i18n), so the portal's client bundles stay free of the catalogs.
+ */
+export interface AppIdentityWords {
+  homepage: string;
+  privacyPolicy: string;
+  terms: string;
+  links: string;
+  newTab: string;
+  about: (app: string) => string;
+  by: (name: ReactNode, handle: ReactNode) => ReactNode;
+  ownerUnknown: string;
+}
+
+const ENGLISH: AppIdentityWords = {
+  homepage: "Homepage",
+  privacyPolicy: "Privacy policy",
+  terms: "Terms of service",
+  links: "Links of the app",
+  newTab: "(opens in a new tab)",
+  about: (app) => `About ${app}`,
+  by: (name, handle) => (
+    <>
+      by {name} {handle}
+    </>
+  ),
+  ownerUnknown: "Owner unknown",
+};
+
 /** The app's links (https only, checked at the edge), each with the host it leads to. */
-export function AppLinks({ app, className = "" }: { app: Pick<AppIdentityData, "homepageUrl" | "privacyPolicyUrl" | "termsUrl">; className?: string }) {
+export function AppLinks({
+  app,
+  className = "",
+  words = ENGLISH,
+}: {
+  app: Pick<AppIdentityData, "homepageUrl" | "privacyPolicyUrl" | "termsUrl">;
+  className?: string;
+  words?: AppIdentityWords;
+}) {
   const links = [
-    { label: "Homepage", href: app.homepageUrl },
-    { label: "Privacy policy", href: app.privacyPolicyUrl },
-    { label: "Terms of service", href: app.termsUrl },
+    { label: words.homepage, href: app.homepageUrl },
+    { label: words.privacyPolicy, href: app.privacyPolicyUrl },
+    { label: words.terms, href: app.termsUrl },
   ].filter((l): l is { label: string; href: string } => Boolean(l.href));
   if (!links.length) return null;
   return (
-    <ul className={`flex flex-wrap gap-x-4 gap-y-1 text-sm ${className}`} aria-label="Links of the app" data-testid="app-links">
+    <ul className={`flex flex-wrap gap-x-4 gap-y-1 text-sm ${className}`} aria-label={words.links} data-testid="app-links">
       {links.map((link) => (
         <li key={link.label} className="min-w-0">
           <a
@@ -90,7 +129,7 @@ export function AppLinks({ app, className = "" }: { app: Pick<AppIdentityData, "
             <span className="min-w-0 break-words">
               {link.label} <span className="font-normal text-slate-600">({hostOf(link.href)})</span>
             </span>
-            <span className="sr-only"> (opens in a new tab)</span>
+            <span className="sr-only"> {words.newTab}</span>
           </a>
         </li>
       ))}
@@ -109,6 +148,7 @@ export function AppIdentity({
   size = "lg",
   showLogo = true,
   className = "",
+  words = ENGLISH,
 }: {
   app: AppIdentityData;
   headingLevel?: "h2" | "h3" | "p";
@@ -116,28 +156,23 @@ export function AppIdentity({
   /** False where the page shows the logo large already (the consent page's header). */
   showLogo?: boolean;
   className?: string;
+  words?: AppIdentityWords;
 }) {
   const Name = headingLevel;
   return (
-    <div role="group" className={`flex gap-4 ${className}`} aria-label={`About ${app.name}`} data-testid="app-identity">
+    <div role="group" className={`flex gap-4 ${className}`} aria-label={words.about(app.name)} data-testid="app-identity">
       {showLogo ? <AppLogo clientId={app.clientId} name={app.name} logo={app.logo} size={size} /> : null}
       <div className="min-w-0 flex-1">
         <Name className="text-base font-semibold wrap-anywhere text-slate-900">{app.name}</Name>
         <p className="text-sm wrap-anywhere text-slate-600" data-testid="app-identity-owner">
-          {app.owner ? (
-            <>
-              by {app.owner.displayName} <span className="text-slate-600">(@{app.owner.handle})</span>
-            </>
-          ) : (
-            "Owner unknown"
-          )}
+          {app.owner ? words.by(app.owner.displayName, <span className="text-slate-600">(@{app.owner.handle})</span>) : words.ownerUnknown}
         </p>
         {app.description ? (
           <p className="mt-2 text-sm wrap-anywhere whitespace-pre-line text-slate-700" data-testid="app-identity-description">
             {app.description}
           </p>
         ) : null}
-        <AppLinks app={app} className="mt-2" />
+        <AppLinks app={app} className="mt-2" words={words} />
       </div>
     </div>
   );

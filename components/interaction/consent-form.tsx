@@ -1,7 +1,9 @@
-import { AppIdentity, AppLogo } from "@/components/apps/app-identity";
+import { AppIdentity, AppLogo, type AppIdentityWords } from "@/components/apps/app-identity";
 import type { InteractionPageProps } from "@/lib/schemas/interaction-page";
 import { buttonClasses } from "@/components/ui/button";
 import { Icon } from "@/components/ui/icon";
+import { plural, template, translator } from "@/lib/i18n";
+import { Rich } from "./rich";
 import { InteractionCard } from "./interaction-card";
 
 /** What the consent page shows (lib/oidc/interaction-page.ts decides it; `added`: scopes not allowed before). */
@@ -19,6 +21,7 @@ const CONNECTED_APPS = "/account/apps";
  * .../abort, "Use another account" to .../switch. Plain forms: the page ships no JavaScript.
  */
 export function ConsentForm({
+  locale,
   uid,
   clientName,
   ownerHandle,
@@ -27,7 +30,19 @@ export function ConsentForm({
   identity,
   kind,
   added,
-}: Omit<ConsentPageProps, "kind" | "consentKind" | "sandbox"> & { kind: ConsentPageProps["consentKind"] }) {
+}: Omit<ConsentPageProps, "kind" | "consentKind" | "sandbox" | "path"> & { kind: ConsentPageProps["consentKind"] }) {
+  const t = translator(locale);
+  const bold = (text: string) => <strong className="font-semibold text-slate-900">{text}</strong>;
+  const identityWords: AppIdentityWords = {
+    homepage: t("identity.homepage"),
+    privacyPolicy: t("identity.privacyPolicy"),
+    terms: t("identity.terms"),
+    links: t("identity.links"),
+    newTab: t("consent.newTab"),
+    about: (app) => t("identity.about", { app }),
+    by: (name, handle) => <Rich text={template(locale, "identity.by")} values={{ name, handle }} />,
+    ownerUnknown: t("identity.ownerUnknown"),
+  };
   const isNew = (scope: string) => kind === "more" && added.includes(scope);
   // New permissions first: they are what the person decides about now.
   const ordered = kind === "more" ? [...scopes.filter((s) => isNew(s.scope)), ...scopes.filter((s) => !isNew(s.scope))] : scopes;
@@ -35,31 +50,13 @@ export function ConsentForm({
     <InteractionCard labelledBy="consent-title">
       <AppLogo clientId={identity.clientId} name={clientName} logo={identity.logo} size="lg" />
       <h1 id="consent-title" className="mt-6 text-2xl font-semibold tracking-tight wrap-anywhere">
-        {kind === "more" ? `${clientName} now asks for more` : `Allow ${clientName} to access your account?`}
+        {kind === "more" ? t("consent.title.more", { app: clientName }) : t("consent.title.first", { app: clientName })}
       </h1>
       <p className="mt-2 text-sm text-slate-600" data-testid="consent-kind" data-kind={kind}>
-        {kind === "first" ? (
-          <>
-            This is the first time this app asks for access to your account.
-          </>
-        ) : kind === "more" ? (
-          <>
-            You allowed this app before. It now also asks for {added.length === 1 ? "one new permission" : `${added.length} new permissions`}, marked “New” below.
-          </>
-        ) : (
-          <>
-            You allowed this app before; it asks you to confirm.
-          </>
-        )}{" "}
-        {ownerHandle ? (
-          <>
-            It is built by <strong className="font-semibold text-slate-900">@{ownerHandle}</strong>, not by the platform.
-          </>
-        ) : (
-          "It is not built by the platform."
-        )}
+        {kind === "first" ? t("consent.first") : kind === "more" ? plural(locale, "consent.more", added.length) : t("consent.again")}{" "}
+        {ownerHandle ? <Rich text={template(locale, "consent.builtBy")} values={{ owner: bold(`@${ownerHandle}`) }} /> : t("consent.notPlatform")}
       </p>
-      <AppIdentity app={identity} headingLevel="h2" showLogo={false} className="mt-4 rounded-xl border border-slate-200 p-4" />
+      <AppIdentity app={identity} headingLevel="h2" showLogo={false} words={identityWords} className="mt-4 rounded-xl border border-slate-200 p-4" />
       {account ? (
         <form
           method="post"
@@ -69,30 +66,30 @@ export function ConsentForm({
           <span className="flex min-w-0 items-center gap-2">
             <Icon name="user" className="size-4 shrink-0 text-slate-500" />
             <span className="min-w-0">
-              Signed in as <strong className="font-semibold text-slate-900">{account.displayName}</strong> (@{account.handle})
+              <Rich text={template(locale, "consent.signedInAs")} values={{ name: bold(account.displayName), handle: account.handle }} />
             </span>
           </span>
           <button
             type="submit"
             className="-mx-1 inline-flex min-h-6 items-center rounded px-1 font-medium text-brand-700 underline-offset-2 hover:underline"
           >
-            Not you? Use another account
+            {t("consent.switch")}
           </button>
         </form>
       ) : null}
       {/* The name is in the title and on the identity card: not repeated in every sentence (issue 28). */}
-      <h2 className="mt-6 text-sm font-semibold text-slate-900">If you allow it, the app will be able to:</h2>
-      <ul className="mt-3 divide-y divide-slate-100 rounded-xl border border-slate-200" aria-label="Requested permissions">
+      <h2 className="mt-6 text-sm font-semibold text-slate-900">{t("consent.listTitle")}</h2>
+      <ul className="mt-3 divide-y divide-slate-100 rounded-xl border border-slate-200" aria-label={t("consent.listLabel")}>
         {ordered.map((s) => (
           <li key={s.scope} className={`flex gap-3 px-4 py-3 ${isNew(s.scope) ? "bg-amber-50" : ""}`} data-new={isNew(s.scope) || undefined}>
             <Icon name={isNew(s.scope) ? "plus" : "check"} className={`mt-0.5 size-5 shrink-0 ${isNew(s.scope) ? "text-amber-800" : "text-brand-600"}`} />
             <div className="min-w-0">
               <p className="text-sm text-slate-900">
                 {isNew(s.scope) ? (
-                  <span className="mr-2 inline-block rounded bg-amber-200 px-1.5 py-0.5 text-xs font-semibold text-amber-950">New</span>
+                  <span className="mr-2 inline-block rounded bg-amber-200 px-1.5 py-0.5 text-xs font-semibold text-amber-950">{t("consent.new")}</span>
                 ) : null}
                 {s.description}
-                {kind === "more" && !isNew(s.scope) ? <span className="text-slate-600"> (already allowed)</span> : null}
+                {kind === "more" && !isNew(s.scope) ? <span className="text-slate-600"> {t("consent.alreadyAllowed")}</span> : null}
               </p>
               <p className="mt-0.5 font-mono text-xs text-slate-600">{s.scope}</p>
             </div>
@@ -100,17 +97,22 @@ export function ConsentForm({
         ))}
       </ul>
       <p className="mt-4 text-xs text-slate-500">
-        Your password is never shared. The app only gets what is listed here. You can revoke its access at any time
-        under{" "}
-        <a
-          href={CONNECTED_APPS}
-          target="_blank"
-          rel="noopener noreferrer"
-          className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-800"
-        >
-          Connected apps<span className="sr-only"> (opens in a new tab)</span>
-        </a>{" "}
-        in your account menu.
+        <Rich
+          text={template(locale, "consent.footer")}
+          values={{
+            link: (
+              <a
+                href={CONNECTED_APPS}
+                target="_blank"
+                rel="noopener noreferrer"
+                className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-800"
+              >
+                {t("consent.connectedApps")}
+                <span className="sr-only"> {t("consent.newTab")}</span>
+              </a>
+            ),
+          }}
+        />
       </p>
       <form method="post" action={`/interaction/${uid}/consent`} className="mt-6 flex flex-col-reverse gap-3 sm:flex-row">
         <button
@@ -118,10 +120,10 @@ export function ConsentForm({
           formAction={`/interaction/${uid}/abort`}
           className={buttonClasses("secondary", "lg", "w-full sm:w-auto sm:flex-1")}
         >
-          Deny
+          {t("consent.deny")}
         </button>
         <button type="submit" className={buttonClasses("primary", "lg", "w-full sm:w-auto sm:flex-1")}>
-          Allow
+          {t("consent.allow")}
         </button>
       </form>
     </InteractionCard>

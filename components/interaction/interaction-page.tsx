@@ -1,3 +1,4 @@
+import { translator } from "@/lib/i18n";
 import type { InteractionPageProps } from "@/lib/schemas/interaction-page";
 import { ConsentForm } from "./consent-form";
 import { ExpiredCard } from "./expired-card";
@@ -8,10 +9,11 @@ import { SecondFactorForm } from "./second-factor-form";
 
 /** The document title of `/interaction/:uid` (also written by the server's fast path, lib/server/hosted-page.ts). */
 export function interactionPageTitle(props: InteractionPageProps): string {
-  if (props.kind === "expired") return "Sign-in expired";
-  if (props.kind === "login") return "Sign in";
-  if (props.kind === "second_factor") return "Two-step verification";
-  return `Allow ${props.clientName}?`;
+  const t = translator(props.locale);
+  if (props.kind === "expired") return t("expired.pageTitle");
+  if (props.kind === "login") return t("login.pageTitle");
+  if (props.kind === "second_factor") return t("secondFactor.title");
+  return t("consent.pageTitle", { app: props.clientName });
 }
 
 /**
@@ -20,26 +22,28 @@ export function interactionPageTitle(props: InteractionPageProps): string {
  */
 export function InteractionPage(props: InteractionPageProps) {
   const title = interactionPageTitle(props);
+  const { locale, path } = props;
   if (props.kind === "expired") {
     return (
-      <HostedPage title={title}>
-        <ExpiredCard />
+      <HostedPage title={title} locale={locale} path={path}>
+        <ExpiredCard locale={locale} />
       </HostedPage>
     );
   }
   if (props.kind === "login") {
     return (
-      <HostedPage title={title}>
-        {props.sandbox ? <SandboxBanner /> : null}
-        <LoginForm uid={props.uid} clientName={props.clientName} device={props.device} username={props.username} error={props.error} />
+      <HostedPage title={title} locale={locale} path={path}>
+        {props.sandbox ? <SandboxBanner locale={locale} /> : null}
+        <LoginForm locale={locale} uid={props.uid} clientName={props.clientName} device={props.device} username={props.username} error={props.error} />
       </HostedPage>
     );
   }
   if (props.kind === "second_factor") {
     return (
-      <HostedPage title={title}>
-        {props.sandbox ? <SandboxBanner /> : null}
+      <HostedPage title={title} locale={locale} path={path}>
+        {props.sandbox ? <SandboxBanner locale={locale} /> : null}
         <SecondFactorForm
+          locale={locale}
           uid={props.uid}
           clientName={props.clientName}
           device={props.device}
@@ -51,9 +55,10 @@ export function InteractionPage(props: InteractionPageProps) {
     );
   }
   return (
-    <HostedPage title={title}>
-      {props.sandbox ? <SandboxBanner /> : null}
+    <HostedPage title={title} locale={locale} path={path}>
+      {props.sandbox ? <SandboxBanner locale={locale} /> : null}
       <ConsentForm
+        locale={locale}
         uid={props.uid}
         clientName={props.clientName}
         ownerHandle={props.ownerHandle}

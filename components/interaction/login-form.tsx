@@ -2,6 +2,8 @@ import { Alert } from "@/components/ui/alert";
 import { buttonClasses } from "@/components/ui/button";
 import { Field, inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
+import { template, translator, type Locale } from "@/lib/i18n";
+import { Rich } from "./rich";
 import { InteractionCard } from "./interaction-card";
 
 /**
@@ -10,12 +12,14 @@ import { InteractionCard } from "./interaction-card";
  * refused attempt the username comes back filled in and the password field takes the focus.
  */
 export function LoginForm({
+  locale = "en",
   uid,
   clientName,
   device = false,
   username,
   error,
 }: {
+  locale?: Locale;
   uid: string;
   clientName: string;
   /** A device sign-in: the app is on another device, so Cancel does not "return" to it. */
@@ -26,16 +30,17 @@ export function LoginForm({
 }) {
   const invalid = error?.code === "invalid_credentials" || error?.code === "missing_fields";
   const describedBy = error ? "login-error" : undefined;
+  const t = translator(locale);
   return (
     <InteractionCard labelledBy="login-title">
       <div className="flex size-12 items-center justify-center rounded-xl bg-brand-600 text-white">
         <Icon name="lock" className="size-6" />
       </div>
       <h1 id="login-title" className="mt-6 text-2xl font-semibold tracking-tight">
-        Sign in
+        {t("login.title")}
       </h1>
       <p className="mt-2 text-sm text-slate-600">
-        to continue to <strong className="font-semibold text-slate-900">{clientName}</strong>
+        <Rich text={template(locale, "login.continueTo")} values={{ app: <strong className="font-semibold text-slate-900">{clientName}</strong> }} />
       </p>
       {error ? (
         <div className="mt-6" id="login-error">
@@ -45,7 +50,7 @@ export function LoginForm({
         </div>
       ) : null}
       <form method="post" action={`/interaction/${uid}/login`} className="mt-6 space-y-5">
-        <Field id="username" label="Username">
+        <Field id="username" label={t("login.username")}>
           <input
             id="username"
             name="username"
@@ -62,7 +67,7 @@ export function LoginForm({
             className={inputClasses}
           />
         </Field>
-        <Field id="password" label="Password">
+        <Field id="password" label={t("login.password")}>
           <input
             id="password"
             name="password"
@@ -77,7 +82,7 @@ export function LoginForm({
           />
         </Field>
         <button type="submit" className={buttonClasses("primary", "lg", "w-full")}>
-          Sign in
+          {t("login.submit")}
         </button>
         <button
           type="submit"
@@ -85,7 +90,7 @@ export function LoginForm({
           formNoValidate
           className={buttonClasses("ghost", "md", "w-full", true)}
         >
-          {device ? "Cancel this device sign-in" : `Cancel and return to ${clientName}`}
+          {device ? t("login.cancelDevice") : t("login.cancel", { app: clientName })}
         </button>
       </form>
     </InteractionCard>

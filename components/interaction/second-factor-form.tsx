@@ -2,6 +2,8 @@ import { Alert } from "@/components/ui/alert";
 import { buttonClasses } from "@/components/ui/button";
 import { Field, inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
+import { template, translator, type Locale } from "@/lib/i18n";
+import { Rich } from "./rich";
 import { InteractionCard } from "./interaction-card";
 
 /**
@@ -10,6 +12,7 @@ import { InteractionCard } from "./interaction-card";
  * /interaction/:uid/second-factor (lib/oidc/interactions.ts); "Cancel" posts to .../abort.
  */
 export function SecondFactorForm({
+  locale = "en",
   uid,
   clientName,
   device,
@@ -17,6 +20,7 @@ export function SecondFactorForm({
   stepUp,
   error,
 }: {
+  locale?: Locale;
   uid: string;
   clientName: string;
   device: boolean;
@@ -25,26 +29,21 @@ export function SecondFactorForm({
   error: { code: string; message: string } | null;
 }) {
   const describedBy = error ? "code-error code-hint" : "code-hint";
+  const t = translator(locale);
+  const names = {
+    app: <strong className="font-semibold text-slate-900">{clientName}</strong>,
+    handle: <strong className="font-semibold text-slate-900">@{handle}</strong>,
+  };
   return (
     <InteractionCard labelledBy="second-factor-title">
       <div className="flex size-12 items-center justify-center rounded-xl bg-brand-600 text-white">
         <Icon name="shield" className="size-6" />
       </div>
       <h1 id="second-factor-title" className="mt-6 text-2xl font-semibold tracking-tight">
-        Two-step verification
+        {t("secondFactor.title")}
       </h1>
       <p className="mt-2 text-sm text-slate-600">
-        {stepUp ? (
-          <>
-            <strong className="font-semibold text-slate-900">{clientName}</strong> asks for your second factor. You are signed in as{" "}
-            <strong className="font-semibold text-slate-900">@{handle}</strong>.
-          </>
-        ) : (
-          <>
-            Signing in as <strong className="font-semibold text-slate-900">@{handle}</strong> to continue to{" "}
-            <strong className="font-semibold text-slate-900">{clientName}</strong>.
-          </>
-        )}
+        <Rich text={template(locale, stepUp ? "secondFactor.stepUp" : "secondFactor.signingIn")} values={names} />
       </p>
       {error ? (
         <div className="mt-6" id="code-error">
@@ -54,7 +53,7 @@ export function SecondFactorForm({
         </div>
       ) : null}
       <form method="post" action={`/interaction/${uid}/second-factor`} className="mt-6 space-y-5">
-        <Field id="code" label="Code">
+        <Field id="code" label={t("secondFactor.code")}>
           <input
             id="code"
             name="code"
@@ -71,10 +70,10 @@ export function SecondFactorForm({
           />
         </Field>
         <p id="code-hint" className="-mt-3 text-sm text-slate-600">
-          The 6-digit code your authenticator app shows, or one of your recovery codes (each works once).
+          {t("secondFactor.hint")}
         </p>
         <button type="submit" className={buttonClasses("primary", "lg", "w-full")}>
-          Verify
+          {t("secondFactor.submit")}
         </button>
         <button
           type="submit"
@@ -82,7 +81,7 @@ export function SecondFactorForm({
           formNoValidate
           className={buttonClasses("ghost", "md", "w-full", true)}
         >
-          {device ? "Cancel this device sign-in" : `Cancel and return to ${clientName}`}
+          {device ? t("login.cancelDevice") : t("login.cancel", { app: clientName })}
         </button>
       </form>
     </InteractionCard>

@@ -26,8 +26,13 @@ export function hostedPageLocale(
     uiLocales: options.uiLocales,
     acceptLanguage: req.headers["accept-language"],
   });
-  if (res && switched === locale) res.appendHeader("set-cookie", localeCookie(locale, env().APP_URL.startsWith("https:")));
+  if (res && switched === locale) rememberLocale(res, locale);
   return { locale, path: pathWithoutLocale(url) };
+}
+
+/** Remembers a language chosen on the switch for the next hosted pages (LOCALE_COOKIE). */
+export function rememberLocale(res: ServerResponse, locale: Locale): void {
+  res.appendHeader("set-cookie", localeCookie(locale, env().APP_URL.startsWith("https:")));
 }
 
 function readCookie(header: string | undefined, name: string): string | undefined {

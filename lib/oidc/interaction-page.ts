@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { InteractionPageProps } from "../schemas/interaction-page";
 import { findInteractionView } from "./interaction-view";
 import { isLoginError, loginErrorMessage } from "./login-errors";
+import { negotiateLocale, scopeDescription, translator } from "../i18n";
 
 /** The page's query, as lib/oidc/interactions.ts writes it after a refused sign-in. */
 const querySchema = z.object({
@@ -24,6 +25,18 @@ export interface InteractionPageRequest {
   /** The refused sign-in's username (LOGIN_USERNAME_COOKIE), decoded. */
   usernameCookie: string | undefined;
   query: Record<string, unknown>;
+  /** Issue 29, the page's language: LOCALE_COOKIE's value and the request's Accept-Language. */
+  localeCookie?: string | undefined;
+  acceptLanguage?: string | undefined;
+}
+
+/** The page's own path for the language switch: its uid and the refusal it shows, nothing else. */
+function pagePath(uid: string, query: { error?: string; retry_at?: number }): string {
+  const search = new URLSearchParams();
+  if (query.error) search.set("error", query.error);
+  if (query.retry_at) search.set("retry_at", String(query.retry_at));
+  const rest = search.toString();
+  return `/interaction/${encodeURIComponent(uid)}${rest ? `?${rest}` : ""}`;
 }
 
 /**
@@ -33,19 +46,30 @@ export interface InteractionPageRequest {
  */
 export async function findInteractionPageProps(request: InteractionPageRequest): Promise<InteractionPageProps> {
   const { uid } = request;
-  const expired = { kind: "expired" } as const;
+  const query = querySchema.parse(request.query);
+  const language = (uiLocales?: string) => ({
+    locale: negotiateLocale({ switched: request.query.lang, cookie: request.localeCookie, uiLocales, acceptLanguage: request.acceptLanguage }),
+    path: pagePath(uid, query),
+  });
+  const expired = { ...language(), kind: "expired" } as const;
   if (request.interactionCookie !== uid) return expired;
   const view = await findInteractionView(uid);
   if (!view) return expired;
   if (view.prompt === "consent" && !view.consent) return expired;
+  const { locale, path } = language(view.uiLocales);
   if (view.prompt === "login") {
-    const { error, retry_at: retryAt } = querySchema.parse(request.query);
+    const { error, retry_at: retryAt } = query;
     const code = isLoginError(error) ? error : null;
     const message = error
-      ? { code: code ?? "unknown", message: code ? loginErrorMessage(code, retryAt ?? null, Date.now() / 1000) : "Sign-in failed. Try again." }
+      ? {
+          code: code ?? "unknown",
+          message: code ? loginErrorMessage(code, retryAt ?? null, Date.now() / 1000, locale) : translator(locale)("login.error.unknown"),
+        }
       : null;
     if (view.secondFactor) {
       return {
+        locale,
+        path,
         kind: "second_factor",
         uid,
         clientName: view.client.name,
@@ -57,6 +81,8 @@ export async function findInteractionPageProps(request: InteractionPageRequest):
       };
     }
     return {
+      locale,
+      path,
       kind: "login",
       uid,
       clientName: view.client.name,
@@ -67,13 +93,15 @@ export async function findInteractionPageProps(request: InteractionPageRequest):
     };
   }
   return {
+    locale,
+    path,
     kind: "consent",
     uid,
     clientName: view.client.name,
     sandbox: view.client.sandbox,
     ownerHandle: view.client.ownerHandle,
     account: view.account,
-    scopes: view.scopes,
+    scopes: view.scopes.map((s) => ({ scope: s.scope, description: scopeDescription(locale, s.scope, s.description) })),
     identity: view.consent!.identity,
     consentKind: view.consent!.kind,
     added: view.consent!.added,

@@ -17,6 +17,8 @@ import { findSignInChallenge } from "../services/second-factors";
 export interface InteractionView {
   uid: string;
   prompt: "login" | "consent";
+  /** The authorization request's `ui_locales` (issue 29: the hosted page's language). */
+  uiLocales: string | undefined;
   /** A device sign-in (RFC 8628): the app runs on another device, so nothing "returns to" it. */
   device: boolean;
   /** `ownerHandle` and `account` are read for the consent page only (null on the login page). */
@@ -49,7 +51,7 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
   const payload = (await findInteractionPayload(uid)) as
     | {
         prompt?: { name?: string; reasons?: string[] };
-        params?: { client_id?: unknown; scope?: unknown };
+        params?: { client_id?: unknown; scope?: unknown; ui_locales?: unknown };
         session?: { accountId?: string };
         result?: unknown;
         deviceCode?: unknown;
@@ -76,6 +78,7 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
   return {
     uid,
     prompt,
+    uiLocales: typeof payload.params?.ui_locales === "string" ? payload.params.ui_locales : undefined,
     device: typeof payload.deviceCode === "string",
     client: {
       clientId: client.clientId,

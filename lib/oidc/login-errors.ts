@@ -29,19 +29,7 @@ export function describeRetryWait(retryAt: number | null, now: number, locale: L
   return `${prefix} ${plural(locale, "retry.minutes", Math.ceil(seconds / 60))}`;
 }
 
-export function loginErrorMessage(error: LoginError, retryAt: number | null, now: number): string {
-  switch (error) {
-    case "invalid_credentials":
-      return "Incorrect username or password.";
-    case "missing_fields":
-      return "Enter your username and password.";
-    case "too_many_attempts":
-      return describeRetryWait(retryAt, now);
-    case "invalid_code":
-      return "That code is not right. Enter the code your authenticator app shows now, or one of your recovery codes.";
-    case "missing_code":
-      return "Enter the code from your authenticator app, or a recovery code.";
-    case "account_disabled":
-      return "This account is disabled, so it cannot sign in. Contact the platform's support if you think this is a mistake.";
-  }
+export function loginErrorMessage(error: LoginError, retryAt: number | null, now: number, locale: Locale = "en"): string {
+  if (error === "too_many_attempts") return describeRetryWait(retryAt, now, locale);
+  return translator(locale)(`login.error.${error}`);
 }

@@ -1,3 +1,4 @@
+import type { Locale } from "../i18n";
 import type { AppIdentityData } from "./apps";
 
 /**
@@ -6,7 +7,11 @@ import type { AppIdentityData } from "./apps";
  * page is served: Next (pages/interaction/[uid].tsx) and the server's own fast path
  * (lib/server/hosted-page.ts), so they cannot drift apart.
  */
-export type InteractionPageProps =
+export type InteractionPageProps = {
+  /** Issue 29: the page's language (lib/i18n) and its own path for the language switch. */
+  locale: Locale;
+  path: string;
+} & (
   | { kind: "expired" }
   | {
       kind: "login";
@@ -42,4 +47,5 @@ export type InteractionPageProps =
       identity: AppIdentityData;
       consentKind: "first" | "more" | "again";
       added: string[];
-    };
+    }
+);

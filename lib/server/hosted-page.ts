@@ -8,6 +8,7 @@ import { renderToStaticMarkup, renderToString } from "react-dom/server";
 import { InteractionPage, interactionPageTitle } from "../../components/interaction/interaction-page";
 import { hostedPageHead } from "../../components/interaction/hosted-page";
 import { pageContentSecurityPolicy, securityHeaders } from "../http/security-headers";
+import { LOCALE_COOKIE, type Locale } from "../i18n";
 import { INTERACTION_COOKIE, LOGIN_USERNAME_COOKIE } from "../oidc/constants";
 import { findInteractionPageProps } from "../oidc/interaction-page";
 
@@ -33,8 +34,8 @@ export interface HostedPageFastPath {
   isInteractionPage(segment: string): boolean;
 }
 
-/** pages/_document.tsx's <html> and <body> attributes. */
-const HTML_OPEN = '<!DOCTYPE html><html lang="en" class="bg-slate-50">';
+/** pages/_document.tsx's <html> (with the page's language, issue 29) and <body> attributes. */
+const htmlOpen = (locale: Locale) => `<!DOCTYPE html><html lang="${locale}" class="bg-slate-50">`;
 const BODY_OPEN = '<body class="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased"><div id="__next">';
 const PAGE_QUERY = new Set(["error", "retry_at"]);
 
@@ -95,7 +96,7 @@ export function createHostedPageFastPath(options: { distDir: string; https: bool
       .map((href) => `<link nonce="${nonce}" rel="preload" href="${href}" as="style"/><link nonce="${nonce}" rel="stylesheet" href="${href}" data-n-g=""/>`)
       .join("");
     const body = renderToString(createElement(InteractionPage, props));
-    return `${HTML_OPEN}<head><meta charSet="utf-8" data-next-head=""/>${head}${links}<noscript data-n-css="${nonce}"></noscript></head>${BODY_OPEN}${body}</div></body></html>`;
+    return `${htmlOpen(props.locale)}<head><meta charSet="utf-8" data-next-head=""/>${head}${links}<noscript data-n-css="${nonce}"></noscript></head>${BODY_OPEN}${body}</div></body></html>`;
   }
 
   return {
@@ -118,6 +119,8 @@ export function createHostedPageFastPath(options: { distDir: string; https: bool
         interactionCookie: cookies[INTERACTION_COOKIE],
         usernameCookie: cookies[LOGIN_USERNAME_COOKIE],
         query,
+        localeCookie: cookies[LOCALE_COOKIE],
+        acceptLanguage: req.headers["accept-language"],
       });
       if (props.kind === "expired") return false;
       // proxy.ts's CSP, with a nonce of this request's as Next's pages have (no script uses it).

@@ -1,5 +1,7 @@
 import type { GetServerSideProps, PageConfig } from "next";
 import { InteractionPage } from "@/components/interaction/interaction-page";
+import { rememberLocale } from "@/lib/http/page-locale";
+import { LOCALE_COOKIE, LOCALE_QUERY } from "@/lib/i18n";
 import { INTERACTION_COOKIE, LOGIN_USERNAME_COOKIE } from "@/lib/oidc/constants";
 import { EXPIRED_INTERACTION_STATUS, findInteractionPageProps } from "@/lib/oidc/interaction-page";
 import type { InteractionPageProps } from "@/lib/schemas/interaction-page";
@@ -20,7 +22,11 @@ export const getServerSideProps: GetServerSideProps<InteractionPageProps, { uid:
     interactionCookie: req.cookies[INTERACTION_COOKIE],
     usernameCookie: req.cookies[LOGIN_USERNAME_COOKIE],
     query,
+    localeCookie: req.cookies[LOCALE_COOKIE],
+    acceptLanguage: req.headers["accept-language"],
   });
+  // The language switch's choice (issue 29) is remembered for the next hosted pages.
+  if (query[LOCALE_QUERY] === props.locale) rememberLocale(res, props.locale);
   if (props.kind === "expired") res.statusCode = EXPIRED_INTERACTION_STATUS;
   return { props };
 };
