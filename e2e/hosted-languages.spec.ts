@@ -7,13 +7,16 @@ import { CALLBACK, expectAccessible, expectNoHorizontalOverflow, newPersonPage, 
  * The hosted pages in the person's language (issue 29): English, German, Spanish and French, chosen
  * by the language switch, the app's `ui_locales` or the browser's Accept-Language. Each page is
  * checked in each language for its words (the catalog's, no raw key or `{placeholder}` left), its
- * `lang`, overflow at 390 and 1280 px and axe; screenshots under test-results/screenshots/lang-*.png.
+ * `lang`, overflow at 390 and 1280 px and axe, in the light and the dark theme (prefers-color-scheme);
+ * screenshots under test-results/screenshots/lang-*.png.
  */
 const foreignRequests: string[] = [];
 const ACCEPT: Record<Locale, string> = { en: "en-US", de: "de-DE", es: "es-ES", fr: "fr-FR" };
 
-async function pageIn(browser: Browser, locale: Locale): Promise<Page> {
-  return newPersonPage(browser, foreignRequests, { locale: ACCEPT[locale] });
+type Theme = "light" | "dark";
+
+async function pageIn(browser: Browser, locale: Locale, colorScheme: Theme = "light"): Promise<Page> {
+  return newPersonPage(browser, foreignRequests, { locale: ACCEPT[locale], colorScheme });
 }
 
 /** The page speaks `locale`: its lang, its heading, and nothing of the catalog's machinery shows. */
@@ -28,33 +31,87 @@ async function expectPageIn(page: Page, locale: Locale, heading: string, label: 
   await expectAccessible(page, label);
 }
 
+let loginClientId: string;
+
+function authUrl(clientId: string, extra: Record<string, string> = {}): string {
+  const auth = new URL(`${server.issuer}/protocol/openid-connect/auth`);
+  auth.search = new URLSearchParams({
+    client_id: clientId,
+    response_type: "code",
+    redirect_uri: CALLBACK,
+    scope: "openid profile",
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: "S256",
+    ...extra,
+  }).toString();
+  return auth.href;
+}
+
+test.beforeAll(async () => {
+  await createTestUser(server.databaseUrl, { handle: "lina", password: "languages-password", displayName: "Lina Šimić-Castellanos" });
+  ({ clientId: loginClientId } = await createTestApp(server.databaseUrl, {
+    type: "login",
+    name: "Käfer-Tagebuch",
+    ownerHandle: "beetledev",
+    scopes: ["svc:beetle.read", "svc:chat.read"],
+    redirectUris: [CALLBACK],
+  }));
+});
+
 test.afterAll(() => expect(foreignRequests).toEqual([]));
 
-test("every hosted page without a sign-in speaks the browser's language, at both widths, axe-clean", async ({ browser }) => {
+/** The page is drawn in `theme`: the dark palette is on exactly when the browser prefers it. */
+async function expectTheme(page: Page, theme: Theme): Promise<void> {
+  // Whatever notation the browser computes (lab, oklch, rgb), a 1-pixel canvas gives sRGB back.
+  const [background, luma] = await page.evaluate(() => {
+    const color = getComputedStyle(document.body).backgroundColor;
+    const context = document.createElement("canvas").getContext("2d")!;
+    context.fillStyle = color;
+    context.fillRect(0, 0, 1, 1);
+    const [r, g, b] = context.getImageData(0, 0, 1, 1).data;
+    return [color, 0.2126 * r! + 0.7152 * g! + 0.0722 * b!] as const;
+  });
+  expect(luma < 128, `body background ${background} in the ${theme} theme`).toBe(theme === "dark");
+}
+
+for (const theme of ["light", "dark"] as const) {
+  test(`every hosted page without a sign-in speaks the browser's language, at both widths, axe-clean (${theme})`, async ({ browser }) => {
   for (const locale of LOCALES) {
     const words = catalogs()[locale];
-    const page = await pageIn(browser, locale);
+    const page = await pageIn(browser, locale, theme);
+    const shot = `lang-${theme === "dark" ? "dark-" : ""}`;
 
     // Device sign-in: the code form (oidc-provider's /device sets its CSRF cookie and sends the person on).
     await page.goto(`${server.url}/device`);
-    await expectPageIn(page, locale, words["device.input.title"], `device ${locale}`);
+    await expectPageIn(page, locale, words["device.input.title"], `device ${locale} ${theme}`);
+    await expectTheme(page, theme);
     await expect(page.getByLabel(words["device.code"])).toBeVisible();
     await page.getByLabel(words["device.code"]).fill("BCDF-GHJK");
     await page.getByRole("button", { name: words["device.continue"] }).click();
     await expect(page.locator("#device-error")).toHaveText(words["device.error.not_found"]);
-    await screenshot(page, `lang-device-${locale}`);
+    await expectAccessible(page, `device refusal ${locale} ${theme}`);
+    await screenshot(page, `${shot}device-${locale}`);
 
     // Signed out, the expired sign-out, and the sign-in service's own error page.
     await page.goto(`${server.url}/interaction/signed-out`);
-    await expectPageIn(page, locale, words["signedOut.title"], `signed out ${locale}`);
+    await expectPageIn(page, locale, words["signedOut.title"], `signed out ${locale} ${theme}`);
     await page.goto(`${server.url}/interaction/logout`);
-    await expectPageIn(page, locale, words["logout.expiredTitle"], `expired sign-out ${locale}`);
+    await expectPageIn(page, locale, words["logout.expiredTitle"], `expired sign-out ${locale} ${theme}`);
     await page.goto(`${server.issuer}/protocol/openid-connect/auth?client_id=no-such-app&response_type=code&scope=openid&redirect_uri=https%3A%2F%2Fexample.com%2Fcb`);
-    await expectPageIn(page, locale, words["error.invalid_client.title"], `error page ${locale}`);
-    if (locale !== "en") await screenshot(page, `lang-error-${locale}`);
+    await expectPageIn(page, locale, words["error.invalid_client.title"], `error page ${locale} ${theme}`);
+    await expectTheme(page, theme);
+    if (locale !== "en") await screenshot(page, `${shot}error-${locale}`);
+
+    // The login page, in the app's ui_locales.
+    await page.goto(authUrl(loginClientId, { ui_locales: locale }));
+    await page.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
+    await expectPageIn(page, locale, words["login.title"], `login ${locale} ${theme}`);
+    await expectTheme(page, theme);
+    await screenshot(page, `${shot}login-${locale}`);
     await page.context().close();
   }
-});
+  });
+}
 
 test("the language switch keeps the page and its step, and is remembered; ui_locales comes before Accept-Language", async ({ browser }) => {
   const { de, fr, es } = catalogs();
@@ -97,30 +154,11 @@ test("the language switch keeps the page and its step, and is remembered; ui_loc
   await fresh.context().close();
 });
 
-test("login, a refusal, the switch in the middle of a sign-in, and consent with its scopes, in the app's ui_locales", async ({ browser }) => {
+test("login, a refusal, the switch in the middle of a sign-in, and consent with its scopes, in the app's ui_locales (dark)", async ({ browser }) => {
   const { de, fr } = catalogs();
-  await createTestUser(server.databaseUrl, { handle: "lina", password: "languages-password", displayName: "Lina Šimić-Castellanos" });
-  const { clientId } = await createTestApp(server.databaseUrl, {
-    type: "login",
-    name: "Käfer-Tagebuch",
-    ownerHandle: "beetledev",
-    scopes: ["svc:beetle.read", "svc:chat.read"],
-    redirectUris: [CALLBACK],
-  });
-  const auth = new URL(`${server.issuer}/protocol/openid-connect/auth`);
-  auth.search = new URLSearchParams({
-    client_id: clientId,
-    response_type: "code",
-    redirect_uri: CALLBACK,
-    scope: "openid profile",
-    code_challenge: pkcePair().challenge,
-    code_challenge_method: "S256",
-    ui_locales: "de-CH en",
-  }).toString();
-
   // The browser asks for English; the app's ui_locales asks for German.
-  const page = await pageIn(browser, "en");
-  await page.goto(auth.href);
+  const page = await pageIn(browser, "en", "dark");
+  await page.goto(authUrl(loginClientId, { ui_locales: "de-CH en" }));
   await page.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
   await expectPageIn(page, "de", de["login.title"], "login de");
   await expect(page).toHaveTitle(`${de["login.pageTitle"]} · Platform`);
@@ -129,7 +167,7 @@ test("login, a refusal, the switch in the middle of a sign-in, and consent with 
   await page.getByRole("button", { name: de["login.submit"], exact: true }).click();
   await page.waitForURL(/error=invalid_credentials/);
   await expect(page.getByRole("alert")).toHaveText(de["login.error.invalid_credentials"]);
-  await screenshot(page, "lang-login-de");
+  await screenshot(page, "lang-dark-login-de-refused");
 
   // The switch keeps the interaction and the refusal; the next page (consent) stays French.
   const uid = new URL(page.url()).pathname;
@@ -146,7 +184,8 @@ test("login, a refusal, the switch in the middle of a sign-in, and consent with 
   await expect(permissions).toContainText(fr["scope.svc:beetle.read"]);
   await expect(permissions).toContainText(fr["scope.profile"]);
   await expect(page.getByTestId("app-identity-owner")).toContainText("par ");
-  await screenshot(page, "lang-consent-fr");
+  await expectTheme(page, "dark");
+  await screenshot(page, "lang-dark-consent-fr");
   await page.getByRole("button", { name: fr["consent.allow"] }).click();
   await page.waitForURL((url) => url.href.startsWith(CALLBACK));
   await page.context().close();

@@ -18,9 +18,10 @@ export default class HostedPagesDocument extends Document<Props> {
   render() {
     const { nonce } = this.props;
     // The page's language (issue 29): hosted pages pass `locale` in their props (lib/i18n).
+    // `hosted`: the hosted pages' dark palette (app/globals.css, prefers-color-scheme).
     const locale = (this.props.__NEXT_DATA__.props as { pageProps?: { locale?: unknown } } | undefined)?.pageProps?.locale;
     return (
-      <Html lang={isLocale(locale) ? locale : "en"} className="bg-slate-50">
+      <Html lang={isLocale(locale) ? locale : "en"} className="hosted bg-slate-50">
         <Head nonce={nonce} />
         <body className="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased">
           <Main />

@@ -29,6 +29,15 @@ dl{margin:1.5rem 0 0;padding:.75rem 1rem;background:#f8fafc;border:1px solid #e2
 dt{font-weight:600}dd{margin:0 0 .5rem;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-word}dd:last-child{margin-bottom:0}
 a.button{display:inline-flex;align-items:center;height:2.5rem;margin-top:1.5rem;border-radius:.5rem;background:#4f46e5;color:#fff;padding:0 1rem;font-size:.875rem;font-weight:500;text-decoration:none;box-shadow:0 1px 2px rgb(0 0 0/.05)}
 a.button:hover{background:#4338ca}a.button:focus-visible{outline:2px solid #4f46e5;outline-offset:2px}
+@media (prefers-color-scheme:dark){
+:root{color-scheme:dark}
+body{background-color:#020617;color:#f8fafc;background-image:linear-gradient(to bottom,rgb(30 27 75/.7),rgb(30 27 75/.3) 9rem,transparent 18rem)}
+main{background:#0f172a;border-color:#334155}
+.icon{background:#450a0a;color:#fca5a5}
+p{color:#cbd5e1}
+dl{background:#020617;border-color:#334155;color:#cbd5e1}
+a.button{background:#818cf8;color:#0f172a}a.button:hover{background:#a5b4fc}a.button:focus-visible{outline-color:#818cf8}
+}
 `;
 
 /** The errors a person can meet at the authorization endpoint that have their own plain words (lib/i18n `error.<code>.*`). */

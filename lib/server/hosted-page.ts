@@ -35,7 +35,7 @@ export interface HostedPageFastPath {
 }
 
 /** pages/_document.tsx's <html> (with the page's language, issue 29) and <body> attributes. */
-const htmlOpen = (locale: Locale) => `<!DOCTYPE html><html lang="${locale}" class="bg-slate-50">`;
+const htmlOpen = (locale: Locale) => `<!DOCTYPE html><html lang="${locale}" class="hosted bg-slate-50">`;
 const BODY_OPEN = '<body class="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased"><div id="__next">';
 const PAGE_QUERY = new Set(["error", "retry_at"]);
 
