@@ -1,16 +1,20 @@
 import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { generate } from "otplib";
+import { createTestApp, createTestUser, exchangeCode, pkcePair } from "../tests/helpers/oidc";
 import { startServer, type TestServer } from "../tests/helpers/server";
 import { createTestDatabase } from "../tests/helpers/templates";
 import { DEMO_ACCOUNTS } from "../lib/seed/demo-accounts";
-import { CALLBACK, screenshot, server } from "./support";
+import { CALLBACK, expectAccessible, screenshot, server } from "./support";
 
 /**
- * Issue 29: with REQUIRE_MFA=admins (the default wherever DATABASE_URL is set), an admin without a
- * second factor is sent to Account security to enrol (QR code, key, confirmed with a code from
- * otplib here, ten recovery codes) before any admin page, and reaches the review queue once enrolled.
- * The hosted sign-in's second step itself is tested over HTTP in tests/oidc/second-factor.test.ts.
+ * Issue 29: a person sets up an authenticator app on Account security (QR code, key, confirmed with a
+ * code from otplib here), gets ten recovery codes, and the hosted sign-in then asks for a code after
+ * the password — a plain form that works with JavaScript off; the ID token's amr says so. With
+ * REQUIRE_MFA=admins (the default wherever DATABASE_URL is set), an admin without a second factor is
+ * sent to enrol before the review queue.
  */
+const PASSWORD = "second-factor-e2e-password";
+const MFA_ACR = "urn:social-dev-platform:mfa";
 
 /** A context that may reach only `origin` (and the login client's fake callback). */
 async function contextFor(browser: Browser, origin: string, javaScriptEnabled = true): Promise<BrowserContext> {
@@ -49,6 +53,64 @@ async function enrolOnPage(page: Page): Promise<{ secret: string; recoveryCodes:
 }
 
 test.describe("second factor", () => {
+  test("enrol on Account security, then sign in with the password and a code with JavaScript off", async ({ browser }) => {
+    const handle = "mfa_erin";
+    await createTestUser(server.databaseUrl, { handle, password: PASSWORD, displayName: "Erin Two-Step" });
+    const context = await contextFor(browser, server.url);
+    const page = await context.newPage();
+    await portalSignIn(page, server.url, handle, PASSWORD, "/apps");
+    await page.waitForURL(`${server.url}/apps`);
+    // Account security is in the account menu (a disclosure in the header).
+    await page.getByRole("banner").locator("summary", { hasText: `@${handle}` }).click();
+    await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Account security" }).click();
+    await page.waitForURL(`${server.url}/account/security`);
+    await expect(page.getByRole("heading", { name: "Account security", level: 1 })).toBeVisible();
+    await expectAccessible(page, "account security");
+    const { secret, recoveryCodes } = await enrolOnPage(page);
+    expect(new Set(recoveryCodes).size).toBe(10);
+    await screenshot(page, "account-security-recovery-codes");
+    await page.getByRole("button", { name: "I have saved them" }).click();
+    await expect(page.getByText("10 of 10 recovery codes left.")).toBeVisible();
+    await screenshot(page, "account-security-on");
+    await context.close();
+
+    // A login client's sign-in in a browser without JavaScript: password, then the code.
+    const { clientId } = await createTestApp(server.databaseUrl, { type: "login", name: "Two Step Notes", redirectUris: [CALLBACK], firstParty: true });
+    const noScript = await contextFor(browser, server.url, false);
+    const hosted = await noScript.newPage();
+    const { verifier, challenge } = pkcePair();
+    const auth = new URL(`${server.issuer}/protocol/openid-connect/auth`);
+    auth.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: "code",
+      redirect_uri: CALLBACK,
+      scope: "openid",
+      state: "mfa",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    }).toString();
+    await hosted.goto(auth.href);
+    await hosted.getByLabel("Username").fill(handle);
+    await hosted.getByLabel("Password").fill(PASSWORD);
+    await hosted.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect(hosted.getByRole("heading", { name: "Two-step verification" })).toBeVisible();
+    await expect(hosted.locator("script")).toHaveCount(0);
+    await hosted.getByLabel("Code").fill("000000" === (await generate({ secret })) ? "111111" : "000000");
+    await hosted.getByRole("button", { name: "Verify" }).click();
+    await expect(hosted.getByRole("alert")).toContainText("That code is not right.");
+    await screenshot(hosted, "hosted-second-factor-error");
+    await hosted.getByLabel("Code").fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
+    await hosted.getByRole("button", { name: "Verify" }).click();
+    await hosted.waitForURL(/^http:\/\/127\.0\.0\.1:9\/callback\?/);
+    const code = new URL(hosted.url()).searchParams.get("code")!;
+    const res = await exchangeCode(server, { clientId, code, redirectUri: CALLBACK, verifier });
+    expect(res.status).toBe(200);
+    const claims = JSON.parse(Buffer.from(String(res.body.id_token).split(".")[1]!, "base64url").toString("utf8")) as { amr?: string[]; acr?: string };
+    expect(claims.amr).toEqual(["pwd", "otp", "mfa"]);
+    expect(claims.acr).toBe(MFA_ACR);
+    await noScript.close();
+  });
+
   test.describe("REQUIRE_MFA=admins", () => {
     let strict: TestServer;
     test.beforeAll(async () => {
