@@ -10,7 +10,7 @@ import { revokedThrough, waitPastRevocation } from "./access-tokens";
 import { PgAdapter } from "./adapter";
 import { apiResource, findSignInClient } from "./clients";
 import { renderErrorPage } from "./html";
-import { LOCALE_COOKIE, negotiateLocale } from "../i18n";
+import { LOCALE_COOKIE, LOCALES, negotiateLocale } from "../i18n";
 import { ACCESS_TOKEN_ALG, ID_TOKEN_TTL } from "./keys";
 import { DEVICE_CODE_TTL, successSource, userCodeConfirmSource, userCodeInputSource } from "./device";
 import { isSandboxClientId, SANDBOX_CLAIM } from "../schemas/sandboxes";
@@ -336,6 +336,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
       });
     },
     extraClientMetadata: { properties: [] },
-    discovery: { service_documentation: `${config.APP_URL}/docs` },
+    // Issue 29: the hosted pages' languages (lib/i18n), chosen by ui_locales among others.
+    discovery: { service_documentation: `${config.APP_URL}/docs`, ui_locales_supported: [...LOCALES] },
   };
 }

@@ -294,6 +294,17 @@ export default function AuthenticationPage() {
         Wrong codes count toward the same sign-in throttle as wrong passwords, per account and network address.
       </p>
 
+      <h2 id="languages">Language and theme of the hosted pages</h2>
+      <p>
+        The sign-in, second-factor, consent, device, sign-out and error pages speak English, German, Spanish and French
+        (discovery lists them as <code>ui_locales_supported</code>: <code>en</code>, <code>de</code>, <code>es</code>,{" "}
+        <code>fr</code>). Send the person&apos;s languages, best first, as <code>ui_locales</code> with the authorization
+        request, for example <code>ui_locales=de-AT en</code>; a region is matched by its language. Without it the
+        browser&apos;s <code>Accept-Language</code> decides. A language the person picks on the page&apos;s own language
+        switch wins over both and is remembered in their browser. The pages follow the browser&apos;s light or dark
+        setting; there is nothing to send for that.
+      </p>
+
       <h2 id="logout">Sign-out</h2>
       <p>
         Clearing your own session only signs the person out of your app. To end their platform session too, redirect to
