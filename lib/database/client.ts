@@ -42,6 +42,11 @@ function createPool(): pg.Pool {
   });
   // An idle client losing its connection (database restart) must not crash the process.
   created.on("error", (error) => logger.warn("database pool error", { error: error.message }));
+  // Nor one that is checked out between two queries (a transaction waiting on other work): pg-pool
+  // listens for errors on idle clients only, and an 'error' event without a listener kills the
+  // process (seen in tests/reliability/database-outage: "read ECONNRESET" on a Client). The next
+  // query on that client fails, and its caller answers the request with an error as usual.
+  created.on("connect", (client) => client.on("error", (error) => logger.warn("database client error", { error: error.message })));
   return created;
 }
 
