@@ -116,6 +116,28 @@ async function countAgainstQuota(
   return state;
 }
 
+/**
+ * Issue 28: a request no route matched (an unknown path, 404, or a method the path does not take,
+ * 405) with a token that checks out is the app's: `identify` sets `request.clientId`, so it lands in
+ * the app's log, and it counts against the app's quota like any other call (GitHub counts 404s
+ * against its rate limit; the docs' Rate limits section says so): its answer carries the rate-limit
+ * headers, and over the quota it is 429 `rate_limited` instead. The same local checks as a matched
+ * route (a verified JWT, the cached app, the quota's in-memory allowance): no query of its own.
+ * No token or a bad one: nobody's request, counted nowhere; the answer is the 404 or 405 either way.
+ */
+export async function chargeUnmatched(request: ApiRequest, extras: ReplyExtras): Promise<void> {
+  if (request.headers.get("authorization") === null) return;
+  let identified: Awaited<ReturnType<typeof identify>>;
+  try {
+    identified = await identify(request, "any");
+  } catch {
+    return; // not a valid token
+  }
+  if (identified.kind !== "token") return;
+  const { caller } = identified;
+  await countAgainstQuota(caller.clientId, caller.quota, caller.kind === "user" ? caller.userId : undefined, undefined, extras);
+}
+
 /** Server-Sent Events: never cached, never buffered by a proxy. */
 function streamHeaders(requestId: string, extra: Record<string, string> = {}): Record<string, string> {
   return apiHeaders({ ...extra, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-store", "x-accel-buffering": "no" }, requestId);

@@ -1,6 +1,5 @@
 import { NO_ROUTE } from "../schemas/usage";
 import { usageMeter, type UsageMeter } from "../services/usage-meter";
-import { identify } from "./auth";
 import type { ApiReply, ApiRequest } from "./request-reply";
 
 /**
@@ -11,9 +10,9 @@ import type { ApiReply, ApiRequest } from "./request-reply";
  * looked at.
  *
  * Issue 28: a request with a valid token that matched no route (an unknown path, 404, or a method
- * the path does not take, 405) is the app's too: the router has its token checked
- * (`attributeUnmatched`) and it is counted under NO_ROUTE, its log row keeping the path without the
- * query. The log row also keeps the error message and the rate-limit state the answer carried.
+ * the path does not take, 405) is the app's too: the router has its token checked and counted
+ * against the quota (lib/api/handler.ts `chargeUnmatched`) and it is metered under NO_ROUTE, its log
+ * row keeping the path without the query. The log row also keeps the error message and the rate-limit state the answer carried.
  */
 let meter: UsageMeter | undefined;
 
@@ -44,21 +43,4 @@ export function meterApiRequest(request: ApiRequest, method: string, reply: ApiR
     },
     Date.now(),
   );
-}
-
-/**
- * Issue 28: before the router answers a request no route matched, finds out whose it is: a bearer
- * token that checks out (lib/api/auth.ts identify, steps 1–4: local, no database for a cached app)
- * sets `request.clientId`, so the 404 or 405 lands in that app's log. Anything else (no token, a bad
- * one) leaves it unattributed; the answer is the same either way.
- */
-export async function attributeUnmatched(request: ApiRequest): Promise<void> {
-  if (request.headers.get("authorization") === null) return;
-  meter ??= usageMeter();
-  if (!meter.enabled) return;
-  try {
-    await identify(request, "any");
-  } catch {
-    // Not a valid token: nobody's request.
-  }
 }

@@ -1,10 +1,10 @@
 import { AppError } from "../errors";
 import { readBody } from "../http/body";
 import { requestIdFrom } from "../http/request-id";
-import type { ReplyExtras, Route } from "./handler";
+import { chargeUnmatched, type ReplyExtras, type Route } from "./handler";
 import { toErrorReply } from "./errors";
 import { jsonReply, PREFLIGHT_HEADERS, type ApiReply, type ApiRequest } from "./request-reply";
-import { attributeUnmatched, meterApiRequest } from "./metering";
+import { meterApiRequest } from "./metering";
 import { API_ROUTES } from "./routes";
 
 /**
@@ -121,13 +121,13 @@ export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply>
       };
     }
     if (!found) {
-      await attributeUnmatched(request);
+      await chargeUnmatched(request, extras);
       throw new AppError("not_found", "No such endpoint under /api/v1.");
     }
     const verb = isHead ? "GET" : method;
     const runner = found.entry.methods.get(verb);
     if (!runner) {
-      await attributeUnmatched(request);
+      await chargeUnmatched(request, extras);
       throw new AppError("method_not_allowed", `${method} is not allowed here. Allowed: ${found.entry.allow}.`, {
         headers: { allow: found.entry.allow },
       });

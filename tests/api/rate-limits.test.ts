@@ -178,6 +178,29 @@ describe("the per-app quota", () => {
     ]);
   });
 
+  it("counts calls with the app's token to unknown paths and methods (404, 405) against its quota, as GitHub does; without a token they count for no app", async () => {
+    const { token, clientId } = await appToken(["svc:chat.read"]);
+    await cliJson(api.server.databaseUrl, ["apps", "limit", clientId, "--per-minute", "5"]);
+    await freshWindow(15);
+    const calls: ApiResult[] = [];
+    calls.push(await api.call("/no/such/path", { token }));
+    calls.push(await api.call("/global-chat/messages?limit=1", { token }));
+    calls.push(await api.call("/me/no-such-thing", { token }));
+    calls.push(await api.call("/global-chat/messages", { token, method: "DELETE" }));
+    // Without a token (or with a bad one) the same paths are nobody's: they spend nothing.
+    expect((await api.call("/no/such/path")).status).toBe(404);
+    expect((await api.call("/no/such/path", { token: "not-a-token" })).status).toBe(404);
+    calls.push(await api.call("/global-chat/messages?limit=1", { token }));
+    calls.push(await api.call("/another/unknown/path", { token }));
+    expect(calls.map((c) => c.status)).toEqual([404, 200, 404, 405, 200, 429]);
+    expect(calls.map((c) => announced(c).remaining)).toEqual([4, 3, 2, 1, 0, 0]);
+    expect(calls[0]!.body).toEqual({ error: { code: "not_found", message: expect.any(String) } });
+    expect(calls[0]!.headers.get("ratelimit-policy")).toBe('"app";q=5;w=60');
+    expect(calls[5]!.body.error.code).toBe("rate_limited");
+    expect(Number(calls[5]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    await cliJson(api.server.databaseUrl, ["apps", "limit", clientId, "--default"]);
+  });
+
   it("gives each user of a login app at most 10 % of its quota: a user over their share gets 429, another user of the app does not", async () => {
     const greedy = await api.createUser();
     const modest = await api.createUser();

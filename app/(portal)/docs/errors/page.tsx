@@ -209,7 +209,10 @@ X-RateLimit-Reset: 1764000002`}
         (<code>Limit &quot;app&quot;</code> or <code>Limit &quot;user&quot;</code>), and its <code>RateLimit</code> header shows it
         at <code>r=0</code>. The quota holds across all of the platform&apos;s server processes (counted in the database, in
         batches of 2 % of the quota, so an app may be admitted a few percent less than its quota, never more). Requests
-        refused for a missing scope count; requests with an invalid token do not.
+        refused for a missing scope count, and so do requests with your token to a path or method the API does not have
+        (<code>404 not_found</code>, <code>405 method_not_allowed</code>; they carry the rate-limit headers, and over the
+        quota they get the 429 too), as GitHub counts its 404s: a client stuck retrying a wrong URL spends its own quota,
+        not the platform&apos;s. Requests with an invalid token, or none, count against no app.
       </p>
       <h2 id="idempotency">Retrying writes safely: Idempotency-Key</h2>
       <p>
@@ -253,7 +256,8 @@ X-RateLimit-Reset: 1764000002`}
         your app → Usage), within a few seconds: requests over time by status class, latency (p50 and p95), errors by
         code and the most used routes, for the last 24 hours, 7 days or 30 days. Token requests (client credentials,
         authorization code, refresh) are counted per grant type. Calls without a valid token (<code>401</code>) belong to
-        no app and are not counted; neither are paths that do not exist.
+        no app and are not counted. A call with your token to a path or method the API does not have is your app&apos;s:
+        it is counted under &quot;Unknown paths and methods&quot; and logged with the path it asked for (without the query).
       </p>
       <p>
         The <strong>request log</strong> below the charts lists your app&apos;s latest requests: time, route (as{" "}
