@@ -80,6 +80,8 @@ const COMMANDS: Record<string, Command> = {
   "users revoke-app": users.usersRevokeApp,
   "users mfa": users.usersMfa,
   "users mfa reset": users.usersMfaReset,
+  "users sessions": users.usersSessions,
+  "users sign-out": users.usersSignOut,
   "keys rotate": keys.keysRotate,
 };
 

@@ -2,6 +2,7 @@ import { logoPath, type AppView, type RevealedSecret, type SecretView } from "..
 import type { ConnectedApp } from "../schemas/connected-apps";
 import { grantTypeOf, type UsageRange } from "../schemas/usage";
 import type { SandboxSecret, SandboxTestUser, SandboxTestUserCredentials, SandboxView } from "../schemas/sandboxes";
+import type { SignInSessionView } from "../schemas/sign-in-sessions";
 import type { UserView } from "../schemas/users";
 import { dateToUnixSeconds, publicUrl } from "../schemas/wire";
 import type { RequestLogRow } from "../schemas/usage";
@@ -166,4 +167,9 @@ export function sandboxTestUserJson(user: SandboxTestUserCredentials) {
 /** `apps sandbox users list`: the sandbox's test users (never a password). */
 export function sandboxTestUsersJson(appClientId: string, users: SandboxTestUser[]) {
   return { client_id: appClientId, users: users.map((u) => ({ handle: u.handle, created_at: unix(u.createdAt) })) };
+}
+
+/** A sign-in session as `users sessions` prints it (issue 29): never its address, even masked. */
+export function signInSessionJson(session: SignInSessionView) {
+  return { id: session.id, created_at: unix(session.createdAt), last_active_at: unix(session.lastActiveAt), user_agent: session.userAgent };
 }

@@ -1,5 +1,5 @@
 import { parseWith, services, UsageError, type Command } from "./command";
-import { connectedAppJson, createdUserJson, userStatusJson } from "./json";
+import { connectedAppJson, createdUserJson, signInSessionJson, userStatusJson } from "./json";
 
 /** `users …`: accounts, their switches, and the apps each person authorized. */
 
@@ -151,6 +151,54 @@ export const usersMfaReset: Command = {
     return {
       json: { handle, factors_removed: result.removed, recovery_codes_removed: result.recoveryCodesRemoved, sessions_ended: result.sessionsEnded },
       text: `${handle}: ${result.removed} second factors and ${result.recoveryCodesRemoved} recovery codes removed, ${result.sessionsEnded} sign-in sessions ended.`,
+    };
+  },
+};
+
+/** Issue 29: where a person is signed in (their sign-in sessions at the sign-in service). */
+export const usersSessions: Command = {
+  usage: "users sessions HANDLE [--json]",
+  summary: "List a person's sign-in sessions, most recently active first (the ids are what users sign-out --session takes)",
+  options: {},
+  positionals: ["HANDLE"],
+  async run({ args }) {
+    const { users, userSchemas } = await services();
+    const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
+    const user = await users.getUserByHandle(handle);
+    const { listSignInSessions } = await import("../services/sign-in-sessions");
+    const sessions = await listSignInSessions(user.id);
+    return {
+      json: sessions.map(signInSessionJson),
+      text:
+        sessions.length === 0
+          ? `${handle} is not signed in anywhere.`
+          : sessions
+              .map((s) => `${s.id}  since ${s.createdAt.toISOString()}  last active ${s.lastActiveAt.toISOString()}  ${s.userAgent || "(no user agent)"}`)
+              .join("\n"),
+    };
+  },
+};
+
+/** Issue 29: end a person's sign-in sessions (all, or one), at the sign-in service and in the portal. */
+export const usersSignOut: Command = {
+  usage: "users sign-out HANDLE [--session ID] [--json]",
+  summary:
+    "End a person's sign-in sessions (or the one --session names) at the sign-in service and in the portal, at once; apps they allowed keep their access (users revoke-app takes that back)",
+  options: { session: { type: "string" } },
+  positionals: ["HANDLE"],
+  async run({ args, values }) {
+    const { users, userSchemas, actor } = await services();
+    const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
+    const session = values.session;
+    if (session !== undefined && (typeof session !== "string" || !/^[A-Za-z0-9_-]{16}$/.test(session))) {
+      throw new UsageError("--session: a session id as users sessions lists it");
+    }
+    const user = await users.getUserByHandle(handle);
+    const { signOutSessions } = await import("../services/sign-in-sessions");
+    const result = await signOutSessions(user, session ? { session } : { allExcept: null }, actor);
+    return {
+      json: { handle, sessions_ended: result.ended },
+      text: `${handle}: ${result.ended} sign-in ${result.ended === 1 ? "session" : "sessions"} ended.`,
     };
   },
 };

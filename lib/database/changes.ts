@@ -31,6 +31,8 @@ const changeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("user"), userId: z.number().int().positive() }),
   /** One person's grant for one app (consent revoked, tokens voided). */
   z.object({ kind: z.literal("grant"), userId: z.number().int().positive(), clientId: z.string().min(1).max(128) }),
+  /** Issue 29: some of a person's sign-in sessions ended (portal sessions tied to them end too). */
+  z.object({ kind: z.literal("session"), userId: z.number().int().positive() }),
   /** The signing keys (rotation). */
   z.object({ kind: z.literal("keys") }),
   /** Issue 25: an Event row committed (its trigger announces it); the event streams read what is new. */

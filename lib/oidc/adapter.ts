@@ -8,6 +8,7 @@ import { pool } from "../database/client";
 import { logger } from "../logger";
 import { voidGrantTokensWith } from "../queries/token-revocations";
 import { deleteEndedCounters } from "../services/throttle";
+import { deleteEndedSignInSessions } from "../services/sign-in-sessions";
 import { findClientMetadata } from "./clients";
 
 /**
@@ -284,8 +285,10 @@ export async function deleteExpiredOidcModels(now = new Date()): Promise<number>
 export function startExpiredModelCleanup(intervalMs = 10 * 60_000): () => void {
   const run = () =>
     Promise.all([deleteExpiredOidcModels(), deleteEndedCounters()])
-      .then(([count, counters]) => {
-        if (count || counters) logger.debug("expired sign-in records removed", { count, counters });
+      // Issue 29: then the listing rows of the sessions that just went.
+      .then(async ([count, counters]) => [count, counters, await deleteEndedSignInSessions()] as const)
+      .then(([count, counters, sessions]) => {
+        if (count || counters || sessions) logger.debug("expired sign-in records removed", { count, counters, sessions });
       })
       .catch((error: unknown) => logger.warn("expired sign-in record clean-up failed", { error: (error as Error).message }));
   const first = setTimeout(run, 30_000);

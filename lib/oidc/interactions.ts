@@ -17,6 +17,7 @@ import { interactionBase, INTERACTION_TTL, isHttps, ROUTES } from "./config";
 import { LOGIN_USERNAME_COOKIE } from "./constants";
 import { renderErrorPage } from "./html";
 import { findTrustedDevice, rememberTrustedDevice } from "./trusted-device";
+import { noticeIfNewDevice } from "./new-device";
 import { amrOf, isStepUpPrompt, MFA_ACR, PASSWORD_AMR } from "./second-factor";
 import { createSignInChallenge, deleteSignInChallenge, findSignInChallenge, hasSecondFactor, verifySecondFactorCode } from "../services/second-factors";
 import { reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
@@ -206,6 +207,7 @@ export async function handleInteraction(
         rememberUsername(res, uid, parsed.data.username);
         return backToPage(res, uid, result.error, result.error === "too_many_attempts" ? result.retryAt : undefined);
       }
+      if (live) await noticeIfNewDevice(req, { userId: Number(result.accountId), handle: result.handle }, trustedDevice);
       if (live) await rememberTrustedDevice(res, result.handle);
       // Issue 29: an account with a second factor is not signed in yet: the page asks for it next.
       if (live && (await hasSecondFactor(Number(result.accountId)))) {

@@ -7,6 +7,8 @@ import { getCookieKeys } from "../services/settings";
 import { verifyClientCredentials } from "../services/app-secrets";
 import { isAppClientId } from "../services/apps";
 import { markConnectedAppUsed } from "../services/connected-apps";
+import { recordSignInSessionActivity } from "../services/sign-in-sessions";
+import { clientIp } from "../http/client-ip";
 import { usageMeter } from "../services/usage-meter";
 import { checkAccessToken } from "./access-tokens";
 import { findAccount } from "./account";
@@ -268,6 +270,19 @@ export async function buildProvider(): Promise<BuiltProvider> {
     const clientId = ctx.oidc.client?.clientId;
     if (!accountId || !clientId || !/^[0-9]{1,10}$/.test(accountId)) return;
     markConnectedAppUsed(Number(accountId), clientId);
+  });
+  // Issue 29: where the person is signed in (Account security): the session that answered, with
+  // this browser and its network. Not awaited: the authorization's answer does not wait for it.
+  provider.on("authorization.success", (ctx: KoaContextWithOIDC) => {
+    const session = ctx.oidc.session;
+    const accountId = session?.accountId;
+    if (!session?.uid || !accountId || !/^[1-9][0-9]{0,9}$/.test(accountId)) return;
+    recordSignInSessionActivity({
+      uid: session.uid,
+      userId: Number(accountId),
+      userAgent: ctx.get("user-agent"),
+      address: clientIp(ctx.req, config.TRUST_PROXY_RULE),
+    }).catch((error: unknown) => logger.warn("sign-in session not recorded", { error: (error as Error).message }));
   });
   provider.on("authorization.error", (_ctx: unknown, error: Error & { error_description?: string }) => {
     logger.debug("authorization refused", { error: error.message, description: error.error_description });

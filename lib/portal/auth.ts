@@ -3,14 +3,16 @@ import { env } from "../env";
 import { resolveReturnUrl } from "../http/return-url";
 import { PORTAL_CLIENT_ID } from "../services/apps";
 import { getNextAuthSecret } from "../services/settings";
+import { findSessionUidOfRefreshToken, isSignInSessionLive } from "../services/sign-in-sessions";
 
 /**
  * next-auth for the developer portal: the portal is a first-party, public login client of the
  * platform's own sign-in service (ensured at start-up by lib/server/platform.ts), so developers sign
  * in on the hosted login page with PKCE, and no consent screen is shown.
  *
- * The portal keeps only who signed in (the user id from `sub`) and the ID token (for
- * `id_token_hint` at sign-out) in its encrypted session cookie. Role, disabled and muted flags are
+ * The portal keeps only who signed in (the user id from `sub`), the ID token (for `id_token_hint`
+ * at sign-out) and the uid of the sign-in session it came from (issue 29: ended there, ended here)
+ * in its encrypted session cookie. Role, disabled and muted flags are
  * read from the database on every request by lib/portal/session.ts, so an admin demotion or a disabled
  * account takes effect at once.
  */
@@ -31,6 +33,11 @@ declare module "next-auth/jwt" {
     uid?: string;
     /** Kept server-side only (never copied into the session object sent to the browser). */
     idToken?: string;
+    /**
+     * Issue 29: the uid of the sign-in service's session this portal session came from, kept
+     * server-side only. A portal session whose sign-in session was ended is refused.
+     */
+    sessionUid?: string;
   }
 }
 
@@ -86,15 +93,21 @@ async function buildAuthOptions(): Promise<NextAuthOptions> {
       },
     ],
     callbacks: {
-      jwt({ token, account, profile }) {
+      async jwt({ token, account, profile }) {
         if (account) {
           token.uid = (profile as { sub?: string } | undefined)?.sub ?? account.providerAccountId;
           token.idToken = account.id_token;
+          // The portal's refresh token is bound to the sign-in session (its `sessionUid`).
+          token.sessionUid = (account.refresh_token ? await findSessionUidOfRefreshToken(account.refresh_token) : null) ?? undefined;
         }
         return token;
       },
-      session({ session, token }) {
-        return { ...session, userId: token.uid };
+      async session({ session, token }) {
+        // Issue 29: no user for a portal session whose sign-in session was ended (Account
+        // security's "Sign out", `users sign-out`, `users mfa reset`) or that names none.
+        const uid = token.uid && /^[0-9]{1,10}$/.test(token.uid) ? token.uid : undefined;
+        const live = uid !== undefined && token.sessionUid !== undefined && (await isSignInSessionLive(token.sessionUid, Number(uid)));
+        return { ...session, userId: live ? uid : undefined };
       },
       redirect({ url }) {
         // Only same-origin callback URLs: an open redirect after sign-in is a phishing aid.

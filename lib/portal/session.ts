@@ -1,8 +1,9 @@
 import { getServerSession } from "next-auth";
-import { headers } from "next/headers";
+import { decode } from "next-auth/jwt";
+import { cookies, headers } from "next/headers";
 import { forbidden, notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { getAuthOptions } from "./auth";
+import { getAuthOptions, sessionCookieNames } from "./auth";
 import { AppError, isAppError } from "../errors";
 import { CLIENT_IP_HEADER } from "../http/client-ip";
 import { clientIdSchema, type AppView } from "../schemas/apps";
@@ -31,6 +32,22 @@ export const getCurrentUser = cache(async (): Promise<UserView | null> => {
   // A disabled account loses the portal at once, even with a valid session cookie.
   if (!user || user.disabled) return null;
   return user;
+});
+
+/**
+ * Issue 29: the uid of the sign-in session behind this portal session (Account security marks it
+ * "This device" and keeps it on "Sign out everywhere else"), read from the encrypted session cookie.
+ */
+export const getCurrentSessionUid = cache(async (): Promise<string | null> => {
+  const jar = await cookies();
+  const { secret } = await getAuthOptions();
+  for (const name of sessionCookieNames()) {
+    const raw = jar.get(name)?.value;
+    if (!raw) continue;
+    const token = await decode({ token: raw, secret: secret! }).catch(() => null);
+    if (token?.sessionUid) return token.sessionUid;
+  }
+  return null;
 });
 
 export function isAdmin(user: Pick<UserView, "role"> | null): boolean {

@@ -6,6 +6,7 @@ import { openSecret, sealSecret } from "../events/secret-box";
 import { recordAudit, type Actor } from "./audit";
 import { clientThrottleKey, reserveLoginAttempt, settleLoginAttempt } from "./throttle";
 import { runPasswordCheck } from "./password-checks";
+import { endSignInSessionsIn } from "./sign-in-sessions";
 import { getUserByHandle, verifyUserCredentials } from "./users";
 
 /**
@@ -220,8 +221,9 @@ export async function resetSecondFactors(
     const removed = await tx.secondFactor.deleteMany({ where: { userId: user.id } });
     const codes = await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
     await tx.signInChallenge.deleteMany({ where: { userId: user.id } });
-    // The person's sign-in sessions at the sign-in service end: the next sign-in starts from the password.
-    const sessionsEnded = await tx.$executeRaw`DELETE FROM "OidcModel" WHERE kind = 'Session' AND payload->>'accountId' = ${String(user.id)}`;
+    // The person's sign-in sessions end, at the sign-in service and in the portal (every process
+    // hears it): the next sign-in starts from the password.
+    const sessionsEnded = await endSignInSessionsIn(tx, user.id, null);
     await recordAudit(
       { actor, action: "user.mfa.reset", targetType: "user", targetId: user.handle, detail: { reason, removed: removed.count, sessions_ended: sessionsEnded } },
       tx,

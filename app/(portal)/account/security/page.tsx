@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
 import { SecondFactorPanel } from "@/components/account/second-factor-panel";
+import { SignInSessionList } from "@/components/account/sign-in-session-list";
 import { PageHeader } from "@/components/ui/page-header";
-import { requireUser } from "@/lib/portal/session";
+import { getCurrentSessionUid, requireUser } from "@/lib/portal/session";
 import { getSecondFactorStatus } from "@/lib/services/second-factors";
+import { listSignInSessions } from "@/lib/services/sign-in-sessions";
 
 export const metadata: Metadata = { title: "Account security" };
 
@@ -11,6 +13,7 @@ export default async function AccountSecurityPage({ searchParams }: { searchPara
   const user = await requireUser();
   const status = await getSecondFactorStatus(user.id);
   const { required } = await searchParams;
+  const sessions = await listSignInSessions(user.id, await getCurrentSessionUid());
   return (
     <div className="space-y-8">
       <PageHeader
@@ -24,6 +27,7 @@ export default async function AccountSecurityPage({ searchParams }: { searchPara
         recoveryCodesLeft={status.recoveryCodesLeft}
         required={required === "1" && !status.totp}
       />
+      <SignInSessionList sessions={sessions} now={new Date()} />
     </div>
   );
 }
