@@ -2,7 +2,7 @@ import { AxisBottom, AxisLeft } from "@visx/axis";
 import { Group } from "@visx/group";
 import { scaleBand, scaleLinear } from "@visx/scale";
 import { BarStack, LinePath } from "@visx/shape";
-import type { ReactNode } from "react";
+import { Fragment, type ReactNode } from "react";
 
 /**
  * Issue 16: the Usage tab's charts, drawn by @visx on the server (no client JavaScript). Each SVG is
@@ -334,6 +334,25 @@ export const LATENCY_LEGEND = [
 ];
 
 /**
+ * A snake_case code that may wrap only after its underscores (issue 28: `break-all` cut
+ * `idempotency_key_reused` mid-word on phones); a single part too long for its box still breaks
+ * (`break-words` on the parent), as a last resort.
+ */
+function BreakAtUnderscores({ text }: { text: string }) {
+  const parts = text.split("_");
+  return parts.map((part, i) => (
+    <Fragment key={i}>
+      {part}
+      {i < parts.length - 1 ? (
+        <>
+          _<wbr />
+        </>
+      ) : null}
+    </Fragment>
+  ));
+}
+
+/**
  * Errors by code: one horizontal bar each, the numbers written beside them (no separate table
  * needed). Every code, not a top few (issue 28: the figures must add up), and HTML rather than a
  * scaled SVG, so its text keeps its size on a phone (the SVG shrank it to ~9 px).
@@ -348,8 +367,8 @@ export function ErrorsByCode({ errors }: { errors: { code: string; status: numbe
     >
       {errors.map((r) => (
         <li key={`${r.status} ${r.code}`} className="grid grid-cols-[minmax(0,11rem)_minmax(0,1fr)] items-center gap-x-3 text-sm sm:grid-cols-[13rem_minmax(0,1fr)]" data-testid="errors-chart-row">
-          <code className="font-mono text-sm break-all text-slate-900">
-            {r.status} {r.code}
+          <code className="font-mono text-sm break-words text-slate-900">
+            {r.status} <BreakAtUnderscores text={r.code} />
           </code>
           <span className="flex min-w-0 items-center gap-2">
             <span

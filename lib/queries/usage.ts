@@ -203,20 +203,38 @@ export interface AppTrafficRow {
 }
 
 /**
- * Every app's totals since `since` (the admin overview), most traffic first. Failed token requests
- * of unauthenticated callers (`unauthenticated:…`, issue 24) are not the app's traffic or errors.
+ * Every app's totals in [`since`, `until`) (the admin overview), most traffic first. Failed token
+ * requests of unauthenticated callers (`unauthenticated:…`, issue 24) are not the app's traffic or
+ * errors. Every app with traffic, not a top few: the overview's platform totals are the sums of these
+ * rows (issue 28), one row per metered client (a sandbox's is its own row, named after its app).
  */
-export async function selectTrafficByApp(since: Date, limit: number): Promise<AppTrafficRow[]> {
+export async function selectTrafficByApp(since: Date, until: Date): Promise<AppTrafficRow[]> {
   const { rows } = await pool.query<AppTrafficRow>(
     `SELECT c."clientId", a.name, sum(c.count)::int AS total,
             (sum(c.count) FILTER (WHERE c.status >= 400))::int AS errors,
             (sum(c.count) FILTER (WHERE c.status = 429))::int AS limited
-     FROM "UsageCount" c LEFT JOIN "Application" a ON a."clientId" = c."clientId"
-     WHERE c."periodStart" >= ${UTC(1)} AND c.route NOT LIKE 'unauthenticated:%'
-     GROUP BY c."clientId", a.name ORDER BY total DESC, c."clientId" LIMIT $2`,
-    [at(since), limit],
+     FROM "UsageCount" c
+       LEFT JOIN "Application" a ON a."clientId" = (CASE WHEN c."clientId" LIKE 'sbx\_%' THEN substr(c."clientId", 5) ELSE c."clientId" END)
+     WHERE c."periodStart" >= ${UTC(1)} AND c."periodStart" < ${UTC(2)} AND c.route NOT LIKE 'unauthenticated:%'
+     GROUP BY c."clientId", a.name ORDER BY total DESC, c."clientId"`,
+    [at(since), at(until)],
   );
   return rows.map((r) => ({ ...r, errors: r.errors ?? 0, limited: r.limited ?? 0 }));
+}
+
+/**
+ * Issue 28: the platform's requests per time slot (`stepSeconds` wide, from the epoch) and status
+ * class in [`since`, `until`), every app's, token requests included and unauthenticated callers'
+ * failures left out, as selectTrafficByApp counts them.
+ */
+export async function selectPlatformSeries(since: Date, until: Date, stepSeconds: number): Promise<{ slot: number; statusClass: number; count: number }[]> {
+  const { rows } = await pool.query<{ slot: string; statusClass: number; count: number }>(
+    `SELECT floor(extract(epoch FROM "periodStart") / $3)::bigint AS slot, (status / 100)::int AS "statusClass", sum(count)::int AS count
+     FROM "UsageCount" WHERE "periodStart" >= ${UTC(1)} AND "periodStart" < ${UTC(2)} AND route NOT LIKE 'unauthenticated:%'
+     GROUP BY 1, 2 ORDER BY 1`,
+    [at(since), at(until), stepSeconds],
+  );
+  return rows.map((r) => ({ slot: Number(r.slot), statusClass: r.statusClass, count: r.count }));
 }
 
 /** A request-log row as read: the entry, its metered client and its id (a bigint, as text). */

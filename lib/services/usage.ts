@@ -10,6 +10,7 @@ import {
   selectRequestLog,
   selectRequestLogById,
   selectSandboxExercise,
+  selectPlatformSeries,
   selectTrafficByApp,
   selectUsageSeries,
   selectUsageTotals,
@@ -376,9 +377,66 @@ export interface AppTraffic {
   limited: number;
 }
 
-/** Admins: every app's traffic over a range, for the overview's three rankings. */
-export async function getUsageOverview(range: UsageRange, actor: Actor, nowMs = Date.now()): Promise<AppTraffic[]> {
+/** Requests, errors (4xx and 5xx) and 429s, summed over the rows of the overview (issue 28). */
+export interface TrafficTotals {
+  requests: number;
+  errors: number;
+  limited: number;
+  /** errors / requests; 0 without requests. */
+  errorRate: number;
+}
+
+export interface UsageOverview {
+  /** Every app with traffic in the range, most traffic first (the rankings are read from these rows). */
+  apps: AppTraffic[];
+  /** The platform's totals: the sums of `apps`. */
+  totals: TrafficTotals;
+  /** The same sums over the range of equal length just before (the trend). */
+  previous: TrafficTotals;
+  /** The platform's requests per slot by status class (p50Ms/p95Ms null); they add up to `totals.requests`. */
+  series: UsagePoint[];
+}
+
+function totalsOf(apps: AppTraffic[]): TrafficTotals {
+  let requests = 0;
+  let errors = 0;
+  let limited = 0;
+  for (const a of apps) {
+    requests += a.total;
+    errors += a.errors;
+    limited += a.limited;
+  }
+  return { requests, errors, limited, errorRate: requests ? errors / requests : 0 };
+}
+
+const withRate = (rows: Omit<AppTraffic, "errorRate">[]): AppTraffic[] => rows.map((r) => ({ ...r, errorRate: r.total ? r.errors / r.total : 0 }));
+
+/**
+ * Admins: every app's traffic over a range, for the overview's rankings, with the platform's totals
+ * (sums of the same rows, so the figures and the tables cannot disagree), the previous range's
+ * totals and the requests over time (issue 28).
+ */
+export async function getUsageOverview(range: UsageRange, actor: Actor, nowMs = Date.now()): Promise<UsageOverview> {
   if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can see every app's usage.");
-  const rows = await selectTrafficByApp(sinceFor(range, nowMs), 500);
-  return rows.map((r) => ({ ...r, errorRate: r.total ? r.errors / r.total : 0 }));
+  const until = new Date(nowMs);
+  const since = sinceFor(range, nowMs);
+  const before = new Date(since.getTime() - USAGE_RANGE_MS[range]);
+  const step = SERIES_STEP_SECONDS[range];
+  const [current, earlier, counts] = await Promise.all([
+    selectTrafficByApp(since, until),
+    selectTrafficByApp(before, since),
+    selectPlatformSeries(since, until, step),
+  ]);
+  const apps = withRate(current);
+  const first = Math.floor(since.getTime() / 1000 / step);
+  const last = Math.floor(nowMs / 1000 / step);
+  const series: UsagePoint[] = [];
+  for (let slot = first; slot <= last; slot++) {
+    series.push({ at: new Date(slot * step * 1000), "2xx": 0, "4xx": 0, "5xx": 0, p50Ms: null, p95Ms: null });
+  }
+  for (const row of counts) {
+    const p = series[row.slot - first];
+    if (p) p[row.statusClass >= 5 ? "5xx" : row.statusClass >= 4 ? "4xx" : "2xx"] += row.count;
+  }
+  return { apps, totals: totalsOf(apps), previous: totalsOf(withRate(earlier)), series };
 }

@@ -199,7 +199,7 @@ describe("usage metering", () => {
     // Nor in the admin overview's error rate.
     const { getUsageOverview } = await import("../../lib/services/usage");
     const { CLI_ACTOR } = await import("../../lib/services/actor");
-    expect((await getUsageOverview("24h", CLI_ACTOR)).find((a) => a.clientId === loginApp.clientId)).toMatchObject({ total: 3, errors: 0 });
+    expect((await getUsageOverview("24h", CLI_ACTOR)).apps.find((a) => a.clientId === loginApp.clientId)).toMatchObject({ total: 3, errors: 0 });
     await expectLatenciesWithinRoundTrips(loginApp.clientId, [stats], usage);
 
     // An API client authenticates with its secret: its failed requests stay its own errors.
@@ -254,7 +254,7 @@ describe("usage metering", () => {
     const { getUsageOverview } = await import("../../lib/services/usage");
     const { CLI_ACTOR } = await import("../../lib/services/actor");
     const overview = await getUsageOverview("24h", CLI_ACTOR);
-    expect(overview.find((a) => a.clientId === limited.clientId)).toMatchObject({ total: 6, errors: 2, limited: 2 });
+    expect(overview.apps.find((a) => a.clientId === limited.clientId)).toMatchObject({ total: 6, errors: 2, limited: 2 });
     await expect(getUsageOverview("24h", { kind: "user", id: 1, handle: "alice", role: "user" })).rejects.toMatchObject({ code: "forbidden" });
   });
 });

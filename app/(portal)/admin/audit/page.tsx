@@ -7,6 +7,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { inputClasses } from "@/components/ui/field";
 import { FilterDisclosure } from "@/components/ui/filter-disclosure";
 import { Pagination } from "@/components/ui/pagination";
+import { StackTable, stackBody, stackRow } from "@/components/ui/stack-table";
 import { isAppError } from "@/lib/errors";
 import { requireAdmin } from "@/lib/portal/session";
 import { listAuditActions, listAuditLog, type AuditFilters } from "@/lib/services/audit";
@@ -51,6 +52,7 @@ function formatDetail(detail: Record<string, unknown>): string {
 }
 
 // At least 24 px tall (WCAG 2.2 target size): a table of small links is a wall of targets.
+const AUDIT_COLUMNS = ["When", "Who", "Action", "Target", "Detail"].map((label) => ({ label, className: "px-4 py-3" }));
 const FILTER_LINK = "inline-block min-h-6 leading-6 rounded hover:underline focus-visible:outline-2 focus-visible:outline-brand-600";
 
 export default async function AuditLogPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -149,20 +151,10 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
               detail at full width beneath), so a long app name wraps at the phone's width instead of
               in a column squeezed between four others; from lg a table whose target column keeps a
               readable width (the wrapper scrolls if the columns need more). */}
-          <table className="block w-full text-left text-sm lg:table lg:min-w-[760px]">
-            <caption className="sr-only">Audit log entries</caption>
-            <thead className="hidden bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase lg:table-header-group">
-              <tr>
-                <th scope="col" className="px-4 py-3">When</th>
-                <th scope="col" className="px-4 py-3">Who</th>
-                <th scope="col" className="px-4 py-3">Action</th>
-                <th scope="col" className="px-4 py-3">Target</th>
-                <th scope="col" className="px-4 py-3">Detail</th>
-              </tr>
-            </thead>
-            <tbody className="block divide-y divide-slate-100 lg:table-row-group">
+          <StackTable at="lg" caption="Audit log entries" columns={AUDIT_COLUMNS} className="lg:min-w-[760px]" headClassName="bg-slate-50">
+            <tbody className={stackBody("lg", "divide-y divide-slate-100")}>
               {page.entries.map((e) => (
-                <tr key={e.id} className="flex flex-wrap items-baseline gap-x-4 gap-y-1 p-4 align-top lg:table-row lg:p-0" data-audit-action={e.action}>
+                <tr key={e.id} className={stackRow("lg", "flex flex-wrap items-baseline gap-x-4 gap-y-1 p-4 align-top lg:p-0")} data-audit-action={e.action}>
                   <td className="font-mono text-xs whitespace-nowrap text-slate-700 lg:px-4 lg:py-3">
                     <time dateTime={e.createdAt.toISOString()}>{e.createdAt.toISOString().slice(0, 19).replace("T", " ")}</time>
                   </td>
@@ -219,7 +211,7 @@ export default async function AuditLogPage({ searchParams }: { searchParams: Pro
                 </tr>
               ))}
             </tbody>
-          </table>
+          </StackTable>
         </div>
       )}
       <Pagination

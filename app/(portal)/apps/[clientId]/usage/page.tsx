@@ -11,6 +11,7 @@ import { Card } from "@/components/ui/card";
 import { FilterDisclosure } from "@/components/ui/filter-disclosure";
 import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
+import { StackLabel, StackTable, stackBody, stackRow } from "@/components/ui/stack-table";
 import { env } from "@/lib/env";
 import {
   GRANT_ROUTE_PREFIX,
@@ -87,12 +88,18 @@ const TOP_ROUTES = 10;
 const utcInputValue = (date: Date) => date.toISOString().slice(0, 16);
 
 /** Top routes: a card per route below sm, a table row from sm (issue 28). */
-const ROW = "flex flex-wrap gap-x-4 gap-y-1 border-t border-slate-100 py-2 sm:table-row sm:py-0";
+const ROW = stackRow("sm", "flex flex-wrap gap-x-4 gap-y-1 border-t border-slate-100 py-2 sm:py-0");
 const NAME_CELL = "min-w-0 basis-full sm:basis-auto sm:py-2";
 const NUM = "whitespace-nowrap tabular-nums sm:py-2 sm:pr-3 sm:text-right";
 const LAST = "whitespace-nowrap tabular-nums sm:py-2 sm:text-right";
+const TOP_ROUTE_COLUMNS = [
+  { label: "Route", className: "py-2 pr-3" },
+  { label: "Calls", className: "py-2 pr-3 text-right" },
+  { label: "Errors", className: "py-2 pr-3 text-right" },
+  { label: "p95", className: "py-2 text-right" },
+];
 /** The phone card's name for a value (the table's header says it from sm). */
-const Label = ({ children }: { children: string }) => <span className="mr-1 text-xs font-normal text-slate-600 sm:hidden">{children}</span>;
+const Label = ({ children }: { children: string }) => <StackLabel at="sm">{children}</StackLabel>;
 
 const pct = (n: number, total: number) => (total ? `${Math.round((n / total) * 1000) / 10}%` : "–");
 const ms = (v: number | null) => (v === null ? "–" : `${v} ms`);
@@ -310,16 +317,8 @@ export default async function AppUsagePage({
               {/* Below sm each route is a card (issue 28): its name at full width, then calls, errors and
                   p95, each named; from sm a table. */}
               <div role="region" aria-label="Top routes" tabIndex={0} className="max-w-full overflow-x-auto">
-              <table className="block w-full text-left text-sm sm:table" data-testid="top-routes">
-                <thead className="hidden text-xs font-semibold tracking-wide text-slate-600 uppercase sm:table-header-group">
-                  <tr>
-                    <th scope="col" className="py-2 pr-3">Route</th>
-                    <th scope="col" className="py-2 pr-3 text-right">Calls</th>
-                    <th scope="col" className="py-2 pr-3 text-right">Errors</th>
-                    <th scope="col" className="py-2 text-right">p95</th>
-                  </tr>
-                </thead>
-                <tbody className="block sm:table-row-group" data-testid="top-routes-api">
+              <StackTable at="sm" columns={TOP_ROUTE_COLUMNS} testId="top-routes">
+                <tbody className={stackBody("sm")} data-testid="top-routes-api">
                   {topRoutes.map((r) => {
                     const errors = countOf(r, isError);
                     return (
@@ -354,7 +353,7 @@ export default async function AppUsagePage({
                     </tr>
                   ) : null}
                 </tbody>
-                <tbody className="block sm:table-row-group">
+                <tbody className={stackBody("sm")}>
                   <tr className={`${ROW} border-slate-300 font-semibold`} data-testid="top-routes-total">
                     <th scope="row" className={`${NAME_CELL} text-left sm:pr-3`}>All requests</th>
                     <td className={NUM}><Label>Calls</Label>{requests.toLocaleString("en")}</td>
@@ -363,7 +362,7 @@ export default async function AppUsagePage({
                   </tr>
                 </tbody>
                 {grants.length ? (
-                  <tbody className="block sm:table-row-group" data-testid="top-routes-token">
+                  <tbody className={stackBody("sm")} data-testid="top-routes-token">
                     {grants.map((r) => {
                       const errors = countOf(r, isError);
                       return (
@@ -388,7 +387,7 @@ export default async function AppUsagePage({
                     </tr>
                   </tbody>
                 ) : null}
-              </table>
+              </StackTable>
               </div>
             </Card>
           </div>
