@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli";
 import { query } from "../helpers/db";
 import { startLoadBalancer, type LoadBalancer } from "../helpers/load-balancer";
 import { createTestApp, createTestUser, refreshTokens, signInAndGetTokens, tokenRequest } from "../helpers/oidc";
@@ -13,7 +12,6 @@ import { newDatabase, startServer, type TestServer } from "../helpers/server";
  * Nothing that matters may live in one process's memory: tokens, sign-in interactions, the chat
  * rate limit, the poke cooldown and the signing keys all have to hold across both.
  */
-const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const REDIRECT = "http://localhost:9/callback";
 const PASSWORD = "multi-process passphrase";
 
@@ -171,7 +169,7 @@ describe("two processes, one database", () => {
 
   it("the per-app quota holds across both: 1,400 requests split over the processes admit the quota of 1,000 within 5 %", async () => {
     const app = await createTestApp(databaseUrl, { type: "api", scopes: ["svc:chat.read"] });
-    const cli = await runCli(["apps", "limit", app.clientId, "--per-minute", "1000", "--json"], { DATABASE_URL: databaseUrl });
+    const cli = await runCli(databaseUrl, ["apps", "limit", app.clientId, "--per-minute", "1000", "--json"]);
     expect(cli.code, cli.stderr).toBe(0);
     const token = await appToken(0, app.clientId, app.clientSecret!);
     // Quota windows are calendar minutes: the burst must fit in one.
@@ -210,7 +208,7 @@ describe("two processes, one database", () => {
       .sign(attacker.privateKey);
     expect((await api(1, "/users", { token: forged })).status).toBe(401);
 
-    const cli = await runCli(["keys", "rotate", "--json"], { DATABASE_URL: databaseUrl });
+    const cli = await runCli(databaseUrl, ["keys", "rotate", "--json"]);
     expect(cli.code, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout).retired).toContain(oldKid);
 
@@ -271,7 +269,7 @@ describe("control actions reach both processes within 250 ms", () => {
   }
 
   async function cliExit(args: string[]): Promise<{ exitedAt: number; stdout: string }> {
-    const run = await runCli([...args, "--json"], { DATABASE_URL: databaseUrl });
+    const run = await runCli(databaseUrl, [...args, "--json"]);
     const exitedAt = Date.now();
     expect(run.code, run.stderr).toBe(0);
     return { exitedAt, stdout: run.stdout };
@@ -377,7 +375,7 @@ describe("control actions reach both processes within 250 ms", () => {
     // Six loops of one user's token for seconds: well over a user's share of the default quota
     // (issue 24: 10 % of 6,000 a minute), which is not what this test is about. The quota is
     // raised so that only the change channel can make a request fail.
-    const limit = await runCli(["apps", "limit", app.clientId, "--per-minute", "1000000", "--json"], { DATABASE_URL: databaseUrl });
+    const limit = await runCli(databaseUrl, ["apps", "limit", app.clientId, "--per-minute", "1000000", "--json"]);
     expect(limit.code, limit.stderr).toBe(0);
     const steady = await userTokens("ctl_sam", app.clientId);
     const target = await userTokens("ctl_tia", app.clientId);
@@ -421,17 +419,3 @@ describe("control actions reach both processes within 250 ms", () => {
   });
 });
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bin", "platform.ts"), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}

@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { runCli } from "../helpers/cli";
 import { query } from "../helpers/db";
 import { startLoadBalancer, type LoadBalancer } from "../helpers/load-balancer";
 import { createTestApp, createTestUser, refreshTokens, setAppStatus, signInAndGetTokens, tokenRequest } from "../helpers/oidc";
@@ -17,7 +16,6 @@ import { databaseUrl as databaseUrlOf } from "../helpers/templates";
  * their advisory lock) goes straight to PostgreSQL over DATABASE_DIRECT_URL. Without a direct URL
  * the LISTEN is deaf behind PgBouncer: the process says so and falls back to short cache lifetimes.
  */
-const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const REDIRECT = "http://localhost:9/callback";
 const PASSWORD = "pgbouncer passphrase";
 const BOUND_MS = 250;
@@ -50,20 +48,6 @@ async function startPair(env: Record<string, string>, databaseUrl: string) {
   return { lb, servers, publicServer: { url: lb.url, issuer: `${lb.url}/realms/platform` } };
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bin", "platform.ts"), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 function clientFor(lb: LoadBalancer, publicServer: { url: string; issuer: string }) {
   async function api(index: number, pathname: string, init: { method?: string; token?: string; body?: unknown } = {}) {
@@ -230,7 +214,7 @@ describe("behind PgBouncer with DATABASE_DIRECT_URL", () => {
 
   describe("control actions reach both processes within 250 ms", () => {
     async function cliExit(args: string[]): Promise<{ exitedAt: number; stdout: string }> {
-      const run = await runCli([...args, "--json"], cliEnv());
+      const run = await runCli(pooledUrl, [...args, "--json"], { env: cliEnv() });
       const exitedAt = Date.now();
       expect(run.code, run.stderr).toBe(0);
       return { exitedAt, stdout: run.stdout };
@@ -314,7 +298,7 @@ describe("behind PgBouncer without DATABASE_DIRECT_URL: the logged fallback", ()
   beforeAll(async () => {
     directUrl = await emptyDatabase("bouncer_deaf");
     // Migrated first, over the direct URL: this variant is about the change channel.
-    const migrated = await runCli(["apps", "list", "--json"], { DATABASE_URL: directUrl });
+    const migrated = await runCli(directUrl, ["apps", "list", "--json"]);
     expect(migrated.code, migrated.stderr).toBe(0);
     pooledUrl = bouncer.urlFor(directUrl);
     let publicServer;
