@@ -174,6 +174,10 @@ describe("behind PgBouncer with DATABASE_DIRECT_URL", () => {
     for (const server of servers) {
       expect(server.logs.some((l) => l.includes("change channel: probe heard"))).toBe(true);
       expect(server.logs.some((l) => l.includes("change channel is deaf"))).toBe(false);
+      // GET /readyz says so too (issue 30, part 4).
+      const ready = await fetch(`${server.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ status: "ready", checks: { database: "up", change_channel: "up" }, down: [] });
     }
   });
 
@@ -322,6 +326,11 @@ describe("behind PgBouncer without DATABASE_DIRECT_URL: the logged fallback", ()
       expect(line).toContain("DATABASE_DIRECT_URL");
       expect(line).toContain("caches are dropped every 500 ms");
       expect(server.logs.some((l) => l.includes("change channel: probe heard"))).toBe(false);
+      // GET /readyz reports the deaf channel and stays 200: behind a transaction pooler without a
+      // direct URL every instance is deaf alike, and the short cache lifetimes keep control working.
+      const ready = await fetch(`${server.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ status: "ready", checks: { database: "up", change_channel: "deaf" }, down: [] });
     }
   });
 
