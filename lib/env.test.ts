@@ -56,6 +56,15 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ DATABASE_DIRECT_URL: "postgres://u:p@db/x" })).toThrow(/DATABASE_DIRECT_URL/);
   });
 
+  it("DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_SECONDS (issue 30): a trimmed list, 5 s by default, only with DATABASE_URL", () => {
+    expect(parseEnv({}).DATABASE_REPLICA_URLS).toBeUndefined();
+    expect(parseEnv({}).REPLICA_MAX_LAG_SECONDS).toBe(5);
+    expect(
+      parseEnv({ DATABASE_URL: "postgres://u:p@db/x", DATABASE_REPLICA_URLS: " postgres://u:p@r1/x, postgresql://u:p@r2/x ", REPLICA_MAX_LAG_SECONDS: "2.5" }),
+    ).toMatchObject({ DATABASE_REPLICA_URLS: ["postgres://u:p@r1/x", "postgresql://u:p@r2/x"], REPLICA_MAX_LAG_SECONDS: 2.5 });
+    expect(() => parseEnv({ DATABASE_REPLICA_URLS: "postgres://u:p@r1/x" })).toThrow(/DATABASE_REPLICA_URLS/);
+  });
+
   it("WEBHOOKS_ALLOW_PRIVATE (issue 25): off unless set to 1", () => {
     expect(parseEnv({}).WEBHOOKS_ALLOW_PRIVATE).toBe(false);
     expect(parseEnv({ WEBHOOKS_ALLOW_PRIVATE: "0" }).WEBHOOKS_ALLOW_PRIVATE).toBe(false);
@@ -88,6 +97,8 @@ describe("parseEnv", () => {
     ["DATABASE_URL", { DATABASE_URL: "mysql://x" }],
     ["DATABASE_DIRECT_URL", { DATABASE_URL: "postgres://u:p@db/x", DATABASE_DIRECT_URL: "mysql://x" }],
     ["DATABASE_PGBOUNCER", { DATABASE_PGBOUNCER: "maybe" }],
+    ["DATABASE_REPLICA_URLS", { DATABASE_URL: "postgres://u:p@db/x", DATABASE_REPLICA_URLS: "postgres://u:p@r1/x,mysql://r2" }],
+    ["REPLICA_MAX_LAG_SECONDS", { REPLICA_MAX_LAG_SECONDS: "0" }],
     ["ACCESS_TOKEN_TTL", { ACCESS_TOKEN_TTL: "-5" }],
     ["REFRESH_TOKEN_TTL", { REFRESH_TOKEN_TTL: "1.5" }],
     ["SEED_DEMO", { SEED_DEMO: "maybe" }],

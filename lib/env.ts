@@ -54,6 +54,18 @@ const rawSchema = z.object({
    * to the next (PgBouncer 1.18). Defaults to on when DATABASE_DIRECT_URL names another URL.
    */
   DATABASE_PGBOUNCER: booleanFlag.optional(),
+  /**
+   * Issue 30: read replicas (streaming standbys of DATABASE_URL's database), comma-separated. API
+   * reads that tolerate seconds of lag go to a healthy one (lib/database/replicas.ts); unset: every
+   * query goes to DATABASE_URL, as before.
+   */
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .transform((value) => value.split(",").map((url) => url.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, "must be comma-separated postgres:// or postgresql:// URLs")).max(16, "at most 16 replicas"))
+    .optional(),
+  /** Issue 30: a replica further behind the primary than this is skipped until it catches up. */
+  REPLICA_MAX_LAG_SECONDS: z.coerce.number().min(0.5).max(3600).default(5),
   /** Where the embedded PostgreSQL keeps its data (only without DATABASE_URL). */
   DATA_DIR: z.string().min(1).default(".data"),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
@@ -196,6 +208,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const raw = result.data;
   if (raw.DATABASE_DIRECT_URL && !raw.DATABASE_URL) {
     throw new EnvError("Invalid environment variable DATABASE_DIRECT_URL: set only together with DATABASE_URL");
+  }
+  if (raw.DATABASE_REPLICA_URLS?.length && !raw.DATABASE_URL) {
+    throw new EnvError("Invalid environment variable DATABASE_REPLICA_URLS: set only together with DATABASE_URL");
   }
   const DATABASE_DIRECT_URL = raw.DATABASE_DIRECT_URL ?? raw.DATABASE_URL;
   const APP_URL = raw.APP_URL ?? `http://localhost:${raw.PORT}`;

@@ -294,3 +294,65 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 export function renderMetrics(): Promise<string> {
   return metrics.registry.metrics();
 }
+
+/**
+ * Issue 30, read replicas (lib/database/replicas.ts): each replica's health and lag as the last
+ * check saw them, the replica-routable reads by the pool that answered them, and the reads a
+ * replica failed that the primary answered. Registered at start-up only when replicas are
+ * configured (labels: "primary" and the replicas' names, replica1…: never a URL).
+ */
+export function replicaMetrics(names: readonly string[]) {
+  const existing = (name: string) => metrics.registry.getSingleMetric(name);
+  const up =
+    (existing("platform_database_replica_up") as client.Gauge<"replica"> | undefined) ??
+    new client.Gauge({
+      name: "platform_database_replica_up",
+      help: "1 while the read replica answers and is at most REPLICA_MAX_LAG_SECONDS behind the primary (reads may go to it), else 0.",
+      labelNames: ["replica"] as const,
+      registers: [metrics.registry],
+    });
+  const lag =
+    (existing("platform_database_replica_lag_seconds") as client.Gauge<"replica"> | undefined) ??
+    new client.Gauge({
+      name: "platform_database_replica_lag_seconds",
+      help: "How far the replica's replay is behind the primary's WAL, in seconds (0 when it has replayed everything; +Inf when unreachable).",
+      labelNames: ["replica"] as const,
+      registers: [metrics.registry],
+    });
+  const reads =
+    (existing("platform_database_routed_reads_total") as client.Counter<"pool"> | undefined) ??
+    new client.Counter({
+      name: "platform_database_routed_reads_total",
+      help: "Replica-routable API reads (profiles, stats, directory, chat history, notifications) by the pool that answered them.",
+      labelNames: ["pool"] as const,
+      registers: [metrics.registry],
+    });
+  const fallbacks =
+    (existing("platform_database_replica_fallbacks_total") as client.Counter<"replica"> | undefined) ??
+    new client.Counter({
+      name: "platform_database_replica_fallbacks_total",
+      help: "Reads sent to a replica that failed there and were answered by the primary.",
+      labelNames: ["replica"] as const,
+      registers: [metrics.registry],
+    });
+  const readsOf = new Map(["primary", ...names].map((name) => [name, reads.labels(name)]));
+  for (const child of readsOf.values()) child.inc(0);
+  return {
+    reads: (pool: string) => readsOf.get(pool)!,
+    replica(name: string) {
+      const fallback = fallbacks.labels(name);
+      fallback.inc(0);
+      const upChild = up.labels(name);
+      const lagChild = lag.labels(name);
+      upChild.set(0);
+      lagChild.set(Infinity);
+      return {
+        fallback: () => fallback.inc(),
+        state(healthy: boolean, lagSeconds: number) {
+          upChild.set(healthy ? 1 : 0);
+          lagChild.set(lagSeconds);
+        },
+      };
+    },
+  };
+}

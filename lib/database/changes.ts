@@ -39,6 +39,16 @@ const changeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("event"), seq: z.string().regex(/^\d{1,19}$/) }),
   /** Issue 25: a webhook attempt is pending (a test event, a redelivery, work another process had no room for). */
   z.object({ kind: z.literal("delivery") }),
+  /**
+   * Issue 30: a caller wrote (a chat post, a poke); its replica-routed reads go to the primary until
+   * the replicas have replayed `lsn` (lib/database/replicas.ts, read-your-writes).
+   */
+  z.object({
+    kind: z.literal("wrote"),
+    userId: z.number().int().positive().nullable(),
+    clientId: z.string().min(1).max(128).nullable(),
+    lsn: z.string().regex(/^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/),
+  }),
 ]);
 
 /** Issue 30: the health probe a process sends itself; every other process ignores it. */

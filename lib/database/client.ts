@@ -29,24 +29,34 @@ UnnamedStatementClient.prototype.query = function (this: pg.Client, config: unkn
 } as typeof pg.Client.prototype.query;
 
 function createPool(): pg.Pool {
-  const { DATABASE_URL: url, DATABASE_POOL_SIZE, DATABASE_PGBOUNCER } = env();
+  const { DATABASE_URL: url } = env();
   if (!url) throw new Error("DATABASE_URL is not set (the server sets it after starting the embedded PostgreSQL)");
+  return createPgPool(url, "primary");
+}
+
+/**
+ * A pg pool on `url` with the platform's settings: the primary's, and each read replica's
+ * (lib/database/replicas.ts; `timeouts` shorter there, so a replica that went away fails over to
+ * the primary promptly).
+ */
+export function createPgPool(url: string, name: string, timeouts: { connectMs: number; queryMs: number } = { connectMs: 3000, queryMs: 15_000 }): pg.Pool {
+  const { DATABASE_POOL_SIZE, DATABASE_PGBOUNCER } = env();
   const created = new pg.Pool({
     ...(DATABASE_PGBOUNCER ? { Client: UnnamedStatementClient as unknown as new () => pg.ClientBase } : {}),
     connectionString: url,
     max: DATABASE_POOL_SIZE,
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis: timeouts.connectMs,
     idleTimeoutMillis: 30_000,
     // A query that cannot reach the server must fail promptly, not hang a request.
-    query_timeout: 15_000,
+    query_timeout: timeouts.queryMs,
   });
   // An idle client losing its connection (database restart) must not crash the process.
-  created.on("error", (error) => logger.warn("database pool error", { error: error.message }));
+  created.on("error", (error) => logger.warn("database pool error", { pool: name, error: error.message }));
   // Nor one that is checked out between two queries (a transaction waiting on other work): pg-pool
   // listens for errors on idle clients only, and an 'error' event without a listener kills the
   // process (seen in tests/reliability/database-outage: "read ECONNRESET" on a Client). The next
   // query on that client fails, and its caller answers the request with an error as usual.
-  created.on("connect", (client) => client.on("error", (error) => logger.warn("database client error", { error: error.message })));
+  created.on("connect", (client) => client.on("error", (error) => logger.warn("database client error", { pool: name, error: error.message })));
   return created;
 }
 

@@ -319,7 +319,8 @@ export async function startEmbeddedPostgres(options: {
       for (const line of lines.map((l) => l.trim()).filter(Boolean)) {
         log(line);
         if (/\b(FATAL|PANIC):/.test(line)) cause ||= line;
-        if (line.includes("database system is ready to accept connections")) resolve();
+        // A hot standby (tests/reliability/replica.test.ts) says "ready to accept read-only connections".
+        if (/database system is ready to accept (read-only )?connections/.test(line)) resolve();
       }
     });
     child.once("error", (error: { code?: string }) =>

@@ -1,5 +1,6 @@
 // Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; the rules stay in lib/services/chat.ts.
 import { pool } from "../database/client";
+import type { Reader } from "../database/replicas";
 import { CHAT_POST_INTERVAL_SECONDS } from "../schemas/chat";
 
 /**
@@ -76,14 +77,14 @@ export const CHAT_MESSAGES_BEFORE_STATEMENT = {
 };
 
 /** The newest `count` messages of world `worldId`, newest first. */
-export async function listNewestChatMessages(count: number, worldId: number): Promise<ChatMessageRecord[]> {
-  const { rows } = await pool.query<ChatRow>({ ...NEWEST_CHAT_MESSAGES_STATEMENT, values: [count, worldId] });
+export async function listNewestChatMessages(count: number, worldId: number, reader: Reader = pool): Promise<ChatMessageRecord[]> {
+  const { rows } = await reader.query<ChatRow>({ ...NEWEST_CHAT_MESSAGES_STATEMENT, values: [count, worldId] });
   return rows.map(toRecord);
 }
 
 /** At most `count` messages of world `worldId` older than `before`, newest first. */
-export async function listChatMessagesBefore(before: bigint, count: number, worldId: number): Promise<ChatMessageRecord[]> {
-  const { rows } = await pool.query<ChatRow>({ ...CHAT_MESSAGES_BEFORE_STATEMENT, values: [count, before.toString(), worldId] });
+export async function listChatMessagesBefore(before: bigint, count: number, worldId: number, reader: Reader = pool): Promise<ChatMessageRecord[]> {
+  const { rows } = await reader.query<ChatRow>({ ...CHAT_MESSAGES_BEFORE_STATEMENT, values: [count, before.toString(), worldId] });
   return rows.map(toRecord);
 }
 

@@ -1,5 +1,6 @@
 // Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; the rules stay in lib/services/directory.ts.
 import { pool } from "../database/client";
+import type { Reader } from "../database/replicas";
 import type { IdentifierType } from "../schemas/directory";
 
 /**
@@ -37,10 +38,14 @@ export interface StoredIdentifier {
  * Resolves identifiers in ONE query (unnest WITH ORDINALITY + a lateral lookup per item); the
  * result has one entry per identifier, in request order, null for a miss.
  */
-export async function findDirectoryIdentities(identifiers: StoredIdentifier[], worldId: number): Promise<(DirectoryIdentityRecord | null)[]> {
+export async function findDirectoryIdentities(
+  identifiers: StoredIdentifier[],
+  worldId: number,
+  reader: Reader = pool,
+): Promise<(DirectoryIdentityRecord | null)[]> {
   const kinds = identifiers.map((i) => (i.type === "handle" ? null : i.type));
   const values = identifiers.map((i) => i.value);
-  const { rows } = await pool.query<IdentityRow & { ord: string }>({
+  const { rows } = await reader.query<IdentityRow & { ord: string }>({
     name: "api_directory_resolve_v2",
     text: `
       SELECT q.ord, ${IDENTITY_COLUMNS}
@@ -78,7 +83,8 @@ export async function listDirectoryUsersAfter(
   afterId: number,
   count: number,
   worldId: number,
+  reader: Reader = pool,
 ): Promise<(DirectoryIdentityRecord & { id: number })[]> {
-  const { rows } = await pool.query<IdentityRow & { id: number }>({ ...LIST_DIRECTORY_USERS_STATEMENT, values: [afterId, count, worldId] });
+  const { rows } = await reader.query<IdentityRow & { id: number }>({ ...LIST_DIRECTORY_USERS_STATEMENT, values: [afterId, count, worldId] });
   return rows.map((r) => ({ id: r.id, ...toRecord(r) }));
 }

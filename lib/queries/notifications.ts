@@ -1,5 +1,6 @@
 // Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; the rules stay in lib/services/notifications.ts.
 import { pool } from "../database/client";
+import type { Reader } from "../database/replicas";
 
 export interface NotificationRecord {
   type: string;
@@ -12,8 +13,8 @@ export interface NotificationRecord {
 }
 
 /** At most `limit` of a user's notifications after skipping `offset`, newest first, on the (userId, createdAt DESC, id DESC) index. */
-export async function listUserNotifications(userId: number, limit: number, offset: number): Promise<NotificationRecord[]> {
-  const { rows } = await pool.query<{
+export async function listUserNotifications(userId: number, limit: number, offset: number, reader: Reader = pool): Promise<NotificationRecord[]> {
+  const { rows } = await reader.query<{
     type: string;
     read: boolean;
     count: number | null;

@@ -1,6 +1,7 @@
 // Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; the rules stay in lib/services/profiles.ts.
 import { byPosition, turnBatched } from "../database/batch";
 import { pool } from "../database/client";
+import type { Reader } from "../database/replicas";
 
 /**
  * Profile reads (GET /users/{username}, GET /me). Raw SQL through `pool` with named statements: the
@@ -118,14 +119,22 @@ function toRecord(row: ProfileRow): ProfileRecord {
   };
 }
 
-const loadPublicProfile = turnBatched<{ handle: string; viewerId: number | null; worldId: number }, ProfileRecord | null>(async (keys) => {
-  const { rows } = await pool.query<ProfileRow & { i: string }>({
-    name: "api_profiles_by_handle_v2",
-    text: PUBLIC_PROFILE_SQL,
-    values: [keys.map((k) => k.handle), keys.map((k) => k.viewerId), keys.map((k) => k.worldId)],
+type PublicProfileKey = { handle: string; viewerId: number | null; worldId: number };
+
+function publicProfileLoader(reader: Reader) {
+  return turnBatched<PublicProfileKey, ProfileRecord | null>(async (keys) => {
+    const { rows } = await reader.query<ProfileRow & { i: string }>({
+      name: "api_profiles_by_handle_v2",
+      text: PUBLIC_PROFILE_SQL,
+      values: [keys.map((k) => k.handle), keys.map((k) => k.viewerId), keys.map((k) => k.worldId)],
+    });
+    return byPosition(rows, keys.length).map((row) => (row ? toRecord(row) : null));
   });
-  return byPosition(rows, keys.length).map((row) => (row ? toRecord(row) : null));
-});
+}
+
+const loadPublicProfile = publicProfileLoader(pool);
+/** Issue 30: one batching loader per read replica (and the primary's counted reader), made on first use. */
+const loadersByReader = new Map<Reader, ReturnType<typeof publicProfileLoader>>();
 
 type OwnProfileRow = ProfileRow & { i: string; property: unknown; has_stats: boolean } & Record<string, unknown>;
 
@@ -141,8 +150,11 @@ const loadOwnProfile = turnBatched<number, OwnProfileRecord | null>(async (userI
  * 0 live, else a sandbox's), personalized for `viewerId`; null when no such user (disabled accounts
  * are hidden like unknown ones).
  */
-export function findPublicProfile(handle: string, viewerId: number | null, worldId: number): Promise<ProfileRecord | null> {
-  return loadPublicProfile({ handle, viewerId, worldId });
+export function findPublicProfile(handle: string, viewerId: number | null, worldId: number, reader: Reader = pool): Promise<ProfileRecord | null> {
+  if (reader === pool) return loadPublicProfile({ handle, viewerId, worldId });
+  let load = loadersByReader.get(reader);
+  if (!load) loadersByReader.set(reader, (load = publicProfileLoader(reader)));
+  return load({ handle, viewerId, worldId });
 }
 
 /** A user's own profile with the owner-only parts; null if there is no such user. */

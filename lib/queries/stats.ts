@@ -1,5 +1,6 @@
 // Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; the rules stay in lib/services/stats.ts.
 import { pool } from "../database/client";
+import type { Reader } from "../database/replicas";
 import { statsFromRow, type StatsColumns } from "./profiles";
 
 export interface AccountStatsRecord {
@@ -10,8 +11,9 @@ export interface AccountStatsRecord {
 }
 
 /** The user and their statistics row in ONE query (Prisma's include would be two); null when no such user. */
-export async function findAccountStatsById(userId: number): Promise<AccountStatsRecord | null> {
-  const { rows } = await pool.query<{
+/** `reader`: the primary, or a replica for the API read (lib/database/replicas.ts). */
+export async function findAccountStatsById(userId: number, reader: Reader = pool): Promise<AccountStatsRecord | null> {
+  const { rows } = await reader.query<{
     handle: string;
     display_name: string;
     has_stats: boolean;

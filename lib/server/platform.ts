@@ -26,7 +26,7 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
-const INTERACTION_POST = /^\/interaction\/([A-Za-z0-9_-]{1,64})\/(login|second-factor|consent|abort|switch)$/;
+const INTERACTION_POST = /^\/interaction\/([A-Za-z0-9_-]{1,64})\/(login|second-factor|passkey-options|passkey|consent|abort|switch)$/;
 /** The hosted login and consent page (pages/interaction/[uid].tsx), or one of the static pages beside it. */
 const INTERACTION_PAGE = /^\/interaction\/([A-Za-z0-9_-]{1,64})$/;
 
@@ -202,6 +202,10 @@ export async function startPlatform(options: {
   const { startChangeListener } = await import("../database/changes");
   const changes = startChangeListener();
   await Promise.race([changes.ready, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+
+  // Issue 30: read replicas (DATABASE_REPLICA_URLS), checked every second; nothing without them.
+  const { startReplicas } = await import("../database/replicas");
+  const replicas = startReplicas();
 
   if (config.SEED_DEMO) {
     const { seedDemoWorld } = await import("../seed");
@@ -380,6 +384,7 @@ export async function startPlatform(options: {
       stopRetention();
       await meter.stop().catch((error: Error) => logger.warn("usage flush at stop failed", { error: error.message }));
       await events.stop();
+      await replicas?.stop();
       await changes.stop();
       await oidc.stop?.();
       await closeNext?.().catch(() => {});

@@ -1,3 +1,4 @@
+import { noteWrite, readerFor, type ReadCaller } from "../database/replicas";
 import { AppError } from "../errors";
 import {
   findChatPostState,
@@ -23,13 +24,16 @@ export async function listChatMessages(options: {
   before?: bigint;
   /** Issue 26: the caller's world (0 live); a post is in its author's world. */
   worldId: number;
+  /** Issue 30: the API caller; its read may go to a read replica (lib/database/replicas.ts). Absent: the primary. */
+  readAs?: ReadCaller;
 }): Promise<{ messages: ChatMessageRecord[]; hasMore: boolean }> {
-  const { limit, before, worldId } = options;
+  const { limit, before, worldId, readAs } = options;
+  const reader = readAs && readerFor(readAs);
   // One extra row tells whether an older page exists.
   const rows =
     before === undefined
-      ? await listNewestChatMessages(limit + 1, worldId)
-      : await listChatMessagesBefore(before, limit + 1, worldId);
+      ? await listNewestChatMessages(limit + 1, worldId, reader)
+      : await listChatMessagesBefore(before, limit + 1, worldId, reader);
   const page = rows.slice(0, limit).reverse();
   return { messages: page, hasMore: rows.length > limit };
 }
@@ -40,10 +44,19 @@ export async function listChatMessages(options: {
  * every process). A muted user or a reply to a missing message claims nothing; the follow-up read
  * says which rule failed.
  */
-export async function postChatMessage(userId: number, input: { text: string; replyToId?: bigint }): Promise<ChatMessageRecord> {
+export async function postChatMessage(
+  userId: number,
+  input: { text: string; replyToId?: bigint },
+  /** Issue 30: the API client posting; its and the user's reads stay on the primary until replicas have the post. */
+  clientId?: string,
+): Promise<ChatMessageRecord> {
   const replyTo = input.replyToId ?? null;
   const result = await insertChatMessage(userId, input.text, replyTo);
-  if (result.outcome === "posted") return result.message;
+  if (result.outcome === "posted") {
+    // Read-your-writes (lib/database/replicas.ts); returns at once without read replicas.
+    await noteWrite({ kind: "user", userId, clientId });
+    return result.message;
+  }
   if (result.outcome === "reply_vanished") throw new AppError("invalid_reply", "reply_to_id does not reference a message.");
 
   const why = await findChatPostState(userId, replyTo);

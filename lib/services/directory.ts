@@ -1,3 +1,4 @@
+import { readerFor, type ReadCaller } from "../database/replicas";
 import { findDirectoryIdentities, listDirectoryUsersAfter, type DirectoryIdentityRecord } from "../queries/directory";
 import type { Identifier, IdentifierType } from "../schemas/directory";
 
@@ -15,10 +16,11 @@ export function normalizeIdentifier(_type: IdentifierType, value: string): strin
 }
 
 /** Resolves identifiers in ONE query: one entry per identifier, in request order, null for a miss. */
-export function resolveIdentifiers(identifiers: Identifier[], worldId: number): Promise<(DirectoryIdentityRecord | null)[]> {
+export function resolveIdentifiers(identifiers: Identifier[], worldId: number, readAs?: ReadCaller): Promise<(DirectoryIdentityRecord | null)[]> {
   return findDirectoryIdentities(
     identifiers.map((i) => ({ type: i.type, value: normalizeIdentifier(i.type, i.value) })),
     worldId,
+    readAs && readerFor(readAs),
   );
 }
 
@@ -28,8 +30,10 @@ export async function listDirectoryUsers(options: {
   limit: number;
   /** Issue 26: the caller's world (0 live). */
   worldId: number;
+  /** Issue 30: the API caller; its read may go to a read replica (lib/database/replicas.ts). Absent: the primary. */
+  readAs?: ReadCaller;
 }): Promise<{ users: (DirectoryIdentityRecord & { id: number })[]; hasMore: boolean }> {
   // One extra row tells whether a next page exists.
-  const rows = await listDirectoryUsersAfter(options.afterId, options.limit + 1, options.worldId);
+  const rows = await listDirectoryUsersAfter(options.afterId, options.limit + 1, options.worldId, options.readAs && readerFor(options.readAs));
   return { users: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
 }

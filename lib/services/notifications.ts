@@ -1,3 +1,4 @@
+import { readerFor, type ReadCaller } from "../database/replicas";
 import { listUserNotifications, type NotificationRecord } from "../queries/notifications";
 
 export type { NotificationRecord } from "../queries/notifications";
@@ -9,8 +10,10 @@ export type { NotificationRecord } from "../queries/notifications";
 export async function listNotifications(
   userId: number,
   options: { limit: number; page: number },
+  /** Issue 30: the API caller; its read may go to a read replica (lib/database/replicas.ts). Absent: the primary. */
+  readAs?: ReadCaller,
 ): Promise<{ notifications: NotificationRecord[]; hasMore: boolean }> {
   const { limit, page } = options;
-  const rows = await listUserNotifications(userId, limit + 1, (page - 1) * limit);
+  const rows = await listUserNotifications(userId, limit + 1, (page - 1) * limit, readAs && readerFor(readAs));
   return { notifications: rows.slice(0, limit), hasMore: rows.length > limit };
 }

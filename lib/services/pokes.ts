@@ -1,3 +1,4 @@
+import { noteWrite } from "../database/replicas";
 import { AppError } from "../errors";
 import { findLastPokedAtMs, upsertPoke } from "../queries/pokes";
 import { POKE_COOLDOWN_SECONDS } from "../schemas/pokes";
@@ -13,13 +14,17 @@ export interface PokeRecord {
   pokedAt: number;
 }
 
-export async function pokeUser(callerId: number, handleInput: string): Promise<PokeRecord> {
+export async function pokeUser(callerId: number, handleInput: string, clientId?: string): Promise<PokeRecord> {
   const handle = normalizeHandle(handleInput);
   if (handle === null) throw new AppError("user_not_found", "No user with that handle.");
   const attempt = await upsertPoke(callerId, handle);
   if (!attempt) throw new AppError("user_not_found", "No user with that handle.");
   if (attempt.targetId === callerId) throw new AppError("invalid_request", "You cannot poke yourself.");
-  if (attempt.pokedAt !== null) return { targetHandle: attempt.targetHandle, pokedAt: attempt.pokedAt };
+  if (attempt.pokedAt !== null) {
+    // Read-your-writes (lib/database/replicas.ts): the caller's reads stay on the primary until replicas have the poke.
+    await noteWrite({ kind: "user", userId: callerId, clientId });
+    return { targetHandle: attempt.targetHandle, pokedAt: attempt.pokedAt };
+  }
 
   // On cooldown. A fresh statement (new snapshot) sees the row even if a concurrent poke wrote it.
   const lastMs = (await findLastPokedAtMs(callerId, attempt.targetId)) ?? Date.now();

@@ -1,3 +1,4 @@
+import { readerFor, type ReadCaller } from "../database/replicas";
 import { findOwnProfileById, findPublicProfile, type OwnProfileRecord, type ProfileRecord } from "../queries/profiles";
 
 export type { OwnProfileRecord, ProfileRecord, StatsColumns } from "../queries/profiles";
@@ -21,10 +22,10 @@ export function normalizeHandle(input: string): string | null {
  * The public profile of an enabled user of world `worldId` (the caller's: lib/api/auth.ts worldOf), personalized for `viewerId`; null when no such user.
  * Disabled accounts are hidden like unknown ones (as a suspended account's profile is elsewhere).
  */
-export async function findProfileByHandle(username: string, worldId: number, viewerId?: number): Promise<ProfileRecord | null> {
+export async function findProfileByHandle(username: string, worldId: number, viewerId?: number, readAs?: ReadCaller): Promise<ProfileRecord | null> {
   const handle = normalizeHandle(username);
   if (handle === null) return null;
-  return findPublicProfile(handle, viewerId ?? null, worldId);
+  return findPublicProfile(handle, viewerId ?? null, worldId, readAs && readerFor(readAs));
 }
 
 /** The token user's own profile with the owner-only parts; null if the account vanished. */

@@ -21,7 +21,7 @@ export const listChatRoute = defineRoute({
   response: { status: 200, schema: chatPageSchema, description: "A page of messages." },
   errors: ["invalid_request"],
   async handler({ query, caller }) {
-    const { messages, hasMore } = await listChatMessages({ ...query, worldId: worldOf(caller) });
+    const { messages, hasMore } = await listChatMessages({ ...query, worldId: worldOf(caller), readAs: caller });
     return {
       messages: messages.map(serializeChatMessage),
       has_more: hasMore,
@@ -47,6 +47,6 @@ export const postChatRoute = defineRoute({
   limit: "chat-post",
   idempotent: true,
   async handler({ caller, body }) {
-    return serializeChatMessage(await postChatMessage(caller.userId, { text: body.text, replyToId: body.reply_to_id }));
+    return serializeChatMessage(await postChatMessage(caller.userId, { text: body.text, replyToId: body.reply_to_id }, caller.clientId));
   },
 });

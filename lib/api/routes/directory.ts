@@ -22,7 +22,7 @@ export const resolveRoute = defineRoute({
   response: { status: 200, schema: resolveResultSchema, description: "One result per identifier, in order." },
   errors: ["invalid_request"],
   async handler({ body, caller }) {
-    const identities = await resolveIdentifiers(body.identifiers, worldOf(caller));
+    const identities = await resolveIdentifiers(body.identifiers, worldOf(caller), caller);
     return {
       results: body.identifiers.map((query, i) => {
         const identity = identities[i];
@@ -48,7 +48,7 @@ export const listUsersRoute = defineRoute({
   errors: ["invalid_request"],
   async handler({ query, caller }) {
     const afterId = query.cursor === undefined ? 0 : decodeUsersCursor(query.cursor);
-    const { users, hasMore } = await listDirectoryUsers({ afterId, limit: query.limit, worldId: worldOf(caller) });
+    const { users, hasMore } = await listDirectoryUsers({ afterId, limit: query.limit, worldId: worldOf(caller), readAs: caller });
     const last = users[users.length - 1];
     return {
       users: users.map(serializeIdentity),

@@ -20,7 +20,7 @@ export const getMyNotifications = defineRoute({
   response: { status: 200, schema: notificationPageSchema, description: "A page of notifications." },
   errors: [],
   async handler({ caller, query }) {
-    const { notifications, hasMore } = await listNotifications(caller.userId, query);
+    const { notifications, hasMore } = await listNotifications(caller.userId, query, caller);
     return { notifications: notifications.map(serializeNotification), page: query.page, limit: query.limit, has_more: hasMore };
   },
 });

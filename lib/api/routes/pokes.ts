@@ -22,7 +22,7 @@ export const pokeRoute = defineRoute({
   limit: "poke",
   idempotent: true,
   async handler({ caller, params }) {
-    const poke = await pokeUser(caller.userId, params.handle);
+    const poke = await pokeUser(caller.userId, params.handle, caller.clientId);
     return { target_handle: poke.targetHandle, poked_at: poke.pokedAt };
   },
 });

@@ -24,7 +24,7 @@ export const getProfile = defineRoute({
   errors: ["not_found"],
   async handler({ params, caller }) {
     const viewerId = caller.kind === "user" ? caller.userId : undefined;
-    const profile = await findProfileByHandle(params.username, worldOf(caller), viewerId);
+    const profile = await findProfileByHandle(params.username, worldOf(caller), viewerId, caller);
     if (!profile) throw new AppError("not_found", "No user with that username.");
     return serializeProfile(profile, caller);
   },

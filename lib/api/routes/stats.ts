@@ -18,7 +18,7 @@ export const getMyStats = defineRoute({
   response: { status: 200, schema: accountStatsSchema, description: "Account statistics." },
   errors: [],
   async handler({ caller }) {
-    const stats = await findAccountStats(caller.userId);
+    const stats = await findAccountStats(caller.userId, caller);
     if (!stats) throw accountGone();
     return serializeAccountStats(stats);
   },
