@@ -46,7 +46,7 @@ $ curl -s $API/global-chat/messages?limit=1 \\
     <div className="flex min-h-screen flex-col bg-white">
       <SiteHeader user={user ? { handle: user.handle, displayName: user.displayName, role: user.role } : null} />
       <main id="main" className="flex-1">
-        <section className="relative isolate overflow-hidden bg-slate-950 text-white">
+        <section className="fixed-palette relative isolate overflow-hidden bg-slate-950 text-white">
           <div
             aria-hidden="true"
             className="absolute inset-0 -z-10 bg-[radial-gradient(60rem_30rem_at_20%_-10%,rgba(99,102,241,0.45),transparent),radial-gradient(40rem_24rem_at_90%_10%,rgba(14,165,233,0.25),transparent)]"
@@ -193,7 +193,7 @@ $ curl -s $API/global-chat/messages?limit=1 \\
         </section>
 
         <section className="px-4 pb-16 sm:px-6 sm:pb-24 lg:px-8">
-          <div className="mx-auto flex max-w-7xl flex-col items-start gap-6 rounded-3xl bg-brand-600 px-6 py-10 text-white sm:px-12 md:flex-row md:items-center md:justify-between">
+          <div className="fixed-palette mx-auto flex max-w-7xl flex-col items-start gap-6 rounded-3xl bg-brand-600 px-6 py-10 text-white sm:px-12 md:flex-row md:items-center md:justify-between">
             <div>
               <h2 className="text-2xl font-semibold tracking-tight">Ready to build?</h2>
               <p className="mt-2 text-brand-100">Register your first app in a minute. Review usually comes the same day.</p>

@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import path from "node:path";
 import { listOperations } from "../components/docs/openapi-operations";
-import { newContext, server } from "./support";
+import { bodyIsDark, newContext, server } from "./support";
 
 const SHOTS = path.resolve(import.meta.dirname, "..", "test-results", "screenshots");
 
@@ -58,37 +58,44 @@ test.describe("API reference", () => {
     { name: "desktop", width: 1280, height: 900 },
     { name: "phone", width: 390, height: 844 },
   ]) {
-    test(`the server-rendered reference, then Scalar's interactive client, pass axe (${viewport.name})`, async ({ browser }) => {
-      const context = await newContext(browser, foreignRequests);
-      const page = await context.newPage();
-      const consoleErrors: string[] = [];
-      page.on("console", (message) => {
-        if (message.type() === "error") consoleErrors.push(message.text());
-      });
-      await page.setViewportSize({ width: viewport.width, height: viewport.height });
-      await page.goto(`${server.url}/docs/api-reference`);
-      await expect(page.getByRole("heading", { name: /POST\s*\/users\/\{handle\}\/poke/, level: 3 })).toBeVisible();
-      await page.waitForLoadState("networkidle");
-      await expectAxeClean(page);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), "horizontal overflow").toBeLessThanOrEqual(0);
-      await page.screenshot({ path: path.join(SHOTS, `api-reference-static-${viewport.name}.png`) });
+    for (const theme of ["light", "dark"] as const) {
+      // Issue 29: in a browser that prefers dark, the page and Scalar's client (which follows the page) are dark.
+      const shot = `${theme === "dark" ? "dark-" : ""}${viewport.name}`;
+      test(`the server-rendered reference, then Scalar's interactive client, pass axe (${viewport.name}, ${theme})`, async ({ browser }) => {
+        const context = await newContext(browser, foreignRequests, { colorScheme: theme });
+        const page = await context.newPage();
+        const consoleErrors: string[] = [];
+        page.on("console", (message) => {
+          if (message.type() === "error") consoleErrors.push(message.text());
+        });
+        await page.setViewportSize({ width: viewport.width, height: viewport.height });
+        await page.goto(`${server.url}/docs/api-reference`);
+        await expect(page.getByRole("heading", { name: /POST\s*\/users\/\{handle\}\/poke/, level: 3 })).toBeVisible();
+        await page.waitForLoadState("networkidle");
+        await expectAxeClean(page);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), "horizontal overflow").toBeLessThanOrEqual(0);
+        await page.screenshot({ path: path.join(SHOTS, `api-reference-static-${shot}.png`) });
 
-      await page.getByRole("button", { name: "Open the interactive client" }).click();
-      await expect(page.getByRole("heading", { name: "Social Platform Developer API", level: 1 })).toBeVisible({ timeout: 30_000 });
-      await expect(page.getByText("/users/{username}").first()).toBeAttached();
-      await page.waitForLoadState("networkidle");
-      await expectAxeClean(page);
-      expect(consoleErrors).toEqual([]);
-      await page.screenshot({ path: path.join(SHOTS, `api-reference-client-${viewport.name}.png`) });
-      // Issue 28: one menu button, the portal's (Scalar's phone header added a second under it), and
-      // Ctrl+K answered by one search only, the docs search (which finds every operation).
-      await expect(page.locator(".scalar-app").getByRole("button", { name: /menu/i })).toHaveCount(0);
-      await page.keyboard.press("Control+k");
-      await expect(page.getByRole("dialog", { name: "Search the docs" })).toBeVisible();
-      await expect(page.getByRole("combobox", { name: "Search the docs and the API reference" })).toBeFocused();
-      await expect(page.getByRole("dialog")).toHaveCount(1);
-      await context.close();
-    });
+        await page.getByRole("button", { name: "Open the interactive client" }).click();
+        await expect(page.getByRole("heading", { name: "Social Platform Developer API", level: 1 })).toBeVisible({ timeout: 30_000 });
+        await expect(page.getByText("/users/{username}").first()).toBeAttached();
+        await page.waitForLoadState("networkidle");
+        await expectAxeClean(page);
+        expect(consoleErrors).toEqual([]);
+        expect((await bodyIsDark(page)).dark, "the page's body is dark exactly when preferred").toBe(theme === "dark");
+        const scalarDark = await page.evaluate(() => document.body.classList.contains("dark-mode"));
+        expect(scalarDark, "Scalar's colour mode follows the page").toBe(theme === "dark");
+        await page.screenshot({ path: path.join(SHOTS, `api-reference-client-${shot}.png`) });
+        // Issue 28: one menu button, the portal's (Scalar's phone header added a second under it), and
+        // Ctrl+K answered by one search only, the docs search (which finds every operation).
+        await expect(page.locator(".scalar-app").getByRole("button", { name: /menu/i })).toHaveCount(0);
+        await page.keyboard.press("Control+k");
+        await expect(page.getByRole("dialog", { name: "Search the docs" })).toBeVisible();
+        await expect(page.getByRole("combobox", { name: "Search the docs and the API reference" })).toBeFocused();
+        await expect(page.getByRole("dialog")).toHaveCount(1);
+        await context.close();
+      });
+    }
   }
 
   test("the browser never reached for a remote host", () => {

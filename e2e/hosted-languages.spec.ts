@@ -1,7 +1,7 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { catalogs, LOCALES, type Locale } from "../lib/i18n";
 import { createTestApp, createTestUser, pkcePair } from "../tests/helpers/oidc";
-import { CALLBACK, expectAccessible, expectNoHorizontalOverflow, newPersonPage, screenshot, server } from "./support";
+import { bodyIsDark, CALLBACK, expectAccessible, expectNoHorizontalOverflow, newPersonPage, query, screenshot, server } from "./support";
 
 /**
  * The hosted pages in the person's language (issue 29): English, German, Spanish and French, chosen
@@ -62,16 +62,8 @@ test.afterAll(() => expect(foreignRequests).toEqual([]));
 
 /** The page is drawn in `theme`: the dark palette is on exactly when the browser prefers it. */
 async function expectTheme(page: Page, theme: Theme): Promise<void> {
-  // Whatever notation the browser computes (lab, oklch, rgb), a 1-pixel canvas gives sRGB back.
-  const [background, luma] = await page.evaluate(() => {
-    const color = getComputedStyle(document.body).backgroundColor;
-    const context = document.createElement("canvas").getContext("2d")!;
-    context.fillStyle = color;
-    context.fillRect(0, 0, 1, 1);
-    const [r, g, b] = context.getImageData(0, 0, 1, 1).data;
-    return [color, 0.2126 * r! + 0.7152 * g! + 0.0722 * b!] as const;
-  });
-  expect(luma < 128, `body background ${background} in the ${theme} theme`).toBe(theme === "dark");
+  const { dark, background } = await bodyIsDark(page);
+  expect(dark, `body background ${background} in the ${theme} theme`).toBe(theme === "dark");
 }
 
 for (const theme of ["light", "dark"] as const) {
@@ -112,6 +104,80 @@ for (const theme of ["light", "dark"] as const) {
   }
   });
 }
+
+/**
+ * A step after the password (consent, the second factor) in `locale`: its words as expectPageIn
+ * checks them, then at 390 and at 1280 px no overflow and axe clean (contrast included).
+ */
+async function expectStepIn(page: Page, locale: Locale, heading: string, label: string): Promise<void> {
+  await expect(page.locator("html")).toHaveAttribute("lang", locale);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading);
+  const text = await page.locator("body").innerText();
+  expect(text, `${label}: an unfilled placeholder`).not.toMatch(/\{\w+\}/);
+  const keys = Object.keys(catalogs().en).filter((key) => text.includes(key));
+  expect(keys, `${label}: raw catalog keys on the page`).toEqual([]);
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(100);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow, `${label}: horizontal overflow at ${width} px`).toBeLessThanOrEqual(0);
+    await expectAccessible(page, `${label} at ${width} px`);
+  }
+}
+
+/** Signs in on the open hosted login page (its words in `locale`). */
+async function signInOnHostedPage(page: Page, locale: Locale, handle: string, password: string): Promise<void> {
+  const words = catalogs()[locale];
+  await page.getByLabel(words["login.username"]).fill(handle);
+  await page.getByLabel(words["login.password"]).fill(password);
+  await page.getByRole("button", { name: words["login.submit"], exact: true }).click();
+}
+
+test("consent and the second-factor step in every language, light and dark, at both widths, axe-clean", async ({ browser }) => {
+  test.setTimeout(240_000);
+  // noor has no second factor (consent follows the password); tomas has one (the code is asked
+  // for; the step is only looked at, so the factor's sealed secret is never opened).
+  await createTestUser(server.databaseUrl, { handle: "noor", password: "languages-password", displayName: "Noor Ó Briain-Lefèvre" });
+  const tomas = await createTestUser(server.databaseUrl, { handle: "tomas", password: "languages-password", displayName: "Tomás Weiß" });
+  await query(
+    server.databaseUrl,
+    `INSERT INTO "SecondFactor" ("userId", kind, "secretBox", "confirmedAt") SELECT $1, 'totp', 'v1.not.a.secret', now()
+      WHERE NOT EXISTS (SELECT 1 FROM "SecondFactor" WHERE "userId" = $1)`,
+    [tomas.id],
+  );
+  for (const locale of LOCALES) {
+    const words = catalogs()[locale];
+    // One sign-in per language and step; the theme is switched on the same page.
+    const consent = await pageIn(browser, locale);
+    await consent.goto(authUrl(loginClientId, { scope: "openid profile svc:beetle.read svc:chat.read" }));
+    await consent.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
+    await signInOnHostedPage(consent, locale, "noor", "languages-password");
+    const consentTitle = words["consent.title.first"].replace("{app}", "Käfer-Tagebuch");
+    await expect(consent.getByRole("heading", { level: 1 })).toHaveText(consentTitle);
+    await expect(consent.getByRole("list", { name: words["consent.listLabel"] })).toContainText(words["scope.svc:beetle.read"]);
+    for (const theme of ["light", "dark"] as const) {
+      await consent.emulateMedia({ colorScheme: theme });
+      await expectStepIn(consent, locale, consentTitle, `consent ${locale} ${theme}`);
+      await expectTheme(consent, theme);
+      if (theme === "dark") await screenshot(consent, `lang-dark-consent-${locale}`);
+    }
+    await consent.context().close();
+
+    const second = await pageIn(browser, locale);
+    await second.goto(authUrl(loginClientId));
+    await second.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
+    await signInOnHostedPage(second, locale, "tomas", "languages-password");
+    await expect(second.getByRole("heading", { level: 1 })).toHaveText(words["secondFactor.title"]);
+    await expect(second.getByLabel(words["secondFactor.code"], { exact: true })).toBeVisible();
+    for (const theme of ["light", "dark"] as const) {
+      await second.emulateMedia({ colorScheme: theme });
+      await expectStepIn(second, locale, words["secondFactor.title"], `second factor ${locale} ${theme}`);
+      await expectTheme(second, theme);
+      if (theme === "dark") await screenshot(second, `lang-dark-second-factor-${locale}`);
+    }
+    await second.context().close();
+  }
+});
 
 test("the language switch keeps the page and its step, and is remembered; ui_locales comes before Accept-Language", async ({ browser }) => {
   const { de, fr, es } = catalogs();

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { createHash, randomBytes } from "node:crypto";
-import { CALLBACK, checkLayout, newPersonPage, query, server, signIn, type LayoutProblem } from "./support";
+import { bodyIsDark, CALLBACK, checkLayout, newPersonPage, query, server, signIn, type LayoutProblem } from "./support";
 
 /**
  * The layout, accessibility and console sweep (issue 14): every page of the portal, the docs, the
@@ -280,317 +280,340 @@ function app(key: SweepApp["key"]): SweepApp {
   return found;
 }
 
-/** Opens `path` as `who` and runs every check at both widths; returns the problems found. */
-async function sweep(
+type Theme = "light" | "dark";
+type SweepOptions = { status?: number | "4xx"; again?: (page: Page) => Promise<unknown> };
+
+/**
+ * Opens `path` as `who` and runs every check at both widths; returns the problems found. In the
+ * dark theme (issue 29: the person's browser prefers dark) the screenshots are named dark-*, and
+ * the body must be drawn dark exactly when the browser prefers it.
+ */
+async function sweepIn(
+  theme: Theme,
   who: keyof typeof people,
   name: string,
   open: (page: Page) => Promise<unknown>,
-  options: { status?: number | "4xx"; again?: (page: Page) => Promise<unknown> } = {},
+  options: SweepOptions = {},
 ): Promise<LayoutProblem[]> {
   const page = people[who]!;
-  return checkLayout(page, name, open, options);
+  const problems = await checkLayout(page, theme === "dark" ? `dark-${name}` : name, open, options);
+  const { dark, background } = await bodyIsDark(page);
+  if (dark !== (theme === "dark")) problems.push({ width: 0, check: "theme", detail: `body background ${background} in the ${theme} theme` });
+  return problems;
 }
+
 
 function expectClean(problems: LayoutProblem[]): void {
   expect(problems.map((p) => `${p.width}px ${p.check}: ${p.detail}`)).toEqual([]);
 }
 
-test.describe("layout, axe and console sweep over every page at 390 px and 1280 px", () => {
-  test.beforeAll(async ({ browser }) => {
-    test.setTimeout(180_000);
-    await ensureData();
-    people.anonymous = await newPersonPage(browser, foreignRequests);
-    people.alice = await newPersonPage(browser, foreignRequests);
-    people.admin = await newPersonPage(browser, foreignRequests);
-    people.carol = await newPersonPage(browser, foreignRequests);
-    await signIn(people.alice, "alice");
-    await signIn(people.admin, "admin", "/admin");
-  });
+// Issue 29: the whole sweep runs twice, the second time in a browser that prefers dark (the hosted
+// pages' dark theme is e2e/hosted-languages' in every language; here the portal's).
+for (const theme of ["light", "dark"] as const) {
+  test.describe(`layout, axe and console sweep over every page at 390 px and 1280 px (${theme})`, () => {
+    const sweep = (who: keyof typeof people, name: string, open: (page: Page) => Promise<unknown>, options: SweepOptions = {}) =>
+      sweepIn(theme, who, name, open, options);
 
-  test.afterAll(async () => {
-    for (const page of Object.values(people)) await page?.context().close();
-  });
-
-  // The public pages, signed out.
-  test("landing", async () => {
-    expectClean(await sweep("anonymous", "landing", (p) => p.goto(`${server.url}/`)));
-  });
-  test("portal sign-in page", async () => {
-    expectClean(await sweep("anonymous", "signin", (p) => p.goto(`${server.url}/signin`)));
-  });
-  test("not found", async () => {
-    expectClean(await sweep("anonymous", "not-found", (p) => p.goto(`${server.url}/no-such-page`), { status: 404 }));
-  });
-
-  // Docs, as a signed-in developer reads them.
-  for (const [slug, path] of [
-    ["docs", "/docs"],
-    ["docs-authentication", "/docs/authentication"],
-    ["docs-scopes", "/docs/scopes"],
-    ["docs-errors", "/docs/errors"],
-    ["docs-sdk", "/docs/sdk"],
-    ["docs-events", "/docs/events"],
-  ] as const) {
-    test(`docs: ${path}`, async () => {
-      expectClean(await sweep("alice", slug, (p) => p.goto(`${server.url}${path}`)));
+    test.beforeAll(async ({ browser }) => {
+      test.setTimeout(180_000);
+      await ensureData();
+      people.anonymous = await newPersonPage(browser, foreignRequests, { colorScheme: theme });
+      people.alice = await newPersonPage(browser, foreignRequests, { colorScheme: theme });
+      people.admin = await newPersonPage(browser, foreignRequests, { colorScheme: theme });
+      people.carol = await newPersonPage(browser, foreignRequests, { colorScheme: theme });
+      await signIn(people.alice, "alice");
+      await signIn(people.admin, "admin", "/admin");
     });
-  }
-  // FIXME(issue 14, wt-hosted): Scalar's contrast and target-size violations are fixed on the hosted
-  // branch; the lead turns this back on after merging it.
-  test("docs: /docs/api-reference (Scalar)", async () => {
-    expectClean(
-      await sweep("alice", "docs-api-reference", async (p) => {
-        await p.goto(`${server.url}/docs/api-reference`);
-        await p.getByRole("heading", { level: 1 }).first().waitFor({ timeout: 30_000 });
-      }),
-    );
-  });
 
-  // The owner's pages.
-  test("My apps (long names and URLs)", async () => {
-    expectClean(await sweep("alice", "my-apps", (p) => p.goto(`${server.url}/apps`)));
-  });
-  test("new application", async () => {
-    expectClean(await sweep("alice", "app-new", (p) => p.goto(`${server.url}/apps/new`)));
-  });
-  test("app page: pending API client", async () => {
-    expectClean(await sweep("alice", "app-pending", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}`)));
-  });
-  test("app page: rejected API client", async () => {
-    expectClean(await sweep("alice", "app-rejected", (p) => p.goto(`${server.url}/apps/${app("rejected").clientId}`)));
-  });
-  test("app page: approved API client, the one-time secret banner", async () => {
-    // The banner shows once: the first view mints the secret. Each visit (the sweep's second one, a
-    // retried test) first puts the app back to "approved, no secret yet", so each sees the banner.
-    expectClean(
-      await sweep("alice", "app-approved-secret", async (p) => {
-        await query(
-          server.databaseUrl,
-          `DELETE FROM "ClientSecret" WHERE "applicationId" = (SELECT id FROM "Application" WHERE "clientId" = $1)`,
-          [app("approvedNew").clientId],
-        );
-        await p.goto(`${server.url}/apps/${app("approvedNew").clientId}`);
-        await p.getByTestId("secret-reveal").waitFor();
-      }),
-    );
-  });
-  test("app page: approved API client with a secret", async () => {
-    expectClean(await sweep("alice", "app-approved", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}`)));
-  });
-  test("app page: suspended API client", async () => {
-    expectClean(await sweep("alice", "app-suspended", (p) => p.goto(`${server.url}/apps/${app("suspended").clientId}`)));
-  });
-  test("app page: approved login client", async () => {
-    expectClean(await sweep("alice", "app-login", (p) => p.goto(`${server.url}/apps/${app("login").clientId}`)));
-  });
-  test("app page: the delete dialog", async () => {
-    expectClean(
-      await sweep("alice", "app-delete-dialog", async (p) => {
-        await p.goto(`${server.url}/apps/${app("pending").clientId}`);
-        await p.getByRole("button", { name: "Delete application" }).click();
-        await p.getByRole("dialog").waitFor();
-      }),
-    );
-  });
-  test("app page: the Usage tab (issue 16) with 1,000 logged requests (issue 28)", async () => {
-    expectClean(await sweep("alice", "app-usage", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/usage`)));
-  });
-  test("app page: the Usage tab, 30 days (issue 28: a bar per day, round ticks)", async () => {
-    expectClean(await sweep("alice", "app-usage-30d", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/usage?range=30d`)));
-  });
-  test("app page: the Usage tab, the request log filtered and paged (issue 28)", async () => {
-    const clientId = app("approvedKept").clientId;
-    expectClean(
-      await sweep("alice", "app-usage-filtered", async (p) => {
-        await p.goto(`${server.url}/apps/${clientId}/usage?status=4xx`);
-        await p.getByRole("link", { name: "Older requests" }).click();
-        await p.waitForURL(/before=/);
-      }),
-    );
-  });
-  test("app page: a logged request's detail view (issue 28)", async () => {
-    const rows = await query<{ requestId: string }>(
-      server.databaseUrl,
-      `SELECT "requestId" FROM "RequestLog" WHERE "clientId" = $1 AND length("requestId") = 64 ORDER BY at DESC LIMIT 1`,
-      [app("approvedKept").clientId],
-    );
-    expectClean(
-      await sweep("alice", "app-usage-request", (p) =>
-        p.goto(`${server.url}/apps/${app("approvedKept").clientId}/usage/requests/${encodeURIComponent(rows[0]!.requestId)}`),
-      ),
-    );
-  });
-  test("app page: the Webhooks tab (issue 25)", async () => {
-    expectClean(await sweep("alice", "app-webhooks", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/webhooks`)));
-  });
-  test("edit application", async () => {
-    expectClean(await sweep("alice", "app-edit", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}/edit`)));
-  });
+    test.afterAll(async () => {
+      for (const page of Object.values(people)) await page?.context().close();
+    });
 
-  // Every person's own pages (issue 15).
-  test("account: Connected apps", async () => {
-    expectClean(await sweep("alice", "account-apps", (p) => p.goto(`${server.url}/account/apps`)));
-  });
-  test("account: the revoke dialog", async () => {
-    expectClean(
-      await sweep("alice", "account-apps-revoke-dialog", async (p) => {
-        await p.goto(`${server.url}/account/apps`);
-        await p.getByRole("button", { name: "Revoke access" }).first().click();
-        await p.getByRole("dialog").waitFor();
-      }),
-    );
-  });
-  test("account: Account security (issue 29)", async () => {
-    expectClean(await sweep("alice", "account-security", (p) => p.goto(`${server.url}/account/security`)));
-  });
-  test("account: setting up an authenticator app, QR code and key (issue 29)", async () => {
-    expectClean(
-      await sweep("alice", "account-security-setup", async (p) => {
-        await p.goto(`${server.url}/account/security`);
-        await p.getByRole("button", { name: "Set up authenticator app" }).click();
-        await p.getByTestId("totp-secret").waitFor();
-      }),
-    );
-  });
+    // The public pages, signed out.
+    test("landing", async () => {
+      expectClean(await sweep("anonymous", "landing", (p) => p.goto(`${server.url}/`)));
+    });
+    test("portal sign-in page", async () => {
+      expectClean(await sweep("anonymous", "signin", (p) => p.goto(`${server.url}/signin`)));
+    });
+    test("not found", async () => {
+      expectClean(await sweep("anonymous", "not-found", (p) => p.goto(`${server.url}/no-such-page`), { status: 404 }));
+    });
 
-  // The admin's pages.
-  test("admin: the usage overview (issue 16)", async () => {
-    expectClean(await sweep("admin", "admin-usage", (p) => p.goto(`${server.url}/admin/usage`)));
-  });
-  test("admin: a user's connected apps", async () => {
-    expectClean(await sweep("admin", "admin-user", (p) => p.goto(`${server.url}/admin/users/alice`)));
-  });
-  test("admin: an admin's view of another developer's app", async () => {
-    expectClean(await sweep("admin", "admin-app-view", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}`)));
-  });
-  test("admin: the Webhooks tab of another developer's app, read only (issue 25)", async () => {
-    expectClean(await sweep("admin", "admin-app-webhooks", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/webhooks`)));
-  });
-  test("admin: the reject dialog on an app page", async () => {
-    expectClean(
-      await sweep("admin", "admin-reject-dialog", async (p) => {
-        await p.goto(`${server.url}/apps/${app("pending").clientId}`);
-        await p.getByRole("button", { name: /^Reject/ }).first().click();
-        await p.getByRole("dialog").waitFor();
-      }),
-    );
-  });
-  test("admin: the suspend dialog on an app page", async () => {
-    expectClean(
-      await sweep("admin", "admin-suspend-dialog", async (p) => {
-        await p.goto(`${server.url}/apps/${app("approvedKept").clientId}`);
-        await p.getByRole("button", { name: /^Suspend/ }).first().click();
-        await p.getByRole("dialog").waitFor();
-      }),
-    );
-  });
-  test("admin: the reject dialog from the review queue (opened in a right-aligned table cell)", async () => {
-    expectClean(
-      await sweep("admin", "admin-queue-reject-dialog", async (p) => {
-        await p.goto(`${server.url}/admin/apps`);
-        await p.getByRole("button", { name: /^Reject\b/ }).first().click();
-        await p.getByRole("dialog").waitFor();
-      }),
-    );
-  });
-  test("admin: overview", async () => {
-    expectClean(await sweep("admin", "admin-overview", (p) => p.goto(`${server.url}/admin`)));
-  });
-  test("admin: apps queue (60 pending)", async () => {
-    expectClean(await sweep("admin", "admin-apps", (p) => p.goto(`${server.url}/admin/apps`)));
-  });
-  test("admin: users", async () => {
-    expectClean(await sweep("admin", "admin-users", (p) => p.goto(`${server.url}/admin/users`)));
-  });
-  test("admin: audit log (200 of alice's entries, issue 28)", async () => {
-    expectClean(await sweep("admin", "admin-audit", (p) => p.goto(`${server.url}/admin/audit`)));
-  });
-  test("admin: audit log, filtered (the filters open on a phone, issue 28)", async () => {
-    expectClean(await sweep("admin", "admin-audit-filtered", (p) => p.goto(`${server.url}/admin/audit?actor=alice&action=app.*`)));
-  });
-  test("admin: forbidden for a developer", async () => {
-    expectClean(await sweep("alice", "forbidden", (p) => p.goto(`${server.url}/admin`), { status: 403 }));
-  });
-
-  // The hosted sign-in pages, as carol signs in to alice's login client (long name).
-  function authorizeUrl(): string {
-    const url = new URL(`${server.issuer}/protocol/openid-connect/auth`);
-    url.search = new URLSearchParams({
-      client_id: app("login").clientId,
-      response_type: "code",
-      redirect_uri: CALLBACK,
-      scope: "openid",
-      state: randomBytes(8).toString("hex"),
-      code_challenge: createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url"),
-      code_challenge_method: "S256",
-    }).toString();
-    return url.href;
-  }
-  // FIXME(issue 14, wt-hosted): at 390 px the hosted button "Cancel and return to <app name>" cuts
-  // off a long app name (check "clipped"); the hosted branch owns these pages. Re-enable after merging.
-  test("hosted: login", async () => {
-    expectClean(
-      await sweep("carol", "hosted-login", async (p) => {
-        await p.goto(authorizeUrl());
-        await p.waitForURL(/\/interaction\//);
-        await p.getByLabel("Username").waitFor();
-      }),
-    );
-  });
-  test("hosted: consent (long app name)", async () => {
-    const page = people.carol!;
-    if (!/\/interaction\//.test(page.url())) {
-      await page.goto(authorizeUrl());
-      await page.waitForURL(/\/interaction\//);
+    // Docs, as a signed-in developer reads them.
+    for (const [slug, path] of [
+      ["docs", "/docs"],
+      ["docs-authentication", "/docs/authentication"],
+      ["docs-scopes", "/docs/scopes"],
+      ["docs-errors", "/docs/errors"],
+      ["docs-sdk", "/docs/sdk"],
+      ["docs-events", "/docs/events"],
+    ] as const) {
+      test(`docs: ${path}`, async () => {
+        expectClean(await sweep("alice", slug, (p) => p.goto(`${server.url}${path}`)));
+      });
     }
-    await page.getByLabel("Username").fill("carol");
-    await page.getByLabel("Password").fill("carol-demo-pass");
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("button", { name: "Allow" }).waitFor();
-    // Already on the page: the sweep's "open" only waits.
-    expectClean(
-      await sweep("carol", "hosted-consent", (p) => p.getByRole("button", { name: "Allow" }).waitFor(), {
-        again: async (p) => {
-          await p.reload();
-          await p.getByRole("button", { name: "Allow" }).waitFor();
-        },
-      }),
-    );
-  });
-  // FIXME(issue 14, wt-hosted): at 390 px "Only sign out of <app name>" cuts off a long app name
-  // (check "clipped"). Re-enable after merging the hosted branch.
-  test("hosted: logout confirmation and signed-out page", async () => {
-    const logout = `${server.issuer}/protocol/openid-connect/logout?client_id=${app("login").clientId}`;
-    expectClean(
-      await sweep("carol", "hosted-logout", async (p) => {
-        await p.goto(logout);
-        await p.waitForURL(/\/interaction\/logout/);
-      }),
-    );
-    expectClean(
-      await sweep(
-        "carol",
-        "hosted-signed-out",
-        async (p) => {
-          await p.getByRole("button", { name: /sign out/i }).first().click();
-          await p.waitForURL(/\/interaction\/signed-out/);
-        },
-        { again: (p) => p.reload() },
-      ),
-    );
-  });
-  // FIXME(issue 14, wt-hosted): the expired-interaction page answers 200; the hosted branch gives it
-  // a 4xx. The lead turns this back on after merging it.
-  test("hosted: an expired sign-in request", async () => {
-    expectClean(
-      await sweep("anonymous", "hosted-expired", (p) => p.goto(`${server.url}/interaction/not-a-real-interaction`), {
-        // SPEC-open: which 4xx is wt-hosted's call (issue 14: "correct HTTP statuses on error pages").
-        status: "4xx",
-      }),
-    );
-  });
+    // FIXME(issue 14, wt-hosted): Scalar's contrast and target-size violations are fixed on the hosted
+    // branch; the lead turns this back on after merging it.
+    test("docs: /docs/api-reference (Scalar)", async () => {
+      expectClean(
+        await sweep("alice", "docs-api-reference", async (p) => {
+          await p.goto(`${server.url}/docs/api-reference`);
+          await p.getByRole("heading", { level: 1 }).first().waitFor({ timeout: 30_000 });
+        }),
+      );
+    });
 
-  test("the browser never reached for a remote host", () => {
-    expect(foreignRequests).toEqual([]);
+    // The owner's pages.
+    test("My apps (long names and URLs)", async () => {
+      expectClean(await sweep("alice", "my-apps", (p) => p.goto(`${server.url}/apps`)));
+    });
+    test("new application", async () => {
+      expectClean(await sweep("alice", "app-new", (p) => p.goto(`${server.url}/apps/new`)));
+    });
+    test("app page: pending API client", async () => {
+      expectClean(await sweep("alice", "app-pending", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}`)));
+    });
+    test("app page: rejected API client", async () => {
+      expectClean(await sweep("alice", "app-rejected", (p) => p.goto(`${server.url}/apps/${app("rejected").clientId}`)));
+    });
+    test("app page: approved API client, the one-time secret banner", async () => {
+      // The banner shows once: the first view mints the secret. Each visit (the sweep's second one, a
+      // retried test) first puts the app back to "approved, no secret yet", so each sees the banner.
+      expectClean(
+        await sweep("alice", "app-approved-secret", async (p) => {
+          await query(
+            server.databaseUrl,
+            `DELETE FROM "ClientSecret" WHERE "applicationId" = (SELECT id FROM "Application" WHERE "clientId" = $1)`,
+            [app("approvedNew").clientId],
+          );
+          await p.goto(`${server.url}/apps/${app("approvedNew").clientId}`);
+          await p.getByTestId("secret-reveal").waitFor();
+        }),
+      );
+    });
+    test("app page: approved API client with a secret", async () => {
+      expectClean(await sweep("alice", "app-approved", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}`)));
+    });
+    test("app page: suspended API client", async () => {
+      expectClean(await sweep("alice", "app-suspended", (p) => p.goto(`${server.url}/apps/${app("suspended").clientId}`)));
+    });
+    test("app page: approved login client", async () => {
+      expectClean(await sweep("alice", "app-login", (p) => p.goto(`${server.url}/apps/${app("login").clientId}`)));
+    });
+    test("app page: the delete dialog", async () => {
+      expectClean(
+        await sweep("alice", "app-delete-dialog", async (p) => {
+          await p.goto(`${server.url}/apps/${app("pending").clientId}`);
+          await p.getByRole("button", { name: "Delete application" }).click();
+          await p.getByRole("dialog").waitFor();
+        }),
+      );
+    });
+    test("app page: the Usage tab (issue 16) with 1,000 logged requests (issue 28)", async () => {
+      expectClean(await sweep("alice", "app-usage", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/usage`)));
+    });
+    test("app page: the Usage tab, 30 days (issue 28: a bar per day, round ticks)", async () => {
+      expectClean(await sweep("alice", "app-usage-30d", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/usage?range=30d`)));
+    });
+    test("app page: the Usage tab, the request log filtered and paged (issue 28)", async () => {
+      const clientId = app("approvedKept").clientId;
+      expectClean(
+        await sweep("alice", "app-usage-filtered", async (p) => {
+          await p.goto(`${server.url}/apps/${clientId}/usage?status=4xx`);
+          await p.getByRole("link", { name: "Older requests" }).click();
+          await p.waitForURL(/before=/);
+        }),
+      );
+    });
+    test("app page: a logged request's detail view (issue 28)", async () => {
+      const rows = await query<{ requestId: string }>(
+        server.databaseUrl,
+        `SELECT "requestId" FROM "RequestLog" WHERE "clientId" = $1 AND length("requestId") = 64 ORDER BY at DESC LIMIT 1`,
+        [app("approvedKept").clientId],
+      );
+      expectClean(
+        await sweep("alice", "app-usage-request", (p) =>
+          p.goto(`${server.url}/apps/${app("approvedKept").clientId}/usage/requests/${encodeURIComponent(rows[0]!.requestId)}`),
+        ),
+      );
+    });
+    test("app page: the Webhooks tab (issue 25)", async () => {
+      expectClean(await sweep("alice", "app-webhooks", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/webhooks`)));
+    });
+    test("edit application", async () => {
+      expectClean(await sweep("alice", "app-edit", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}/edit`)));
+    });
+
+    // Every person's own pages (issue 15).
+    test("account: Connected apps", async () => {
+      expectClean(await sweep("alice", "account-apps", (p) => p.goto(`${server.url}/account/apps`)));
+    });
+    test("account: the revoke dialog", async () => {
+      expectClean(
+        await sweep("alice", "account-apps-revoke-dialog", async (p) => {
+          await p.goto(`${server.url}/account/apps`);
+          await p.getByRole("button", { name: "Revoke access" }).first().click();
+          await p.getByRole("dialog").waitFor();
+        }),
+      );
+    });
+    test("account: Account security (issue 29)", async () => {
+      expectClean(await sweep("alice", "account-security", (p) => p.goto(`${server.url}/account/security`)));
+    });
+    test("account: setting up an authenticator app, QR code and key (issue 29)", async () => {
+      expectClean(
+        await sweep("alice", "account-security-setup", async (p) => {
+          await p.goto(`${server.url}/account/security`);
+          await p.getByRole("button", { name: "Set up authenticator app" }).click();
+          await p.getByTestId("totp-secret").waitFor();
+        }),
+      );
+    });
+
+    // The admin's pages.
+    test("admin: the usage overview (issue 16)", async () => {
+      expectClean(await sweep("admin", "admin-usage", (p) => p.goto(`${server.url}/admin/usage`)));
+    });
+    test("admin: a user's connected apps", async () => {
+      expectClean(await sweep("admin", "admin-user", (p) => p.goto(`${server.url}/admin/users/alice`)));
+    });
+    test("admin: an admin's view of another developer's app", async () => {
+      expectClean(await sweep("admin", "admin-app-view", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}`)));
+    });
+    test("admin: the Webhooks tab of another developer's app, read only (issue 25)", async () => {
+      expectClean(await sweep("admin", "admin-app-webhooks", (p) => p.goto(`${server.url}/apps/${app("approvedKept").clientId}/webhooks`)));
+    });
+    test("admin: the reject dialog on an app page", async () => {
+      expectClean(
+        await sweep("admin", "admin-reject-dialog", async (p) => {
+          await p.goto(`${server.url}/apps/${app("pending").clientId}`);
+          await p.getByRole("button", { name: /^Reject/ }).first().click();
+          await p.getByRole("dialog").waitFor();
+        }),
+      );
+    });
+    test("admin: the suspend dialog on an app page", async () => {
+      expectClean(
+        await sweep("admin", "admin-suspend-dialog", async (p) => {
+          await p.goto(`${server.url}/apps/${app("approvedKept").clientId}`);
+          await p.getByRole("button", { name: /^Suspend/ }).first().click();
+          await p.getByRole("dialog").waitFor();
+        }),
+      );
+    });
+    test("admin: the reject dialog from the review queue (opened in a right-aligned table cell)", async () => {
+      expectClean(
+        await sweep("admin", "admin-queue-reject-dialog", async (p) => {
+          await p.goto(`${server.url}/admin/apps`);
+          await p.getByRole("button", { name: /^Reject\b/ }).first().click();
+          await p.getByRole("dialog").waitFor();
+        }),
+      );
+    });
+    test("admin: overview", async () => {
+      expectClean(await sweep("admin", "admin-overview", (p) => p.goto(`${server.url}/admin`)));
+    });
+    test("admin: apps queue (60 pending)", async () => {
+      expectClean(await sweep("admin", "admin-apps", (p) => p.goto(`${server.url}/admin/apps`)));
+    });
+    test("admin: users", async () => {
+      expectClean(await sweep("admin", "admin-users", (p) => p.goto(`${server.url}/admin/users`)));
+    });
+    test("admin: audit log (200 of alice's entries, issue 28)", async () => {
+      expectClean(await sweep("admin", "admin-audit", (p) => p.goto(`${server.url}/admin/audit`)));
+    });
+    test("admin: audit log, filtered (the filters open on a phone, issue 28)", async () => {
+      expectClean(await sweep("admin", "admin-audit-filtered", (p) => p.goto(`${server.url}/admin/audit?actor=alice&action=app.*`)));
+    });
+    test("admin: forbidden for a developer", async () => {
+      expectClean(await sweep("alice", "forbidden", (p) => p.goto(`${server.url}/admin`), { status: 403 }));
+    });
+
+    // The hosted sign-in pages, as carol signs in to alice's login client (long name); in the light
+    // theme only (their dark theme: e2e/hosted-languages).
+    if (theme === "light") {
+      function authorizeUrl(): string {
+        const url = new URL(`${server.issuer}/protocol/openid-connect/auth`);
+        url.search = new URLSearchParams({
+          client_id: app("login").clientId,
+          response_type: "code",
+          redirect_uri: CALLBACK,
+          scope: "openid",
+          state: randomBytes(8).toString("hex"),
+          code_challenge: createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url"),
+          code_challenge_method: "S256",
+        }).toString();
+        return url.href;
+    }
+    // FIXME(issue 14, wt-hosted): at 390 px the hosted button "Cancel and return to <app name>" cuts
+    // off a long app name (check "clipped"); the hosted branch owns these pages. Re-enable after merging.
+    test("hosted: login", async () => {
+      expectClean(
+        await sweep("carol", "hosted-login", async (p) => {
+          await p.goto(authorizeUrl());
+          await p.waitForURL(/\/interaction\//);
+          await p.getByLabel("Username").waitFor();
+        }),
+      );
+    });
+    test("hosted: consent (long app name)", async () => {
+      const page = people.carol!;
+      if (!/\/interaction\//.test(page.url())) {
+        await page.goto(authorizeUrl());
+        await page.waitForURL(/\/interaction\//);
+      }
+      await page.getByLabel("Username").fill("carol");
+      await page.getByLabel("Password").fill("carol-demo-pass");
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.getByRole("button", { name: "Allow" }).waitFor();
+      // Already on the page: the sweep's "open" only waits.
+      expectClean(
+        await sweep("carol", "hosted-consent", (p) => p.getByRole("button", { name: "Allow" }).waitFor(), {
+          again: async (p) => {
+            await p.reload();
+            await p.getByRole("button", { name: "Allow" }).waitFor();
+          },
+        }),
+      );
+    });
+    // FIXME(issue 14, wt-hosted): at 390 px "Only sign out of <app name>" cuts off a long app name
+    // (check "clipped"). Re-enable after merging the hosted branch.
+    test("hosted: logout confirmation and signed-out page", async () => {
+      const logout = `${server.issuer}/protocol/openid-connect/logout?client_id=${app("login").clientId}`;
+      expectClean(
+        await sweep("carol", "hosted-logout", async (p) => {
+          await p.goto(logout);
+          await p.waitForURL(/\/interaction\/logout/);
+        }),
+      );
+      expectClean(
+        await sweep(
+          "carol",
+          "hosted-signed-out",
+          async (p) => {
+            await p.getByRole("button", { name: /sign out/i }).first().click();
+            await p.waitForURL(/\/interaction\/signed-out/);
+          },
+          { again: (p) => p.reload() },
+        ),
+      );
+    });
+    // FIXME(issue 14, wt-hosted): the expired-interaction page answers 200; the hosted branch gives it
+    // a 4xx. The lead turns this back on after merging it.
+    test("hosted: an expired sign-in request", async () => {
+      expectClean(
+        await sweep("anonymous", "hosted-expired", (p) => p.goto(`${server.url}/interaction/not-a-real-interaction`), {
+          // SPEC-open: which 4xx is wt-hosted's call (issue 14: "correct HTTP statuses on error pages").
+          status: "4xx",
+        }),
+      );
+    });
+
+    }
+
+    test("the browser never reached for a remote host", () => {
+      expect(foreignRequests).toEqual([]);
+    });
   });
-});
+}

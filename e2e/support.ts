@@ -145,10 +145,27 @@ export async function appStatus(clientId: string): Promise<string> {
 
 export { query };
 
+/**
+ * Whether the page's body is drawn dark (issue 29: dark mode by prefers-color-scheme). Whatever
+ * notation the browser computes (lab, oklch, rgb), a 1-pixel canvas gives sRGB back; dark is a
+ * luma under half. Returns the computed colour too, for the failure message.
+ */
+export async function bodyIsDark(page: Page): Promise<{ dark: boolean; background: string }> {
+  const [background, luma] = await page.evaluate(() => {
+    const color = getComputedStyle(document.body).backgroundColor;
+    const context = document.createElement("canvas").getContext("2d")!;
+    context.fillStyle = color;
+    context.fillRect(0, 0, 1, 1);
+    const [r, g, b] = context.getImageData(0, 0, 1, 1).data;
+    return [color, 0.2126 * r! + 0.7152 * g! + 0.0722 * b!] as const;
+  });
+  return { dark: luma < 128, background };
+}
+
 /** One failed check of the layout sweep (e2e/layout-sweep.spec.ts). */
 export interface LayoutProblem {
   width: number;
-  check: "status" | "overflow" | "clipped" | "tall" | "squeezed" | "small" | "sideways" | "console" | "request" | "axe" | "dialog";
+  check: "status" | "overflow" | "clipped" | "tall" | "squeezed" | "small" | "sideways" | "console" | "request" | "axe" | "dialog" | "theme";
   detail: string;
 }
 

@@ -52,8 +52,8 @@ export function AppLogo({
     <span
       aria-hidden="true"
       data-testid="app-logo-placeholder"
-      className={`${SIZES[size]} flex shrink-0 items-center justify-center font-semibold text-white`}
-      // 32% lightness: white text stays above 4.5:1 whatever the hue.
+      className={`${SIZES[size]} fixed-palette flex shrink-0 items-center justify-center font-semibold text-white`}
+      // 32% lightness: white text stays above 4.5:1 whatever the hue, in both themes (fixed-palette).
       style={{ backgroundColor: `hsl(${hueOf(name)} 55% 32%)` }}
     >
       {initial}

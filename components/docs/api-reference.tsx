@@ -5,21 +5,26 @@ import "@scalar/api-reference-react/style.css";
 import { useEffect, useRef } from "react";
 
 /**
- * Overrides of Scalar's light theme (@scalar/api-reference 1.72, dist/style.css
- * `.light-mode`), so that axe finds no serious violation (issue 14):
- * - text colours: its grey text (#757575, #8e8e8e) and HTTP method colours (#0082d0 blue…) fall
+ * Overrides of Scalar's themes (@scalar/api-reference 1.72, dist/style.css `.light-mode` and
+ * `.dark-mode`), so that axe finds no serious violation (issue 14) and the client looks like the page:
+ * - text colours: its light grey text (#757575, #8e8e8e) and HTTP method colours (#0082d0 blue…) fall
  *   below 4.5:1 on its white and #f6f6f6 backgrounds; these keep at least 4.5:1 on both (the
  *   sidebar's and the search box's colours are computed from them on `.light-mode`, an ancestor,
  *   so they are set here too). `!important`: the theme's own variables are injected at run time.
+ * - dark mode (issue 29; the client follows the page's prefers-color-scheme): the portal's dark
+ *   slates for backgrounds, borders and text, and method colours (Tailwind's -300 and -400 shades)
+ *   at 4.5:1 or more on them.
  * - target size: the sidebar's expand/collapse buttons are 22 px; WCAG 2.2 asks for 24.
  * Also: its sticky sidebar sticks below the portal's sticky header (4 rem + its 1 px border), not
  * underneath it; its phone header, a second menu button under the portal's, is hidden (issue 28).
  */
 const SCALAR_OVERRIDES = `
-.scalar-app, .scalar-app .light-mode, .scalar-app.light-mode, .light-mode .scalar-app {
+.scalar-app {
   --scalar-custom-header-height: calc(4rem + 1px);
   --scalar-font: var(--font-sans);
   --scalar-font-code: var(--font-mono);
+}
+.scalar-app .light-mode, .scalar-app.light-mode, .light-mode .scalar-app {
   --scalar-color-2: #475569 !important;
   --scalar-color-3: #5b6472 !important;
   --scalar-color-accent: #4f46e5 !important;
@@ -32,6 +37,26 @@ const SCALAR_OVERRIDES = `
   --scalar-color-query: #0f766e !important;
   --scalar-sidebar-color-2: #475569 !important;
   --scalar-sidebar-search-color: #5b6472 !important;
+}
+.scalar-app .dark-mode, .scalar-app.dark-mode, .dark-mode .scalar-app {
+  --scalar-background-1: #0f172a !important;
+  --scalar-background-2: #1e293b !important;
+  --scalar-background-3: #334155 !important;
+  --scalar-background-card: #1e293b !important;
+  --scalar-border-color: #334155 !important;
+  --scalar-color-1: #f1f5f9 !important;
+  --scalar-color-2: #cbd5e1 !important;
+  --scalar-color-3: #a8b3c4 !important;
+  --scalar-color-accent: #a5b4fc !important;
+  --scalar-color-green: #6ee7b7 !important;
+  --scalar-color-red: #fca5a5 !important;
+  --scalar-color-yellow: #fcd34d !important;
+  --scalar-color-blue: #7dd3fc !important;
+  --scalar-color-orange: #fdba74 !important;
+  --scalar-color-purple: #c4b5fd !important;
+  --scalar-color-query: #5eead4 !important;
+  --scalar-sidebar-color-2: #cbd5e1 !important;
+  --scalar-sidebar-search-color: #a8b3c4 !important;
 }
 /* Issue 28: its phone header (a second menu button under the portal's) is not shown; the docs'
    menu and search (which finds every operation) serve phones. */
@@ -99,7 +124,9 @@ export function ApiReference({ specUrl }: { specUrl: string }) {
           // every operation; without its search box Scalar registers no shortcut, so one answers.
           hideSearch: true,
           hideDarkModeToggle: true,
-          forceDarkModeState: "light",
+          // Issue 29: the page's theme (prefers-color-scheme, app/globals.css), read when the client
+          // opens (it renders only in the browser); no toggle of its own.
+          forceDarkModeState: window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light",
           showDeveloperTools: "never",
           documentDownloadType: "json",
           hideTestRequestButton: true,

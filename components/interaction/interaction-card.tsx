@@ -8,7 +8,7 @@ export function InteractionCard({ children, labelledBy }: { children: ReactNode;
   return (
     <section
       aria-labelledby={labelledBy}
-      className="w-full min-w-0 rounded-2xl border border-slate-200 bg-white p-6 shadow-xl shadow-slate-900/5 wrap-anywhere sm:p-8"
+      className="w-full min-w-0 rounded-2xl border border-slate-200 bg-white p-6 shadow-xl shadow-black/5 wrap-anywhere sm:p-8"
     >
       {children}
     </section>

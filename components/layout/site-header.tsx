@@ -15,7 +15,7 @@ export function SiteHeader({ user, notices = 0 }: { user: HeaderUser | null; not
     ...(user?.role === "admin" ? [{ href: "/admin", label: "Admin" }] : []),
   ];
   return (
-    <header className="sticky top-0 z-30 border-b border-white/10 bg-slate-950/95 backdrop-blur supports-[backdrop-filter]:bg-slate-950/85">
+    <header className="fixed-palette sticky top-0 z-30 border-b border-white/10 bg-slate-950/95 backdrop-blur supports-[backdrop-filter]:bg-slate-950/85">
       <div className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:px-8">
         <Logo />
         <nav aria-label="Main" className="ml-4 hidden items-center gap-1 md:flex">
@@ -44,7 +44,7 @@ export function SiteHeader({ user, notices = 0 }: { user: HeaderUser | null; not
             >
               <nav
                 aria-label="Mobile"
-                className="absolute right-0 z-40 mt-2 w-60 rounded-xl border border-slate-200 bg-white p-2 shadow-xl"
+                className="themed-palette absolute right-0 z-40 mt-2 w-60 rounded-xl border border-slate-200 bg-white p-2 shadow-xl"
               >
                 {links.map((l) => (
                   <NavLink key={l.href} href={l.href} exact={l.exact} exclude={l.exclude} variant="mobile">

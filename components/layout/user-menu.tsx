@@ -26,7 +26,7 @@ export function UserMenu({ user }: { user: HeaderUser }) {
         </>
       }
     >
-      <div className="absolute right-0 z-40 mt-2 w-64 overflow-hidden rounded-xl border border-slate-200 bg-white text-slate-900 shadow-xl">
+      <div className="themed-palette absolute right-0 z-40 mt-2 w-64 overflow-hidden rounded-xl border border-slate-200 bg-white text-slate-900 shadow-xl">
         <div className="border-b border-slate-100 px-4 py-3">
           <p className="truncate text-sm font-semibold">{user.displayName}</p>
           <p className="truncate text-sm text-slate-600">

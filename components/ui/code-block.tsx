@@ -1,9 +1,9 @@
 import { CopyButton } from "./copy-button";
 
-/** A dark code panel with a title bar and a copy button. */
+/** A dark code panel with a title bar and a copy button, dark in both themes (`fixed-palette`, app/globals.css). */
 export function CodeBlock({ code, title, language = "bash" }: { code: string; title?: string; language?: string }) {
   return (
-    <figure className="overflow-hidden rounded-xl border border-slate-800 bg-slate-950 shadow-sm">
+    <figure className="fixed-palette overflow-hidden rounded-xl border border-slate-800 bg-slate-950 shadow-sm">
       <figcaption className="flex items-center justify-between gap-2 border-b border-white/10 px-4 py-2">
         <span className="truncate font-mono text-xs text-slate-300">{title ?? language}</span>
         <CopyButton

@@ -46,9 +46,17 @@ const size = (key: Size["key"], width: number, height: number, ticks: number, cl
   className,
 });
 const SIZES: Size[] = [size("narrow", 300, 220, 3, "sm:hidden"), size("wide", 600, 230, 6, "hidden sm:block")];
-const CLASS_COLORS: Record<"2xx" | "4xx" | "5xx", string> = { "2xx": "#059669", "4xx": "#d97706", "5xx": "#dc2626" };
-const AXIS_COLOR = "#64748b";
-const TICK_LABEL = { fill: "#475569", fontSize: 13, fontFamily: "inherit" } as const;
+// The palette's variables (emerald-600, amber-600, red-600, slate-500, slate-600, brand-600, violet-600),
+// not literals: in dark mode app/globals.css swaps them for their light shades (issue 29).
+const CLASS_COLORS: Record<"2xx" | "4xx" | "5xx", string> = {
+  "2xx": "var(--color-emerald-600)",
+  "4xx": "var(--color-amber-600)",
+  "5xx": "var(--color-red-600)",
+};
+const AXIS_COLOR = "var(--color-slate-500)";
+const TICK_LABEL = { fill: "var(--color-slate-600)", fontSize: 13, fontFamily: "inherit" } as const;
+const P50_COLOR = "var(--color-brand-600)";
+const P95_COLOR = "var(--color-violet-600)";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -277,16 +285,16 @@ export function LatencyChart({ points }: { points: ChartPoint[] }) {
               defined={(p) => p.p95Ms !== null}
               x={cx}
               y={(p) => y(p.p95Ms ?? 0)}
-              stroke="#7c3aed"
+              stroke={P95_COLOR}
               strokeWidth={2}
               strokeDasharray="5 3"
             />
-            <LinePath<ChartPoint> data={points} defined={(p) => p.p50Ms !== null} x={cx} y={(p) => y(p.p50Ms ?? 0)} stroke="#4f46e5" strokeWidth={2} />
+            <LinePath<ChartPoint> data={points} defined={(p) => p.p50Ms !== null} x={cx} y={(p) => y(p.p50Ms ?? 0)} stroke={P50_COLOR} strokeWidth={2} />
             {measured.length <= 3
               ? measured.map((p) => (
                   <g key={p.at}>
-                    <circle cx={cx(p)} cy={y(p.p50Ms ?? 0)} r={3} fill="#4f46e5" />
-                    <circle cx={cx(p)} cy={y(p.p95Ms ?? 0)} r={3} fill="#7c3aed" />
+                    <circle cx={cx(p)} cy={y(p.p50Ms ?? 0)} r={3} fill={P50_COLOR} />
+                    <circle cx={cx(p)} cy={y(p.p95Ms ?? 0)} r={3} fill={P95_COLOR} />
                   </g>
                 ))
               : null}
@@ -329,8 +337,8 @@ export const REQUEST_LEGEND = [
   { label: "5xx", color: CLASS_COLORS["5xx"] },
 ];
 export const LATENCY_LEGEND = [
-  { label: "p50", color: "#4f46e5" },
-  { label: "p95", color: "#7c3aed", dashed: true },
+  { label: "p50", color: P50_COLOR },
+  { label: "p95", color: P95_COLOR, dashed: true },
 ];
 
 /**

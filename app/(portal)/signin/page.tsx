@@ -34,7 +34,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         className="absolute inset-x-0 top-0 h-72 bg-gradient-to-b from-brand-100/70 via-brand-50/40 to-transparent"
       />
       <div className="relative mx-auto flex max-w-md flex-col px-4 py-16 sm:py-24">
-        <div className="rounded-2xl border border-slate-200 bg-white p-8 shadow-xl shadow-slate-900/5">
+        <div className="rounded-2xl border border-slate-200 bg-white p-8 shadow-xl shadow-black/5">
           <div className="flex size-12 items-center justify-center rounded-xl bg-brand-600 text-white">
             <Icon name="lock" className="size-6" />
           </div>
