@@ -8,6 +8,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
+import { RemovalProofForm, type ProofKind } from "./removal-proof-form";
 import { Field, inputClasses } from "@/components/ui/field";
 import {
   confirmTotpEnrolmentAction,
@@ -42,7 +43,7 @@ export function SecondFactorPanel({
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   const [codeError, setCodeError] = useState<string | undefined>();
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
-  const [removing, setRemoving] = useState<"code" | "password" | null>(null);
+  const [removing, setRemoving] = useState<ProofKind | null>(null);
   const [removeError, setRemoveError] = useState<string | undefined>();
 
   function start() {
@@ -76,11 +77,9 @@ export function SecondFactorPanel({
     });
   }
 
-  function remove(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const value = String(new FormData(event.currentTarget).get("proof") ?? "");
+  function remove(proof: { code: string } | { password: string }) {
     startTransition(async () => {
-      const result = await removeTotpAction(removing === "password" ? { password: value } : { code: value });
+      const result = await removeTotpAction(proof);
       if (!result.ok) return void setRemoveError(result.error.message);
       setRemoving(null);
       setRemoveError(undefined);
@@ -93,7 +92,7 @@ export function SecondFactorPanel({
   return (
     <div className="space-y-6">
       {required ? (
-        <Alert tone="warning">Your account needs a second factor before you can continue: set up an authenticator app below.</Alert>
+        <Alert tone="warning">Your account needs a second factor before you can continue: set up an authenticator app or add a passkey below.</Alert>
       ) : null}
       {recoveryCodes ? (
         <Card title="Your recovery codes" description="Each code signs you in once if you lose your phone. Keep them somewhere safe: they are shown only now.">
@@ -143,45 +142,21 @@ export function SecondFactorPanel({
                 </Button>
               </div>
               {removing ? (
-                <form onSubmit={remove} className="space-y-3 rounded-lg border border-slate-200 p-4" aria-label="Remove authenticator app">
-                  <Field
-                    id="remove-proof"
-                    label={removing === "code" ? "A code from your authenticator app" : "Your password"}
-                    error={removeError}
-                  >
-                    <input
-                      key={removing}
-                      id="remove-proof"
-                      name="proof"
-                      type={removing === "code" ? "text" : "password"}
-                      autoComplete={removing === "code" ? "one-time-code" : "current-password"}
-                      required
-                      maxLength={removing === "code" ? 40 : 1024}
-                      aria-invalid={removeError ? true : undefined}
-                      aria-describedby={removeError ? "remove-proof-error" : undefined}
-                      className={inputClasses}
-                    />
-                  </Field>
-                  <div className="flex flex-wrap gap-3">
-                    <Button type="submit" variant="danger" size="sm" loading={pending}>
-                      Remove
-                    </Button>
-                    <Button
-                      type="button"
-                      variant="ghost"
-                      size="sm"
-                      onClick={() => {
-                        setRemoving(removing === "code" ? "password" : "code");
-                        setRemoveError(undefined);
-                      }}
-                    >
-                      {removing === "code" ? "Use my password instead" : "Use a code instead"}
-                    </Button>
-                    <Button type="button" variant="ghost" size="sm" onClick={() => setRemoving(null)}>
-                      Cancel
-                    </Button>
-                  </div>
-                </form>
+                <RemovalProofForm
+                  id="remove-proof"
+                  label="Remove authenticator app"
+                  kind={removing}
+                  canUseCode
+                  error={removeError}
+                  pending={pending}
+                  submitLabel="Remove"
+                  onSubmit={remove}
+                  onSwitch={(kind) => {
+                    setRemoving(kind);
+                    setRemoveError(undefined);
+                  }}
+                  onCancel={() => setRemoving(null)}
+                />
               ) : null}
             </>
           ) : enrolment ? (

@@ -5,6 +5,7 @@ import { ExpiredCard } from "./expired-card";
 import { HostedPage } from "./hosted-page";
 import { LoginForm } from "./login-form";
 import { SandboxBanner } from "./sandbox-banner";
+import { PasskeyScript } from "./passkey-option";
 import { SecondFactorForm } from "./second-factor-form";
 
 /** The document title of `/interaction/:uid` (also written by the server's fast path, lib/server/hosted-page.ts). */
@@ -18,9 +19,10 @@ export function interactionPageTitle(props: InteractionPageProps): string {
 
 /**
  * The hosted login and consent page, whoever serves it: Next (pages/interaction/[uid].tsx) or the
- * server's fast path (lib/server/hosted-page.ts, the same tree through react-dom/server).
+ * server's fast path (lib/server/hosted-page.ts, the same tree through react-dom/server). `nonce`:
+ * the response's CSP nonce, for the passkey script of the login and second-factor pages.
  */
-export function InteractionPage(props: InteractionPageProps) {
+export function InteractionPage({ nonce, ...props }: InteractionPageProps & { nonce?: string }) {
   const title = interactionPageTitle(props);
   const { locale, path } = props;
   if (props.kind === "expired") {
@@ -30,27 +32,33 @@ export function InteractionPage(props: InteractionPageProps) {
       </HostedPage>
     );
   }
-  if (props.kind === "login") {
+  if (props.kind === "login" || props.kind === "second_factor") {
     return (
       <HostedPage title={title} locale={locale} path={path}>
         {props.sandbox ? <SandboxBanner locale={locale} /> : null}
-        <LoginForm locale={locale} uid={props.uid} clientName={props.clientName} device={props.device} username={props.username} error={props.error} />
-      </HostedPage>
-    );
-  }
-  if (props.kind === "second_factor") {
-    return (
-      <HostedPage title={title} locale={locale} path={path}>
-        {props.sandbox ? <SandboxBanner locale={locale} /> : null}
-        <SecondFactorForm
-          locale={locale}
-          uid={props.uid}
-          clientName={props.clientName}
-          device={props.device}
-          handle={props.handle}
-          stepUp={props.stepUp}
-          error={props.error}
-        />
+        {props.kind === "login" ? (
+          <LoginForm
+            locale={locale}
+            uid={props.uid}
+            clientName={props.clientName}
+            device={props.device}
+            username={props.username}
+            passkey={props.passkey}
+            error={props.error}
+          />
+        ) : (
+          <SecondFactorForm
+            locale={locale}
+            uid={props.uid}
+            clientName={props.clientName}
+            device={props.device}
+            handle={props.handle}
+            stepUp={props.stepUp}
+            passkey={props.passkey}
+            error={props.error}
+          />
+        )}
+        {props.passkey ? <PasskeyScript nonce={nonce} /> : null}
       </HostedPage>
     );
   }

@@ -1,15 +1,17 @@
-import { Alert } from "@/components/ui/alert";
-import { buttonClasses } from "@/components/ui/button";
 import { Field, inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 import { template, translator, type Locale } from "@/lib/i18n";
 import { Rich } from "./rich";
 import { InteractionCard } from "./interaction-card";
+import { InteractionError, InteractionFormActions } from "./interaction-form-actions";
+import { PasskeyOption } from "./passkey-option";
 
 /**
- * The hosted login form. A plain HTML form (the page ships no JavaScript) posting to
+ * The hosted login form. A plain HTML form (the password path needs no JavaScript) posting to
  * /interaction/:uid/login, handled by lib/oidc/interactions.ts; "Cancel" posts to .../abort. After a
  * refused attempt the username comes back filled in and the password field takes the focus.
+ * `passkey`: "Sign in with a passkey" is offered, for browsers running the page's script, and the
+ * username field lets the browser suggest passkeys (autocomplete "webauthn", conditional UI).
  */
 export function LoginForm({
   locale = "en",
@@ -17,6 +19,7 @@ export function LoginForm({
   clientName,
   device = false,
   username,
+  passkey = false,
   error,
 }: {
   locale?: Locale;
@@ -25,6 +28,7 @@ export function LoginForm({
   /** A device sign-in: the app is on another device, so Cancel does not "return" to it. */
   device?: boolean;
   username: string;
+  passkey?: boolean;
   /** The refusal's code and its message, or null. */
   error: { code: string; message: string } | null;
 }) {
@@ -42,20 +46,14 @@ export function LoginForm({
       <p className="mt-2 text-sm text-slate-600">
         <Rich text={template(locale, "login.continueTo")} values={{ app: <strong className="font-semibold text-slate-900">{clientName}</strong> }} />
       </p>
-      {error ? (
-        <div className="mt-6" id="login-error">
-          <Alert tone="danger" role="alert">
-            {error.message}
-          </Alert>
-        </div>
-      ) : null}
+      {error ? <InteractionError id="login-error" message={error.message} /> : null}
       <form method="post" action={`/interaction/${uid}/login`} className="mt-6 space-y-5">
         <Field id="username" label={t("login.username")}>
           <input
             id="username"
             name="username"
             type="text"
-            autoComplete="username"
+            autoComplete={passkey ? "username webauthn" : "username"}
             autoCapitalize="none"
             spellCheck={false}
             required
@@ -81,17 +79,9 @@ export function LoginForm({
             className={inputClasses}
           />
         </Field>
-        <button type="submit" className={buttonClasses("primary", "lg", "w-full")}>
-          {t("login.submit")}
-        </button>
-        <button
-          type="submit"
-          formAction={`/interaction/${uid}/abort`}
-          formNoValidate
-          className={buttonClasses("ghost", "md", "w-full", true)}
-        >
-          {device ? t("login.cancelDevice") : t("login.cancel", { app: clientName })}
-        </button>
+        <InteractionFormActions locale={locale} uid={uid} clientName={clientName} device={device} submitLabel={t("login.submit")}>
+          {passkey ? <PasskeyOption locale={locale} uid={uid} label={t("passkey.signIn")} autofill /> : null}
+        </InteractionFormActions>
       </form>
     </InteractionCard>
   );

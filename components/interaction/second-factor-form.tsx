@@ -1,15 +1,16 @@
-import { Alert } from "@/components/ui/alert";
-import { buttonClasses } from "@/components/ui/button";
 import { Field, inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 import { template, translator, type Locale } from "@/lib/i18n";
 import { Rich } from "./rich";
 import { InteractionCard } from "./interaction-card";
+import { InteractionError, InteractionFormActions } from "./interaction-form-actions";
+import { PasskeyOption } from "./passkey-option";
 
 /**
  * The hosted sign-in's second step (issue 29): a code from the authenticator app or a recovery
  * code. A plain HTML form like the login form (no JavaScript), posting to
- * /interaction/:uid/second-factor (lib/oidc/interactions.ts); "Cancel" posts to .../abort.
+ * /interaction/:uid/second-factor (lib/oidc/interactions.ts); "Cancel" posts to .../abort. An
+ * account with a passkey is offered "Use a passkey" too (the page's script shows it).
  */
 export function SecondFactorForm({
   locale = "en",
@@ -18,6 +19,7 @@ export function SecondFactorForm({
   device,
   handle,
   stepUp,
+  passkey = false,
   error,
 }: {
   locale?: Locale;
@@ -26,6 +28,7 @@ export function SecondFactorForm({
   device: boolean;
   handle: string;
   stepUp: boolean;
+  passkey?: boolean;
   error: { code: string; message: string } | null;
 }) {
   const describedBy = error ? "code-error code-hint" : "code-hint";
@@ -45,13 +48,7 @@ export function SecondFactorForm({
       <p className="mt-2 text-sm text-slate-600">
         <Rich text={template(locale, stepUp ? "secondFactor.stepUp" : "secondFactor.signingIn")} values={names} />
       </p>
-      {error ? (
-        <div className="mt-6" id="code-error">
-          <Alert tone="danger" role="alert">
-            {error.message}
-          </Alert>
-        </div>
-      ) : null}
+      {error ? <InteractionError id="code-error" message={error.message} /> : null}
       <form method="post" action={`/interaction/${uid}/second-factor`} className="mt-6 space-y-5">
         <Field id="code" label={t("secondFactor.code")}>
           <input
@@ -72,17 +69,9 @@ export function SecondFactorForm({
         <p id="code-hint" className="-mt-3 text-sm text-slate-600">
           {t("secondFactor.hint")}
         </p>
-        <button type="submit" className={buttonClasses("primary", "lg", "w-full")}>
-          {t("secondFactor.submit")}
-        </button>
-        <button
-          type="submit"
-          formAction={`/interaction/${uid}/abort`}
-          formNoValidate
-          className={buttonClasses("ghost", "md", "w-full", true)}
-        >
-          {device ? t("login.cancelDevice") : t("login.cancel", { app: clientName })}
-        </button>
+        <InteractionFormActions locale={locale} uid={uid} clientName={clientName} device={device} submitLabel={t("secondFactor.submit")}>
+          {passkey ? <PasskeyOption locale={locale} uid={uid} label={t("passkey.use")} autofill={false} /> : null}
+        </InteractionFormActions>
       </form>
     </InteractionCard>
   );

@@ -77,6 +77,7 @@ export async function findInteractionPageProps(request: InteractionPageRequest):
         device: view.device,
         handle: view.secondFactor.handle,
         stepUp: view.secondFactor.stepUp,
+        passkey: view.secondFactor.passkey,
         error: message,
       };
     }
@@ -89,6 +90,8 @@ export async function findInteractionPageProps(request: InteractionPageRequest):
       sandbox: view.client.sandbox,
       device: view.device,
       username: (request.usernameCookie ?? "").slice(0, 100),
+      // Passkeys belong to live accounts: a sandbox's test users have none.
+      passkey: !view.client.sandbox,
       error: message,
     };
   }

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { env } from "../env";
 import { BodyError, mediaType, readBody } from "../http/body";
 import { clientIp } from "../http/client-ip";
-import { sendHtml, sendRedirect } from "../http/reply";
+import { sendHtml, sendJson, sendRedirect } from "../http/reply";
 import { isSameOriginRequest } from "../http/same-origin";
 import { logger } from "../logger";
 import { rememberConsent } from "../services/consents";
@@ -18,18 +18,22 @@ import { LOGIN_USERNAME_COOKIE } from "./constants";
 import { renderErrorPage } from "./html";
 import { findTrustedDevice, rememberTrustedDevice } from "./trusted-device";
 import { noticeIfNewDevice } from "./new-device";
-import { amrOf, isStepUpPrompt, MFA_ACR, PASSWORD_AMR } from "./second-factor";
+import { amrOf, isStepUpPrompt, MFA_ACR, passkeyAmrOf, PASSWORD_AMR } from "./second-factor";
 import { createSignInChallenge, deleteSignInChallenge, findSignInChallenge, hasSecondFactor, verifySecondFactorCode } from "../services/second-factors";
 import { reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
+import { findPasskeyAccount, startPasskeySignIn, verifyPasskeySignIn } from "../services/passkeys";
+import { authenticationResponseSchema } from "../schemas/passkeys";
 import { findUserById } from "../services/users";
 
 /**
  * The hosted pages' form posts (STYLE: Request path, OIDC request, step 3). The pages are rendered
  * by Next (pages/interaction/[uid].tsx, without JavaScript); their forms POST here, to
  * `/interaction/:uid/{login,second-factor,consent,abort,switch}`, and this module finishes the interaction with
- * oidc-provider on the raw Node request.
+ * oidc-provider on the raw Node request. Passkeys (issue 29) add two posts made by the pages' one
+ * small script (public/hosted/passkey.js): `passkey-options` (JSON: the WebAuthn challenge) and
+ * `passkey` (a form post of the browser's answer, finishing the interaction as the password does).
  */
-export type InteractionAction = "login" | "second-factor" | "consent" | "abort" | "switch";
+export type InteractionAction = "login" | "second-factor" | "passkey-options" | "passkey" | "consent" | "abort" | "switch";
 
 /** Login forms are tiny; anything bigger is not ours. */
 const MAX_BODY_BYTES = 8 * 1024;
@@ -41,6 +45,34 @@ const loginForm = z.object({
 
 /** A 6-digit TOTP code or a recovery code (`xxxxx-xxxxx`), spaces allowed. */
 const secondFactorForm = z.object({ code: z.string().trim().min(1).max(40) });
+
+/** The passkey post: the browser's WebAuthn answer as @simplewebauthn/browser serializes it, in one field. */
+const passkeyForm = z.object({
+  response: z
+    .string()
+    .min(2)
+    .max(7000)
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "not JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(authenticationResponseSchema),
+});
+
+/** Who a passkey post may sign in: null before any password (usernameless), else the account waiting for its second factor. */
+async function passkeyStepAccount(uid: string, details: { prompt: { reasons?: string[] }; session?: { accountId?: string } }): Promise<number | null> {
+  const challenge = await findSignInChallenge(uid);
+  if (challenge) return challenge.userId;
+  const stepUpAccount = isStepUpPrompt(details.prompt.reasons) ? details.session?.accountId : undefined;
+  return stepUpAccount && /^[1-9][0-9]{0,9}$/.test(stepUpAccount) ? Number(stepUpAccount) : null;
+}
+
+/** Unknown passkeys have no account to count against: their attempts share one pseudo-account (not a valid handle). */
+const UNKNOWN_PASSKEY_THROTTLE_HANDLE = "#passkey";
 
 class FormError extends Error {
   constructor(readonly status: number, readonly code: string, message: string) {
@@ -245,6 +277,53 @@ export async function handleInteraction(
         req,
         res,
         { login: { accountId: String(user.id), amr: amrOf(method), acr: MFA_ACR } },
+        { mergeWithLastSubmission: false },
+      );
+      return;
+    }
+
+    if (action === "passkey-options") {
+      // JSON for the page's script (it shows the button only when this answers).
+      if (prompt !== "login") return sendJson(res, 409, { error: { code: "conflict", message: "This sign-in is past the passkey step." } });
+      const worldId = await findClientWorld(String(details.params.client_id ?? ""));
+      if (worldId !== LIVE_WORLD_ID) return sendJson(res, 409, { error: { code: "conflict", message: "Passkeys are not offered here." } });
+      const options = await startPasskeySignIn(uid, await passkeyStepAccount(uid, details));
+      res.setHeader("cache-control", "no-store");
+      return sendJson(res, 200, { options });
+    }
+
+    if (action === "passkey") {
+      if (prompt !== "login") return backToPage(res, uid);
+      const parsed = passkeyForm.safeParse({ response: form.get("response") ?? "" });
+      if (!parsed.success) return backToPage(res, uid, "passkey_failed");
+      // Passkeys are live accounts' (registered in the portal); a sandbox client's sign-in has none.
+      if ((await findClientWorld(String(details.params.client_id ?? ""))) !== LIVE_WORLD_ID) return backToPage(res, uid, "passkey_failed");
+      const expectedUserId = await passkeyStepAccount(uid, details);
+      // Wrong passkey answers count as wrong passwords and codes do (lib/services/throttle.ts), on
+      // the account the credential names (or the one whose second factor this is) and the address.
+      const ownerId = expectedUserId ?? (await findPasskeyAccount(parsed.data.response.id));
+      const owner = ownerId ? await findUserById(ownerId) : null;
+      const handle = owner?.handle ?? UNKNOWN_PASSKEY_THROTTLE_HANDLE;
+      const trustedDevice = owner ? await findTrustedDevice(req, owner.handle) : undefined;
+      const admission = await reserveLoginAttempt(handle, clientIp(req, env().TRUST_PROXY_RULE), trustedDevice);
+      if (!admission.ok) return backToPage(res, uid, "too_many_attempts", admission.retryAt);
+      if (admission.reservation.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, admission.reservation.delayMs));
+      const result = await verifyPasskeySignIn(uid, parsed.data.response);
+      await settleLoginAttempt(admission.reservation, result.ok ? "success" : "failure");
+      if (!result.ok) {
+        logger.info("passkey refused", { reason: result.reason, client: details.params.client_id });
+        return backToPage(res, uid, "passkey_failed");
+      }
+      const user = await findUserById(result.userId);
+      if (!user || user.disabled) return backToPage(res, uid, "account_disabled");
+      // A passkey alone from a browser new to the account is told, as a password sign-in is.
+      await noticeIfNewDevice(req, { userId: user.id, handle: user.handle }, trustedDevice);
+      await rememberTrustedDevice(res, user.handle);
+      await deleteSignInChallenge(uid);
+      await provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: String(user.id), amr: passkeyAmrOf(result.amr, expectedUserId !== null), acr: MFA_ACR } },
         { mergeWithLastSubmission: false },
       );
       return;

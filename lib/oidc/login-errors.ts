@@ -5,7 +5,7 @@ import { plural, translator, type Locale } from "../i18n";
  * to the page with `error` and, for the throttle, `retry_at`). Wrong user and wrong password read
  * the same (no account enumeration).
  */
-export const LOGIN_ERRORS = ["invalid_credentials", "missing_fields", "too_many_attempts", "account_disabled", "invalid_code", "missing_code"] as const;
+export const LOGIN_ERRORS = ["invalid_credentials", "missing_fields", "too_many_attempts", "account_disabled", "invalid_code", "missing_code", "passkey_failed"] as const;
 export type LoginError = (typeof LOGIN_ERRORS)[number];
 
 export function isLoginError(value: unknown): value is LoginError {

@@ -8,7 +8,8 @@ import { hasSecondFactor } from "../services/second-factors";
  * - password only: `["pwd"]`;
  * - password and a code from the authenticator app: `["pwd", "otp", "mfa"]`;
  * - password and a recovery code: `["pwd", "mfa"]` — two factors, but the second is not the
- *   authenticator's one-time password (a written-down code), so `otp` is not claimed.
+ *   authenticator's one-time password (a written-down code), so `otp` is not claimed;
+ * - a passkey, alone or after the password: passkeyAmrOf below.
  * `acr` is MFA_ACR whenever a second factor was used, and absent otherwise. An authorization
  * request with `acr_values` naming MFA_ACR gets step-up: a person whose session came from the
  * password alone is asked for their second factor (the check below), and the ID token's `acr`
@@ -21,6 +22,18 @@ export const STEP_UP_REASON = "mfa_step_up";
 
 export function amrOf(method: SecondFactorMethod): string[] {
   return method === "otp" ? ["pwd", "otp", "mfa"] : ["pwd", "mfa"];
+}
+
+/**
+ * A passkey's `amr`: `hwk` for a device-bound key, `swk` for one its provider syncs (RFC 8176 §2).
+ * - After the password: `["pwd", "hwk", "mfa"]`.
+ * - Alone: `["hwk", "mfa"]`. The passkey-only sign-in requires user verification (the PIN or
+ *   biometric that unlocks the key), so it is two factors by itself, as NIST SP 800-63B counts a
+ *   multi-factor cryptographic authenticator; which unlock was used is not known to the server,
+ *   so no `pin`/`fpt`/`face` is claimed.
+ */
+export function passkeyAmrOf(key: "hwk" | "swk", afterPassword: boolean): string[] {
+  return afterPassword ? ["pwd", key, "mfa"] : [key, "mfa"];
 }
 
 /** True when the login prompt is there only for a step-up (the session's account is known). */

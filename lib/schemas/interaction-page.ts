@@ -22,6 +22,8 @@ export type InteractionPageProps = {
       /** A device sign-in: cancelling goes back to the code page, not to the app (issue 28). */
       device: boolean;
       username: string;
+      /** Issue 29: "Sign in with a passkey" is offered (a live app's page; the button needs JavaScript). */
+      passkey: boolean;
       error: { code: string; message: string } | null;
     }
   | {
@@ -34,6 +36,8 @@ export type InteractionPageProps = {
       handle: string;
       /** The session's account is asked again because the app wants a second factor. */
       stepUp: boolean;
+      /** The account has a passkey: offered beside the code (needs JavaScript). */
+      passkey: boolean;
       error: { code: string; message: string } | null;
     }
   | {

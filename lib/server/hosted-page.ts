@@ -95,7 +95,7 @@ export function createHostedPageFastPath(options: { distDir: string; https: bool
     const links = stylesheets
       .map((href) => `<link nonce="${nonce}" rel="preload" href="${href}" as="style"/><link nonce="${nonce}" rel="stylesheet" href="${href}" data-n-g=""/>`)
       .join("");
-    const body = renderToString(createElement(InteractionPage, props));
+    const body = renderToString(createElement(InteractionPage, { ...props, nonce }));
     return `${htmlOpen(props.locale)}<head><meta charSet="utf-8" data-next-head=""/>${head}${links}<noscript data-n-css="${nonce}"></noscript></head>${BODY_OPEN}${body}</div></body></html>`;
   }
 
@@ -123,7 +123,7 @@ export function createHostedPageFastPath(options: { distDir: string; https: bool
         acceptLanguage: req.headers["accept-language"],
       });
       if (props.kind === "expired") return false;
-      // proxy.ts's CSP, with a nonce of this request's as Next's pages have (no script uses it).
+      // proxy.ts's CSP, with a nonce of this request's as Next's pages have (the passkey script's).
       const nonce = Buffer.from(randomUUID()).toString("base64");
       const html = render(props, nonce);
       res.writeHead(200, {

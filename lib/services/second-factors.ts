@@ -11,12 +11,14 @@ import { getUserByHandle, verifyUserCredentials } from "./users";
 
 /**
  * Second factors (issue 29): TOTP (RFC 6238, otplib) with ten single-use recovery codes. Factors
- * are rows of one list (SecondFactor.kind), so passkeys join it later; the hosted sign-in asks for
+ * are rows of one list (SecondFactor.kind; passkeys too, lib/services/passkeys.ts); the hosted sign-in asks for
  * whichever the account has (lib/oidc/interactions.ts). TOTP secrets are sealed with the secret box
  * (AES-256-GCM, lib/events/secret-box.ts); recovery codes are kept as SHA-256 digests only (they
  * are random, 50 bits each: no slow hash needed, as for the apps' client secrets).
  */
 export const TOTP_KIND = "totp";
+/** Passkeys (WebAuthn credentials): lib/services/passkeys.ts. */
+export const PASSKEY_KIND = "passkey";
 export const RECOVERY_CODE_COUNT = 10;
 /** The name authenticator apps show above the account. */
 export const TOTP_ISSUER = "Social Dev Platform";
@@ -32,11 +34,12 @@ export interface SecondFactorStatus {
 }
 
 export async function getSecondFactorStatus(userId: number): Promise<SecondFactorStatus> {
-  const [totp, recoveryCodesLeft] = await Promise.all([
+  const [totp, passkeys, recoveryCodesLeft] = await Promise.all([
     db.secondFactor.findFirst({ where: { userId, kind: TOTP_KIND, confirmedAt: { not: null } }, select: { confirmedAt: true } }),
+    db.secondFactor.count({ where: { userId, kind: PASSKEY_KIND, confirmedAt: { not: null } } }),
     db.recoveryCode.count({ where: { userId, usedAt: null } }),
   ]);
-  return { passkeys: 0, totp: Boolean(totp), totpEnrolledAt: totp?.confirmedAt ?? null, recoveryCodesLeft };
+  return { passkeys, totp: Boolean(totp), totpEnrolledAt: totp?.confirmedAt ?? null, recoveryCodesLeft };
 }
 
 /** Whether the account has a confirmed second factor (the sign-in asks for it, REQUIRE_MFA is met). */
@@ -44,7 +47,7 @@ export async function hasSecondFactor(userId: number): Promise<boolean> {
   return (await db.secondFactor.count({ where: { userId, confirmedAt: { not: null } } })) > 0;
 }
 
-function selfOnly(actor: Actor): Extract<Actor, { kind: "user" }> {
+export function selfOnly(actor: Actor): Extract<Actor, { kind: "user" }> {
   if (actor.kind !== "user") throw new AppError("forbidden", "Only the account's owner can change its second factors.");
   return actor;
 }
@@ -106,7 +109,7 @@ async function replaceRecoveryCodes(userId: number, tx: Tx): Promise<string[]> {
   return codes;
 }
 
-async function notify(userId: number, message: string, tx: Tx): Promise<void> {
+export async function notifySecurity(userId: number, message: string, tx: Tx): Promise<void> {
   await tx.notification.create({ data: { userId, type: "security", message } });
 }
 
@@ -128,7 +131,7 @@ export async function confirmTotpEnrolment(actor: Actor, code: string): Promise<
     if (confirmed.count !== 1) throw new AppError("conflict", "This set-up was finished or restarted elsewhere.");
     const recoveryCodes = await replaceRecoveryCodes(user.id, tx);
     await recordAudit({ actor, action: "user.mfa.enrol", targetType: "user", targetId: user.handle, detail: { kind: TOTP_KIND } }, tx);
-    await notify(user.id, "An authenticator app was set up as the second factor of your account.", tx);
+    await notifySecurity(user.id, "An authenticator app was set up as the second factor of your account.", tx);
     return { recoveryCodes };
   });
 }
@@ -140,7 +143,7 @@ export async function regenerateRecoveryCodes(actor: Actor): Promise<{ recoveryC
   return db.$transaction(async (tx) => {
     const recoveryCodes = await replaceRecoveryCodes(user.id, tx);
     await recordAudit({ actor, action: "user.mfa.recovery_codes", targetType: "user", targetId: user.handle }, tx);
-    await notify(user.id, "New recovery codes were made for your account; the old ones no longer work.", tx);
+    await notifySecurity(user.id, "New recovery codes were made for your account; the old ones no longer work.", tx);
     return { recoveryCodes };
   });
 }
@@ -177,9 +180,26 @@ export async function verifySecondFactorCode(userId: number, code: string): Prom
  * Removes the TOTP factor and the recovery codes, after proof: a current code (or a recovery code)
  * or the account's password. Wrong proofs count in the sign-in throttle of the account and address.
  */
-export async function removeTotp(actor: Actor, proof: { code?: string; password?: string }): Promise<void> {
+export async function removeTotp(actor: Actor, proof: AccountProof): Promise<void> {
   const user = selfOnly(actor);
   if (!(await hasSecondFactor(user.id))) throw new AppError("conflict", "No second factor is set up.");
+  await checkAccountProof(user, proof);
+  await db.$transaction(async (tx) => {
+    await tx.secondFactor.deleteMany({ where: { userId: user.id, kind: TOTP_KIND } });
+    await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
+    await recordAudit({ actor, action: "user.mfa.remove", targetType: "user", targetId: user.handle, detail: { kind: TOTP_KIND } }, tx);
+    await notifySecurity(user.id, "The authenticator app was removed from your account: signing in needs only your password now.", tx);
+  });
+}
+
+export type AccountProof = { code?: string; password?: string };
+
+/**
+ * The proof a factor's removal asks for (TOTP, passkeys): a current code (or a recovery code) or
+ * the account's password. Wrong proofs count in the sign-in throttle of the account and address;
+ * a wrong one throws `invalid_request` naming the field.
+ */
+export async function checkAccountProof(user: Extract<Actor, { kind: "user" }>, proof: AccountProof): Promise<void> {
   const ip = user.ip ?? "0.0.0.0";
   const admission = await reserveLoginAttempt(user.handle, ip);
   if (!admission.ok) throw new AppError("rate_limited", "Too many wrong attempts. Wait a few minutes, then try again.");
@@ -199,12 +219,6 @@ export async function removeTotp(actor: Actor, proof: { code?: string; password?
     const field = proof.code ? "code" : "password";
     throw new AppError("invalid_request", proof.code ? "That code is not right." : "That password is not right.", { fields: { [field]: "Not right." } });
   }
-  await db.$transaction(async (tx) => {
-    await tx.secondFactor.deleteMany({ where: { userId: user.id, kind: TOTP_KIND } });
-    await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
-    await recordAudit({ actor, action: "user.mfa.remove", targetType: "user", targetId: user.handle, detail: { kind: TOTP_KIND } }, tx);
-    await notify(user.id, "The authenticator app was removed from your account: signing in needs only your password now.", tx);
-  });
 }
 
 /**
@@ -221,6 +235,7 @@ export async function resetSecondFactors(
     const removed = await tx.secondFactor.deleteMany({ where: { userId: user.id } });
     const codes = await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
     await tx.signInChallenge.deleteMany({ where: { userId: user.id } });
+    await tx.webAuthnChallenge.deleteMany({ where: { userId: user.id } });
     // The person's sign-in sessions end, at the sign-in service and in the portal (every process
     // hears it): the next sign-in starts from the password.
     const sessionsEnded = await endSignInSessionsIn(tx, user.id, null);
@@ -228,7 +243,7 @@ export async function resetSecondFactors(
       { actor, action: "user.mfa.reset", targetType: "user", targetId: user.handle, detail: { reason, removed: removed.count, sessions_ended: sessionsEnded } },
       tx,
     );
-    await notify(user.id, "An operator removed the second factors of your account and signed you out everywhere. Set a second factor up again on Account security.", tx);
+    await notifySecurity(user.id, "An operator removed the second factors of your account and signed you out everywhere. Set a second factor up again on Account security.", tx);
     return { userId: user.id, removed: removed.count, recoveryCodesRemoved: codes.count, sessionsEnded };
   });
 }

@@ -6,7 +6,10 @@ import { INTERACTION_COOKIE, LOGIN_USERNAME_COOKIE } from "@/lib/oidc/constants"
 import { EXPIRED_INTERACTION_STATUS, findInteractionPageProps } from "@/lib/oidc/interaction-page";
 import type { InteractionPageProps } from "@/lib/schemas/interaction-page";
 
-/** Plain HTML forms: no React runtime, no hydration, nothing to download but the stylesheet. */
+/**
+ * Plain HTML forms: no React runtime, no hydration. The login and second-factor pages load one small
+ * script of their own for passkeys (components/interaction/passkey-option.tsx), nothing else.
+ */
 export const config: PageConfig = { unstable_runtimeJS: false };
 
 /**
@@ -16,7 +19,7 @@ export const config: PageConfig = { unstable_runtimeJS: false };
  * components; this route answers everything else (other query parameters, HEAD, expired
  * interactions, `next dev`).
  */
-export const getServerSideProps: GetServerSideProps<InteractionPageProps, { uid: string }> = async ({ params, query, req, res }) => {
+export const getServerSideProps: GetServerSideProps<InteractionPageProps & { nonce?: string }, { uid: string }> = async ({ params, query, req, res }) => {
   const props = await findInteractionPageProps({
     uid: params?.uid ?? "",
     interactionCookie: req.cookies[INTERACTION_COOKIE],
@@ -28,7 +31,9 @@ export const getServerSideProps: GetServerSideProps<InteractionPageProps, { uid:
   // The language switch's choice (issue 29) is remembered for the next hosted pages.
   if (query[LOCALE_QUERY] === props.locale) rememberLocale(res, props.locale);
   if (props.kind === "expired") res.statusCode = EXPIRED_INTERACTION_STATUS;
-  return { props };
+  // The passkey script's CSP nonce (proxy.ts makes one per request; issue 29).
+  const nonce = req.headers["x-nonce"];
+  return { props: typeof nonce === "string" ? { ...props, nonce } : props };
 };
 
 export default InteractionPage;

@@ -212,7 +212,7 @@ export async function postInteraction(
   server: ServerLike,
   jar: CookieJar,
   location: string,
-  action: "login" | "second-factor" | "consent" | "abort",
+  action: "login" | "second-factor" | "passkey" | "consent" | "abort",
   form: Record<string, string> = {},
 ): Promise<Response> {
   const url = new URL(location, server.url);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorizationEndpoint, CookieJar, createTestApp, createTestUser, jarFetch, pkcePair, postInteraction, type TestApp } from "../helpers/oidc";
+import { query } from "../helpers/db";
 import { pageAnsweredBy, startServer, type TestServer } from "../helpers/server";
 
 /**
@@ -116,6 +117,34 @@ describe("the hosted login page's fast path", () => {
     const { fast, next } = await bothWays(jar, back.href);
     expect(fast.html).toContain("Incorrect username or password.");
     expect(fast.html).toContain('value="@Pia+ü%;x"');
+    expectSamePage(fast, next);
+  });
+
+  it("loads the passkey script on the login page, with the nonce of the page's own CSP (issue 29)", async () => {
+    const { jar, page } = await startInteraction(firstParty);
+    const { fast, next } = await bothWays(jar, page);
+    for (const answer of [fast, next]) {
+      const nonce = /'nonce-([^']+)'/.exec(answer.headers.get("content-security-policy") ?? "")?.[1];
+      expect(nonce).toBeTruthy();
+      expect(answer.html).toContain(`<script src="/hosted/passkey.js" nonce="${nonce}" defer=""></script>`);
+      expect(answer.html).toContain('data-passkey="" data-options="/interaction/');
+      expect(answer.html).toContain('autocomplete="username webauthn"');
+    }
+  });
+
+  it("answers the second step with the account's passkey offered as Next does (issue 29)", async () => {
+    const user = await createTestUser(server.databaseUrl, { handle: "page_paul", password: PASSWORD });
+    await query(
+      server.databaseUrl,
+      `INSERT INTO "SecondFactor" ("userId", kind, name, "credentialId", "publicKey", "signCount", "confirmedAt") VALUES ($1, 'passkey', 'Key', 'page-paul-credential', '\\x00', 0, now())`,
+      [user.id],
+    );
+    const { jar, page } = await startInteraction(firstParty);
+    const login = await postInteraction(server, jar, page, "login", { username: "page_paul", password: PASSWORD });
+    expect(new URL(login.headers.get("location")!, server.url).pathname).toBe(new URL(page).pathname);
+    const { fast, next } = await bothWays(jar, page);
+    expect(fast.html).toContain("Use a passkey");
+    expect(fast.html).toContain('src="/hosted/passkey.js"');
     expectSamePage(fast, next);
   });
 

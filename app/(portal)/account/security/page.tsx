@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
+import { PasskeyPanel } from "@/components/account/passkey-panel";
 import { SecondFactorPanel } from "@/components/account/second-factor-panel";
 import { SignInSessionList } from "@/components/account/sign-in-session-list";
 import { PageHeader } from "@/components/ui/page-header";
 import { getCurrentSessionUid, requireUser } from "@/lib/portal/session";
+import { listPasskeys } from "@/lib/services/passkeys";
 import { getSecondFactorStatus } from "@/lib/services/second-factors";
 import { listSignInSessions } from "@/lib/services/sign-in-sessions";
 
@@ -11,7 +13,7 @@ export const metadata: Metadata = { title: "Account security" };
 /** The signed-in person's second factors (issue 29), from the avatar menu. */
 export default async function AccountSecurityPage({ searchParams }: { searchParams: Promise<{ required?: string }> }) {
   const user = await requireUser();
-  const status = await getSecondFactorStatus(user.id);
+  const [status, passkeys] = await Promise.all([getSecondFactorStatus(user.id), listPasskeys(user.id)]);
   const { required } = await searchParams;
   const sessions = await listSignInSessions(user.id, await getCurrentSessionUid());
   return (
@@ -25,7 +27,11 @@ export default async function AccountSecurityPage({ searchParams }: { searchPara
         totp={status.totp}
         enrolledAt={status.totpEnrolledAt?.toISOString() ?? null}
         recoveryCodesLeft={status.recoveryCodesLeft}
-        required={required === "1" && !status.totp}
+        required={required === "1" && !status.totp && !status.passkeys}
+      />
+      <PasskeyPanel
+        totp={status.totp}
+        passkeys={passkeys.map((p) => ({ ...p, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null }))}
       />
       <SignInSessionList sessions={sessions} now={new Date()} />
     </div>

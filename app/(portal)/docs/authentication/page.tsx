@@ -234,9 +234,11 @@ export default function AuthenticationPage() {
 
       <h2 id="second-factor">Second factor and step-up</h2>
       <p>
-        People can set up an authenticator app (TOTP) as a second factor on their Account security page; the hosted
-        sign-in then asks for a code after the password (or one of their single-use recovery codes). The ID token says
-        how the person signed in:
+        People can set up an authenticator app (TOTP) and passkeys on their Account security page. The hosted sign-in
+        then asks, after the password, for a code (or one of their single-use recovery codes) or their passkey; or the
+        person signs in with a passkey alone, without typing a username (the login page&apos;s &quot;Sign in with a
+        passkey&quot;, which needs JavaScript; the password form works without it). The ID token says how the person
+        signed in:
       </p>
       <TableScroll label="amr and acr by sign-in">
         <table>
@@ -277,6 +279,25 @@ export default function AuthenticationPage() {
                 <code>urn:social-dev-platform:mfa</code>
               </td>
             </tr>
+            <tr>
+              <td>Password and a passkey</td>
+              <td>
+                <code>[&quot;pwd&quot;, &quot;hwk&quot;, &quot;mfa&quot;]</code> (<code>swk</code> instead of{" "}
+                <code>hwk</code> for a synced passkey)
+              </td>
+              <td>
+                <code>urn:social-dev-platform:mfa</code>
+              </td>
+            </tr>
+            <tr>
+              <td>A passkey alone</td>
+              <td>
+                <code>[&quot;hwk&quot;, &quot;mfa&quot;]</code> or <code>[&quot;swk&quot;, &quot;mfa&quot;]</code>
+              </td>
+              <td>
+                <code>urn:social-dev-platform:mfa</code>
+              </td>
+            </tr>
           </tbody>
         </table>
       </TableScroll>
@@ -291,7 +312,19 @@ export default function AuthenticationPage() {
         the <code>acr</code> and <code>amr</code> of the sign-in.
       </p>
       <p>
-        Wrong codes count toward the same sign-in throttle as wrong passwords, per account and network address.
+        <strong>Passkeys and <code>amr</code>.</strong> <code>hwk</code> (RFC 8176: a hardware-held key) names a passkey
+        bound to one device, such as a security key or a laptop&apos;s secure chip; <code>swk</code> (a software-held
+        key) names a passkey its provider syncs between devices (iCloud Keychain, Google Password Manager, a password
+        manager), as the authenticator reports it. A passkey alone counts as two factors: the sign-in requires the
+        authenticator to verify the person (PIN, fingerprint or face) before it signs, so something they have and
+        something they know or are; the platform does not learn which unlock was used, so no <code>pin</code> or{" "}
+        <code>fpt</code> is claimed. A passkey after the password is the second factor; user verification is not
+        required there. Either way <code>acr</code> is <code>urn:social-dev-platform:mfa</code>, so a step-up request is
+        satisfied by a passkey too. Do not rely on the order of the <code>amr</code> values; test for the ones you need.
+      </p>
+      <p>
+        Wrong codes and failed passkey answers count toward the same sign-in throttle as wrong passwords, per account and
+        network address.
       </p>
 
       <h2 id="languages">Language and theme of the hosted pages</h2>

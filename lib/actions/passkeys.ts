@@ -1,0 +1,56 @@
+"use server";
+
+import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/server";
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { runAction, type ActionResult } from "@/lib/actions/result";
+import { requireUserActor } from "@/lib/portal/session";
+import { passkeyNameSchema, registrationResponseSchema } from "@/lib/schemas/passkeys";
+import { finishPasskeyRegistration, removePasskey, renamePasskey, startPasskeyRegistration } from "@/lib/services/passkeys";
+
+/**
+ * Account security's passkeys (issue 29): the signed-in person's own. Each action checks the
+ * session on the server and re-parses its input; the service touches only the actor's account.
+ */
+const idSchema = z.number().int().positive();
+const finishSchema = z.object({ name: passkeyNameSchema, response: registrationResponseSchema });
+const removeSchema = z.object({
+  id: idSchema,
+  proof: z.union([
+    z.object({ code: z.string().trim().min(1, "Enter the code.").max(40), password: z.undefined().optional() }),
+    z.object({ password: z.string().min(1, "Enter your password.").max(1024), code: z.undefined().optional() }),
+  ]),
+});
+
+export async function startPasskeyRegistrationAction(): Promise<ActionResult<{ options: PublicKeyCredentialCreationOptionsJSON }>> {
+  return runAction("account.passkey.start", async () => ({ options: await startPasskeyRegistration(await requireUserActor()) }));
+}
+
+export async function finishPasskeyRegistrationAction(input: unknown): Promise<ActionResult<{ id: number; name: string }>> {
+  return runAction("account.passkey.finish", async () => {
+    const actor = await requireUserActor();
+    const passkey = await finishPasskeyRegistration(actor, finishSchema.parse(input));
+    revalidatePath("/account/security");
+    return { id: passkey.id, name: passkey.name };
+  });
+}
+
+export async function renamePasskeyAction(input: unknown): Promise<ActionResult<{ renamed: true }>> {
+  return runAction("account.passkey.rename", async () => {
+    const actor = await requireUserActor();
+    const { id, name } = z.object({ id: idSchema, name: passkeyNameSchema }).parse(input);
+    await renamePasskey(actor, id, name);
+    revalidatePath("/account/security");
+    return { renamed: true as const };
+  });
+}
+
+export async function removePasskeyAction(input: unknown): Promise<ActionResult<{ removed: true }>> {
+  return runAction("account.passkey.remove", async () => {
+    const actor = await requireUserActor();
+    const { id, proof } = removeSchema.parse(input);
+    await removePasskey(actor, id, proof);
+    revalidatePath("/account/security");
+    return { removed: true as const };
+  });
+}
