@@ -302,39 +302,33 @@ export function renderMetrics(): Promise<string> {
  * configured (labels: "primary" and the replicas' names, replica1…: never a URL).
  */
 export function replicaMetrics(names: readonly string[]) {
-  const existing = (name: string) => metrics.registry.getSingleMetric(name);
-  const up =
-    (existing("platform_database_replica_up") as client.Gauge<"replica"> | undefined) ??
-    new client.Gauge({
-      name: "platform_database_replica_up",
-      help: "1 while the read replica answers and is at most REPLICA_MAX_LAG_SECONDS behind the primary (reads may go to it), else 0.",
-      labelNames: ["replica"] as const,
-      registers: [metrics.registry],
-    });
-  const lag =
-    (existing("platform_database_replica_lag_seconds") as client.Gauge<"replica"> | undefined) ??
-    new client.Gauge({
-      name: "platform_database_replica_lag_seconds",
-      help: "How far the replica's replay is behind the primary's WAL, in seconds (0 when it has replayed everything; +Inf when unreachable).",
-      labelNames: ["replica"] as const,
-      registers: [metrics.registry],
-    });
-  const reads =
-    (existing("platform_database_routed_reads_total") as client.Counter<"pool"> | undefined) ??
-    new client.Counter({
-      name: "platform_database_routed_reads_total",
-      help: "Replica-routable API reads (profiles, stats, directory, chat history, notifications) by the pool that answered them.",
-      labelNames: ["pool"] as const,
-      registers: [metrics.registry],
-    });
-  const fallbacks =
-    (existing("platform_database_replica_fallbacks_total") as client.Counter<"replica"> | undefined) ??
-    new client.Counter({
-      name: "platform_database_replica_fallbacks_total",
-      help: "Reads sent to a replica that failed there and were answered by the primary.",
-      labelNames: ["replica"] as const,
-      registers: [metrics.registry],
-    });
+  // Registered once per process (both module graphs share the registry), found again after.
+  const gauge = (name: string, help: string, label: string) =>
+    (metrics.registry.getSingleMetric(name) as client.Gauge<string> | undefined) ??
+    new client.Gauge({ name, help, labelNames: [label], registers: [metrics.registry] });
+  const counter = (name: string, help: string, label: string) =>
+    (metrics.registry.getSingleMetric(name) as client.Counter<string> | undefined) ??
+    new client.Counter({ name, help, labelNames: [label], registers: [metrics.registry] });
+  const up = gauge(
+    "platform_database_replica_up",
+    "1 while the read replica answers and is at most REPLICA_MAX_LAG_SECONDS behind the primary (reads may go to it), else 0.",
+    "replica",
+  );
+  const lag = gauge(
+    "platform_database_replica_lag_seconds",
+    "How far the replica's replay is behind the primary's WAL, in seconds (0 when it has replayed everything; +Inf when unreachable).",
+    "replica",
+  );
+  const reads = counter(
+    "platform_database_routed_reads_total",
+    "Replica-routable API reads (profiles, stats, directory, chat history, notifications) by the pool that answered them.",
+    "pool",
+  );
+  const fallbacks = counter(
+    "platform_database_replica_fallbacks_total",
+    "Reads sent to a replica that failed there and were answered by the primary.",
+    "replica",
+  );
   const readsOf = new Map(["primary", ...names].map((name) => [name, reads.labels(name)]));
   for (const child of readsOf.values()) child.inc(0);
   return {

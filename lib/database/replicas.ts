@@ -192,9 +192,14 @@ class ReplicaSet {
     return this.primary;
   }
 
+  /** Every read to the primary for one lag window (and the checks' staleness). */
+  holdPrimary(): void {
+    this.primaryOnlyUntil = Date.now() + this.maxLagMs + 2 * CHECK_INTERVAL_MS;
+  }
+
   onChange(event: ChangeEvent): void {
     if (event.kind === "all") {
-      this.primaryOnlyUntil = Date.now() + this.maxLagMs + 2 * CHECK_INTERVAL_MS;
+      this.holdPrimary();
     } else if (event.kind === "wrote") {
       const lsn = parseLsn(event.lsn);
       const at = Date.now();
@@ -243,11 +248,16 @@ export function readerFor(caller: ReadCaller): Reader {
 
 /**
  * After `caller`'s write committed (chat post, poke): announces the primary's WAL position so every
- * process sends that caller's reads to the primary until a replica has replayed it. Returns at once
- * without replicas.
+ * process sends that caller's reads to the primary until a replica has replayed it; the caller
+ * awaits the promise before answering. Without replicas: undefined at once (no promise, no tick).
  */
-export async function noteWrite(caller: ReadCaller): Promise<void> {
-  if (store.__platformReplicas === undefined) return;
+export function noteWrite(caller: ReadCaller): Promise<void> | undefined {
+  const set = store.__platformReplicas;
+  if (set === undefined) return undefined;
+  return announceWrite(set, caller);
+}
+
+async function announceWrite(set: ReplicaSet, caller: ReadCaller): Promise<void> {
   const userId = caller.userId ?? null;
   const clientId = caller.clientId ?? null;
   try {
@@ -259,9 +269,9 @@ export async function noteWrite(caller: ReadCaller): Promise<void> {
     });
     applyChange({ kind: "wrote", userId, clientId, lsn: rows[0]!.lsn });
   } catch (error) {
-    // The write stands; this process at least keeps the caller on the primary for a lag window.
+    // The write stands; this process at least sends its reads to the primary for a lag window.
     logger.warn("read replicas: a write could not be announced", { error: (error as Error).message });
-    applyChange({ kind: "all" });
+    set.holdPrimary();
   }
 }
 

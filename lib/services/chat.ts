@@ -54,7 +54,8 @@ export async function postChatMessage(
   const result = await insertChatMessage(userId, input.text, replyTo);
   if (result.outcome === "posted") {
     // Read-your-writes (lib/database/replicas.ts); returns at once without read replicas.
-    await noteWrite({ kind: "user", userId, clientId });
+    const announced = noteWrite({ kind: "user", userId, clientId });
+    if (announced) await announced;
     return result.message;
   }
   if (result.outcome === "reply_vanished") throw new AppError("invalid_reply", "reply_to_id does not reference a message.");

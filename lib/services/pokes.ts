@@ -22,7 +22,8 @@ export async function pokeUser(callerId: number, handleInput: string, clientId?:
   if (attempt.targetId === callerId) throw new AppError("invalid_request", "You cannot poke yourself.");
   if (attempt.pokedAt !== null) {
     // Read-your-writes (lib/database/replicas.ts): the caller's reads stay on the primary until replicas have the poke.
-    await noteWrite({ kind: "user", userId: callerId, clientId });
+    const announced = noteWrite({ kind: "user", userId: callerId, clientId });
+    if (announced) await announced;
     return { targetHandle: attempt.targetHandle, pokedAt: attempt.pokedAt };
   }
 

@@ -96,6 +96,10 @@ describe("with a streaming replica", () => {
   let reader: { clientId: string; clientSecret?: string };
   let appToken: string;
   let ada: string;
+  /** A user to disable and an app to suspend while replay is paused (the replica knows both as they were). */
+  let dora: string;
+  let suspendedApp: { clientId: string };
+  let suspendedToken: string;
 
   beforeAll(async () => {
     login = await createTestApp(primaryUrl, {
@@ -111,6 +115,10 @@ describe("with a streaming replica", () => {
     ada = (await signInAndGetTokens(server, { handle: "rep_ada", password: PASSWORD, clientId: login.clientId, redirectUri: REDIRECT })).access_token;
     const token = await clientCredentialsToken(server, reader.clientId, reader.clientSecret!);
     appToken = token.access_token;
+    dora = (await signInAndGetTokens(server, { handle: "rep_dora", password: PASSWORD, clientId: login.clientId, redirectUri: REDIRECT })).access_token;
+    const toSuspend = await createTestApp(primaryUrl, { type: "api", scopes: ["svc:chat.read"] });
+    suspendedApp = toSuspend;
+    suspendedToken = (await clientCredentialsToken(server, toSuspend.clientId, toSuspend.clientSecret!)).access_token;
     await replicaCaughtUp();
     for (const index of [0, 1]) await until(`process ${index} uses the replica`, async () => (await replicaUp(index)) === 1);
   }, 120_000);
@@ -139,11 +147,6 @@ describe("with a streaming replica", () => {
     });
 
     it("a disabled user and a suspended app are refused at once (access is decided on the primary)", async () => {
-      const server = { url: servers[0]!.url, issuer: servers[0]!.issuer };
-      const dora = (await signInAndGetTokens(server, { handle: "rep_dora", password: PASSWORD, clientId: login.clientId, redirectUri: REDIRECT }))
-        .access_token;
-      const suspended = await createTestApp(primaryUrl, { type: "api", scopes: ["svc:chat.read"] });
-      const suspendedToken = (await clientCredentialsToken(server, suspended.clientId, suspended.clientSecret!)).access_token;
       for (const index of [0, 1]) {
         expect((await api(index, "/me/stats", { token: dora })).status).toBe(200);
         expect((await api(index, "/global-chat/messages?limit=1", { token: suspendedToken })).status).toBe(200);
@@ -159,7 +162,7 @@ describe("with a streaming replica", () => {
         });
       }
 
-      const suspension = await runCli(primaryUrl, ["apps", "suspend", suspended.clientId, "--reason", "Replica test", "--json"]);
+      const suspension = await runCli(primaryUrl, ["apps", "suspend", suspendedApp.clientId, "--reason", "Replica test", "--json"]);
       expect(suspension.code, suspension.stderr).toBe(0);
       since = Date.now();
       for (const index of [0, 1]) {
@@ -168,14 +171,13 @@ describe("with a streaming replica", () => {
           expect(res.status, JSON.stringify(res.body)).toBe(401);
         });
       }
-      // The replica still has dora enabled and the app unsuspended (created after the pause, it has
-      // no row there at all): the refusals came from the primary.
+      // The replica still has dora enabled and the app approved: the refusals came from the primary.
       const [row] = await query<{ disabled: boolean; status: string }>(
         pair.replica.url("replica_app"),
         `SELECT u.disabled, (SELECT status::text FROM "Application" WHERE "clientId" = $1) AS status FROM "User" u WHERE handle = 'rep_dora'`,
-        [suspended.clientId],
+        [suspendedApp.clientId],
       );
-      expect(row).toEqual({ disabled: false, status: null });
+      expect(row).toEqual({ disabled: false, status: "approved" });
     });
 
     it("a chat post and a poke are visible to their author at once, on either process (read-your-writes)", async () => {

@@ -112,6 +112,9 @@ describe("the operator's metrics (issue 30)", () => {
     expect(sampleValue(exposition, "platform_change_channel_deaf")).toBe(0);
     expect(sampleValue(exposition, "platform_database_pool_connections", { pool: "primary", state: "max" })).toBeGreaterThan(0);
     expect(sampleValue(exposition, "platform_webhook_queue_depth", { scope: "database" })).toBe(0);
+    // Issue 30: without DATABASE_REPLICA_URLS nothing of the read replicas starts (lib/database/replicas.ts).
+    expect(types.platform_database_replica_up).toBeUndefined();
+    expect(types.platform_database_routed_reads_total).toBeUndefined();
   });
 
   it("move with traffic, labelled by route template and status, never by the raw path", async () => {
