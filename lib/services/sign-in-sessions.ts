@@ -6,6 +6,7 @@ import { onChange, publishChange, transactionWithChanges } from "../database/cha
 import { AppError } from "../errors";
 import { maskAddress } from "../http/address-prefix";
 import { logger } from "../logger";
+import { insertNewDeviceNotice, upsertSignInSessionActivity } from "../queries/sign-in-sessions";
 import type { SignInSessionView } from "../schemas/sign-in-sessions";
 import { recordAudit, type Actor } from "./audit";
 
@@ -82,13 +83,8 @@ export async function recordSignInSessionActivity(input: { uid: string; userId: 
   if (!UID_PATTERN.test(input.uid)) return;
   const userAgent = clampUserAgent(input.userAgent);
   const addressPrefix = maskAddress(input.address);
-  const now = new Date();
-  await db.signInSession.upsert({
-    where: { uid: input.uid },
-    create: { uid: input.uid, userId: input.userId, userAgent, addressPrefix, createdAt: now, lastActiveAt: now },
-    // A browser session signed in to another account is that account's session from now on.
-    update: { userId: input.userId, userAgent, addressPrefix, lastActiveAt: now },
-  });
+  // A browser session signed in to another account is that account's session from now on.
+  await upsertSignInSessionActivity({ uid: input.uid, userId: input.userId, userAgent, addressPrefix });
 }
 
 interface LiveRow {
@@ -195,19 +191,8 @@ export async function noticeNewDevice(input: { userId: number; handle: string; u
   const message =
     `A new device signed in to your account: ${device}${network ? ` (network ${network})` : ""}. ` +
     "If this was not you, sign that session out on Account security and set up a second factor.";
-  await db.$transaction(async (tx) => {
-    await tx.notification.create({ data: { userId: input.userId, type: "security", message } });
-    await recordAudit(
-      {
-        actor: { kind: "user", id: input.userId, handle: input.handle, role: "user", ip: input.address },
-        action: "user.session.new_device",
-        targetType: "user",
-        targetId: input.handle,
-        detail: { device, network },
-      },
-      tx,
-    );
-  });
+  // The notice and its audit entry (actor and target the person, as recordAudit would write them) in one statement.
+  await insertNewDeviceNotice({ userId: input.userId, handle: input.handle, message, detail: { device, network }, ip: input.address ?? null });
 }
 
 /** The sign-in session a portal sign-in came from: the session its refresh token is bound to. */
