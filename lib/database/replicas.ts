@@ -61,7 +61,7 @@ function parseLsn(text: string): bigint {
 }
 
 /** A replica's lag in seconds from the primary's samples (oldest first) and its replay position. */
-function lagSeconds(samples: readonly Sample[], replay: bigint, now: number): number {
+export function lagSeconds(samples: readonly Sample[], replay: bigint, now: number): number {
   const latest = samples[samples.length - 1];
   if (!latest) return Infinity;
   if (replay >= latest.lsn) return 0;
