@@ -115,6 +115,13 @@ export const usersRevokeApp: Command = {
   },
 };
 
+/** The HANDLE argument and its account (`user_not_found` when there is none). */
+async function namedUser(args: string[]) {
+  const { users, userSchemas } = await services();
+  const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
+  return { handle, user: await users.getUserByHandle(handle) };
+}
+
 /** Issue 29: what second factors a person has (never the factors themselves). */
 export const usersMfa: Command = {
   usage: "users mfa HANDLE [--json]",
@@ -122,9 +129,7 @@ export const usersMfa: Command = {
   options: {},
   positionals: ["HANDLE"],
   async run({ args }) {
-    const { users, userSchemas } = await services();
-    const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
-    const user = await users.getUserByHandle(handle);
+    const { handle, user } = await namedUser(args);
     const { getSecondFactorStatus } = await import("../services/second-factors");
     const status = await getSecondFactorStatus(user.id);
     return {
@@ -162,9 +167,7 @@ export const usersSessions: Command = {
   options: {},
   positionals: ["HANDLE"],
   async run({ args }) {
-    const { users, userSchemas } = await services();
-    const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
-    const user = await users.getUserByHandle(handle);
+    const { handle, user } = await namedUser(args);
     const { listSignInSessions } = await import("../services/sign-in-sessions");
     const sessions = await listSignInSessions(user.id);
     return {
@@ -187,13 +190,12 @@ export const usersSignOut: Command = {
   options: { session: { type: "string" } },
   positionals: ["HANDLE"],
   async run({ args, values }) {
-    const { users, userSchemas, actor } = await services();
-    const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
     const session = values.session;
     if (session !== undefined && (typeof session !== "string" || !/^[A-Za-z0-9_-]{16}$/.test(session))) {
       throw new UsageError("--session: a session id as users sessions lists it");
     }
-    const user = await users.getUserByHandle(handle);
+    const { actor } = await services();
+    const { handle, user } = await namedUser(args);
     const { signOutSessions } = await import("../services/sign-in-sessions");
     const result = await signOutSessions(user, session ? { session } : { allExcept: null }, actor);
     return {

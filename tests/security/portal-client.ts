@@ -30,7 +30,8 @@ export async function portalSignIn(
   server: Server,
   handle: string,
   password: string,
-  options: { callbackUrl?: string; jar?: CookieJar } = {},
+  /** `headers`: sent with the sign-in's browser requests (a user agent, X-Forwarded-For behind TRUST_PROXY). */
+  options: { callbackUrl?: string; jar?: CookieJar; headers?: Record<string, string> } = {},
 ): Promise<PortalSession> {
   const jar = options.jar ?? new CookieJar();
   const trail: string[] = [];
@@ -55,11 +56,17 @@ export async function portalSignIn(
       return { jar, landing: url, trail, callbackCookies: [] };
     }
     if (/^\/interaction\/[A-Za-z0-9_-]+$/.test(url.pathname)) {
-      res = await postInteraction(server, jar, url.href, "login", { username: handle, password });
+      res = options.headers
+        ? await jarFetch(jar, `${url.origin}${url.pathname}/login`, {
+            method: "POST",
+            headers: { ...options.headers, "content-type": "application/x-www-form-urlencoded", origin: url.origin },
+            body: new URLSearchParams({ username: handle, password }),
+          })
+        : await postInteraction(server, jar, url.href, "login", { username: handle, password });
       const back = res.headers.get("location") ?? "";
       if (back.includes(url.pathname)) throw new Error(`login refused: ${new URL(back, server.url).searchParams.get("error")}`);
     } else {
-      res = await jarFetch(jar, url.href);
+      res = await jarFetch(jar, url.href, { headers: options.headers });
     }
     const location = res.headers.get("location");
     if (!location || res.status < 300 || res.status >= 400) return { jar, landing: url, trail, callbackCookies: [] };
