@@ -67,7 +67,7 @@ class PasswordChecksBusy extends Error {
 }
 
 export type SignInResult =
-  | { ok: true; accountId: string; handle: string }
+  | { ok: true; accountId: string; handle: string; hasSecondFactor: boolean }
   | { ok: false; error: "invalid_credentials" | "account_disabled" | "too_many_attempts"; retryAt?: Date }
   | { ok: false; error: "busy"; retryAfterSeconds: number };
 
@@ -116,5 +116,5 @@ export async function signInWithPassword(
   const passwordWasRight = check.ok || check.reason === "disabled";
   await settleLoginAttempt(reservation, passwordWasRight ? "success" : "failure");
   if (!check.ok) return { ok: false, error: check.reason === "disabled" ? "account_disabled" : "invalid_credentials" };
-  return { ok: true, accountId: String(check.user.id), handle: check.user.handle };
+  return { ok: true, accountId: String(check.user.id), handle: check.user.handle, hasSecondFactor: check.user.hasSecondFactor };
 }

@@ -19,7 +19,7 @@ import { renderErrorPage } from "./html";
 import { findTrustedDevice, rememberTrustedDevice } from "./trusted-device";
 import { noticeIfNewDevice } from "./new-device";
 import { amrOf, isStepUpPrompt, MFA_ACR, passkeyAmrOf, PASSWORD_AMR } from "./second-factor";
-import { createSignInChallenge, deleteSignInChallenge, findSignInChallenge, hasSecondFactor, verifySecondFactorCode } from "../services/second-factors";
+import { createSignInChallenge, deleteSignInChallenge, findSignInChallenge, verifySecondFactorCode } from "../services/second-factors";
 import { reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
 import { findPasskeyAccount, startPasskeySignIn, verifyPasskeySignIn } from "../services/passkeys";
 import { authenticationResponseSchema } from "../schemas/passkeys";
@@ -242,7 +242,7 @@ export async function handleInteraction(
       if (live) await noticeIfNewDevice(req, { userId: Number(result.accountId), handle: result.handle }, trustedDevice);
       if (live) await rememberTrustedDevice(res, result.handle);
       // Issue 29: an account with a second factor is not signed in yet: the page asks for it next.
-      if (live && (await hasSecondFactor(Number(result.accountId)))) {
+      if (live && result.hasSecondFactor) {
         await createSignInChallenge(uid, Number(result.accountId), INTERACTION_TTL);
         return backToPage(res, uid);
       }

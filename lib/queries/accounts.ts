@@ -46,6 +46,8 @@ export interface CredentialRow {
   handle: string;
   disabled: boolean;
   passwordHash: string | null;
+  /** Issue 29: a confirmed second factor (TOTP or passkey), read with the credentials so a sign-in needs no query of its own for it. */
+  hasSecondFactor: boolean;
 }
 
 /**
@@ -61,13 +63,14 @@ export interface CredentialKey {
 
 export const findCredentialRow = turnBatched<CredentialKey, CredentialRow | null>(async (keys) => {
   const { rows } = await pool.query<CredentialRow & { i: string }>({
-    name: "sign_in_credentials_batch_v3",
-    text: `SELECT k.i, u.id, u.handle, u.disabled, u."passwordHash"
+    name: "sign_in_credentials_batch_v4",
+    text: `SELECT k.i, u.id, u.handle, u.disabled, u."passwordHash",
+                  EXISTS (SELECT 1 FROM "SecondFactor" f WHERE f."userId" = u.id AND f."confirmedAt" IS NOT NULL) AS "hasSecondFactor"
            FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS k(world, handle, i)
            JOIN "User" u ON u."worldId" = k.world AND u.handle = k.handle AND (k.world = 0 OR u."isTestUser")`,
     values: [keys.map((k) => k.worldId), keys.map((k) => k.handle)],
   });
   return byPosition(rows, keys.length).map((row) =>
-    row ? { id: row.id, handle: row.handle, disabled: row.disabled, passwordHash: row.passwordHash } : null,
+    row ? { id: row.id, handle: row.handle, disabled: row.disabled, passwordHash: row.passwordHash, hasSecondFactor: row.hasSecondFactor } : null,
   );
 });

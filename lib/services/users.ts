@@ -107,7 +107,7 @@ export async function getUserByHandle(handle: string): Promise<UserView> {
 }
 
 export type CredentialCheck =
-  | { ok: true; user: { id: number; handle: string } }
+  | { ok: true; user: { id: number; handle: string; hasSecondFactor: boolean } }
   | { ok: false; reason: "invalid_credentials" | "disabled" };
 
 /**
@@ -140,7 +140,7 @@ export async function verifyUserCredentials(
   if (!(await turn(() => verifyPassword(password, stored)))) return { ok: false, reason: "invalid_credentials" };
   if (env().PASSWORD_REHASH && needsRehash(row.passwordHash)) await rehashPassword(row.id, row.passwordHash, password);
   if (row.disabled) return { ok: false, reason: "disabled" };
-  return { ok: true, user: { id: row.id, handle: row.handle } };
+  return { ok: true, user: { id: row.id, handle: row.handle, hasSecondFactor: row.hasSecondFactor } };
 }
 
 /**
