@@ -183,6 +183,7 @@ async function ensureData(): Promise<void> {
       createdAt: new Date(start + i * 60_000),
     });
   }
+  await seedPlatformUsage();
 }
 
 /** The API's routes as the meter names them (more than Top routes lists, so its "other routes" row shows). */
@@ -203,6 +204,9 @@ const ROUTES = [
 ];
 /** Status and SPEC error code by row number: every code the API answers with, so Errors by code is long. */
 const OUTCOMES: [number, number, string | null][] = [
+  // The longest codes (issue 28: Errors by code wraps them at their underscores on a phone).
+  [29, 422, "idempotency_key_reused"],
+  [31, 409, "idempotency_key_in_use"],
   [23, 409, "conflict"],
   [19, 400, "invalid_request"],
   [17, 500, "internal_error"],
@@ -271,6 +275,34 @@ async function seedAudit(aliceId: number): Promise<void> {
             '2001:db8:85a3:0000:0000:8a2e:0370:' || lpad(i::text, 4, '0'), now() - i * interval '7 minutes'
        FROM generate_series(1, 200) i`,
     [aliceId, app("approvedKept").clientId, LONG_DESCRIPTION],
+  );
+}
+
+/**
+ * Issue 28's long data for the admin usage overview: 24 of the queue's apps (long names among them),
+ * a sandbox and a deleted app with a 64-character client id, each with traffic 25 to 71 hours ago
+ * (the 7-day view; and the 24 hours before the last 24, the trend of the 24-hour view, so the other
+ * spec files' apps still lead the 24-hour rankings), errors and 429s, so all three rankings list
+ * ten and "Most traffic" has its "other apps" row.
+ */
+async function seedPlatformUsage(): Promise<void> {
+  await query(
+    server.databaseUrl,
+    `WITH clients AS (
+       SELECT "clientId", row_number() OVER (ORDER BY "createdAt") AS n FROM "Application" WHERE name LIKE $1 ORDER BY "createdAt" LIMIT 24
+     ), every AS (
+       SELECT "clientId", n FROM clients
+       UNION ALL SELECT 'sbx_' || "clientId", 25 FROM clients WHERE n = 1
+       UNION ALL SELECT 'api_sweep_deleted_' || rpad('', 46, 'd'), 26
+     )
+     INSERT INTO "UsageCount" ("clientId", route, status, "errorCode", "periodStart", count)
+     SELECT e."clientId", s.route, s.status, s.code, date_trunc('hour', now()) - h * interval '1 hour', (e.n * 7 + h * 3) % 50 + 1
+       FROM every e, generate_series(25, 71) h,
+            LATERAL (VALUES ('GET /me', 200, ''), ('token:client_credentials', 200, ''),
+                            ('GET /users/{username}', CASE WHEN e.n % 4 = 0 THEN 429 ELSE 404 END, CASE WHEN e.n % 4 = 0 THEN 'rate_limited' ELSE 'not_found' END),
+                            ('POST /directory/resolve', 500, 'internal_error')) s(route, status, code)
+      WHERE h % 6 <> 0 OR s.status < 400`,
+    [`${PREFIX} queue%`],
   );
 }
 
@@ -474,6 +506,7 @@ for (const theme of ["light", "dark"] as const) {
     // The admin's pages.
     test("admin: the usage overview (issue 16)", async () => {
       expectClean(await sweep("admin", "admin-usage", (p) => p.goto(`${server.url}/admin/usage`)));
+      expectClean(await sweep("admin", "admin-usage-7d", (p) => p.goto(`${server.url}/admin/usage?range=7d`)));
     });
     test("admin: a user's connected apps", async () => {
       expectClean(await sweep("admin", "admin-user", (p) => p.goto(`${server.url}/admin/users/alice`)));

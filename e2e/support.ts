@@ -258,6 +258,16 @@ function measureLayout(): Measured {
   // Issue 28: a table wider than the box it scrolls in hides its right-hand columns (status, latency,
   // actions) off screen; below the width where it fits it must become cards.
   const sideways: string[] = [];
+  // A table that promises stacked cards below a width (components/ui/stack-table.tsx, data-stack)
+  // must keep it, even where it happens to fit: a list of names squeezed beside three columns of
+  // numbers on a phone is what the cards are for.
+  const STACK_BELOW: Record<string, number> = { sm: 640, lg: 1024 };
+  for (const table of Array.from(document.querySelectorAll("table[data-stack]"))) {
+    const below = STACK_BELOW[table.getAttribute("data-stack") ?? ""] ?? 0;
+    if (vw < below && table.getBoundingClientRect().height > 0 && getComputedStyle(table).display === "table") {
+      sideways.push(`${describe(table)} is drawn as a table at ${vw} px; below ${below} px its rows must be stacked cards`);
+    }
+  }
   for (const table of Array.from(document.querySelectorAll("table"))) {
     const rect = table.getBoundingClientRect();
     if (rect.width === 0 || rect.height === 0) continue;

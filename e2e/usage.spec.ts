@@ -96,6 +96,15 @@ test("a developer reads their app's usage and finds a failing request by its id"
   await signIn(admin, "admin", "/admin/usage");
   const link = admin.getByRole("link", { name: new RegExp(app.clientId) }).first();
   await expect(link).toBeVisible();
+  // Issue 28: the platform's figures are the sums of Most traffic's rows (its "other apps" row included).
+  const figure = async (id: string) => Number(((await admin.getByTestId(`platform-figure-${id}-value`).textContent()) ?? "").replace(/[^0-9]/g, ""));
+  const column = async (id: string) =>
+    (await admin.getByTestId("most-traffic").getByTestId(id).evaluateAll((cells) => cells.map((c) => Number(c.getAttribute("data-count"))))).reduce((n, c) => n + c, 0);
+  expect(await figure("requests")).toBeGreaterThanOrEqual(8);
+  expect(await column("traffic-requests"), "Requests = the sum of the Most traffic rows").toBe(await figure("requests"));
+  expect(await column("traffic-errors"), "Errors = the sum of the Most traffic rows").toBe(await figure("errors"));
+  expect(await column("traffic-limited"), "Rate limited = the sum of the Most traffic rows").toBe(await figure("limited"));
+  await expect(admin.getByTestId("requests-chart")).toBeVisible();
   await expectAccessible(admin, "admin usage");
   await expectNoHorizontalOverflow(admin);
   await screenshot(admin, "admin-usage");

@@ -5,7 +5,8 @@ import type { ReactNode } from "react";
  * and a table from there: the table, its bodies and rows are blocks until then, the header row is
  * hidden (each card names its values with `StackLabel`), so nothing scrolls sideways on a phone. The
  * Top routes table, the audit log and the admin usage rankings use it; the caller lays out the rows
- * (`stackRow`, `stackBody`) and the cells.
+ * (`stackRow`, `stackBody`) and the cells. `data-stack` tells the layout sweep (e2e/support.ts) to fail
+ * the page where such a table is drawn as a table below `at`.
  */
 type Break = "sm" | "lg";
 
@@ -38,7 +39,7 @@ export function StackTable({
   children: ReactNode;
 }) {
   return (
-    <table className={`block w-full text-left text-sm ${AT[at].table} ${className}`} data-testid={testId}>
+    <table className={`block w-full text-left text-sm ${AT[at].table} ${className}`} data-stack={at} data-testid={testId}>
       {caption ? <caption className="sr-only">{caption}</caption> : null}
       <thead className={`hidden text-xs font-semibold tracking-wide text-slate-600 uppercase ${AT[at].head} ${headClassName}`}>
         <tr>

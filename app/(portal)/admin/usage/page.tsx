@@ -56,17 +56,15 @@ function AppName({ app }: { app: AppTraffic }) {
   const sandbox = isSandboxClientId(app.clientId);
   const href = sandbox ? `/apps/${app.clientId.slice("sbx_".length)}/usage?mode=sandbox` : `/apps/${app.clientId}/usage`;
   return (
-    <>
-      <Link href={href} prefetch={false} className="font-medium break-words text-brand-700 hover:underline">
-        {app.name ?? "Deleted app"}
-      </Link>
+    <Link href={href} prefetch={false} className="block min-w-0 text-brand-700 hover:underline">
+      <span className="font-medium break-words">{app.name ?? "Deleted app"}</span>
       {sandbox ? (
         <span className="ml-2">
           <Badge tone="amber">sandbox</Badge>
         </span>
       ) : null}
       <span className="block font-mono text-xs break-all text-slate-600">{app.clientId}</span>
-    </>
+    </Link>
   );
 }
 
@@ -93,7 +91,7 @@ function Ranking({
         <StackTable at="sm" caption={title} columns={columns} testId={id}>
           <tbody className={stackBody("sm")}>
             {apps.map((a) => (
-              <tr key={a.clientId} className={ROW} data-testid="ranking-row">
+              <tr key={a.clientId} className={`${ROW} max-sm:first:border-t-0 max-sm:first:pt-0`} data-testid="ranking-row">
                 <td className={NAME_CELL}>
                   <AppName app={a} />
                 </td>
@@ -155,28 +153,33 @@ export default async function AdminUsagePage({ searchParams }: { searchParams: P
         </nav>
       </div>
 
-      <dl className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4" data-testid="platform-totals">
-        {figures.map((f) => (
-          <div key={f.id} className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 shadow-xs" data-testid={`platform-figure-${f.id}`}>
-            <dt className="text-sm text-slate-600">{f.label}</dt>
-            <dd className="mt-1 text-xl font-semibold break-words text-slate-900 tabular-nums" data-testid={`platform-figure-${f.id}-value`}>
-              {f.value}
-            </dd>
-            <dd className="mt-0.5 text-sm text-slate-600 tabular-nums" data-testid={`platform-figure-${f.id}-trend`}>
-              {f.note}
-            </dd>
-          </div>
-        ))}
-      </dl>
+      {/* From xl the figures (two by two) sit beside the chart, so it keeps a readable height. */}
+      <div className="grid gap-6 xl:grid-cols-2 xl:items-start">
+        <dl className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4 xl:grid-cols-2" data-testid="platform-totals">
+          {figures.map((f) => (
+            <div key={f.id} className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 shadow-xs" data-testid={`platform-figure-${f.id}`}>
+              <dt className="text-sm text-slate-600">{f.label}</dt>
+              <dd className="mt-1 text-xl font-semibold break-words text-slate-900 tabular-nums" data-testid={`platform-figure-${f.id}-value`}>
+                {f.value}
+              </dd>
+              <dd className="mt-0.5 text-sm text-slate-600 tabular-nums" data-testid={`platform-figure-${f.id}-trend`}>
+                {f.note}
+              </dd>
+            </div>
+          ))}
+        </dl>
+        {apps.length ? (
+          <Card className="min-w-0" title="Requests over time" description="Every app's requests by status class, token requests included.">
+            <ChartLegend items={REQUEST_LEGEND} />
+            <RequestsChart points={points} />
+          </Card>
+        ) : null}
+      </div>
 
       {apps.length === 0 ? (
         <EmptyState icon="chart" title="No traffic yet" description={`No app made a call in the last ${RANGE_LABEL[range]}.`} />
       ) : (
         <>
-          <Card className="min-w-0" title="Requests over time" description="Every app's requests by status class, token requests included.">
-            <ChartLegend items={REQUEST_LEGEND} />
-            <RequestsChart points={points} />
-          </Card>
           <Ranking
             id="most-traffic"
             title="Most traffic"
