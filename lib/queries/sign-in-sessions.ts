@@ -19,19 +19,30 @@ export async function upsertSignInSessionActivity(row: { uid: string; userId: nu
   await pool.query({ name: "sign_in_session_activity", text: SESSION_ACTIVITY_SQL, values: [row.uid, row.userId, row.userAgent, row.addressPrefix] });
 }
 
-/** The person's security notice and its audit entry, together or not at all (one statement is one transaction). */
+/**
+ * A sign-in from a browser the account has not used before: always audited; the person is told
+ * (a `security` notice) unless this is the account's very first such sign-in — an account's first
+ * browser is not new to anyone, and a person who just signed up would otherwise be warned about
+ * themselves. "First" is read from the audit log (an earlier `user.session.new_device` entry), in
+ * the same statement, so the notice and the entry are written together or not at all.
+ */
 const NEW_DEVICE_SQL = `
-  WITH notice AS (
+  WITH seen AS (
+    SELECT EXISTS (
+      SELECT 1 FROM "AuditLog" WHERE "targetType" = 'user' AND "targetId" = $3 AND action = 'user.session.new_device'
+    ) AS before
+  ), notice AS (
     INSERT INTO "Notification" ("userId", type, read, message, "createdAt")
-    VALUES ($1, 'security', false, $2, timezone('UTC', now()))
+    SELECT $1, 'security', false, $2, timezone('UTC', now()) FROM seen WHERE seen.before
     RETURNING id
   )
   INSERT INTO "AuditLog" ("actorId", "actorHandle", action, "targetType", "targetId", outcome, detail, ip, "createdAt")
-  SELECT $1, $3, 'user.session.new_device', 'user', $3, 'ok', $4::jsonb, $5, timezone('UTC', now()) FROM notice`;
+  SELECT $1, $3, 'user.session.new_device', 'user', $3, 'ok', $4::jsonb || jsonb_build_object('notified', seen.before), $5, timezone('UTC', now())
+  FROM seen`;
 
 export async function insertNewDeviceNotice(input: { userId: number; handle: string; message: string; detail: Record<string, unknown>; ip: string | null }): Promise<void> {
   await pool.query({
-    name: "sign_in_new_device",
+    name: "sign_in_new_device_v2",
     text: NEW_DEVICE_SQL,
     values: [input.userId, input.message, input.handle, JSON.stringify(input.detail), input.ip],
   });

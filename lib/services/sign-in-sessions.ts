@@ -181,8 +181,9 @@ export async function signOutSessions(
 
 /**
  * Issue 29: a sign-in from a browser that holds no trusted-device cookie for the account (issue 24,
- * lib/oidc/trusted-device.ts) is a new device: the person is told (a `security` notice naming the
- * browser and the network, never the address) and it is audited.
+ * lib/oidc/trusted-device.ts) is a new device: it is audited, and the person is told (a `security`
+ * notice naming the browser and the network, never the address) unless it is the account's first
+ * (lib/queries/sign-in-sessions.ts).
  */
 export async function noticeNewDevice(input: { userId: number; handle: string; userAgent?: string; address?: string }): Promise<void> {
   const userAgent = clampUserAgent(input.userAgent);
