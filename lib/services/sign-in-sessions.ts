@@ -106,10 +106,14 @@ async function liveSessionRows(userId: number, client: Pick<Tx, "$queryRaw"> = d
     ORDER BY s."lastActiveAt" DESC, s.uid`;
 }
 
-/** Account security and `users sessions`: where the person is signed in. `currentUid`: the asking portal session's. */
+/**
+ * Account security and `users sessions`: where the person is signed in, most recently active first
+ * after the asking portal session's own (`currentUid`), as GitHub lists "Your current session" first.
+ */
 export async function listSignInSessions(userId: number, currentUid?: string | null): Promise<SignInSessionView[]> {
   const rows = await liveSessionRows(userId);
-  return rows.map((row) => ({
+  const current = rows.filter((row) => row.uid === currentUid);
+  return [...current, ...rows.filter((row) => row.uid !== currentUid)].map((row) => ({
     id: publicId(row.uid),
     createdAt: row.createdAt,
     lastActiveAt: row.lastActiveAt,
