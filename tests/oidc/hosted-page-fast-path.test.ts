@@ -128,7 +128,7 @@ describe("the hosted login page's fast path", () => {
       expect(nonce).toBeTruthy();
       expect(answer.html).toContain(`<script src="/hosted/passkey.js" nonce="${nonce}" defer=""></script>`);
       expect(answer.html).toContain('data-passkey="" data-options="/interaction/');
-      expect(answer.html).toContain('autocomplete="username webauthn"');
+      expect(answer.html.toLowerCase()).toContain('autocomplete="username webauthn"');
     }
   });
 
