@@ -88,7 +88,7 @@ const permissionChecks = [
 ];
 
 export default defineConfig([
-  globalIgnores([".next/**", "node_modules/**", "sdk/dist/**", ".sdk-package/**", "lib/generated/**", ".data/**", ".test-data/**", "next-env.d.ts", "bench/results/**", "test-results/**", "playwright-report/**"]),
+  globalIgnores([".next/**", "node_modules/**", "sdk/dist/**", ".sdk-package/**", "lib/generated/**", ".data/**", ".test-data/**", "next-env.d.ts", "bench/results/**", "test-results/**", "playwright-report/**", "public/hosted/**"]),
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
