@@ -108,6 +108,30 @@ test.describe("second factor", () => {
     const claims = JSON.parse(Buffer.from(String(res.body.id_token).split(".")[1]!, "base64url").toString("utf8")) as { amr?: string[]; acr?: string };
     expect(claims.amr).toEqual(["pwd", "otp", "mfa"]);
     expect(claims.acr).toBe(MFA_ACR);
+
+    // A recovery code works once: the same browser signs in again (prompt=login) with one, then with it again.
+    const recovery = recoveryCodes[0]!;
+    for (const attempt of ["first", "again"]) {
+      const pair = pkcePair();
+      auth.searchParams.set("code_challenge", pair.challenge);
+      auth.searchParams.set("prompt", "login");
+      await hosted.goto(auth.href);
+      await hosted.getByLabel("Username").fill(handle);
+      await hosted.getByLabel("Password").fill(PASSWORD);
+      await hosted.getByRole("button", { name: "Sign in", exact: true }).click();
+      await expect(hosted.getByRole("heading", { name: "Two-step verification" })).toBeVisible();
+      await hosted.getByLabel("Code").fill(recovery);
+      await hosted.getByRole("button", { name: "Verify" }).click();
+      if (attempt === "again") {
+        await expect(hosted.getByRole("alert")).toContainText("That code is not right.");
+        break;
+      }
+      await hosted.waitForURL(/^http:\/\/127\.0\.0\.1:9\/callback\?/);
+      const viaRecovery = await exchangeCode(server, { clientId, code: new URL(hosted.url()).searchParams.get("code")!, redirectUri: CALLBACK, verifier: pair.verifier });
+      expect(viaRecovery.status).toBe(200);
+      const recovered = JSON.parse(Buffer.from(String(viaRecovery.body.id_token).split(".")[1]!, "base64url").toString("utf8")) as { amr?: string[] };
+      expect(recovered.amr).toEqual(["pwd", "mfa"]);
+    }
     await noScript.close();
   });
 
