@@ -15,7 +15,9 @@ import { lenientIntParam, unixSecondsSchema, userRefSchema } from "./api";
  * | system         |      |       |            | yes     |
  * | app_review     |      |       |            | yes (a decision on one of your apps, with the reason) |
  *
- * `from` is also absent when the sender's account no longer exists.
+ * `from` is also absent when the sender's account no longer exists. The account's `security` notices
+ * (a new device, a second factor set up or removed; issue 29) are the person's own: shown in the
+ * portal only, never listed here nor sent as notification.created.
  */
 export const NOTIFICATION_TYPES = ["poke", "friend_request", "achievement", "guild_invite", "mention", "system", "app_review"] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];

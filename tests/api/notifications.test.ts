@@ -99,6 +99,21 @@ describe("paging", () => {
     const res = await list("?limit=50");
     expect(res.body.data.notifications).toHaveLength(TOTAL);
   });
+
+  it("never lists the account's security notices (portal only), wherever they fall in the order", async () => {
+    // Issue 29: a new device, a second factor set up or removed — the person's own, never an app's to read.
+    for (const at of ["2026-05-01 00:05:30", "2026-06-01 00:00:00"]) {
+      await api.sql(
+        `INSERT INTO "Notification" ("userId", type, read, message, "createdAt") VALUES ($1, 'security', false, 'A new device signed in', timestamp '${at}')`,
+        [user.id],
+      );
+    }
+    const all = (await list("?limit=50")).body.data.notifications as { type: string }[];
+    expect(all).toHaveLength(TOTAL);
+    expect(all.map((n) => n.type)).not.toContain("security");
+    const [events] = await api.sql<{ n: number }>(`SELECT count(*)::int AS n FROM "Event" WHERE type = 'notification.created' AND data->>'type' = 'security'`);
+    expect(events!.n).toBe(0);
+  });
 });
 
 describe("fields per type", () => {
