@@ -257,7 +257,10 @@ test.describe("hosted pages without JavaScript", () => {
     const { verifier, challenge } = pkcePair();
     await page.goto(authUrl(challenge));
     await page.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
-    await expect(page.locator("script")).toHaveCount(0);
+    // The login page's only script is the passkey one (issue 29), which this browser does not run:
+    // its button stays hidden and the password form is the page.
+    await expect(page.locator('script:not([src="/hosted/passkey.js"])')).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toBeHidden();
     await signInWith(page, "nojs_first", PASSWORD);
     await expect(page.getByRole("heading", { name: /Allow No Script Notes/ })).toBeVisible();
     await expect(page.locator("main")).toContainText("First Person");

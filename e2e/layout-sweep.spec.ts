@@ -334,7 +334,6 @@ async function sweepIn(
   return problems;
 }
 
-
 function expectClean(problems: LayoutProblem[]): void {
   expect(problems.map((p) => `${p.width}px ${p.check}: ${p.detail}`)).toEqual([]);
 }
