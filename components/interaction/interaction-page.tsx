@@ -32,39 +32,29 @@ export function InteractionPage({ nonce, ...props }: InteractionPageProps & { no
       </HostedPage>
     );
   }
-  if (props.kind === "login" || props.kind === "second_factor") {
-    return (
-      <HostedPage title={title} locale={locale} path={path}>
-        {props.sandbox ? <SandboxBanner locale={locale} /> : null}
-        {props.kind === "login" ? (
-          <LoginForm
-            locale={locale}
-            uid={props.uid}
-            clientName={props.clientName}
-            device={props.device}
-            username={props.username}
-            passkey={props.passkey}
-            error={props.error}
-          />
-        ) : (
-          <SecondFactorForm
-            locale={locale}
-            uid={props.uid}
-            clientName={props.clientName}
-            device={props.device}
-            handle={props.handle}
-            stepUp={props.stepUp}
-            passkey={props.passkey}
-            error={props.error}
-          />
-        )}
-        {props.passkey ? <PasskeyScript nonce={nonce} /> : null}
-      </HostedPage>
-    );
-  }
-  return (
-    <HostedPage title={title} locale={locale} path={path}>
-      {props.sandbox ? <SandboxBanner locale={locale} /> : null}
+  const body =
+    props.kind === "login" ? (
+      <LoginForm
+        locale={locale}
+        uid={props.uid}
+        clientName={props.clientName}
+        device={props.device}
+        username={props.username}
+        passkey={props.passkey}
+        error={props.error}
+      />
+    ) : props.kind === "second_factor" ? (
+      <SecondFactorForm
+        locale={locale}
+        uid={props.uid}
+        clientName={props.clientName}
+        device={props.device}
+        handle={props.handle}
+        stepUp={props.stepUp}
+        passkey={props.passkey}
+        error={props.error}
+      />
+    ) : (
       <ConsentForm
         locale={locale}
         uid={props.uid}
@@ -76,6 +66,14 @@ export function InteractionPage({ nonce, ...props }: InteractionPageProps & { no
         kind={props.consentKind}
         added={props.added}
       />
+    );
+  // The login and second-factor pages carry the passkey script when they offer a passkey.
+  const passkey = props.kind !== "consent" && props.passkey;
+  return (
+    <HostedPage title={title} locale={locale} path={path}>
+      {props.sandbox ? <SandboxBanner locale={locale} /> : null}
+      {body}
+      {passkey ? <PasskeyScript nonce={nonce} /> : null}
     </HostedPage>
   );
 }
