@@ -14,6 +14,7 @@
  */
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
+import { addCounters, counterDelta, DatabaseMeter, type DatabaseCounters } from "./database-stats";
 import type { LoadJob, LoadResult, LoadScenario } from "./load";
 import { readCpuSeconds, readTreeCpuSeconds } from "./processes";
 import { signIn } from "./tokens";
@@ -50,8 +51,58 @@ class Tally {
   serverCpuSeconds: number | null | undefined = undefined;
   latencies: number[] = [];
   measuring = false;
+  /** Issue 30: the scenario's database meter (scenario.database) and its counters over the measured rounds. */
+  meter: DatabaseMeter | undefined;
+  database: DatabaseCounters | undefined;
 
-  constructor(readonly scenario: LoadScenario) {}
+  constructor(readonly scenario: LoadScenario) {
+    this.sequence = scenario.sequenceStart ?? 0;
+  }
+
+  /** Mode mix: per position of the mix, its entry's occurrences in one pass and this position's rank among them. */
+  private mixPositions: { count: number; rank: number }[] | undefined;
+
+  /**
+   * Mode mix: request i is entry i mod E of the mix. Each entry has its own counter j (its n-th
+   * use, from sequenceStart, however often it appears in the mix): `random` picks a token and a
+   * handle at random, `roundRobin` takes token j mod T of its slice and handle (⌊j / T⌋ + j) mod N
+   * of its handles, distinct pairs as in the roundRobin mode.
+   */
+  mixRequestFor(n: number): RawRequest {
+    const s = this.scenario;
+    const mix = s.mix!;
+    const start = s.sequenceStart ?? 0;
+    if (!this.mixPositions) {
+      const keys = mix.map((entry) => JSON.stringify(entry));
+      this.mixPositions = keys.map((key, p) => ({ count: keys.filter((k) => k === key).length, rank: keys.slice(0, p).filter((k) => k === key).length }));
+    }
+    // autocannon's template request is request 0, before the counter's start.
+    const i = Math.max(n, start);
+    const position = (i - start) % mix.length;
+    const entry = mix[position]!;
+    const { count, rank } = this.mixPositions[position]!;
+    const j = start + Math.floor((i - start) / mix.length) * count + rank;
+    const all = s.tokens ?? [];
+    const tokens = entry.tokenSlice ? all.slice(...entry.tokenSlice) : all;
+    const handles = s.handles ?? [];
+    const from = entry.handlesFrom ?? 0;
+    const span = handles.length - from;
+    let token: string | undefined;
+    let handle: string | undefined;
+    if (entry.token === "app") token = s.appToken;
+    if (entry.mode === "random") {
+      if (entry.token === "user" && tokens.length) token = tokens[Math.floor(Math.random() * tokens.length)];
+      if (span > 0) handle = handles[from + Math.floor(Math.random() * span)];
+    } else {
+      if (entry.token === "user" && tokens.length) token = tokens[j % tokens.length];
+      if (span > 0) handle = handles[from + ((Math.floor(j / Math.max(tokens.length, 1)) + j) % span)];
+    }
+    const headers: Record<string, string> = { ...(entry.headers ?? {}) };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const values = { handle: handle ?? "", i: String(i) };
+    const body = entry.body !== undefined ? fill(entry.body, values) : undefined;
+    return { method: entry.method ?? "GET", path: fill(entry.path, values), headers, ...(body !== undefined ? { body } : {}) };
+  }
 
   /**
    * Request i. `random`: a random token and a random handle. `roundRobin`: token i mod T (so one
@@ -60,6 +111,7 @@ class Tally {
    */
   requestFor(i: number): RawRequest {
     const s = this.scenario;
+    if (s.mode === "mix") return this.mixRequestFor(i);
     const tokens = s.tokens ?? [];
     const handles = s.handles ?? [];
     const headers: Record<string, string> = { ...(s.headers ?? {}) };
@@ -261,6 +313,7 @@ class Tally {
       statusCounts: this.statusCounts,
       warmupRequests: this.warmupRequests,
       ...(typeof this.serverCpuSeconds === "number" ? { serverCpuSeconds: this.serverCpuSeconds } : {}),
+      ...(this.database ? { database: this.database } : {}),
       ...(Object.keys(this.samples).length ? { samples: this.samples } : {}),
       ...(this.scenario.collect ? { ackedIds: this.ackedIds, ackedInWarmup: this.ackedInWarmup } : {}),
     };
@@ -269,6 +322,7 @@ class Tally {
 
 async function main(): Promise<void> {
   const tallies = job.scenarios.map((s) => new Tally(s));
+  for (const t of tallies) if (t.scenario.database?.length) t.meter = await DatabaseMeter.open(t.scenario.database);
   for (const t of tallies) if (t.scenario.warmup > 0) await t.run(t.scenario.warmup, false);
   const rounds = Math.max(1, job.rounds);
   const pause = (t: Tally) => (t.scenario.settle ? new Promise((resolve) => setTimeout(resolve, t.scenario.settle! * 1000)) : undefined);
@@ -276,11 +330,15 @@ async function main(): Promise<void> {
   for (let r = 0; r < rounds; r++) {
     for (const t of tallies) {
       const before = await t.serverCpu();
+      const databaseBefore = await t.meter?.read();
       await t.run(t.scenario.duration / rounds, true);
       await pause(t);
       t.chargeCpu(before, await t.serverCpu());
+      const databaseAfter = await t.meter?.read();
+      if (databaseBefore && databaseAfter) t.database = addCounters(t.database, counterDelta(databaseBefore, databaseAfter));
     }
   }
+  for (const t of tallies) await t.meter?.close();
   process.stdout.write(`${JSON.stringify(tallies.map((t) => t.result()))}\n`);
 }
 

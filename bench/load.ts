@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { DatabaseCounters, DatabaseTarget } from "./database-stats";
 import type { Discovery, LoginClient } from "./tokens";
 
 /** What bench/load-worker.ts runs: plain JSON, written to a file (token lists can be megabytes). */
@@ -27,8 +28,9 @@ export interface LoadScenario {
    *   connection whose chain breaks, or a new round, takes the next unused token.
    * flow: `connections` sign-ins at a time through the whole authorization-code flow
    *   (bench/tokens.ts signIn), one user after another; a "request" is one completed sign-in.
+   * mix: the entries of `mix` in turn (issue 30: the API mix of cases M and P).
    */
-  mode: "fixed" | "random" | "roundRobin" | "refreshChain" | "flow";
+  mode: "fixed" | "random" | "roundRobin" | "refreshChain" | "flow" | "mix";
   tokens?: string[];
   handles?: string[];
   /** dataId: collect `data.id` of every 201 response (to check that acknowledged writes are stored). */
@@ -45,6 +47,20 @@ export interface LoadScenario {
    * a case's CPU per request is its own even when several cases of a group hit one process.
    */
   cpu?: { pid: number; tree?: boolean };
+  /**
+   * Issue 30: the database servers (primary, replicas) this scenario's requests reach: their CPU,
+   * statements and transactions are read around each measured round too (bench/database-stats.ts).
+   */
+  database?: DatabaseTarget[];
+  /**
+   * Mode `mix`: request i is `mix[i mod mix.length]` (weights by repetition: the same sequence for
+   * every scenario with the same mix), each entry with its own counter for `{i}` and the pairs.
+   */
+  mix?: MixEntry[];
+  /** Mode `mix`: the app-only token of entries with `token: "app"` (`tokens` are users' tokens). */
+  appToken?: string;
+  /** Where the counters of mode `mix` (and of roundRobin) start: two scenarios poking distinct pairs. */
+  sequenceStart?: number;
   /** Mode `flow`: who signs in, where. */
   flow?: {
     discovery: Discovery;
@@ -55,6 +71,23 @@ export interface LoadScenario {
     /** Fetch the hosted login page before posting its form (a browser does; needs Next). */
     loginPage: boolean;
   };
+}
+
+/** One request kind of mode `mix`. */
+export interface MixEntry {
+  method?: "GET" | "POST";
+  /** With optional {handle} and {i} placeholders. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** app: the scenario's appToken; user: one of its tokens, chosen by `mode`. */
+  token: "app" | "user";
+  /** random: a random token and handle; roundRobin: as the scenario mode of that name, over its own counter. */
+  mode: "random" | "roundRobin";
+  /** Handles from `handles[handlesFrom]` on (poke targets after the signed-in users). */
+  handlesFrom?: number;
+  /** roundRobin over this slice of `tokens` only [from, to): chat posts of two scenarios by distinct users. */
+  tokenSlice?: [number, number];
 }
 
 /** Several scenarios alternate over `rounds` rounds (bench/load-worker.ts). */
@@ -76,6 +109,8 @@ export interface LoadResult {
   statusCounts: Record<string, number>;
   /** CPU seconds of `scenario.cpu`'s process over this scenario's measured rounds (and their pauses). */
   serverCpuSeconds?: number;
+  /** Issue 30: the database's counters over the measured rounds (scenario.database). */
+  database?: DatabaseCounters;
   /** Requests sent during the warm-up (not in the figures above). */
   warmupRequests?: number;
   /** First response body per non-2xx status (truncated). */

@@ -20,6 +20,12 @@ export interface CaseResult {
    * throughput on a busy machine. Shared by the app cases of one group (first/deep pages).
    */
   serverCpuMsPerRequest?: number;
+  /**
+   * Issue 30: what the database servers the case reaches (primary, and replica for case P) spent
+   * per measured request: statements and their execution time (pg_stat_statements), transactions,
+   * and the CPU of all their processes (bench/database-stats.ts). Absent for baselines.
+   */
+  database?: DatabasePerRequest;
   note?: string;
   /** Case E (issue 25): what the webhooks and the streams received. */
   events?: EventsResult;
@@ -74,6 +80,13 @@ export interface EventsResult {
   cpuSeconds: { server?: number; postgres?: number; bench?: number };
   /** The app process's CPU over the case ÷ (webhook deliveries + stream deliveries). */
   serverCpuMsPerDelivery?: number;
+}
+
+export interface DatabasePerRequest {
+  queries?: number;
+  execMs?: number;
+  cpuMs?: number;
+  transactions: number;
 }
 
 export interface Target {
@@ -276,6 +289,21 @@ export function buildRatiosAndTargets(
       });
     }
   }
+  // Issue 30: the API mix on 2 processes through PgBouncer (transaction mode) with a streaming
+  // replica, against 1 process straight to the single database, measured interleaved. A report:
+  // on 2 cores shared by everything, the machine bounds both (docs/operations.md).
+  const pooled = get("P");
+  const direct = get("M");
+  const mixValue = ok(pooled) && ok(direct) && direct.load.okRps > 0 ? pooled.load.okRps / direct.load.okRps : null;
+  ratios.push({
+    name: "API mix, 2 processes through PgBouncer + 1 replica / 1 process direct to one database (2xx/s, P / M)",
+    value: mixValue,
+    detail:
+      mixValue === null
+        ? "not measured (needs cases P and M)"
+        : `${fmt(pooled!.load!.okRps)} vs ${fmt(direct!.load!.okRps)} 2xx/s; server CPU ${fmt(pooled!.serverCpuMsPerRequest, 3)} vs ` +
+          `${fmt(direct!.serverCpuMsPerRequest, 3)} ms/request; database CPU ${fmt(pooled!.database?.cpuMs, 3)} vs ${fmt(direct!.database?.cpuMs, 3)} ms/request`,
+  });
   targets.push({
     name: "Usage metering overhead (server CPU per request)",
     goal: "≤ 5%",
@@ -400,12 +428,12 @@ export function toMarkdown(report: BenchReport): string {
     `Whole run ${report.setup.totalSeconds} s: seeding ${report.setup.seedReused ? "reused" : `${report.setup.seedSeconds.toFixed(0)} s`}, ` +
       `signing ${c.signedIn.toLocaleString("en-US")} users in ${report.setup.signInSeconds === null ? "failed" : `${report.setup.signInSeconds.toFixed(0)} s`}.`,
     "",
-    "| # | Case | req/s | 2xx/s | p50 ms | p99 ms | errors | non-2xx | server CPU ms/req | peak RSS MB | notes |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    "| # | Case | req/s | 2xx/s | p50 ms | p99 ms | errors | non-2xx | server CPU ms/req | DB queries/req | DB time ms/req | DB CPU ms/req | peak RSS MB | notes |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
   );
   for (const r of report.cases) {
     if (!ok(r)) {
-      lines.push(`| ${r.id} | ${r.name} | – | – | – | – | – | – | – | – | ${r.status}: ${(r.reason ?? "").replace(/\|/g, "/")} |`);
+      lines.push(`| ${r.id} | ${r.name} | – | – | – | – | – | – | – | – | – | – | – | ${r.status}: ${(r.reason ?? "").replace(/\|/g, "/")} |`);
       continue;
     }
     const l = r.load;
@@ -415,7 +443,7 @@ export function toMarkdown(report: BenchReport): string {
       .join(", ");
     const notes = [r.note, codes ? `non-2xx: ${codes}` : ""].filter(Boolean).join("; ").replace(/\|/g, "/");
     lines.push(
-      `| ${r.id} | ${r.name} | ${rate(l.rps)} | ${rate(l.okRps)} | ${fmt(l.latency.p50, 1)} | ${fmt(l.latency.p99, 1)} | ${l.errors} | ${l.non2xx} | ${fmt(r.serverCpuMsPerRequest, 2)} | ${fmt(r.peakRssMb)} | ${notes} |`,
+      `| ${r.id} | ${r.name} | ${rate(l.rps)} | ${rate(l.okRps)} | ${fmt(l.latency.p50, 1)} | ${fmt(l.latency.p99, 1)} | ${l.errors} | ${l.non2xx} | ${fmt(r.serverCpuMsPerRequest, 2)} | ${fmt(r.database?.queries, 2)} | ${fmt(r.database?.execMs, 3)} | ${fmt(r.database?.cpuMs, 2)} | ${fmt(r.peakRssMb)} | ${notes} |`,
     );
   }
   const events = report.cases.find((r) => ok(r) && r.events);
@@ -463,10 +491,13 @@ function eventsTable(e: EventsResult): string[] {
 export function toConsoleTable(report: BenchReport): string {
   const rows = report.cases.map((r) =>
     ok(r)
-      ? [r.id, r.name, rate(r.load.rps), rate(r.load.okRps), fmt(r.load.latency.p50, 1), fmt(r.load.latency.p99, 1), String(r.load.errors), String(r.load.non2xx), fmt(r.serverCpuMsPerRequest, 2), fmt(r.peakRssMb)]
-      : [r.id, r.name, r.status, (r.reason ?? "").slice(0, 60), "", "", "", "", "", ""],
+      ? [
+          r.id, r.name, rate(r.load.rps), rate(r.load.okRps), fmt(r.load.latency.p50, 1), fmt(r.load.latency.p99, 1), String(r.load.errors), String(r.load.non2xx),
+          fmt(r.serverCpuMsPerRequest, 2), fmt(r.database?.queries, 2), fmt(r.database?.cpuMs, 2), fmt(r.peakRssMb),
+        ]
+      : [r.id, r.name, r.status, (r.reason ?? "").slice(0, 60), "", "", "", "", "", "", "", ""],
   );
-  const header = ["#", "case", "req/s", "2xx/s", "p50 ms", "p99 ms", "errors", "non-2xx", "CPU ms/req", "RSS MB"];
+  const header = ["#", "case", "req/s", "2xx/s", "p50 ms", "p99 ms", "errors", "non-2xx", "CPU ms/req", "DB q/req", "DB CPU ms/req", "RSS MB"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   const out = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ""];

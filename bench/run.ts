@@ -36,7 +36,20 @@ import { explainStatement, type QueryPlan, type Statement } from "./explain";
 import { runLoad, type LoadResult, type LoadScenario } from "./load";
 import { listeningPort, readCpuSeconds, readRss, readTreeCpuSeconds, readTreeRss, ROOT, RssSampler, startChild, type Child } from "./processes";
 import { eventsCase } from "./events";
-import { buildRatiosAndTargets, machineInfo, PASSWORD_HASH_NAME, ok, readCommittedResults, toConsoleTable, writeResults, type BenchReport, type CaseResult, type EventsResult } from "./report";
+import { capacityCases } from "./capacity";
+import {
+  buildRatiosAndTargets,
+  machineInfo,
+  PASSWORD_HASH_NAME,
+  ok,
+  readCommittedResults,
+  toConsoleTable,
+  writeResults,
+  type BenchReport,
+  type CaseResult,
+  type DatabasePerRequest,
+  type EventsResult,
+} from "./report";
 import { BENCH_PASSWORD, benchHandle, seedLarge, type SeedInfo } from "./seed-large";
 import { clientCredentialsBody, clientCredentialsToken, discover, signIn, signInMany, type Discovery, type LoginClient } from "./tokens";
 
@@ -50,6 +63,8 @@ interface Context {
   config: BenchConfig;
   workDir: string;
   databaseUrl: string;
+  /** The embedded PostgreSQL and its directory (absent with DATABASE_URL): case P makes its replica from them. */
+  primary?: { embedded: EmbeddedDatabase; dir: string };
   seed: SeedInfo;
   origin: string;
   issuer: string;
@@ -97,7 +112,7 @@ class Unavailable extends Error {}
 
 type Twin = "on" | "off";
 /** The app process a case runs against: the main server, a metering twin, or the workers process. */
-type AppProcess = Twin | "main" | "workers";
+type AppProcess = Twin | "main" | "workers" | "own";
 /** Issue 18: the cases on the WEB_CONCURRENCY process; none when --workers is 0 or 1. */
 const WORKER_CASES = ["4w", "5w"];
 
@@ -128,13 +143,29 @@ async function resolveNext(config: BenchConfig, notes: string[]): Promise<boolea
   }
 }
 
+/**
+ * Issue 30: the embedded bench database loads pg_stat_statements, whose counts of top-level
+ * statements and their execution time give each case's database columns (bench/database-stats.ts).
+ */
+const DATABASE_SETTINGS = { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "top" };
+
+/** The extension's views in the bench database; without it (a DATABASE_URL server that does not preload it) the columns show CPU and transactions only. */
+async function enableStatementStats(url: string, notes: string[]): Promise<void> {
+  try {
+    await query(url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    await query(url, "SELECT count(*) FROM pg_stat_statements");
+  } catch (error) {
+    notes.push(`pg_stat_statements unavailable (${(error as Error).message}): no database queries or time per request.`);
+  }
+}
+
 async function prepareDatabase(config: BenchConfig): Promise<{ url: string; dir?: string; embedded?: EmbeddedDatabase }> {
   if (config.databaseUrl) return { url: config.databaseUrl };
   const started = Date.now();
   // Its own directory: PostgreSQL runs as another system user and must traverse into it, while
   // workDir (scenario files with tokens) stays private.
   const dir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-pg-"));
-  const embedded = await startEmbeddedPostgres({ dir, port: await findFreePort() });
+  const embedded = await startEmbeddedPostgres({ dir, port: await findFreePort(), settings: DATABASE_SETTINGS });
   await ensureDatabase(embedded.serverUrl, "bench");
   say(`Embedded PostgreSQL ready in ${seconds(started)} s.`);
   return { url: embedded.url("bench"), dir, embedded };
@@ -359,6 +390,27 @@ async function startTwin(ctx: Context, withNext: boolean, metering: Twin): Promi
 }
 
 /**
+ * Issue 30: an app process of cases M and P, started like a twin (METERING=on, production flags)
+ * with `workers` and its own database settings (PgBouncer, replica); the case stops it.
+ */
+async function startAppProcess(ctx: Context, name: string, workers: number, env: Record<string, string>): Promise<{ pid: number; origin: string; stop(): Promise<void> }> {
+  const port = await findFreePort();
+  const started = Date.now();
+  const child = await startChild({
+    name,
+    script: path.join(ROOT, "server.ts"),
+    args: ctx.withNext ? [] : ["--no-next"],
+    nodeArgs: serverNodeArgs(ctx),
+    env: { ...serverEnv(ctx, port, true, workers), ...env },
+    logDir: ctx.workDir,
+    timeoutMs: 600_000,
+    ready: async (text) => (await listeningPort(text)) !== undefined,
+  });
+  say(`    ${name} (pid ${child.pid}, WEB_CONCURRENCY=${workers}) listening in ${seconds(started)} s; log: ${child.logFile}`);
+  return { pid: child.pid, origin: `http://127.0.0.1:${port}`, stop: () => child.stop() };
+}
+
+/**
  * Issue 18: the WEB_CONCURRENCY=N process for cases 4w and 5w, started like a twin (METERING=on);
  * `listening on port` comes from its primary once every worker listens.
  */
@@ -461,6 +513,11 @@ interface CaseSpec {
   twin?: Twin;
   /** Issue 18: runs against the WEB_CONCURRENCY process (CPU summed over its primary and workers). */
   workers?: boolean;
+  /**
+   * Issue 30: starts its own app process(es) in prepare (cases M and P) and sets its scenario's
+   * `cpu` and `database` itself.
+   */
+  own?: boolean;
   prepare(ctx: Context): Promise<Prepared>;
 }
 
@@ -485,6 +542,7 @@ function needWorkers(ctx: Context): string {
 }
 
 function processOf(spec: CaseSpec): AppProcess {
+  if (spec.own) return "own";
   return spec.workers ? "workers" : (spec.twin ?? "main");
 }
 
@@ -894,6 +952,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
     // The same chains with a `scope` parameter, which the fast path leaves to oidc-provider: what
     // the fast path saves, in the same run (report only).
     refreshCase("Rp", "Refresh grant through oidc-provider (the same, with scope=openid)", 1, "&scope=openid"),
+    ...capacityCases<Context>({ needUserTokens, needAppToken, tokenUserIds, startApp: startAppProcess, probe, query, Unavailable }),
     eventsCase(config, {
       needUserTokens,
       platformCli,
@@ -982,7 +1041,7 @@ async function reuseDetectionNote(ctx: Context, client: LoginClient): Promise<st
 }
 
 /** Measured together, interleaved: a case with its baseline, a first page with its deep page. */
-const GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["D", "F"], ["E"]];
+const GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["M", "P"], ["D", "F"], ["E"]];
 /** Rounds a group's measured time is split into (each member gets duration / ROUNDS per round). */
 const ROUNDS = 4;
 
@@ -1006,6 +1065,28 @@ async function describeWorkers(primary: number, [before, after]: Map<number, num
     `CPU in the group: primary ${used(primary).toFixed(1)} s, workers ${workers.map((pid) => `${used(pid).toFixed(1)} s`).join(" + ")}; ` +
     `RSS ${rss.map((mb) => mb.toFixed(0)).join(" + ")} = ${rss.reduce((a, b) => a + b, 0).toFixed(0)} MB (primary + workers)`
   );
+}
+
+/** Issue 30: the database's counters over a case's measured rounds, per measured request. */
+function databasePerRequest(load: LoadResult): DatabasePerRequest | undefined {
+  const d = load.database;
+  if (!d || load.requests === 0) return undefined;
+  return {
+    ...(d.statements !== undefined ? { queries: d.statements / load.requests } : {}),
+    ...(d.execMs !== undefined ? { execMs: d.execMs / load.requests } : {}),
+    ...(d.cpuSeconds !== undefined ? { cpuMs: (d.cpuSeconds * 1000) / load.requests } : {}),
+    transactions: d.transactions / load.requests,
+  };
+}
+
+function describeDatabase(d: DatabasePerRequest): string {
+  const parts = [
+    d.queries !== undefined ? `${d.queries.toFixed(2)} statements` : undefined,
+    `${d.transactions.toFixed(2)} transactions`,
+    d.execMs !== undefined ? `${d.execMs.toFixed(3)} ms executing` : undefined,
+    d.cpuMs !== undefined ? `CPU ${d.cpuMs.toFixed(2)} ms` : undefined,
+  ];
+  return `${parts.filter(Boolean).join(", ")} per request`;
 }
 
 async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> {
@@ -1047,6 +1128,8 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
       for (const { spec, prepared } of ready) {
         const target = processes.find((p) => p.key === processOf(spec));
         if (spec.app && target?.pid) prepared.scenario.cpu = { pid: target.pid, tree: target.key === "workers" };
+        // Issue 30: the database's side of every app case (case P names its replica too).
+        if (spec.app) prepared.scenario.database ??= [{ url: ctx.databaseUrl }];
       }
       const cpuBefore = await Promise.all(processes.map(readCpu));
       const loads: LoadResult[] = [];
@@ -1098,11 +1181,16 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
         if (spec.app) {
           if (processOf(spec) === "main") result.peakRssMb = ctx.sampler?.peakOf(phase);
           if (caseCpu !== undefined) result.serverCpuMsPerRequest = caseCpu;
+          const database = databasePerRequest(load);
+          if (database) result.database = database;
         }
         for (const [status, body] of Object.entries(load.samples ?? {})) {
           say(`    ${spec.id}: ${load.statusCounts[status] ?? "?"} × ${status}: ${body.slice(0, 200)}`);
         }
-        say(`    ${spec.id}: ${describe(load, note)}${spec.app && caseCpu !== undefined ? `; server CPU ${caseCpu.toFixed(2)} ms/request` : ""}`);
+        say(
+          `    ${spec.id}: ${describe(load, note)}${spec.app && caseCpu !== undefined ? `; server CPU ${caseCpu.toFixed(2)} ms/request` : ""}` +
+            (result.database ? `; database ${describeDatabase(result.database)}` : ""),
+        );
         results.set(spec.id, result);
       }
     }
@@ -1150,13 +1238,20 @@ async function main(): Promise<number> {
     pgDir = database.dir;
     const applied = await migrate(database.url);
     if (applied.length) say(`Applied ${applied.length} migration(s).`);
+    await enableStatementStats(database.url, notes);
     const seed = await seedLarge(database.url, { users: config.users, messages: config.messages, notifications: config.notifications }, say);
     if (!seed.reused) say(`Seeded in ${seed.seconds.toFixed(1)} s.`);
     if (config.sandboxes > 0) await seedSandboxes(database.url, config.sandboxes, seed.firstUserId);
 
     const port = await findFreePort();
     const origin = `http://127.0.0.1:${port}`;
-    ctx = { config, workDir, databaseUrl: database.url, seed, origin, issuer: `${origin}/realms/platform`, cases: [], notes, twins: {}, withNext, plans: [] };
+    ctx = {
+      config,
+      workDir,
+      databaseUrl: database.url,
+      ...(database.embedded && database.dir ? { primary: { embedded: database.embedded, dir: database.dir } } : {}),
+      seed,
+      origin, issuer: `${origin}/realms/platform`, cases: [], notes, twins: {}, withNext, plans: [] };
     await resetMutableState(ctx);
     const clientsStarted = Date.now();
     // Independent: the server never looks the bench's clients up before the first token request.

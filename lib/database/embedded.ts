@@ -269,6 +269,8 @@ export async function startEmbeddedPostgres(options: {
   onNotice?: (line: string) => void;
   /** For tests: the system directory (default /var/lib/social-dev-platform). */
   systemDir?: string;
+  /** More server settings (`-c name=value`), e.g. the bench's shared_preload_libraries=pg_stat_statements. */
+  settings?: Record<string, string>;
 }): Promise<EmbeddedDatabase> {
   const dir = path.resolve(options.dir);
   const passwordFile = path.join(dir, "pg-password");
@@ -302,6 +304,7 @@ export async function startEmbeddedPostgres(options: {
 
   const args = ["-D", clusterDir, "-p", String(port)];
   args.push("-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "unix_socket_directories=");
+  for (const [name, value] of Object.entries(options.settings ?? {})) args.push("-c", `${name}=${value}`);
   const child = spawn(binaries.postgres, args, {
     ...user,
     cwd: path.dirname(clusterDir),

@@ -13,6 +13,8 @@ import { findFreePort } from "../../lib/database/embedded";
  */
 export interface PgBouncer {
   port: number;
+  /** Its process id (the bench reads its CPU from /proc). */
+  pid: number;
   /** `databaseUrl` with its host and port replaced by PgBouncer's (same database, same user). */
   urlFor(databaseUrl: string): string;
   /** Every line PgBouncer logged. */
@@ -95,6 +97,7 @@ export async function startPgBouncer(serverUrl: string, options: { poolSize?: nu
   }
   return {
     port,
+    pid: child.pid!,
     logs,
     urlFor(databaseUrl) {
       const u = new URL(databaseUrl);

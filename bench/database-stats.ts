@@ -1,0 +1,127 @@
+import { readFile } from "node:fs/promises";
+import pg from "pg";
+import { readTreeCpuSeconds } from "./processes";
+
+/**
+ * Issue 30: what the database spends on a case. Read around each measured round by the load
+ * generator (bench/load-worker.ts), like the app's CPU, so a case's figures are its own in an
+ * interleaved group:
+ *
+ * - CPU of every PostgreSQL process of each server (the postmaster, its live backends and
+ *   background processes, plus the time of the backends it already reaped: readTreeCpuSeconds),
+ *   found from a backend's parent pid, so it works for a local DATABASE_URL too;
+ * - statements executed and their execution time from pg_stat_statements (top-level statements
+ *   of the bench database), when the server loaded it (the embedded bench database does);
+ * - transactions (xact_commit + xact_rollback of pg_stat_database), which PostgreSQL publishes
+ *   up to a second late, so they are a cross-check rather than the count.
+ */
+export interface DatabaseCounters {
+  /** CPU seconds of all the servers' processes; undefined when a server's processes cannot be read (not local). */
+  cpuSeconds?: number;
+  /** Top-level statements executed in the bench database (pg_stat_statements). */
+  statements?: number;
+  /** Their execution time, ms (pg_stat_statements total_exec_time: planning not included). */
+  execMs?: number;
+  transactions: number;
+}
+
+/** One server (primary or replica) the scenario's requests reach. */
+export interface DatabaseTarget {
+  url: string;
+}
+
+interface Open {
+  client: pg.Client;
+  postmaster?: number;
+  statements: boolean;
+}
+
+async function parentPid(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+export class DatabaseMeter {
+  private constructor(private readonly servers: Open[]) {}
+
+  /** One session per server, kept open across the rounds (a new one would fork a backend, charged to the case). */
+  static async open(targets: DatabaseTarget[]): Promise<DatabaseMeter> {
+    const servers: Open[] = [];
+    for (const target of targets) {
+      const client = new pg.Client({ connectionString: target.url });
+      await client.connect();
+      const { rows } = await client.query<{ pid: number; statements: boolean }>(
+        `SELECT pg_backend_pid() AS pid,
+                EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements')
+                  AND current_setting('shared_preload_libraries') ~ 'pg_stat_statements' AS statements`,
+      );
+      const postmaster = await parentPid(rows[0]!.pid);
+      servers.push({ client, statements: rows[0]!.statements, ...(postmaster && postmaster > 1 ? { postmaster } : {}) });
+    }
+    return new DatabaseMeter(servers);
+  }
+
+  async read(): Promise<DatabaseCounters> {
+    let cpu: number | undefined = 0;
+    let statements: number | undefined = 0;
+    let execMs: number | undefined = 0;
+    let transactions = 0;
+    for (const server of this.servers) {
+      const tree = server.postmaster ? await readTreeCpuSeconds(server.postmaster) : undefined;
+      cpu = tree && cpu !== undefined ? cpu + tree.total : undefined;
+      const { rows } = await server.client.query<{ xacts: string }>(
+        `SELECT xact_commit + xact_rollback AS xacts FROM pg_stat_database WHERE datname = current_database()`,
+      );
+      transactions += Number(rows[0]?.xacts ?? 0);
+      if (server.statements && statements !== undefined && execMs !== undefined) {
+        // The meter's own statements are left out (they touch pg_stat_*); the app's are all in this database.
+        const { rows: s } = await server.client.query<{ calls: string | null; ms: number | null }>(
+          `SELECT sum(calls) AS calls, sum(total_exec_time) AS ms FROM pg_stat_statements
+           WHERE toplevel AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query !~ 'pg_stat_'`,
+        );
+        statements += Number(s[0]?.calls ?? 0);
+        execMs += Number(s[0]?.ms ?? 0);
+      } else {
+        statements = execMs = undefined;
+      }
+    }
+    return { ...(cpu !== undefined ? { cpuSeconds: cpu } : {}), ...(statements !== undefined ? { statements, execMs } : {}), transactions };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.servers.map((s) => s.client.end().catch(() => {})));
+  }
+}
+
+/** after − before, field by field (undefined when either reading lacks it). */
+export function counterDelta(before: DatabaseCounters, after: DatabaseCounters): DatabaseCounters {
+  const d = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined ? b - a : undefined);
+  const cpuSeconds = d(before.cpuSeconds, after.cpuSeconds);
+  const statements = d(before.statements, after.statements);
+  const execMs = d(before.execMs, after.execMs);
+  return {
+    ...(cpuSeconds !== undefined ? { cpuSeconds } : {}),
+    ...(statements !== undefined ? { statements } : {}),
+    ...(execMs !== undefined ? { execMs } : {}),
+    transactions: after.transactions - before.transactions,
+  };
+}
+
+/** Sums of deltas (a field missing from any is missing from the sum). */
+export function addCounters(a: DatabaseCounters | undefined, b: DatabaseCounters): DatabaseCounters {
+  if (!a) return b;
+  const s = (x: number | undefined, y: number | undefined) => (x !== undefined && y !== undefined ? x + y : undefined);
+  const cpuSeconds = s(a.cpuSeconds, b.cpuSeconds);
+  const statements = s(a.statements, b.statements);
+  const execMs = s(a.execMs, b.execMs);
+  return {
+    ...(cpuSeconds !== undefined ? { cpuSeconds } : {}),
+    ...(statements !== undefined ? { statements } : {}),
+    ...(execMs !== undefined ? { execMs } : {}),
+    transactions: a.transactions + b.transactions,
+  };
+}
