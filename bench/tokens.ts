@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import http from "node:http";
 
 /**
  * Real tokens from the running sign-in service: client credentials for the API client, and the
@@ -42,8 +43,8 @@ export async function clientCredentialsToken(tokenEndpoint: string, clientId: st
 class CookieJar {
   private readonly cookies = new Map<string, string>();
 
-  store(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
+  store(setCookie: string[] | undefined): void {
+    for (const line of setCookie ?? []) {
       const [pair] = line.split(";");
       const eq = pair!.indexOf("=");
       if (eq <= 0) continue;
@@ -57,6 +58,46 @@ class CookieJar {
   header(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+interface FlowResponse {
+  status: number;
+  location: string | undefined;
+  setCookie: string[] | undefined;
+  body: string;
+}
+
+/**
+ * The sign-in flow's HTTP client: node:http over kept-alive connections rather than fetch. The
+ * load generator shares the machine's cores with the server and PostgreSQL, and fetch (undici's
+ * WHATWG layer: Headers, streams, a Response per hop) cost it about 1.3 ms of CPU per request
+ * here, 5 requests per sign-in: CPU case F then did not have for the sign-in itself (issue 24).
+ */
+const flowAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+function flowRequest(url: string, method: "GET" | "POST", headers: Record<string, string>, body?: string): Promise<FlowResponse> {
+  if (!url.startsWith("http:")) return Promise.reject(new Error(`the bench's sign-in client speaks plain HTTP only (${url})`));
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method, headers: body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) }, agent: flowAgent }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, location: response.headers.location, setCookie: response.headers["set-cookie"], body: text }),
+      );
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
 }
 
 export interface LoginClient {
@@ -99,31 +140,25 @@ export async function signIn(
   }).toString();
 
   const get = async (url: string) => {
-    const response = await fetch(url, { redirect: "manual", headers: { cookie: jar.header() } });
-    jar.store(response);
-    await response.arrayBuffer();
+    const response = await flowRequest(url, "GET", { cookie: jar.header() });
+    jar.store(response.setCookie);
     return response;
   };
   const post = async (url: string, form: Record<string, string>) => {
-    const response = await fetch(url, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        cookie: jar.header(),
-        origin: appOrigin,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams(form).toString(),
-    });
-    jar.store(response);
-    await response.arrayBuffer();
+    const response = await flowRequest(
+      url,
+      "POST",
+      { cookie: jar.header(), origin: appOrigin, "content-type": "application/x-www-form-urlencoded" },
+      new URLSearchParams(form).toString(),
+    );
+    jar.store(response.setCookie);
     return response;
   };
 
   let response = await get(authorize.href);
   let loggedIn = false;
   for (let hops = 0; hops < 12; hops++) {
-    const location = response.headers.get("location");
+    const location = response.location;
     if (response.status < 300 || response.status >= 400 || !location) {
       throw new Error(`sign-in of ${username} stopped at HTTP ${response.status}`);
     }
@@ -132,19 +167,20 @@ export async function signIn(
       if (next.searchParams.get("state") !== state) throw new Error("state mismatch");
       const code = next.searchParams.get("code");
       if (!code) throw new Error(`sign-in of ${username} failed: ${next.searchParams.get("error") ?? "no code"}`);
-      const exchange = await fetch(discovery.token_endpoint, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({
+      const exchange = await flowRequest(
+        discovery.token_endpoint,
+        "POST",
+        { "content-type": "application/x-www-form-urlencoded" },
+        new URLSearchParams({
           grant_type: "authorization_code",
           client_id: client.clientId,
           code,
           redirect_uri: client.redirectUri,
           code_verifier: verifier,
         }).toString(),
-      });
-      const tokens = (await exchange.json().catch(() => ({}))) as { access_token?: string; refresh_token?: string; error?: string };
-      if (!exchange.ok || !tokens.access_token) throw new Error(`code exchange answered ${exchange.status} ${tokens.error ?? ""}`);
+      );
+      const tokens = parseJson(exchange.body) as { access_token?: string; refresh_token?: string; error?: string };
+      if (exchange.status !== 200 || !tokens.access_token) throw new Error(`code exchange answered ${exchange.status} ${tokens.error ?? ""}`);
       return { accessToken: tokens.access_token, ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}) };
     }
     const interaction = /\/interaction\/([A-Za-z0-9_-]+)$/.exec(next.pathname);
@@ -159,7 +195,7 @@ export async function signIn(
       } else {
         loggedIn = true;
         const login = await post(`${base}/login`, { username, password });
-        const after = new URL(login.headers.get("location") ?? "", next);
+        const after = new URL(login.location ?? "", next);
         if (login.status === 303 && after.pathname === next.pathname) {
           // Back to the same page: an error (wrong password…), or the prompt was not login.
           if (after.searchParams.has("error")) throw new Error(`login of ${username} refused: ${after.searchParams.get("error")}`);

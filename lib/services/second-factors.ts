@@ -6,6 +6,7 @@ import { openSecret, sealSecret } from "../events/secret-box";
 import { recordAudit, type Actor } from "./audit";
 import { clientThrottleKey, reserveLoginAttempt, settleLoginAttempt } from "./throttle";
 import { runPasswordCheck } from "./password-checks";
+import { findSignInChallengeUser } from "../queries/sign-in-challenges";
 import { endSignInSessionsIn } from "./sign-in-sessions";
 import { getUserByHandle, verifyUserCredentials } from "./users";
 
@@ -260,9 +261,8 @@ export async function createSignInChallenge(interactionUid: string, userId: numb
 }
 
 export async function findSignInChallenge(interactionUid: string): Promise<{ userId: number } | null> {
-  const row = await db.signInChallenge.findUnique({ where: { interactionUid } });
-  if (!row || row.expiresAt <= new Date()) return null;
-  return { userId: row.userId };
+  const userId = await findSignInChallengeUser(interactionUid);
+  return userId === null ? null : { userId };
 }
 
 export async function deleteSignInChallenge(interactionUid: string): Promise<void> {
