@@ -71,6 +71,7 @@ const COMMANDS: Record<string, Command> = {
   "apps webhooks test": webhooks.appsWebhooksTest,
   "apps webhooks deliveries": webhooks.appsWebhooksDeliveries,
   "apps webhooks redeliver": webhooks.appsWebhooksRedeliver,
+  "events retention": webhooks.eventsRetention,
   "users create": users.usersCreate,
   "users disable": users.usersDisable,
   "users enable": users.usersEnable,

@@ -2,6 +2,7 @@ import pg from "pg";
 import { onChange, pgTransactionWithChanges } from "../database/changes";
 import { pool } from "../database/client";
 import { env } from "../env";
+import { dropDayPartitions, ensureDayPartitions, type DayPartitioned } from "../queries/partitions";
 import { logger } from "../logger";
 import { countWebhookDelivery, watchWebhookQueue } from "../metrics";
 import { EVENT_AUDIENCE, type EventEnvelope, type EventType } from "../schemas/events";
@@ -152,7 +153,7 @@ const FANOUT_SQL = `
     SELECT platform_public_id('dlv'), endpoint_id, client_id, seq, event_id, type, 1, 'pending',
            CASE WHEN row_number() OVER () <= $8 THEN timezone('UTC', now()) + make_interval(secs => $9) END, timezone('UTC', now())
     FROM targets
-    RETURNING id, "lockedUntil" IS NOT NULL AS taken
+    RETURNING id, "createdAt", "lockedUntil" IS NOT NULL AS taken
   ),
   last AS (SELECT txid, seq FROM ev ORDER BY txid DESC, seq DESC LIMIT 1),
   moved AS (UPDATE "EventCursor" c SET txid = last.txid, seq = last.seq FROM last WHERE c.name = '${CURSOR}' RETURNING 1)
@@ -160,46 +161,54 @@ const FANOUT_SQL = `
          -- committed events behind a transaction older than theirs: read at the next round
          EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid >= (SELECT txid FROM horizon)) AS held,
          coalesce((SELECT array_agg(id) FROM inserted WHERE taken), '{}') AS taken,
+         -- one statement: every row it wrote has the same createdAt
+         (SELECT min("createdAt")::text FROM inserted) AS taken_at,
          (SELECT count(*) FROM inserted WHERE NOT taken)::int AS left,
          (SELECT count(*) FROM moved)::int AS moved`;
 
-/** What an attempt needs: the delivery, its endpoint (null when deleted) and its event. */
-const ATTEMPT_COLUMNS = `d.id AS delivery_id, d."endpointId" AS endpoint_id, d.attempt, d."clientId" AS client_id,
+/**
+ * What an attempt needs: the delivery, its endpoint (null when deleted) and its event. Issue 30: the
+ * delivery's createdAt (its partition key, as text: exact) comes along, and every later update of
+ * the row names it with the id, so that update reads one partition.
+ */
+const ATTEMPT_COLUMNS = `d.id AS delivery_id, d."createdAt"::text AS created_at, d."endpointId" AS endpoint_id, d.attempt, d."clientId" AS client_id,
   w.url, w.enabled, w.secrets, w."failingSince" AS failing_since, e.seq IS NOT NULL AS has_event, ${EVENT_COLUMNS}`;
 
 const LOAD_SQL = `
   SELECT ${ATTEMPT_COLUMNS}
   FROM "WebhookDelivery" d LEFT JOIN "Event" e ON e.seq = d."eventSeq" LEFT JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
-  WHERE d.id = ANY ($1::text[]) AND d.state = 'pending'`;
+  WHERE d.id = ANY ($1::text[]) AND d."createdAt" = $2::timestamp AND d.state = 'pending'`;
 
 /** Takes up to $1 pending attempts that are due and not held (or whose holder's lease ran out), for $2 seconds. */
 const CLAIM_SQL = `
   WITH due AS (
-    SELECT id, "lockedUntil" IS NOT NULL AS taken_over FROM "WebhookDelivery"
+    SELECT id, "createdAt", "lockedUntil" IS NOT NULL AS taken_over FROM "WebhookDelivery"
     WHERE state = 'pending' AND "createdAt" <= timezone('UTC', now())
       AND ("lockedUntil" IS NULL OR "lockedUntil" < timezone('UTC', now()))
     ORDER BY "createdAt" LIMIT $1 FOR UPDATE SKIP LOCKED
   ),
   d AS (
     UPDATE "WebhookDelivery" x SET "lockedUntil" = timezone('UTC', now()) + make_interval(secs => $2)
-    FROM due WHERE x.id = due.id RETURNING x.*, due.taken_over
+    FROM due WHERE x.id = due.id AND x."createdAt" = due."createdAt" RETURNING x.*, due.taken_over
   )
   SELECT ${ATTEMPT_COLUMNS}, d.taken_over
   FROM d LEFT JOIN "Event" e ON e.seq = d."eventSeq" LEFT JOIN "WebhookEndpoint" w ON w.id = d."endpointId"`;
 
 /** Successes, in one statement: the attempts delivered, and their endpoints' failing marks cleared. */
 const DELIVERED_SQL = `
-  WITH r AS (SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[]) AS r(id, status, latency, response)),
+  WITH r AS (SELECT * FROM unnest($1::text[], $2::timestamp[], $3::int[], $4::int[], $5::text[]) AS r(id, created_at, status, latency, response)),
   done AS (
     UPDATE "WebhookDelivery" d SET state = 'delivered', "statusCode" = r.status, error = NULL, "latencyMs" = r.latency,
            response = r.response, "lockedUntil" = NULL
-    FROM r WHERE d.id = r.id AND d.state = 'pending'
+    FROM r WHERE d.id = r.id AND d."createdAt" = r.created_at AND d.state = 'pending'
     RETURNING d."endpointId"
   )
   UPDATE "WebhookEndpoint" w SET "failingSince" = NULL WHERE w."failingSince" IS NOT NULL AND w.id IN (SELECT "endpointId" FROM done)`;
 
 interface AttemptRow {
   delivery_id: string;
+  /** The delivery's createdAt as PostgreSQL writes it (its partition key). */
+  created_at: string;
   endpoint_id: string;
   attempt: number;
   client_id: string;
@@ -252,8 +261,8 @@ class DeliveryLoop {
   private readonly queues = new Map<string, Attempt[]>();
   private readonly running = new Map<string, number>();
   private inFlight = 0;
-  /** Every attempt this process has taken and not yet recorded: its lease is renewed. */
-  private readonly held = new Set<string>();
+  /** Every attempt this process has taken and not yet recorded (id → createdAt): its lease is renewed. */
+  private readonly held = new Map<string, string>();
   private outcomes: Outcome[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -309,10 +318,12 @@ class DeliveryLoop {
       room -= fanned.taken;
       if (fanned.full) this.again = true;
       if (room > 0 && !this.stopping) {
-        const { rows } = await pool.query<AttemptRow & { taken_over: boolean } & Record<string, unknown>>(CLAIM_SQL, [
-          Math.min(room, CLAIM_BATCH),
-          this.leaseSeconds,
-        ]);
+        // Named: planned once per connection (issue 30: its tables are partitioned, ~12 partitions each), not at every poll.
+        const { rows } = await pool.query<AttemptRow & { taken_over: boolean } & Record<string, unknown>>({
+          name: "webhook-claim-v2",
+          text: CLAIM_SQL,
+          values: [Math.min(room, CLAIM_BATCH), this.leaseSeconds],
+        });
         // A lease that ran out: its holder stopped (killed mid-delivery) and this process takes over.
         const takenOver = rows.filter((r) => r.taken_over).length;
         if (takenOver) logger.warn("webhook delivery: attempts of a stopped process taken over", { attempts: takenOver });
@@ -326,6 +337,7 @@ class DeliveryLoop {
   private async fanout(room: number): Promise<{ taken: number; full: boolean }> {
     const client = await pool.connect();
     let taken: string[] = [];
+    let takenAt = "";
     let full = false;
     try {
       await client.query("BEGIN");
@@ -334,10 +346,11 @@ class DeliveryLoop {
         [CURSOR],
       );
       if (cursor) {
-        const { rows: [result] } = await client.query<{ events: number; held: boolean; taken: string[]; left: number }>(FANOUT_SQL, [
+        const { rows: [result] } = await client.query<{ events: number; held: boolean; taken: string[]; taken_at: string | null; left: number }>(FANOUT_SQL, [
           cursor.txid, cursor.seq, FANOUT_BATCH, ...AUDIENCE_PARAMS, room, this.leaseSeconds,
         ]);
         taken = result!.taken;
+        takenAt = result!.taken_at ?? "";
         full = result!.events === FANOUT_BATCH;
         if (result!.held) this.wakeAt(Date.now() + HELD_RETRY_MS);
         // What this process has no room for: the other processes take it now.
@@ -351,8 +364,8 @@ class DeliveryLoop {
       client.release();
     }
     if (taken.length) {
-      for (const id of taken) this.held.add(id);
-      const { rows } = await pool.query<AttemptRow & Record<string, unknown>>(LOAD_SQL, [taken]);
+      for (const id of taken) this.held.set(id, takenAt);
+      const { rows } = await pool.query<AttemptRow & Record<string, unknown>>(LOAD_SQL, [taken, takenAt]);
       const found = new Set(rows.map((r) => r.delivery_id));
       for (const id of taken) if (!found.has(id)) this.held.delete(id);
       this.enqueue(rows, false);
@@ -362,7 +375,7 @@ class DeliveryLoop {
 
   private enqueue(rows: (AttemptRow & Record<string, unknown>)[], hold = true): void {
     for (const row of rows) {
-      if (hold) this.held.add(row.delivery_id);
+      if (hold) this.held.set(row.delivery_id, row.created_at);
       const attempt: Attempt = { row, event: row.has_event ? toStoredEvent(row) : null };
       const queue = this.queues.get(row.endpoint_id);
       if (queue) queue.push(attempt);
@@ -447,6 +460,7 @@ class DeliveryLoop {
     if (delivered.length) {
       await pool.query(DELIVERED_SQL, [
         delivered.map((o) => o.attempt.row.delivery_id),
+        delivered.map((o) => o.attempt.row.created_at),
         delivered.map((o) => o.result!.statusCode),
         delivered.map((o) => Math.round(o.result!.latencyMs)),
         delivered.map((o) => o.result!.responseBody.slice(0, 1024)),
@@ -475,8 +489,9 @@ class DeliveryLoop {
     if (!this.held.size) return;
     await pool
       .query(
-        `UPDATE "WebhookDelivery" SET "lockedUntil" = timezone('UTC', now()) + make_interval(secs => $2) WHERE id = ANY ($1::text[]) AND state = 'pending'`,
-        [[...this.held], this.leaseSeconds],
+        `UPDATE "WebhookDelivery" d SET "lockedUntil" = timezone('UTC', now()) + make_interval(secs => $3)
+         FROM unnest($1::text[], $2::timestamp[]) AS h(id, created_at) WHERE d.id = h.id AND d."createdAt" = h.created_at AND d.state = 'pending'`,
+        [[...this.held.keys()], [...this.held.values()], this.leaseSeconds],
       )
       .catch((error: Error) => logger.warn("webhook delivery: renewing leases failed", { error: error.message }));
   }
@@ -504,12 +519,16 @@ class DeliveryLoop {
     for (const timer of this.timers) clearInterval(timer);
     if (this.dueTimer) clearTimeout(this.dueTimer.timer);
     await this.cycling;
-    const queued = [...this.queues.values()].flat().map((a) => a.row.delivery_id);
+    const queued = [...this.queues.values()].flat().map((a) => a.row);
     this.queues.clear();
-    for (const id of queued) this.held.delete(id);
+    for (const row of queued) this.held.delete(row.delivery_id);
     if (queued.length) {
       await pool
-        .query(`UPDATE "WebhookDelivery" SET "lockedUntil" = NULL WHERE id = ANY ($1::text[]) AND state = 'pending'`, [queued])
+        .query(
+          `UPDATE "WebhookDelivery" d SET "lockedUntil" = NULL FROM unnest($1::text[], $2::timestamp[]) AS q(id, created_at)
+           WHERE d.id = q.id AND d."createdAt" = q.created_at AND d.state = 'pending'`,
+          [queued.map((r) => r.delivery_id), queued.map((r) => r.created_at)],
+        )
         .catch((error: Error) => logger.warn("webhook delivery: releasing queued attempts failed", { error: error.message }));
     }
     await new Promise<void>((resolve) => {
@@ -527,7 +546,10 @@ class DeliveryLoop {
  */
 async function recordFailure({ attempt: { row, event }, result }: Outcome): Promise<number | null> {
   if (!result) {
-    await pool.query(`UPDATE "WebhookDelivery" SET state = 'failed', error = 'disabled', "lockedUntil" = NULL WHERE id = $1 AND state = 'pending'`, [row.delivery_id]);
+    await pool.query(
+      `UPDATE "WebhookDelivery" SET state = 'failed', error = 'disabled', "lockedUntil" = NULL WHERE id = $1 AND "createdAt" = $2::timestamp AND state = 'pending'`,
+      [row.delivery_id, row.created_at],
+    );
     return null;
   }
   const gone = result.statusCode === 410;
@@ -536,16 +558,16 @@ async function recordFailure({ attempt: { row, event }, result }: Outcome): Prom
   await pgTransactionWithChanges(async (client) => {
     const { rowCount } = await client.query(
       `UPDATE "WebhookDelivery" SET state = 'failed', "statusCode" = $2, error = $3, "latencyMs" = $4, response = $5, "nextAttemptAt" = $6, "lockedUntil" = NULL
-       WHERE id = $1 AND state = 'pending'`,
-      [row.delivery_id, result.statusCode, result.error, Math.round(result.latencyMs), result.responseBody.slice(0, 1024), nextAt],
+       WHERE id = $1 AND "createdAt" = $7::timestamp AND state = 'pending'`,
+      [row.delivery_id, result.statusCode, result.error, Math.round(result.latencyMs), result.responseBody.slice(0, 1024), nextAt, row.created_at],
     );
     if (!rowCount) return; // recorded already (its lease ran out and another process took it)
     if (nextAt) {
       await client.query(
         `INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, redelivery, state, "createdAt")
          SELECT platform_public_id('dlv'), "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt + 1, redelivery, 'pending', timezone('UTC', $2::timestamptz)
-         FROM "WebhookDelivery" WHERE id = $1`,
-        [row.delivery_id, nextAt],
+         FROM "WebhookDelivery" WHERE id = $1 AND "createdAt" = $3::timestamp`,
+        [row.delivery_id, nextAt, row.created_at],
       );
     }
     await settleFailedEndpoint(client, row, gone);
@@ -585,17 +607,30 @@ async function settleFailedEndpoint(client: pg.PoolClient, row: AttemptRow, gone
 /** Pending attempts in the database, for the queue-depth gauge: counted up to 100000 (a bounded scan of the (state, createdAt) index). */
 const PENDING_COUNT_SQL = `SELECT count(*)::int AS n FROM (SELECT 1 FROM "WebhookDelivery" WHERE state = 'pending' LIMIT 100000) p`;
 
-/** Events and delivery attempts are kept 7 days (the stream resumes from up to 24 h back, the log shows a week). */
+/** Events and delivery attempts are kept 7 days (the stream resumes from 24 h back, Last-Event-ID reaches 7 days, the log shows a week). */
 const RETENTION_DAYS = 7;
 const RETENTION_EVERY_MS = 3600 * 1000;
+const DAY_MS = 24 * 3600 * 1000;
+/** Issue 30: day partitions kept created ahead (the job runs hourly; each partition is one more index scan for the readers). */
+const PARTITIONS_AHEAD_DAYS = 2;
+const DELIVERIES: DayPartitioned = { table: "WebhookDelivery", key: "createdAt" };
+const EVENTS: DayPartitioned = { table: "Event", key: "createdAt" };
 
-export async function runEventRetention(): Promise<void> {
-  const cutoff = `timezone('UTC', now()) - interval '${RETENTION_DAYS} days'`;
-  const { rowCount: deliveries } = await pool.query(`DELETE FROM "WebhookDelivery" WHERE "createdAt" < ${cutoff} AND state <> 'pending'`);
-  const { rowCount: events } = await pool.query(
-    `DELETE FROM "Event" e WHERE e."createdAt" < ${cutoff} AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" d WHERE d."eventSeq" = e.seq)`,
-  );
-  if (deliveries || events) logger.info("events retention", { events, deliveries });
+/**
+ * Issue 30: Event and WebhookDelivery are range-partitioned by UTC day on "createdAt"
+ * (prisma/migrations/…_partitioned_history). The job creates the partitions from yesterday to
+ * PARTITIONS_AHEAD_DAYS ahead and drops the days past RETENTION_DAYS whole, carrying over into the
+ * default partition what must outlive its day: a pending delivery (it is due and must never be
+ * lost), and an event a kept delivery refers to (a retry or redelivery sends it). Deliveries go
+ * first, so an event is kept exactly while a delivery still refers to it. Idempotent; safe in every
+ * process at once (the partition functions take one advisory lock).
+ */
+export async function runEventRetention(nowMs = Date.now()): Promise<{ created: number; events: number; deliveries: number }> {
+  const created = await ensureDayPartitions([EVENTS, DELIVERIES], new Date(nowMs - DAY_MS), new Date(nowMs + PARTITIONS_AHEAD_DAYS * DAY_MS));
+  const before = new Date(nowMs - RETENTION_DAYS * DAY_MS);
+  const deliveries = await dropDayPartitions(DELIVERIES, before, { keep: `r.state = 'pending'` });
+  const events = await dropDayPartitions(EVENTS, before, { keep: `r.seq IN (SELECT "eventSeq" FROM "WebhookDelivery")` });
+  return { created, events, deliveries };
 }
 
 /**
@@ -613,6 +648,9 @@ export function startEventWorker(render: EventRenderer): { stop(): Promise<void>
   let retention: NodeJS.Timeout;
   const runRetention = () => {
     runEventRetention()
+      .then(({ events, deliveries }) => {
+        if (events || deliveries) logger.info("events retention", { events, deliveries });
+      })
       .catch((error: Error) => logger.warn("events retention failed", { error: error.message }))
       .finally(() => {
         retention = setTimeout(runRetention, RETENTION_EVERY_MS);

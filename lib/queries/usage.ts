@@ -1,6 +1,7 @@
 // Data layer (STYLE.md Layout): the usage tables' SQL over pg (issue 16); the rules live in
 // lib/services/usage.ts and lib/services/usage-meter.ts.
 import { pool } from "../database/client";
+import { dropDayPartitions, ensureDayPartitions, type DayPartitioned } from "./partitions";
 import type { RequestLogEntry } from "../schemas/usage";
 
 /** Dates go in as epoch seconds and are compared as UTC (the columns are `timestamp` in UTC, as Prisma writes them). */
@@ -82,20 +83,25 @@ export async function rollUpUsage(before: Date): Promise<{ counts: number; laten
 }
 
 /** The usage tables, range-partitioned by day on "periodStart" (prisma/migrations/…_partitioned_usage). */
-const USAGE_TABLES = ["UsageCount", "UsageLatency"] as const;
+const USAGE_TABLES: readonly DayPartitioned[] = [
+  { table: "UsageCount", key: "periodStart" },
+  { table: "UsageLatency", key: "periodStart" },
+];
+/** Issue 30: the request log, range-partitioned by day on "at" (prisma/migrations/…_partitioned_history). */
+const REQUEST_LOG: DayPartitioned = { table: "RequestLog", key: "at" };
 
 /**
  * Issue 30: creates the day partitions of the usage tables from `from` through `through` (UTC days)
  * that do not exist yet, each taking over what the default partition held for its day. Returns how
  * many it created.
  */
-export async function ensureUsagePartitions(from: Date, through: Date): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(
-    `SELECT count(*) FILTER (WHERE platform_ensure_day_partition(t, 'periodStart', d::date))::int AS n
-     FROM unnest($1::text[]) AS t, generate_series($2::date, $3::date, interval '1 day') AS d`,
-    [USAGE_TABLES, from.toISOString().slice(0, 10), through.toISOString().slice(0, 10)],
-  );
-  return rows[0]!.n;
+export function ensureUsagePartitions(from: Date, through: Date): Promise<number> {
+  return ensureDayPartitions(USAGE_TABLES, from, through);
+}
+
+/** Issue 30: the same for the request log. */
+export function ensureRequestLogPartitions(from: Date, through: Date): Promise<number> {
+  return ensureDayPartitions([REQUEST_LOG], from, through);
 }
 
 /**
@@ -105,12 +111,24 @@ export async function ensureUsagePartitions(from: Date, through: Date): Promise<
  */
 export async function deleteUsageBefore(before: Date): Promise<number> {
   let removed = 0;
-  for (const table of USAGE_TABLES) {
-    const dropped = await pool.query<{ n: string }>(`SELECT platform_drop_day_partitions($1, ${UTC(2)}) AS n`, [table, at(before)]);
-    const deleted = await pool.query(`DELETE FROM "${table}_default" WHERE "periodStart" < ${UTC(1)}`, [at(before)]);
-    removed += Number(dropped.rows[0]!.n) + (deleted.rowCount ?? 0);
-  }
+  for (const table of USAGE_TABLES) removed += await dropDayPartitions(table, before);
   return removed;
+}
+
+/**
+ * Issue 30: drops the request log's day partitions that end by `before` (past the longest age the
+ * log promises), carrying into the default partition the rows still among their app's `keepRecent`
+ * newest (a quiet app's last requests, whatever their age). The per-app trim (trimRequestLog)
+ * bounds everything else, the default partition included. Returns the rows removed.
+ */
+export function dropRequestLogBefore(before: Date, keepRecent: number): Promise<number> {
+  const cutoff = `(timestamptz '${before.toISOString()}' AT TIME ZONE 'UTC')`;
+  const keep = `r.id IN (
+    SELECT n.id FROM (SELECT DISTINCT o."clientId" FROM "RequestLog" o WHERE o.at < ${cutoff}) AS c
+    CROSS JOIN LATERAL (
+      SELECT l.id FROM "RequestLog" l WHERE l."clientId" = c."clientId" ORDER BY l.at DESC, l.id DESC LIMIT ${Math.trunc(keepRecent)}
+    ) AS n)`;
+  return dropDayPartitions(REQUEST_LOG, before, { keep, trimDefault: false });
 }
 
 /**
@@ -120,7 +138,7 @@ export async function deleteUsageBefore(before: Date): Promise<number> {
 export async function trimRequestLog(keepRecent: number, errorsSince: Date, errorCap: number): Promise<number> {
   const result = await pool.query(
     `DELETE FROM "RequestLog" r USING (
-       SELECT id FROM (
+       SELECT id, at FROM (
          SELECT id, status, at,
            row_number() OVER (PARTITION BY "clientId" ORDER BY at DESC, id DESC) AS recent,
            row_number() OVER (PARTITION BY "clientId", (status BETWEEN 200 AND 299) ORDER BY at DESC, id DESC) AS nth
@@ -128,7 +146,7 @@ export async function trimRequestLog(keepRecent: number, errorsSince: Date, erro
        ) x
        WHERE recent > $1 AND (status BETWEEN 200 AND 299 OR at < ${UTC(2)} OR nth > $3)
      ) d
-     WHERE r.id = d.id`,
+     WHERE r.id = d.id AND r.at = d.at`,
     [keepRecent, at(errorsSince), errorCap],
   );
   return result.rowCount ?? 0;

@@ -3,6 +3,8 @@ import { logger } from "../logger";
 import { deleteExpiredIdempotencyKeys } from "../queries/idempotency-keys";
 import {
   deleteUsageBefore,
+  dropRequestLogBefore,
+  ensureRequestLogPartitions,
   ensureUsagePartitions,
   rollUpUsage,
   selectLatencySeries,
@@ -62,6 +64,8 @@ export const LOG_KEEP_ERRORS_MS = 7 * 24 * 3600_000;
 export const LOG_ERROR_CAP = 10_000;
 /** Issue 30: how many days of usage partitions the retention job keeps created ahead. */
 const PARTITIONS_AHEAD_DAYS = 7;
+/** …and of the request log's (fewer: every partition is one more index scan for its readers). */
+const LOG_PARTITIONS_AHEAD_DAYS = 2;
 
 export interface RetentionResult {
   rolledUp: number;
@@ -73,7 +77,8 @@ export interface RetentionResult {
 
 /**
  * Rolls minute rows older than a day (whole hours only, so the last day keeps its minutes) into hour
- * rows, deletes usage older than 90 days and trims the request log. Safe to run in several
+ * rows, deletes usage older than 90 days and trims the request log (issue 30: dropping its days past
+ * 7 whole). Safe to run in several
  * processes at once and again at any time (lib/queries/usage.ts). It also deletes expired
  * Idempotency-Key rows (issue 27; a claim treats an expired row as free, so this only bounds the table).
  */
@@ -84,7 +89,12 @@ export async function runUsageRetention(nowMs = Date.now()): Promise<RetentionRe
   const rollupBefore = new Date(Math.floor((nowMs - ROLLUP_AFTER_MS) / hour) * hour);
   const rolled = await rollUpUsage(rollupBefore);
   const deleted = await deleteUsageBefore(new Date(nowMs - KEEP_USAGE_MS));
-  const logTrimmed = await trimRequestLog(LOG_KEEP_RECENT, new Date(nowMs - LOG_KEEP_ERRORS_MS), LOG_ERROR_CAP);
+  // Issue 30: the request log's day partitions too; the days past the errors' 7 days are dropped
+  // whole, each app's newest LOG_KEEP_RECENT carried over; the per-app trim bounds the rest.
+  await ensureRequestLogPartitions(new Date(nowMs - 24 * hour), new Date(nowMs + LOG_PARTITIONS_AHEAD_DAYS * 24 * hour));
+  const logTrimmed =
+    (await trimRequestLog(LOG_KEEP_RECENT, new Date(nowMs - LOG_KEEP_ERRORS_MS), LOG_ERROR_CAP)) +
+    (await dropRequestLogBefore(new Date(nowMs - LOG_KEEP_ERRORS_MS), LOG_KEEP_RECENT));
   const idempotencyKeysExpired = await deleteExpiredIdempotencyKeys();
   return { rolledUp: rolled.counts + rolled.latency, deleted, logTrimmed, idempotencyKeysExpired };
 }

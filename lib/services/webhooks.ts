@@ -198,7 +198,8 @@ export async function sendTestEvent(clientId: string, webhookId: string, actor: 
       clientId: owner,
       data: { message: `Test event from the developer portal for ${app.name}.`, webhook_id: endpoint.id },
     });
-    const event = await tx.event.findUniqueOrThrow({ where: { id: eventId }, select: { seq: true, id: true, type: true } });
+    // Issue 30: Event is partitioned by day, its id indexed but not unique-constrained (random, 120 bits).
+    const event = await tx.event.findFirstOrThrow({ where: { id: eventId }, select: { seq: true, id: true, type: true } });
     // Its one attempt: fan-out passes pings by (lib/events/worker.ts).
     const deliveryId = await queueDelivery(tx, endpoint, event, false);
     await recordAudit({ actor, action: "app.webhook.test", targetType: "app", targetId: clientId, detail: { webhook: endpoint.id, event: eventId } }, tx);
@@ -245,7 +246,7 @@ export async function listDeliveries(clientId: string, filter: DeliveryFilter, a
 /** Sends the event of a delivery again, as a new first attempt (same event id: receivers deduplicate). */
 export async function redeliver(clientId: string, deliveryId: string, actor: Actor, world: WebhookWorld = {}): Promise<{ delivery_id: string }> {
   const { owner } = await loadTarget(clientId, actor, "handleSecrets", "app.webhook.redeliver", world);
-  const delivery = DELIVERY_ID_PATTERN.test(deliveryId) ? await db.webhookDelivery.findUnique({ where: { id: deliveryId } }) : null;
+  const delivery = DELIVERY_ID_PATTERN.test(deliveryId) ? await db.webhookDelivery.findFirst({ where: { id: deliveryId } }) : null;
   if (!delivery || delivery.clientId !== owner) throw new AppError("not_found", `No delivery ${deliveryId} on ${owner}.`);
   const endpoint = await loadEndpoint(owner, delivery.endpointId);
   if (!endpoint.enabled) throw new AppError("conflict", `Webhook ${endpoint.id} is disabled; enable it to redeliver.`);
