@@ -59,7 +59,7 @@ const REPLICA_SETTINGS = { shared_preload_libraries: "pg_stat_statements", "pg_s
  * history and notifications are the ones a replica may serve (SPEC-tolerant lag); /me and the
  * writes stay on the primary.
  */
-function apiMix(chatSlice: [number, number], pokeTargetsFrom: number): MixEntry[] {
+function apiMix(chatSlice: [number, number], pokeTargets: { from: number; count: number }): MixEntry[] {
   const profile: MixEntry = { path: "/api/v1/users/{handle}", token: "user", mode: "random" };
   const me: MixEntry = { path: "/api/v1/me", token: "user", mode: "random" };
   const notifications: MixEntry = { path: "/api/v1/me/notifications", token: "user", mode: "random" };
@@ -74,7 +74,14 @@ function apiMix(chatSlice: [number, number], pokeTargetsFrom: number): MixEntry[
     mode: "roundRobin",
     tokenSlice: chatSlice,
   };
-  const poke: MixEntry = { method: "POST", path: "/api/v1/users/{handle}/poke", token: "user", mode: "roundRobin", handlesFrom: pokeTargetsFrom };
+  const poke: MixEntry = {
+    method: "POST",
+    path: "/api/v1/users/{handle}/poke",
+    token: "user",
+    mode: "roundRobin",
+    handlesFrom: pokeTargets.from,
+    handlesCount: pokeTargets.count,
+  };
   return [profile, notifications, history, profile, me, post, profile, directory, notifications, profile, poke, history, profile, me, notifications, profile, directory, history, poke, profile];
 }
 
@@ -105,12 +112,13 @@ export function capacityCases<C extends CapacityContext>(deps: Deps<C>) {
     const handles = Array.from({ length: ctx.seed.users }, (_, i) => benchHandle(i + 1, ctx.seed.handleWidth));
     const { last } = deps.tokenUserIds(ctx);
     const targetsFrom = last - ctx.seed.firstUserId + 1;
-    if (targetsFrom >= handles.length - 1) throw new deps.Unavailable("no users left to poke (raise --users or lower --signed-in)");
+
     const halfSize = Math.floor(tokens.length / 2);
     if (halfSize < 1) throw new deps.Unavailable("needs at least 2 signed-in users");
-    // Pokes take distinct (caller, target) pairs: M a third of the way through the pairs, P two
-    // thirds, both past those case 8b uses from the start.
-    const pairs = tokens.length * (handles.length - targetsFrom);
+    // Pokes take distinct (caller, target) pairs among targets of their own: M the second third of
+    // the users after the signed-in ones, P the last third; case 8b starts at the first.
+    const third = Math.floor((handles.length - targetsFrom) / 3);
+    if (third < 1) throw new deps.Unavailable("no users left to poke (raise --users or lower --signed-in)");
     await deps.probe(`${origin}/api/v1/users/${handles[1]}`, { headers: { authorization: `Bearer ${tokens[0]}` } }, [200]);
     await deps.probe(`${origin}/api/v1/users`, { headers: { authorization: `Bearer ${appToken}` } }, [200]);
     return {
@@ -120,11 +128,10 @@ export function capacityCases<C extends CapacityContext>(deps: Deps<C>) {
       warmup: ctx.config.warmup,
       path: "/api/v1/me",
       mode: "mix",
-      mix: apiMix([half * halfSize, (half + 1) * halfSize], targetsFrom),
+      mix: apiMix([half * halfSize, (half + 1) * halfSize], { from: targetsFrom + (half + 1) * third, count: third }),
       tokens,
       handles,
       appToken,
-      sequenceStart: Math.floor((pairs * (half + 1)) / 3),
     };
   };
 

@@ -23,6 +23,8 @@ export interface DatabaseCounters {
   /** Their execution time, ms (pg_stat_statements total_exec_time: planning not included). */
   execMs?: number;
   transactions: number;
+  /** WAL the primary wrote (bytes, pg_current_wal_lsn): what the writes cost in disk and replication. */
+  walBytes?: number;
 }
 
 /** One server (primary or replica) the scenario's requests reach. */
@@ -70,13 +72,17 @@ export class DatabaseMeter {
     let statements: number | undefined = 0;
     let execMs: number | undefined = 0;
     let transactions = 0;
+    let walBytes: number | undefined;
     for (const server of this.servers) {
       const tree = server.postmaster ? await readTreeCpuSeconds(server.postmaster) : undefined;
       cpu = tree && cpu !== undefined ? cpu + tree.total : undefined;
-      const { rows } = await server.client.query<{ xacts: string }>(
-        `SELECT xact_commit + xact_rollback AS xacts FROM pg_stat_database WHERE datname = current_database()`,
+      const { rows } = await server.client.query<{ xacts: string; wal: string | null }>(
+        `SELECT xact_commit + xact_rollback AS xacts,
+                CASE WHEN NOT pg_is_in_recovery() THEN pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') END AS wal
+         FROM pg_stat_database WHERE datname = current_database()`,
       );
       transactions += Number(rows[0]?.xacts ?? 0);
+      if (rows[0]?.wal !== null && rows[0]?.wal !== undefined) walBytes = (walBytes ?? 0) + Number(rows[0].wal);
       if (server.statements && statements !== undefined && execMs !== undefined) {
         // The meter's own statements are left out (they touch pg_stat_*); the app's are all in this database.
         const { rows: s } = await server.client.query<{ calls: string | null; ms: number | null }>(
@@ -89,7 +95,12 @@ export class DatabaseMeter {
         statements = execMs = undefined;
       }
     }
-    return { ...(cpu !== undefined ? { cpuSeconds: cpu } : {}), ...(statements !== undefined ? { statements, execMs } : {}), transactions };
+    return {
+      ...(cpu !== undefined ? { cpuSeconds: cpu } : {}),
+      ...(statements !== undefined ? { statements, execMs } : {}),
+      transactions,
+      ...(walBytes !== undefined ? { walBytes } : {}),
+    };
   }
 
   async close(): Promise<void> {
@@ -103,11 +114,13 @@ export function counterDelta(before: DatabaseCounters, after: DatabaseCounters):
   const cpuSeconds = d(before.cpuSeconds, after.cpuSeconds);
   const statements = d(before.statements, after.statements);
   const execMs = d(before.execMs, after.execMs);
+  const walBytes = d(before.walBytes, after.walBytes);
   return {
     ...(cpuSeconds !== undefined ? { cpuSeconds } : {}),
     ...(statements !== undefined ? { statements } : {}),
     ...(execMs !== undefined ? { execMs } : {}),
     transactions: after.transactions - before.transactions,
+    ...(walBytes !== undefined ? { walBytes } : {}),
   };
 }
 
@@ -118,10 +131,12 @@ export function addCounters(a: DatabaseCounters | undefined, b: DatabaseCounters
   const cpuSeconds = s(a.cpuSeconds, b.cpuSeconds);
   const statements = s(a.statements, b.statements);
   const execMs = s(a.execMs, b.execMs);
+  const walBytes = s(a.walBytes, b.walBytes);
   return {
     ...(cpuSeconds !== undefined ? { cpuSeconds } : {}),
     ...(statements !== undefined ? { statements } : {}),
     ...(execMs !== undefined ? { execMs } : {}),
     transactions: a.transactions + b.transactions,
+    ...(walBytes !== undefined ? { walBytes } : {}),
   };
 }

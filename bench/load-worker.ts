@@ -55,38 +55,33 @@ class Tally {
   meter: DatabaseMeter | undefined;
   database: DatabaseCounters | undefined;
 
-  constructor(readonly scenario: LoadScenario) {
-    this.sequence = scenario.sequenceStart ?? 0;
-  }
+  constructor(readonly scenario: LoadScenario) {}
 
   /** Mode mix: per position of the mix, its entry's occurrences in one pass and this position's rank among them. */
   private mixPositions: { count: number; rank: number }[] | undefined;
 
   /**
    * Mode mix: request i is entry i mod E of the mix. Each entry has its own counter j (its n-th
-   * use, from sequenceStart, however often it appears in the mix): `random` picks a token and a
+   * use, however often it appears in the mix): `random` picks a token and a
    * handle at random, `roundRobin` takes token j mod T of its slice and handle (⌊j / T⌋ + j) mod N
    * of its handles, distinct pairs as in the roundRobin mode.
    */
-  mixRequestFor(n: number): RawRequest {
+  mixRequestFor(i: number): RawRequest {
     const s = this.scenario;
     const mix = s.mix!;
-    const start = s.sequenceStart ?? 0;
     if (!this.mixPositions) {
       const keys = mix.map((entry) => JSON.stringify(entry));
       this.mixPositions = keys.map((key, p) => ({ count: keys.filter((k) => k === key).length, rank: keys.slice(0, p).filter((k) => k === key).length }));
     }
-    // autocannon's template request is request 0, before the counter's start.
-    const i = Math.max(n, start);
-    const position = (i - start) % mix.length;
+    const position = i % mix.length;
     const entry = mix[position]!;
     const { count, rank } = this.mixPositions[position]!;
-    const j = start + Math.floor((i - start) / mix.length) * count + rank;
+    const j = Math.floor(i / mix.length) * count + rank;
     const all = s.tokens ?? [];
     const tokens = entry.tokenSlice ? all.slice(...entry.tokenSlice) : all;
     const handles = s.handles ?? [];
     const from = entry.handlesFrom ?? 0;
-    const span = handles.length - from;
+    const span = Math.min(entry.handlesCount ?? Infinity, handles.length - from);
     let token: string | undefined;
     let handle: string | undefined;
     if (entry.token === "app") token = s.appToken;

@@ -59,8 +59,6 @@ export interface LoadScenario {
   mix?: MixEntry[];
   /** Mode `mix`: the app-only token of entries with `token: "app"` (`tokens` are users' tokens). */
   appToken?: string;
-  /** Where the counters of mode `mix` (and of roundRobin) start: two scenarios poking distinct pairs. */
-  sequenceStart?: number;
   /** Mode `flow`: who signs in, where. */
   flow?: {
     discovery: Discovery;
@@ -84,8 +82,9 @@ export interface MixEntry {
   token: "app" | "user";
   /** random: a random token and handle; roundRobin: as the scenario mode of that name, over its own counter. */
   mode: "random" | "roundRobin";
-  /** Handles from `handles[handlesFrom]` on (poke targets after the signed-in users). */
+  /** Handles `handles[handlesFrom]` on, `handlesCount` of them (poke targets of their own, after the signed-in users). */
   handlesFrom?: number;
+  handlesCount?: number;
   /** roundRobin over this slice of `tokens` only [from, to): chat posts of two scenarios by distinct users. */
   tokenSlice?: [number, number];
 }

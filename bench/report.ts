@@ -87,6 +87,8 @@ export interface DatabasePerRequest {
   execMs?: number;
   cpuMs?: number;
   transactions: number;
+  /** WAL bytes the primary wrote per request. */
+  walBytes?: number;
 }
 
 export interface Target {
@@ -428,12 +430,12 @@ export function toMarkdown(report: BenchReport): string {
     `Whole run ${report.setup.totalSeconds} s: seeding ${report.setup.seedReused ? "reused" : `${report.setup.seedSeconds.toFixed(0)} s`}, ` +
       `signing ${c.signedIn.toLocaleString("en-US")} users in ${report.setup.signInSeconds === null ? "failed" : `${report.setup.signInSeconds.toFixed(0)} s`}.`,
     "",
-    "| # | Case | req/s | 2xx/s | p50 ms | p99 ms | errors | non-2xx | server CPU ms/req | DB queries/req | DB time ms/req | DB CPU ms/req | peak RSS MB | notes |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    "| # | Case | req/s | 2xx/s | p50 ms | p99 ms | errors | non-2xx | server CPU ms/req | DB queries/req | DB time ms/req | DB CPU ms/req | WAL B/req | peak RSS MB | notes |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
   );
   for (const r of report.cases) {
     if (!ok(r)) {
-      lines.push(`| ${r.id} | ${r.name} | – | – | – | – | – | – | – | – | – | – | – | ${r.status}: ${(r.reason ?? "").replace(/\|/g, "/")} |`);
+      lines.push(`| ${r.id} | ${r.name} | – | – | – | – | – | – | – | – | – | – | – | – | ${r.status}: ${(r.reason ?? "").replace(/\|/g, "/")} |`);
       continue;
     }
     const l = r.load;
@@ -443,7 +445,7 @@ export function toMarkdown(report: BenchReport): string {
       .join(", ");
     const notes = [r.note, codes ? `non-2xx: ${codes}` : ""].filter(Boolean).join("; ").replace(/\|/g, "/");
     lines.push(
-      `| ${r.id} | ${r.name} | ${rate(l.rps)} | ${rate(l.okRps)} | ${fmt(l.latency.p50, 1)} | ${fmt(l.latency.p99, 1)} | ${l.errors} | ${l.non2xx} | ${fmt(r.serverCpuMsPerRequest, 2)} | ${fmt(r.database?.queries, 2)} | ${fmt(r.database?.execMs, 3)} | ${fmt(r.database?.cpuMs, 2)} | ${fmt(r.peakRssMb)} | ${notes} |`,
+      `| ${r.id} | ${r.name} | ${rate(l.rps)} | ${rate(l.okRps)} | ${fmt(l.latency.p50, 1)} | ${fmt(l.latency.p99, 1)} | ${l.errors} | ${l.non2xx} | ${fmt(r.serverCpuMsPerRequest, 2)} | ${fmt(r.database?.queries, 2)} | ${fmt(r.database?.execMs, 3)} | ${fmt(r.database?.cpuMs, 2)} | ${fmt(r.database?.walBytes)} | ${fmt(r.peakRssMb)} | ${notes} |`,
     );
   }
   const events = report.cases.find((r) => ok(r) && r.events);

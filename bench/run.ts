@@ -1076,6 +1076,7 @@ function databasePerRequest(load: LoadResult): DatabasePerRequest | undefined {
     ...(d.execMs !== undefined ? { execMs: d.execMs / load.requests } : {}),
     ...(d.cpuSeconds !== undefined ? { cpuMs: (d.cpuSeconds * 1000) / load.requests } : {}),
     transactions: d.transactions / load.requests,
+    ...(d.walBytes !== undefined ? { walBytes: d.walBytes / load.requests } : {}),
   };
 }
 
@@ -1085,6 +1086,7 @@ function describeDatabase(d: DatabasePerRequest): string {
     `${d.transactions.toFixed(2)} transactions`,
     d.execMs !== undefined ? `${d.execMs.toFixed(3)} ms executing` : undefined,
     d.cpuMs !== undefined ? `CPU ${d.cpuMs.toFixed(2)} ms` : undefined,
+    d.walBytes !== undefined ? `WAL ${d.walBytes.toFixed(0)} B` : undefined,
   ];
   return `${parts.filter(Boolean).join(", ")} per request`;
 }

@@ -1,0 +1,33 @@
+import { randomBytes } from "node:crypto";
+import { inject, describe, expect, it } from "vitest";
+import { counterDelta, DatabaseMeter } from "../../bench/database-stats";
+import { withClient } from "../helpers/db";
+
+/**
+ * Issue 30: the bench's database meter against the test PostgreSQL (no pg_stat_statements loaded
+ * there): the CPU of its processes, transactions and WAL move with the work another session does.
+ */
+describe("bench database meter", () => {
+  it("counts another session's transactions, the server's CPU and the WAL its writes made", async () => {
+    const serverUrl = inject("pgServerUrl");
+    const meter = await DatabaseMeter.open([{ url: serverUrl }]);
+    const table = `bench_meter_${randomBytes(4).toString("hex")}`;
+    try {
+      const before = await meter.read();
+      await withClient(serverUrl, async (client) => {
+        await client.query(`CREATE TABLE ${table} (id int PRIMARY KEY, body text)`);
+        for (let i = 0; i < 1000; i++) await client.query(`INSERT INTO ${table} VALUES ($1, repeat('x', 100))`, [i]);
+      });
+      // The session has ended: PostgreSQL published its counters as it exited.
+      const delta = counterDelta(before, await meter.read());
+      expect(delta.transactions).toBeGreaterThanOrEqual(1001);
+      expect(delta.cpuSeconds).toBeGreaterThan(0);
+      expect(delta.walBytes).toBeGreaterThan(1000 * 100);
+      // The test server does not preload pg_stat_statements: no statement counts rather than zeros.
+      expect(delta.statements).toBeUndefined();
+    } finally {
+      await withClient(serverUrl, (client) => client.query(`DROP TABLE IF EXISTS ${table}`));
+      await meter.close();
+    }
+  });
+});
