@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
+import { TRUSTED_DEVICE_COOKIE_PREFIX } from "../lib/oidc/constants";
 
 /**
  * Real tokens from the running sign-in service: client credentials for the API client, and the
@@ -58,7 +59,23 @@ class CookieJar {
   header(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
+
+  get(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
+  set(name: string, value: string): void {
+    this.cookies.set(name, value);
+  }
 }
+
+/**
+ * Each user's trusted-device cookie (lib/oidc/trusted-device.ts), kept from their last sign-in in
+ * this process: a returning user signs in from their own browser, which the platform knows, as
+ * people do (a sign-in from an unknown browser writes an audit entry and a notice; that is the
+ * first sign-in of each bench user, not every one).
+ */
+const trustedDevices = new Map<string, string>();
 
 function parseJson(text: string): unknown {
   try {
@@ -125,6 +142,9 @@ export async function signIn(
   options: { loginPage?: boolean } = {},
 ): Promise<UserTokens> {
   const jar = new CookieJar();
+  const deviceCookie = `${TRUSTED_DEVICE_COOKIE_PREFIX}${username.toLowerCase()}`;
+  const knownDevice = trustedDevices.get(deviceCookie);
+  if (knownDevice) jar.set(deviceCookie, knownDevice);
   const verifier = randomBytes(32).toString("base64url");
   const challenge = createHash("sha256").update(verifier).digest("base64url");
   const state = randomBytes(16).toString("base64url");
@@ -181,6 +201,8 @@ export async function signIn(
       );
       const tokens = parseJson(exchange.body) as { access_token?: string; refresh_token?: string; error?: string };
       if (exchange.status !== 200 || !tokens.access_token) throw new Error(`code exchange answered ${exchange.status} ${tokens.error ?? ""}`);
+      const device = jar.get(deviceCookie);
+      if (device) trustedDevices.set(deviceCookie, device);
       return { accessToken: tokens.access_token, ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}) };
     }
     const interaction = /\/interaction\/([A-Za-z0-9_-]+)$/.exec(next.pathname);
