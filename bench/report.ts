@@ -450,6 +450,7 @@ export function toMarkdown(report: BenchReport): string {
   }
   const events = report.cases.find((r) => ok(r) && r.events);
   if (events?.events) lines.push("", ...eventsTable(events.events));
+  lines.push(...capacityTable(report.cases));
   lines.push("", "| Ratio | Value | Detail |", "|---|---:|---|");
   for (const r of report.ratios) lines.push(`| ${r.name} | ${r.value === null ? "–" : fmt(r.value, 2)} | ${r.detail} |`);
   lines.push("", "| Target | Goal | Measured | Met |", "|---|---|---|---|");
@@ -468,6 +469,34 @@ export function toMarkdown(report: BenchReport): string {
     }
   }
   return lines.join("\n") + "\n";
+}
+
+/**
+ * Issue 30: the capacity figures of docs/operations.md, from each app case's CPU per request on
+ * both sides: requests one core of the app serves (1,000 ÷ server CPU ms), requests one core of
+ * PostgreSQL serves (1,000 ÷ database CPU ms), so app cores one database core keeps busy (their
+ * quotient), and the WAL a thousand requests a second write.
+ */
+export function capacityTable(cases: CaseResult[]): string[] {
+  const rows = cases.filter(
+    (r): r is CaseResult & { serverCpuMsPerRequest: number; database: DatabasePerRequest & { cpuMs: number } } =>
+      ok(r) && r.serverCpuMsPerRequest !== undefined && r.serverCpuMsPerRequest > 0 && r.database?.cpuMs !== undefined && r.database.cpuMs > 0,
+  );
+  if (!rows.length) return [];
+  return [
+    "",
+    "Capacity per request type (docs/operations.md): req/s per core = 1,000 ÷ CPU ms per request on that side; app cores per database core = app CPU ÷ database CPU per request.",
+    "",
+    "| # | Case | DB queries/req | DB CPU ms/req | req/s per DB core | app CPU ms/req | req/s per app core | app cores per DB core | WAL MB/s at 1,000 req/s |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows.map((r) => {
+      const d = r.database;
+      return (
+        `| ${r.id} | ${r.name} | ${fmt(d.queries, 2)} | ${fmt(d.cpuMs, 3)} | ${fmt(1000 / d.cpuMs)} | ${fmt(r.serverCpuMsPerRequest, 3)} | ` +
+        `${fmt(1000 / r.serverCpuMsPerRequest)} | ${fmt(r.serverCpuMsPerRequest / d.cpuMs, 2)} | ${fmt(d.walBytes === undefined ? undefined : (d.walBytes * 1000) / 1e6, 2)} |`
+      );
+    }),
+  ];
 }
 
 /** Case E's receipts, webhooks and stream side by side. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildRatiosAndTargets, toConsoleTable, toMarkdown, type BenchReport, type CaseResult } from "../../bench/report";
+import { buildRatiosAndTargets, capacityTable, toConsoleTable, toMarkdown, type BenchReport, type CaseResult } from "../../bench/report";
 
 /**
  * Issue 30: the bench report's database columns (statements, execution time, CPU, WAL per request)
@@ -75,7 +75,8 @@ describe("bench report, issue 30", () => {
     const header = lines.find((l) => l.startsWith("| # | Case"))!;
     expect(header).toContain("| server CPU ms/req | DB queries/req | DB time ms/req | DB CPU ms/req | WAL B/req | peak RSS MB | notes |");
     const cells = (line: string) => line.split(" | ").length;
-    const rows = lines.filter((l) => /^\| (5|M|P|8b) \|/.test(l));
+    const table = lines.slice(lines.indexOf(header), lines.indexOf("", lines.indexOf(header)));
+    const rows = table.filter((l) => /^\| (5|M|P|8b) \|/.test(l));
     expect(rows).toHaveLength(4);
     for (const row of rows) expect(cells(row)).toBe(cells(header));
     const separator = lines[lines.indexOf(header) + 1]!;
@@ -90,5 +91,16 @@ describe("bench report, issue 30", () => {
     const table = toConsoleTable(report());
     expect(table.split("\n")[0]).toMatch(/CPU ms\/req\s+DB q\/req\s+DB CPU ms\/req\s+RSS MB/);
     expect(table).toMatch(/^M .* 0\.30\s+0\.90\s+0\.50\s+–$/m);
+  });
+
+  it("derives the capacity figures from both sides' CPU per request", () => {
+    const lines = capacityTable(cases);
+    // Only the cases with app and database CPU: M and P, not case 5 (no database figures) nor 8b.
+    expect(lines.filter((l) => /^\| [0-9A-Z]+ \|/.test(l)).map((l) => l.split(" | ")[0])).toEqual(["| M", "| P"]);
+    // M: 1,000 ÷ 0.5 ms = 2,000 req/s per database core, 1,000 ÷ 0.3 ms = 3,333 per app core, 0.3 ÷ 0.5 = 0.6 app cores per database core, 412 B × 1,000 = 0.41 MB/s.
+    expect(lines.find((l) => l.startsWith("| M |"))).toBe("| M | API mix, 1 process | 0.90 | 0.500 | 2,000 | 0.300 | 3,333 | 0.60 | 0.41 |");
+    expect(lines.find((l) => l.startsWith("| P |"))).toBe("| P | API mix, PgBouncer + replica | 1.30 | 0.900 | 1,111 | 0.600 | 1,667 | 0.67 | – |");
+    expect(toMarkdown(report())).toContain(lines.join("\n"));
+    expect(capacityTable(cases.filter((c) => !c.database))).toEqual([]);
   });
 });
