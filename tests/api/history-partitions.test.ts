@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { migrate } from "../../lib/database/migrate";
 import { cliJson } from "../helpers/cli";
 import { query } from "../helpers/db";
+import { dayName, dayOf, noon, partitions } from "../helpers/partitions";
 import { newDatabase } from "../helpers/server";
 
 /**
@@ -12,21 +13,6 @@ import { newDatabase } from "../helpers/server";
  * into the default partition what a promise still covers: an app's newest 1,000 requests, a pending
  * delivery, an event a kept delivery refers to.
  */
-const DAY = 24 * 3600_000;
-const dayOf = (offsetDays: number) => new Date(Date.now() + offsetDays * DAY).toISOString().slice(0, 10);
-const dayName = (offsetDays: number) => dayOf(offsetDays).replaceAll("-", "");
-/** A timestamp (UTC, as the columns store it) at noon `offsetDays` from today. */
-const noon = (offsetDays: number) => `(date_trunc('day', now() AT TIME ZONE 'UTC') + interval '${offsetDays} days' + interval '12 hours')`;
-
-async function partitions(url: string, table: string): Promise<string[]> {
-  const rows = await query<{ name: string }>(
-    url,
-    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY 1`,
-    [`"${table}"`],
-  );
-  return rows.map((r) => r.name);
-}
-
 /** The partition each matching row is in, in `order`. */
 async function partitionsOf(url: string, table: string, where: string, params: unknown[], order: string): Promise<string[]> {
   const rows = await query<{ p: string }>(url, `SELECT tableoid::regclass::text AS p FROM "${table}" WHERE ${where} ORDER BY ${order}`, params);

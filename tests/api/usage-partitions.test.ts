@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { migrate } from "../../lib/database/migrate";
 import { cliJson } from "../helpers/cli";
 import { query } from "../helpers/db";
+import { dayName, dayOf, noon, partitions } from "../helpers/partitions";
 import { newDatabase } from "../helpers/server";
 
 /**
@@ -11,20 +12,6 @@ import { newDatabase } from "../helpers/server";
  * a row of a day without a partition lands in the default partition and is moved into its day's
  * partition when that is created. The migration carries existing rows over.
  */
-const DAY = 24 * 3600_000;
-const dayName = (offsetDays: number) => new Date(Date.now() + offsetDays * DAY).toISOString().slice(0, 10).replaceAll("-", "");
-/** A timestamp (UTC, as the columns store it) at noon `offsetDays` from today. */
-const noon = (offsetDays: number) => `(date_trunc('day', now() AT TIME ZONE 'UTC') + interval '${offsetDays} days' + interval '12 hours')`;
-
-async function partitions(url: string, table: string): Promise<string[]> {
-  const rows = await query<{ name: string }>(
-    url,
-    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY 1`,
-    [`"${table}"`],
-  );
-  return rows.map((r) => r.name);
-}
-
 async function partitionOf(url: string, table: string, clientId: string): Promise<string[]> {
   const rows = await query<{ p: string }>(url, `SELECT tableoid::regclass::text AS p FROM "${table}" WHERE "clientId" = $1 ORDER BY "periodStart"`, [clientId]);
   return rows.map((r) => r.p.replaceAll('"', ""));
@@ -35,7 +22,7 @@ describe("partitioned usage history", () => {
     const url = await newDatabase({ seed: false });
     for (const offset of [-95, -92, -89]) {
       await query(url, `SELECT platform_ensure_day_partition('UsageCount', 'periodStart', $1::date), platform_ensure_day_partition('UsageLatency', 'periodStart', $1::date)`, [
-        new Date(Date.now() + offset * DAY).toISOString().slice(0, 10),
+        dayOf(offset),
       ]);
     }
     await query(url, `DROP TABLE "UsageCount_p${dayName(7)}"`); // as if the job had not run for a day: it creates it again
@@ -78,7 +65,7 @@ describe("partitioned usage history", () => {
     const app = "api_partition_default";
     await query(url, `INSERT INTO "UsageCount" ("clientId", route, status, "periodStart", count) VALUES ($1, 'GET /me', 200, ${noon(30)}, 7)`, [app]);
     expect(await partitionOf(url, "UsageCount", app)).toEqual(["UsageCount_default"]);
-    await query(url, `SELECT platform_ensure_day_partition('UsageCount', 'periodStart', $1::date)`, [new Date(Date.now() + 30 * DAY).toISOString().slice(0, 10)]);
+    await query(url, `SELECT platform_ensure_day_partition('UsageCount', 'periodStart', $1::date)`, [dayOf(30)]);
     expect(await partitionOf(url, "UsageCount", app)).toEqual([`UsageCount_p${dayName(30)}`]);
     // The flush's upsert (ON CONFLICT on the primary key, which leads with the partition key) still adds up.
     await query(
