@@ -1,6 +1,6 @@
 import { randomBytes, scryptSync, webcrypto } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ARGON2_PARAMETERS, hashPassword, MAX_CONCURRENT_HASHES, needsRehash, needsRuntimePadding, verifyPassword } from "./passwords";
+import { ARGON2_PARAMETERS, CURRENT_HASH_PATTERN, hashPassword, MAX_CONCURRENT_HASHES, needsRehash, needsRuntimePadding, verifyPassword } from "./passwords";
 
 /** A hash as an older release (or the bench seed) stored it. */
 function legacyHash(password: string, N: number, r: number, p: number): string {
@@ -14,6 +14,7 @@ describe("password hashing", () => {
     expect(ARGON2_PARAMETERS).toEqual({ memoryCost: 19456, timeCost: 2, parallelism: 1 });
     const stored = await hashPassword("correct horse");
     expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    expect(stored).toMatch(CURRENT_HASH_PATTERN);
     expect(await verifyPassword("correct horse", stored)).toBe(true);
     expect(await verifyPassword("correct horsf", stored)).toBe(false);
     expect(needsRehash(stored)).toBe(false);

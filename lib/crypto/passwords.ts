@@ -13,6 +13,10 @@ import { hash as argon2Hash, verify as argon2Verify, type Algorithm } from "@nod
  */
 export const ARGON2_PARAMETERS = { memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 } as const;
 const KEY_LENGTH = 32;
+/** A hash hashPassword stores today, whole: the PHC string at ARGON2_PARAMETERS, 16-byte salt, 32-byte key. */
+export const CURRENT_HASH_PATTERN = new RegExp(
+  `^\\$argon2id\\$v=19\\$m=${ARGON2_PARAMETERS.memoryCost},t=${ARGON2_PARAMETERS.timeCost},p=${ARGON2_PARAMETERS.parallelism}\\$[A-Za-z0-9+/]{22}\\$[A-Za-z0-9+/]{43}$`,
+);
 /** `Algorithm.Argon2id`: the package declares a const enum, which isolated modules cannot read. */
 const ARGON2ID = 2 as Algorithm;
 

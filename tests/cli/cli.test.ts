@@ -1,3 +1,4 @@
+import { CURRENT_HASH_PATTERN } from "../../lib/crypto/passwords";
 import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -288,7 +289,7 @@ describe("users", () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ handle: "opsuser", role: "user" });
     expect(run.stdout + run.stderr).not.toContain("s3cret-pass-word");
     const [row] = await query<{ passwordHash: string }>(databaseUrl, `SELECT "passwordHash" FROM "User" WHERE handle = 'opsuser'`);
-    expect(row!.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(row!.passwordHash).toMatch(CURRENT_HASH_PATTERN);
 
     const admin = await cli(["users", "create", "--handle", "opsadmin", "--password-stdin", "--admin"], { input: "another-pass-123\n" });
     expect(admin.code, admin.stderr).toBe(0);

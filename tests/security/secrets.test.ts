@@ -1,3 +1,4 @@
+import { CURRENT_HASH_PATTERN } from "../../lib/crypto/passwords";
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ACCOUNTS } from "../../lib/seed/demo-accounts";
@@ -183,7 +184,7 @@ describe("the full journey", () => {
     );
     expect(users.length).toBeGreaterThanOrEqual(6);
     // Argon2id at OWASP's parameters (issue 24); the demo accounts are hashed at start, so none is scrypt.
-    for (const u of users) expect(u.passwordHash, u.handle).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    for (const u of users) expect(u.passwordHash, u.handle).toMatch(CURRENT_HASH_PATTERN);
 
     // After the roll the app has exactly one secret: the rolled one, as a SHA-256 hash and a hint.
     const stored = await query<{ id: string; hash: string; hint: string }>(
