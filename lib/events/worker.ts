@@ -628,7 +628,7 @@ const EVENTS: DayPartitioned = { table: "Event", key: "createdAt" };
 export async function runEventRetention(nowMs = Date.now()): Promise<{ created: number; events: number; deliveries: number }> {
   const created = await ensureDayPartitions([EVENTS, DELIVERIES], new Date(nowMs - DAY_MS), new Date(nowMs + PARTITIONS_AHEAD_DAYS * DAY_MS));
   const before = new Date(nowMs - RETENTION_DAYS * DAY_MS);
-  const deliveries = await dropDayPartitions(DELIVERIES, before, { keep: `r.state = 'pending'` });
+  const deliveries = await dropDayPartitions(DELIVERIES, before, { keep: `r.state = 'pending'`, mutable: true });
   const events = await dropDayPartitions(EVENTS, before, { keep: `r.seq IN (SELECT "eventSeq" FROM "WebhookDelivery")` });
   return { created, events, deliveries };
 }

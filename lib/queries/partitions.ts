@@ -1,6 +1,8 @@
 // Data layer (STYLE.md Layout): issue 30's day partitions, over the SQL functions of the migrations
 // 20261126235800_partitioned_usage (platform_ensure_day_partition, platform_drop_day_partitions) and
 // 20261127065245_partitioned_history (platform_drop_day_partitions_keeping).
+import type pg from "pg";
+import { pgTransactionWithChanges } from "../database/changes";
 import { pool } from "../database/client";
 
 /** A table range-partitioned by UTC day on `key` (`<table>_pYYYYMMDD`, and `<table>_default`). */
@@ -30,22 +32,36 @@ export async function ensureDayPartitions(tables: readonly DayPartitioned[], fro
  * day) is deleted from row by row unless `trimDefault` is false (its table has its own trim).
  * `keep`, a SQL condition on a row named `r` (constant text, never input), names the rows that
  * outlive their day: they are carried into the default partition in the same transaction, and the
- * default partition's trim spares them too. A partly expired day stays until its whole day is past.
- * Returns the rows removed.
+ * default partition's trim spares them too. `mutable`: the kept rows may be updated meanwhile (a
+ * pending delivery being recorded), so the table takes no writes from the copy to the drop (an
+ * EXCLUSIVE lock, after the partitions' advisory lock as every retention takes it: milliseconds, as
+ * such a `keep` reads an index); otherwise a copy could bring back a row's older version. A partly
+ * expired day stays until its whole day is past. Returns the rows removed.
  */
 export async function dropDayPartitions(
   { table, key }: DayPartitioned,
   before: Date,
-  options: { keep?: string; trimDefault?: boolean } = {},
+  options: { keep?: string; mutable?: boolean; trimDefault?: boolean } = {},
 ): Promise<number> {
-  const { keep, trimDefault = true } = options;
+  const { keep, mutable = false, trimDefault = true } = options;
   const cutoff = `(to_timestamp($1) AT TIME ZONE 'UTC')`;
   const at = before.getTime() / 1000;
-  const dropped = keep
-    ? await pool.query<{ n: string }>(`SELECT platform_drop_day_partitions_keeping($2, $3, ${cutoff}, $4) AS n`, [at, table, key, keep])
-    : await pool.query<{ n: string }>(`SELECT platform_drop_day_partitions($2, ${cutoff}) AS n`, [at, table]);
+  let dropped: number;
+  if (!keep) {
+    dropped = Number((await pool.query<{ n: string }>(`SELECT platform_drop_day_partitions($2, ${cutoff}) AS n`, [at, table])).rows[0]!.n);
+  } else {
+    const dropKeeping = async (db: Pick<pg.ClientBase, "query">) =>
+      Number((await db.query<{ n: string }>(`SELECT platform_drop_day_partitions_keeping($2, $3, ${cutoff}, $4) AS n`, [at, table, key, keep])).rows[0]!.n);
+    dropped = mutable
+      ? await pgTransactionWithChanges(async (client) => {
+          await client.query(`SELECT pg_advisory_xact_lock(hashtext('platform_partitions'))`);
+          await client.query(`LOCK TABLE "${table}" IN EXCLUSIVE MODE`);
+          return dropKeeping(client);
+        })
+      : await dropKeeping(pool);
+  }
   const deleted = trimDefault
     ? await pool.query(`DELETE FROM "${table}_default" r WHERE r."${key}" < ${cutoff}${keep ? ` AND NOT (${keep})` : ""}`, [at])
     : null;
-  return Number(dropped.rows[0]!.n) + (deleted?.rowCount ?? 0);
+  return dropped + (deleted?.rowCount ?? 0);
 }

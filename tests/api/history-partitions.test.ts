@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { migrate } from "../../lib/database/migrate";
-import { cliJson } from "../helpers/cli";
-import { query } from "../helpers/db";
+import { cliJson, runCli } from "../helpers/cli";
+import { query, withClient } from "../helpers/db";
+import { until } from "../helpers/poll";
 import { dayName, dayOf, noon, partitions } from "../helpers/partitions";
 import { newDatabase } from "../helpers/server";
 
@@ -93,6 +94,32 @@ describe("partitioned request log, events and deliveries", () => {
     await query(url, `UPDATE "WebhookDelivery" SET state = 'delivered' WHERE id = 'dlv_old_pending'`);
     expect(await cliJson(url, ["events", "retention"])).toMatchObject({ partitions_created: 0, events_deleted: 1, deliveries_deleted: 1 });
     expect(await query(url, `SELECT id FROM "Event" WHERE id LIKE 'evt_old%'`)).toEqual([{ id: "evt_old_redelivered" }]);
+  });
+
+  it("a pending delivery recorded while events retention runs is not brought back as pending", async () => {
+    const url = await newDatabase({ seed: false });
+    await ensure(url, "Event", "createdAt", [-9]);
+    await ensure(url, "WebhookDelivery", "createdAt", [-9]);
+    await query(url, [insertEvent("evt_racing", -9), insertDelivery("dlv_racing", "evt_racing", "pending", -9)].join(";"));
+    // A delivery loop records the attempt in a transaction still open when retention starts.
+    await withClient(url, async (recorder) => {
+      await recorder.query("BEGIN");
+      await recorder.query(`UPDATE "WebhookDelivery" SET state = 'delivered', "lockedUntil" = NULL WHERE id = 'dlv_racing'`);
+      const retention = runCli(url, ["events", "retention", "--json"]);
+      // Retention waits for the recording transaction (for its table lock, or for the drop).
+      await until(
+        async () => {
+          const waiting = await query(url, `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+          expect(waiting.length).toBeGreaterThan(0);
+        },
+        { withinMs: 20_000, intervalMs: 50 },
+      );
+      await recorder.query("COMMIT");
+      const run = await retention;
+      expect(run.code).toBe(0);
+    });
+    // Delivered, its day past 7: gone with its partition, not carried over as the pending copy read before it was recorded.
+    expect(await query(url, `SELECT id, state FROM "WebhookDelivery" WHERE id = 'dlv_racing'`)).toEqual([]);
   });
 
   it("usage retention drops the request log's days past 7 whole, carrying each app's newest 1,000 rows over", async () => {
