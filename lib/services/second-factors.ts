@@ -189,7 +189,15 @@ export async function removeTotp(actor: Actor, proof: AccountProof): Promise<voi
     await tx.secondFactor.deleteMany({ where: { userId: user.id, kind: TOTP_KIND } });
     await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
     await recordAudit({ actor, action: "user.mfa.remove", targetType: "user", targetId: user.handle, detail: { kind: TOTP_KIND } }, tx);
-    await notifySecurity(user.id, "The authenticator app was removed from your account: signing in needs only your password now.", tx);
+    // A passkey left is still a second factor: the person is told what signing in asks for now.
+    const passkeysLeft = await tx.secondFactor.count({ where: { userId: user.id, kind: PASSKEY_KIND, confirmedAt: { not: null } } });
+    await notifySecurity(
+      user.id,
+      passkeysLeft > 0
+        ? "The authenticator app was removed from your account: after your password, signing in asks for one of your passkeys."
+        : "The authenticator app was removed from your account: signing in needs only your password now.",
+      tx,
+    );
   });
 }
 

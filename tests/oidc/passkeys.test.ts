@@ -1,4 +1,5 @@
 import { decodeJwt } from "jose";
+import { generate } from "otplib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliJson } from "../helpers/cli";
 import { query } from "../helpers/db";
@@ -150,6 +151,16 @@ describe("passkeys: registration", () => {
     expect(await listPasskeys(actor.id)).toHaveLength(0);
     const notices = await query<{ message: string }>(server.databaseUrl, `SELECT message FROM "Notification" WHERE "userId" = $1 ORDER BY id DESC LIMIT 1`, [actor.id]);
     expect(notices[0]!.message).toBe('The passkey "Old phone" was removed from your account.');
+  });
+  it("removing the authenticator app of an account with a passkey says the passkey still guards the password", async () => {
+    const { actor } = await userWithPasskey("tessa");
+    const { startTotpEnrolment, confirmTotpEnrolment, removeTotp } = await import("../../lib/services/second-factors");
+    const { secret } = await startTotpEnrolment(actor);
+    await confirmTotpEnrolment(actor, await generate({ secret }));
+    await removeTotp(actor, { password: PASSWORD });
+    const notices = await query<{ message: string }>(server.databaseUrl, `SELECT message FROM "Notification" WHERE "userId" = $1 ORDER BY id DESC LIMIT 1`, [actor.id]);
+    expect(notices[0]!.message).toBe("The authenticator app was removed from your account: after your password, signing in asks for one of your passkeys.");
+    expect(await cliJson(server.databaseUrl, ["users", "mfa", "tessa"])).toMatchObject({ passkeys: 1, totp: false });
   });
 });
 

@@ -20,7 +20,7 @@ export default async function AccountSecurityPage({ searchParams }: { searchPara
     <div className="space-y-8">
       <PageHeader
         title="Account security"
-        description="A second factor keeps your account safe even if someone learns your password: after your password, the sign-in asks for a code from an authenticator app on your phone."
+        description="A second factor keeps your account safe even if someone learns your password: after your password, the sign-in asks for a code from an authenticator app on your phone or for one of your passkeys. A passkey can also sign you in on its own, without a password."
       />
       <SecondFactorPanel
         handle={user.handle}
