@@ -18,7 +18,8 @@ import type { EmbeddedDatabase } from "../lib/database/embedded";
 import { pgbouncerBinary, startPgBouncer, type PgBouncer } from "../tests/helpers/pgbouncer";
 import { startReplicaOf } from "../tests/helpers/replica";
 import type { LoadResult, LoadScenario, MixEntry } from "./load";
-import { readCpuSeconds, readTreeRss } from "./processes";
+import { postmasterPid } from "./database-stats";
+import { readCpuSeconds, readTreeCpuSeconds, readTreeRss } from "./processes";
 import { benchHandle, type SeedInfo } from "./seed-large";
 
 interface CapacityContext {
@@ -199,8 +200,11 @@ export function capacityCases<C extends CapacityContext>(deps: Deps<C>) {
         const scenario = await mixScenario(ctx, app.origin, 1);
         scenario.cpu = { pid: app.pid, tree: true };
         scenario.database = [{ url: ctx.databaseUrl }, { url: replicaUrl }];
-        // PgBouncer's CPU and the replica's statements over the case, warm-up included.
+        // PgBouncer's CPU, the replica's CPU and statements over the case, warm-up included.
+        const replicaPid = await postmasterPid(replicaUrl);
+        const replicaCpu = async () => (replicaPid ? (await readTreeCpuSeconds(replicaPid))?.total : undefined) ?? NaN;
         const bouncerCpu = await readCpuSeconds(bouncer.pid);
+        const replicaCpuBefore = await replicaCpu();
         const replicaStatements = await statementsOn(replicaUrl);
         return {
           scenario,
@@ -209,10 +213,12 @@ export function capacityCases<C extends CapacityContext>(deps: Deps<C>) {
             const requests = load.requests + (load.warmupRequests ?? 0);
             const cpu = (await readCpuSeconds(bouncer.pid)) ?? NaN;
             const onReplica = ((await statementsOn(replicaUrl)) ?? NaN) - (replicaStatements ?? NaN);
+            const replicaUsed = (await replicaCpu()) - replicaCpuBefore;
             const perRequest = (n: number) => (Number.isFinite(n) && requests > 0 ? (n / requests).toFixed(3) : "?");
             return (
               `PgBouncer CPU ${perRequest((cpu - (bouncerCpu ?? NaN)) * 1000)} ms/request; ` +
-              `replica ${perRequest(onReplica)} statements/request; ${await rssNote(app)} (primary + workers)`
+              `replica ${perRequest(onReplica)} statements and ${perRequest(replicaUsed * 1000)} ms CPU per request (replay included); ` +
+              `${await rssNote(app)} (primary + workers)`
             );
           },
           cleanup,

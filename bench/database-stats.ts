@@ -47,6 +47,19 @@ async function parentPid(pid: number): Promise<number | undefined> {
   }
 }
 
+/** The postmaster of the server at `url` (a backend's parent), when it runs on this machine. */
+export async function postmasterPid(url: string): Promise<number | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    const parent = await parentPid(rows[0]!.pid);
+    return parent && parent > 1 ? parent : undefined;
+  } finally {
+    await client.end();
+  }
+}
+
 export class DatabaseMeter {
   private constructor(private readonly servers: Open[]) {}
 
