@@ -5,6 +5,7 @@ import { query } from "../helpers/db";
 import { clientCredentialsToken, createTestApp, createTestUser, signInAndGetTokens } from "../helpers/oidc";
 import { startStreamingPair, type StreamingPair } from "../helpers/replica";
 import { startServer, type TestServer } from "../helpers/server";
+import { startTcpProxy } from "../helpers/tcp-proxy";
 
 /**
  * Issue 30, read replicas: a primary and a real streaming replica (tests/helpers/replica.ts), two
@@ -13,7 +14,8 @@ import { startServer, type TestServer } from "../helpers/server";
  * where a read was answered: lag-tolerant reads (profiles, chat history) come from the replica;
  * access decisions (a disabled user, a suspended app) and a caller's reads after its own write
  * (chat post, poke; on the other process too) come from the primary; a replica past
- * REPLICA_MAX_LAG_SECONDS is skipped; a stopped replica's reads are answered by the primary.
+ * REPLICA_MAX_LAG_SECONDS is skipped; a process whose change channel is down reads the primary;
+ * a stopped replica's reads are answered by the primary.
  */
 const PASSWORD = "replica passphrase";
 const REDIRECT = "http://localhost:9/callback";
@@ -213,6 +215,54 @@ describe("with a streaming replica", () => {
       expect(await replicaReads(0)).toBe(before);
     }, 60_000);
   });
+
+  it("while a process's change channel is down its reads go to the primary, and for a lag window once it is back", async () => {
+    // A third process whose LISTEN connection (DATABASE_DIRECT_URL) passes through a proxy the test
+    // can cut, its queries (DATABASE_URL) not: only its change channel goes away. It could miss a
+    // `wrote` announcement meanwhile, so no replica is trusted, however fresh.
+    await replicaCaughtUp();
+    const primary = new URL(primaryUrl);
+    const proxy = await startTcpProxy({ host: primary.hostname, port: Number(primary.port) });
+    const lagSeconds = 2;
+    const third = await startServer({
+      databaseUrl: primaryUrl,
+      env: { DATABASE_DIRECT_URL: proxy.rewrite(primaryUrl), DATABASE_REPLICA_URLS: replicaUrl, REPLICA_MAX_LAG_SECONDS: String(lagSeconds) },
+    });
+    try {
+      const reads = async () => ({
+        replica: (await third.metrics()).get('platform_database_routed_reads_total{pool="replica1"}') ?? 0,
+        up: (await third.metrics()).get("platform_change_channel_up") ?? 0,
+      });
+      const read = async () => expect((await fetch(`${third.apiUrl}/users/rep_bob`)).status).toBe(200);
+      await until("the third process uses the replica", async () => {
+        const before = (await reads()).replica;
+        await read();
+        return (await reads()).replica > before;
+      });
+
+      await proxy.down("reset");
+      await until("its change channel is down", async () => (await reads()).up === 0);
+      // Longer than the lag window that follows a reconnect: the channel's state alone keeps reads on the primary.
+      await new Promise((r) => setTimeout(r, (lagSeconds + 3) * 1000));
+      let before = (await reads()).replica;
+      for (let i = 0; i < 5; i++) await read();
+      expect((await reads()).replica).toBe(before);
+
+      await proxy.up();
+      await until("its change channel is back", async () => (await reads()).up === 1);
+      before = (await reads()).replica;
+      await read();
+      expect((await reads()).replica, "at once after the reconnect: still the primary").toBe(before);
+      await until("a lag window later, the replica again", async () => {
+        const was = (await reads()).replica;
+        await read();
+        return (await reads()).replica > was;
+      });
+    } finally {
+      await third.stop();
+      await proxy.close();
+    }
+  }, 90_000);
 
   it("once replay resumes the replica is used again; stopped, its reads are answered by the primary", async () => {
     await replicaCaughtUp();
