@@ -18,12 +18,12 @@ import type { EmbeddedDatabase } from "../lib/database/embedded";
 import { pgbouncerBinary, startPgBouncer, type PgBouncer } from "../tests/helpers/pgbouncer";
 import { startReplicaOf } from "../tests/helpers/replica";
 import type { LoadResult, LoadScenario, MixEntry } from "./load";
-import { postmasterPid } from "./database-stats";
+import { postmasterPid, STATEMENT_STATS_SETTINGS } from "./database-stats";
 import { readCpuSeconds, readTreeCpuSeconds, readTreeRss } from "./processes";
 import { benchHandle, type SeedInfo } from "./seed-large";
 
 interface CapacityContext {
-  config: { connections: number; duration: number; warmup: number };
+  config: { connections: number; duration: number; warmup: number; statementStats: "on" | "off" };
   databaseUrl: string;
   primary?: { embedded: EmbeddedDatabase; dir: string };
   seed: SeedInfo;
@@ -51,8 +51,6 @@ interface Deps<C extends CapacityContext> {
 const SLOT = "platform_bench_replica";
 /** PgBouncer's server connections per database (its default_pool_size; the app's own pools sit in front). */
 const PGBOUNCER_POOL = 20;
-/** The replica's settings: as the primary's (pg_stat_statements for the database columns). */
-const REPLICA_SETTINGS = { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "top" };
 
 /**
  * The API mix, 20 requests in turn: 14 reads, 3 of them app-only (directory, chat history), and 6
@@ -185,7 +183,9 @@ export function capacityCases<C extends CapacityContext>(deps: Deps<C>) {
         cleanups.push(() => rm(replicaDir, { recursive: true, force: true }));
         // The slot keeps WAL for the replica: dropped once it is stopped (the cleanups run in reverse).
         cleanups.push(() => deps.query(embedded.serverUrl, "SELECT pg_drop_replication_slot($1) FROM pg_replication_slots WHERE slot_name = $1", [SLOT]));
-        const replica = await startReplicaOf(embedded, dir, replicaDir, { slot: SLOT, settings: REPLICA_SETTINGS });
+        // The replica's settings are the primary's (pg_stat_statements for the database columns).
+        const settings = ctx.config.statementStats === "on" ? STATEMENT_STATS_SETTINGS : {};
+        const replica = await startReplicaOf(embedded, dir, replicaDir, { slot: SLOT, settings });
         cleanups.push(() => replica.stop());
         const copySeconds = (Date.now() - started) / 1000;
         const bouncer: PgBouncer = await startPgBouncer(embedded.serverUrl, { poolSize: PGBOUNCER_POOL });

@@ -51,6 +51,11 @@ const schema = z.object({
    * receive each one (the target is stated at 200/s; lower it to see where a loaded machine stands).
    */
   eventsRate: z.coerce.number().positive().max(5000).default(200),
+  /**
+   * Issue 30: the embedded database preloads pg_stat_statements for the statements and execution
+   * time per request (the database columns); off leaves them out (CPU, transactions and WAL stay).
+   */
+  statementStats: z.enum(["on", "off"]).default("on"),
   /** Extra Node flags for the server process (space-separated), e.g. "--max-old-space-size=256". */
   serverNodeArgs: z.string().optional(),
   /** Run the server under `node --cpu-prof`, profiles written to this directory. */
@@ -83,6 +88,7 @@ const FLAGS = {
   only: "BENCH_ONLY",
   workers: "BENCH_WORKERS",
   "events-rate": "BENCH_EVENTS_RATE",
+  "statement-stats": "BENCH_STATEMENT_STATS",
   profile: "BENCH_PROFILE",
   "server-node-args": "BENCH_SERVER_NODE_ARGS",
   "log-level": "BENCH_LOG_LEVEL",
@@ -104,6 +110,7 @@ export const USAGE = `npm run bench -- [options]
   --only A,B,4,…         run only these cases (results not written)  BENCH_ONLY
   --workers N            4w, 5w on N workers (default 2; 0/1: skip)  BENCH_WORKERS
   --events-rate N        case E's chat posts/s (default 200)         BENCH_EVENTS_RATE
+  --statement-stats on|off  pg_stat_statements in the embedded database (default on)  BENCH_STATEMENT_STATS
   --profile DIR          run the server under node --cpu-prof        BENCH_PROFILE
   --server-node-args="…" extra Node flags for the server process    BENCH_SERVER_NODE_ARGS
   --log-level LEVEL      the server's LOG_LEVEL (default: the app's default)

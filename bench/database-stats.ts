@@ -15,6 +15,9 @@ import { readTreeCpuSeconds } from "./processes";
  * - transactions (xact_commit + xact_rollback of pg_stat_database), which PostgreSQL publishes
  *   up to a second late, so they are a cross-check rather than the count.
  */
+/** The embedded bench database's (and case P's replica's) settings for pg_stat_statements. */
+export const STATEMENT_STATS_SETTINGS = { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "top" };
+
 export interface DatabaseCounters {
   /** CPU seconds of all the servers' processes; undefined when a server's processes cannot be read (not local). */
   cpuSeconds?: number;

@@ -37,6 +37,7 @@ import { runLoad, type LoadResult, type LoadScenario } from "./load";
 import { listeningPort, readCpuSeconds, readRss, readTreeCpuSeconds, readTreeRss, ROOT, RssSampler, startChild, type Child } from "./processes";
 import { eventsCase } from "./events";
 import { capacityCases } from "./capacity";
+import { STATEMENT_STATS_SETTINGS } from "./database-stats";
 import {
   buildRatiosAndTargets,
   machineInfo,
@@ -143,12 +144,6 @@ async function resolveNext(config: BenchConfig, notes: string[]): Promise<boolea
   }
 }
 
-/**
- * Issue 30: the embedded bench database loads pg_stat_statements, whose counts of top-level
- * statements and their execution time give each case's database columns (bench/database-stats.ts).
- */
-const DATABASE_SETTINGS = { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "top" };
-
 /** The extension's views in the bench database; without it (a DATABASE_URL server that does not preload it) the columns show CPU and transactions only. */
 async function enableStatementStats(url: string, notes: string[]): Promise<void> {
   try {
@@ -165,7 +160,10 @@ async function prepareDatabase(config: BenchConfig): Promise<{ url: string; dir?
   // Its own directory: PostgreSQL runs as another system user and must traverse into it, while
   // workDir (scenario files with tokens) stays private.
   const dir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-pg-"));
-  const embedded = await startEmbeddedPostgres({ dir, port: await findFreePort(), settings: DATABASE_SETTINGS });
+  // Issue 30: pg_stat_statements, whose counts of top-level statements and their execution time give
+  // each case's database columns (bench/database-stats.ts), unless --statement-stats off.
+  const settings = config.statementStats === "on" ? STATEMENT_STATS_SETTINGS : {};
+  const embedded = await startEmbeddedPostgres({ dir, port: await findFreePort(), settings });
   await ensureDatabase(embedded.serverUrl, "bench");
   say(`Embedded PostgreSQL ready in ${seconds(started)} s.`);
   return { url: embedded.url("bench"), dir, embedded };
@@ -1240,7 +1238,7 @@ async function main(): Promise<number> {
     pgDir = database.dir;
     const applied = await migrate(database.url);
     if (applied.length) say(`Applied ${applied.length} migration(s).`);
-    await enableStatementStats(database.url, notes);
+    if (config.statementStats === "on") await enableStatementStats(database.url, notes);
     const seed = await seedLarge(database.url, { users: config.users, messages: config.messages, notifications: config.notifications }, say);
     if (!seed.reused) say(`Seeded in ${seed.seconds.toFixed(1)} s.`);
     if (config.sandboxes > 0) await seedSandboxes(database.url, config.sandboxes, seed.firstUserId);
