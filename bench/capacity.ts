@@ -103,6 +103,21 @@ async function statementsOn(url: string): Promise<number | undefined> {
   }
 }
 
+/** Drops the replica's slot once its WAL sender is gone (it stays active for a moment after the replica stopped). */
+async function dropSlot<C extends CapacityContext>(deps: Deps<C>, serverUrl: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const rows = await deps.query<{ active: boolean }>(serverUrl, "SELECT active FROM pg_replication_slots WHERE slot_name = $1", [SLOT]);
+    if (!rows.length) return;
+    if (!rows[0]!.active) {
+      await deps.query(serverUrl, "SELECT pg_drop_replication_slot($1)", [SLOT]);
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`the replication slot ${SLOT} is still active`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 export function capacityCases<C extends CapacityContext>(deps: Deps<C>) {
   /** What both cases share: the mix over the signed-in users, from sequence `start`, chat posts by their half of the users. */
   const mixScenario = async (ctx: C, origin: string, half: 0 | 1): Promise<LoadScenario> => {
@@ -182,7 +197,7 @@ export function capacityCases<C extends CapacityContext>(deps: Deps<C>) {
         const replicaDir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-replica-"));
         cleanups.push(() => rm(replicaDir, { recursive: true, force: true }));
         // The slot keeps WAL for the replica: dropped once it is stopped (the cleanups run in reverse).
-        cleanups.push(() => deps.query(embedded.serverUrl, "SELECT pg_drop_replication_slot($1) FROM pg_replication_slots WHERE slot_name = $1", [SLOT]));
+        cleanups.push(() => dropSlot(deps, embedded.serverUrl));
         // The replica's settings are the primary's (pg_stat_statements for the database columns).
         const settings = ctx.config.statementStats === "on" ? STATEMENT_STATS_SETTINGS : {};
         const replica = await startReplicaOf(embedded, dir, replicaDir, { slot: SLOT, settings });
