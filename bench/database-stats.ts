@@ -124,35 +124,25 @@ export class DatabaseMeter {
   }
 }
 
-/** after − before, field by field (undefined when either reading lacks it). */
+const OPTIONAL_FIELDS = ["cpuSeconds", "statements", "execMs", "walBytes"] as const;
+
+/** `op` field by field; a field missing from either side is missing from the result. */
+function combine(a: DatabaseCounters, b: DatabaseCounters, op: (x: number, y: number) => number): DatabaseCounters {
+  const out: DatabaseCounters = { transactions: op(a.transactions, b.transactions) };
+  for (const field of OPTIONAL_FIELDS) {
+    const x = a[field];
+    const y = b[field];
+    if (x !== undefined && y !== undefined) out[field] = op(x, y);
+  }
+  return out;
+}
+
+/** after − before, field by field. */
 export function counterDelta(before: DatabaseCounters, after: DatabaseCounters): DatabaseCounters {
-  const d = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined ? b - a : undefined);
-  const cpuSeconds = d(before.cpuSeconds, after.cpuSeconds);
-  const statements = d(before.statements, after.statements);
-  const execMs = d(before.execMs, after.execMs);
-  const walBytes = d(before.walBytes, after.walBytes);
-  return {
-    ...(cpuSeconds !== undefined ? { cpuSeconds } : {}),
-    ...(statements !== undefined ? { statements } : {}),
-    ...(execMs !== undefined ? { execMs } : {}),
-    transactions: after.transactions - before.transactions,
-    ...(walBytes !== undefined ? { walBytes } : {}),
-  };
+  return combine(after, before, (x, y) => x - y);
 }
 
 /** Sums of deltas (a field missing from any is missing from the sum). */
 export function addCounters(a: DatabaseCounters | undefined, b: DatabaseCounters): DatabaseCounters {
-  if (!a) return b;
-  const s = (x: number | undefined, y: number | undefined) => (x !== undefined && y !== undefined ? x + y : undefined);
-  const cpuSeconds = s(a.cpuSeconds, b.cpuSeconds);
-  const statements = s(a.statements, b.statements);
-  const execMs = s(a.execMs, b.execMs);
-  const walBytes = s(a.walBytes, b.walBytes);
-  return {
-    ...(cpuSeconds !== undefined ? { cpuSeconds } : {}),
-    ...(statements !== undefined ? { statements } : {}),
-    ...(execMs !== undefined ? { execMs } : {}),
-    transactions: a.transactions + b.transactions,
-    ...(walBytes !== undefined ? { walBytes } : {}),
-  };
+  return a ? combine(a, b, (x, y) => x + y) : b;
 }
