@@ -1,6 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { inject, describe, expect, it } from "vitest";
-import { counterDelta, DatabaseMeter } from "../../bench/database-stats";
+import { counterDelta, DatabaseMeter, STATEMENT_STATS_SETTINGS } from "../../bench/database-stats";
+import { findFreePort, startEmbeddedPostgres } from "../../lib/database/embedded";
 import { withClient } from "../helpers/db";
 
 /**
@@ -28,6 +32,30 @@ describe("bench database meter", () => {
     } finally {
       await withClient(serverUrl, (client) => client.query(`DROP TABLE IF EXISTS ${table}`));
       await meter.close();
+    }
+  });
+
+  it("counts statements and their time where the server preloads pg_stat_statements (the bench's embedded settings)", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-stats-"));
+    const database = await startEmbeddedPostgres({ dir, port: await findFreePort(), settings: STATEMENT_STATS_SETTINGS });
+    try {
+      await withClient(database.serverUrl, (client) => client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"));
+      const meter = await DatabaseMeter.open([{ url: database.serverUrl }]);
+      try {
+        const before = await meter.read();
+        await withClient(database.serverUrl, async (client) => {
+          for (let i = 0; i < 50; i++) await client.query("SELECT $1::int + 1 AS n", [i]);
+        });
+        const delta = counterDelta(before, await meter.read());
+        // 50 of the same statement; the meter's own reads of pg_stat_* are left out.
+        expect(delta.statements).toBe(50);
+        expect(delta.execMs).toBeGreaterThan(0);
+      } finally {
+        await meter.close();
+      }
+    } finally {
+      await database.stop();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
