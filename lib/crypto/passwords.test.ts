@@ -10,10 +10,10 @@ function legacyHash(password: string, N: number, r: number, p: number): string {
 }
 
 describe("password hashing", () => {
-  it("uses Argon2id at OWASP's setting, m = 19 MiB, t = 2, p = 1, stored as a PHC string", async () => {
-    expect(ARGON2_PARAMETERS).toEqual({ memoryCost: 19456, timeCost: 2, parallelism: 1 });
+  it("uses Argon2id above OWASP's minimum (m = 19 MiB, t = 2): m = 19 MiB, t = 5, p = 1, stored as a PHC string", async () => {
+    expect(ARGON2_PARAMETERS).toEqual({ memoryCost: 19456, timeCost: 5, parallelism: 1 });
     const stored = await hashPassword("correct horse");
-    expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=5,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
     expect(stored).toMatch(CURRENT_HASH_PATTERN);
     expect(await verifyPassword("correct horse", stored)).toBe(true);
     expect(await verifyPassword("correct horsf", stored)).toBe(false);
@@ -32,11 +32,13 @@ describe("password hashing", () => {
   it("needsRehash: any other Argon2 variant or parameter, and anything unreadable", () => {
     const salt = randomBytes(16).toString("base64").replace(/=+$/, "");
     const key = randomBytes(32).toString("base64").replace(/=+$/, "");
-    expect(needsRehash(`$argon2id$v=19$m=19456,t=2,p=1$${salt}$${key}`)).toBe(false);
-    expect(needsRehash(`$argon2id$v=19$m=12288,t=2,p=1$${salt}$${key}`)).toBe(true);
+    expect(needsRehash(`$argon2id$v=19$m=19456,t=5,p=1$${salt}$${key}`)).toBe(false);
+    // The previous release's setting (OWASP's minimum, t = 2): replaced at the next sign-in.
+    expect(needsRehash(`$argon2id$v=19$m=19456,t=2,p=1$${salt}$${key}`)).toBe(true);
+    expect(needsRehash(`$argon2id$v=19$m=12288,t=5,p=1$${salt}$${key}`)).toBe(true);
     expect(needsRehash(`$argon2id$v=19$m=19456,t=1,p=1$${salt}$${key}`)).toBe(true);
-    expect(needsRehash(`$argon2i$v=19$m=19456,t=2,p=1$${salt}$${key}`)).toBe(true);
-    expect(needsRehash(`$argon2id$v=19$m=19456,t=2,p=1$${salt}$${randomBytes(64).toString("base64").replace(/=+$/, "")}`)).toBe(true);
+    expect(needsRehash(`$argon2i$v=19$m=19456,t=5,p=1$${salt}$${key}`)).toBe(true);
+    expect(needsRehash(`$argon2id$v=19$m=19456,t=5,p=1$${salt}$${randomBytes(64).toString("base64").replace(/=+$/, "")}`)).toBe(true);
     for (const junk of ["", "bcrypt$2b$10$abc", "scrypt$x$8$3$a$b", `$argon2id$v=19$m=19456,t=2,p=1$${salt}`]) {
       expect(needsRehash(junk), junk).toBe(true);
     }

@@ -1,5 +1,6 @@
 import { randomBytes, scryptSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hash as argon2Hash, type Algorithm } from "@node-rs/argon2";
 import { CURRENT_HASH_PATTERN, verifyPassword } from "../../lib/crypto/passwords";
 import { freshIp } from "../helpers/client-addresses";
 import { query } from "../helpers/db";
@@ -388,7 +389,7 @@ describe("password hashes are upgraded at sign-in", () => {
     return row!.passwordHash;
   }
 
-  it("a user with an old scrypt hash signs in; the stored hash is then Argon2id (m=19456, t=2, p=1) and the password still works", async () => {
+  it("a user with an old scrypt hash signs in; the stored hash is then Argon2id at today's parameters and the password still works", async () => {
     await createTestUser(server.databaseUrl, { handle: "si_oldhash", password: PASSWORD });
     const old = oldHash(PASSWORD);
     await query(server.databaseUrl, `UPDATE "User" SET "passwordHash" = $2 WHERE handle = $1`, ["si_oldhash", old]);
@@ -406,6 +407,19 @@ describe("password hashes are upgraded at sign-in", () => {
     attempt = await startLogin(freshIp());
     expect((await login(attempt.jar, attempt.page, "si_oldhash", PASSWORD, freshIp())).error).toBeNull();
     expect(await storedHash("si_oldhash")).toBe(upgraded);
+  });
+
+  it("a hash at the previous release's Argon2id setting (t = 2) is replaced at the next sign-in", async () => {
+    await createTestUser(server.databaseUrl, { handle: "si_t2", password: PASSWORD });
+    const previous = await argon2Hash(PASSWORD.normalize("NFKC"), { algorithm: 2 as Algorithm, memoryCost: 19456, timeCost: 2, parallelism: 1, outputLen: 32 });
+    expect(previous).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    await query(server.databaseUrl, `UPDATE "User" SET "passwordHash" = $2 WHERE handle = $1`, ["si_t2", previous]);
+    const attempt = await startLogin(freshIp());
+    expect((await login(attempt.jar, attempt.page, "si_t2", PASSWORD, freshIp())).error).toBeNull();
+    const upgraded = await storedHash("si_t2");
+    expect(upgraded).not.toBe(previous);
+    expect(upgraded).toMatch(CURRENT_HASH_PATTERN);
+    expect(await verifyPassword(PASSWORD, upgraded)).toBe(true);
   });
 
   it("two sign-ins at once with an old hash both succeed and leave one valid, upgraded hash", async () => {
