@@ -23,6 +23,7 @@ import * as members from "../lib/cli/app-members";
 import * as secrets from "../lib/cli/app-secrets";
 import * as sandboxes from "../lib/cli/sandboxes";
 import { JSON_OPTION, UsageError, type Command, type Values } from "../lib/cli/command";
+import * as events from "../lib/cli/events";
 import * as keys from "../lib/cli/keys";
 import * as usage from "../lib/cli/usage";
 import * as users from "../lib/cli/users";
@@ -71,7 +72,7 @@ const COMMANDS: Record<string, Command> = {
   "apps webhooks test": webhooks.appsWebhooksTest,
   "apps webhooks deliveries": webhooks.appsWebhooksDeliveries,
   "apps webhooks redeliver": webhooks.appsWebhooksRedeliver,
-  "events retention": webhooks.eventsRetention,
+  "events retention": events.eventsRetention,
   "users create": users.usersCreate,
   "users disable": users.usersDisable,
   "users enable": users.usersEnable,
