@@ -13,7 +13,7 @@ import { AppError } from "../errors";
 import { logger } from "../logger";
 import type { AuthenticationResponseInput, RegistrationResponseInput } from "../schemas/passkeys";
 import { recordAudit, type Actor } from "./audit";
-import { checkAccountProof, notifySecurity, PASSKEY_KIND, selfOnly, type AccountProof } from "./second-factors";
+import { checkAccountProof, countPasskeys, notifySecurity, PASSKEY_KIND, selfOnly, type AccountProof } from "./second-factors";
 
 /**
  * Passkeys (issue 29, part 1): WebAuthn credentials with @simplewebauthn/server, kept as rows of
@@ -199,7 +199,7 @@ export async function removePasskey(actor: Actor, id: number, proof: AccountProo
 
 /** Whether the account has a passkey (the hosted second step offers it). */
 export async function hasPasskey(userId: number): Promise<boolean> {
-  return (await db.secondFactor.count({ where: { userId, kind: PASSKEY_KIND, confirmedAt: { not: null } } })) > 0;
+  return (await countPasskeys(userId)) > 0;
 }
 
 /**

@@ -34,10 +34,15 @@ export interface SecondFactorStatus {
   recoveryCodesLeft: number;
 }
 
+/** The account's confirmed passkeys (`tx`: inside a transaction that is changing its factors). */
+export function countPasskeys(userId: number, tx: Pick<Tx, "secondFactor"> = db): Promise<number> {
+  return tx.secondFactor.count({ where: { userId, kind: PASSKEY_KIND, confirmedAt: { not: null } } });
+}
+
 export async function getSecondFactorStatus(userId: number): Promise<SecondFactorStatus> {
   const [totp, passkeys, recoveryCodesLeft] = await Promise.all([
     db.secondFactor.findFirst({ where: { userId, kind: TOTP_KIND, confirmedAt: { not: null } }, select: { confirmedAt: true } }),
-    db.secondFactor.count({ where: { userId, kind: PASSKEY_KIND, confirmedAt: { not: null } } }),
+    countPasskeys(userId),
     db.recoveryCode.count({ where: { userId, usedAt: null } }),
   ]);
   return { passkeys, totp: Boolean(totp), totpEnrolledAt: totp?.confirmedAt ?? null, recoveryCodesLeft };
@@ -190,7 +195,7 @@ export async function removeTotp(actor: Actor, proof: AccountProof): Promise<voi
     await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
     await recordAudit({ actor, action: "user.mfa.remove", targetType: "user", targetId: user.handle, detail: { kind: TOTP_KIND } }, tx);
     // A passkey left is still a second factor: the person is told what signing in asks for now.
-    const passkeysLeft = await tx.secondFactor.count({ where: { userId: user.id, kind: PASSKEY_KIND, confirmedAt: { not: null } } });
+    const passkeysLeft = await countPasskeys(user.id, tx);
     await notifySecurity(
       user.id,
       passkeysLeft > 0
