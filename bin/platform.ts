@@ -22,7 +22,7 @@ import * as apps from "../lib/cli/apps";
 import * as members from "../lib/cli/app-members";
 import * as secrets from "../lib/cli/app-secrets";
 import * as sandboxes from "../lib/cli/sandboxes";
-import { JSON_OPTION, UsageError, type Command, type Values } from "../lib/cli/command";
+import { attachDashedValues, JSON_OPTION, UsageError, type Command, type Values } from "../lib/cli/command";
 import * as events from "../lib/cli/events";
 import * as keys from "../lib/cli/keys";
 import * as usage from "../lib/cli/usage";
@@ -214,7 +214,8 @@ async function main(argv: string[]): Promise<number> {
   let values: Values;
   let args: string[];
   try {
-    const parsed = parseArgs({ args: rest, options: { ...command.options, ...JSON_OPTION }, allowPositionals: true, strict: true });
+    const options = { ...command.options, ...JSON_OPTION };
+    const parsed = parseArgs({ args: attachDashedValues(rest, options), options, allowPositionals: true, strict: true });
     values = parsed.values as Values;
     args = parsed.positionals;
   } catch (error) {

@@ -37,6 +37,37 @@ export interface Output {
 export const JSON_OPTION: Options = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } };
 
 /**
+ * `--name VALUE` becomes `--name=VALUE` when the option takes a value and VALUE starts with "-" (a
+ * session id or a secret may): parseArgs refuses such a value as ambiguous, though it cannot be an
+ * option unless it names one. A VALUE that is one of the command's options stays as it is, so a
+ * missing value is still an error.
+ */
+export function attachDashedValues(args: string[], options: Options): string[] {
+  const known = new Set<string>();
+  for (const [name, option] of Object.entries(options)) {
+    known.add(`--${name}`);
+    if (option.short) known.add(`-${option.short}`);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      out.push(...args.slice(i));
+      break;
+    }
+    const next = args[i + 1];
+    const option = arg.startsWith("--") && !arg.includes("=") ? options[arg.slice(2)] : undefined;
+    if (option?.type === "string" && next !== undefined && next.startsWith("-") && next !== "--" && !known.has(next.split("=")[0]!)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+/**
  * The services and schemas, imported only when a command runs: `--help` and usage errors answer
  * without loading them, and they load after bin/platform.ts parsed the environment and chose the
  * database (it sets DATABASE_URL before any command runs).

@@ -79,6 +79,9 @@ describe("users sessions and users sign-out", () => {
     const again = await runCli(server.databaseUrl, ["users", "sign-out", "roamer", "--session", sessions[0]!.id, "--json"]);
     expect(again.code).toBe(1);
     expect(JSON.parse(again.stderr || again.stdout).error.code).toBe("not_found");
+    // Ids are base64url, so one in 64 starts with "-": still an id, not an option.
+    const dashed = await runCli(server.databaseUrl, ["users", "sign-out", "roamer", "--session", "-BeN4-NdpVfRWIXw", "--json"]);
+    expect(JSON.parse(dashed.stderr || dashed.stdout).error.code).toBe("not_found");
     const malformed = await runCli(server.databaseUrl, ["users", "sign-out", "roamer", "--session", "x'; DROP", "--json"]);
     expect(malformed.code).toBe(2);
 
