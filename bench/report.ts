@@ -133,17 +133,31 @@ export interface BenchReport {
   plans?: QueryPlan[];
 }
 
-/** Case 8a of the committed run (bench/results/latest.json), read before this run writes anything. */
+/**
+ * Case 8a of the committed run (bench/results/latest.json), read before this run writes anything,
+ * with that run's baselines A and B: what the host could do that day.
+ */
 export interface CommittedChat {
   date: string;
   okRps: number;
+  baselines: Partial<Record<HostBaseline, number>>;
 }
+
+/** The baselines that stand for the host's speed in the chat comparison: node:http alone, and node:http + pg. */
+const HOST_BASELINES = ["A", "B"] as const;
+type HostBaseline = (typeof HOST_BASELINES)[number];
 
 export async function readCommittedResults(): Promise<CommittedChat | null> {
   try {
     const report = JSON.parse(await readFile(path.join(ROOT, "bench", "results", "latest.json"), "utf8")) as BenchReport;
     const chat = report.cases.find((c) => c.id === "8a");
-    return ok(chat) ? { date: report.date, okRps: chat.load.okRps } : null;
+    if (!ok(chat)) return null;
+    const baselines: CommittedChat["baselines"] = {};
+    for (const id of HOST_BASELINES) {
+      const baseline = report.cases.find((c) => c.id === id);
+      if (ok(baseline)) baselines[id] = baseline.load.okRps;
+    }
+    return { date: report.date, okRps: chat.load.okRps, baselines };
   } catch {
     return null;
   }
@@ -151,6 +165,26 @@ export async function readCommittedResults(): Promise<CommittedChat | null> {
 
 /** Issue 25: chat posts may not get slower than the committed run "beyond noise" once every post writes an event. */
 export const CHAT_VS_COMMITTED_FLOOR = 0.9;
+
+/**
+ * The committed run's chat posts, scaled to this host: two runs of the same code on this kind of VM
+ * differ by up to 2× from one day to the next (baseline A 88,063 req/s on 2026-11-24, 51,393 on
+ * 2026-11-27), so the comparison is made as the bench's others are, against baselines run in the same
+ * process. Each of A and B gives a factor (this run ÷ the committed run); the larger one is used, which
+ * expects the most of this run. Without either baseline in this run, the comparison is the raw one.
+ */
+export function expectedChat(committed: CommittedChat, cases: CaseResult[]): { okRps: number; factor: number; baseline: HostBaseline | null } {
+  let best: { factor: number; baseline: HostBaseline | null } = { factor: 1, baseline: null };
+  for (const id of HOST_BASELINES) {
+    const now = cases.find((c) => c.id === id);
+    const then = committed.baselines[id];
+    if (!ok(now) || !then) continue;
+    const factor = now.load.okRps / then;
+    if (best.baseline === null || factor > best.factor) best = { factor, baseline: id };
+  }
+  return { okRps: committed.okRps * best.factor, ...best };
+}
+
 /** Issue 25: case E's targets hold at this rate of chat posts. */
 export const EVENTS_TARGET_RATE = 200;
 
@@ -369,14 +403,20 @@ export function buildRatiosAndTargets(
     measured: ok(chat) ? `${fmt(chat.load.okRps)} /s; ${chat.note ?? ""}`.trim() : "not measured",
     pass: ok(chat) ? chat.load.okRps >= 1000 && !/NOT stored|missing/.test(chat.note ?? "") : null,
   });
+  const expected = ok(chat) && committedChat ? expectedChat(committedChat, cases) : null;
   targets.push({
-    name: "Chat posts vs the committed run (8a, every post now writes its event)",
-    goal: `≥ ${fmt(CHAT_VS_COMMITTED_FLOOR * 100)}% of the committed run's 2xx/s`,
+    name: "Chat posts vs the committed run (8a, every post now writes its event; host-adjusted by baselines A and B)",
+    goal: `≥ ${fmt(CHAT_VS_COMMITTED_FLOOR * 100)}% of the committed run's 2xx/s on this host`,
     measured:
-      ok(chat) && committedChat
-        ? `${fmt(chat.load.okRps)} vs ${fmt(committedChat.okRps)} /s (${committedChat.date.slice(0, 10)}): ${fmt((chat.load.okRps / committedChat.okRps) * 100, 1)}%`
+      ok(chat) && committedChat && expected
+        ? [
+            `${fmt(chat.load.okRps)} vs ${fmt(expected.okRps)} /s: ${fmt((chat.load.okRps / expected.okRps) * 100, 1)}%`,
+            expected.baseline
+              ? `(${fmt(committedChat.okRps)} /s on ${committedChat.date.slice(0, 10)} × ${fmt(expected.factor, 2)}, baseline ${expected.baseline} here ÷ then; raw ${fmt((chat.load.okRps / committedChat.okRps) * 100, 1)}%)`
+              : `(${committedChat.date.slice(0, 10)}; not host-adjusted: run baseline A or B with 8a)`,
+          ].join(" ")
         : "not measured",
-    pass: ok(chat) && committedChat ? chat.load.okRps >= CHAT_VS_COMMITTED_FLOOR * committedChat.okRps : null,
+    pass: ok(chat) && expected ? chat.load.okRps >= CHAT_VS_COMMITTED_FLOOR * expected.okRps : null,
   });
   const events = get("E");
   const e = ok(events) ? events.events : undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildRatiosAndTargets, capacityTable, toConsoleTable, toMarkdown, type BenchReport, type CaseResult } from "../../bench/report";
+import { buildRatiosAndTargets, capacityTable, expectedChat, toConsoleTable, toMarkdown, type BenchReport, type CaseResult } from "../../bench/report";
 
 /**
  * Issue 30: the bench report's database columns (statements, execution time, CPU, WAL per request)
@@ -102,5 +102,36 @@ describe("bench report, issue 30", () => {
     expect(lines.find((l) => l.startsWith("| P |"))).toBe("| P | API mix, PgBouncer + replica | 1.30 | 0.900 | 1,111 | 0.600 | 1,667 | 0.67 | – |");
     expect(toMarkdown(report())).toContain(lines.join("\n"));
     expect(capacityTable(cases.filter((c) => !c.database))).toEqual([]);
+  });
+});
+
+describe("chat posts against the committed run (issue 25), host-adjusted", () => {
+  const committed = { date: "2026-11-24T22:36:00.000Z", okRps: 1453, baselines: { A: 88_063, B: 12_309 } };
+  const run = (chat: number, a?: number, b?: number): CaseResult[] => [
+    { id: "8a", name: "POST /global-chat/messages", status: "ok", load: load(chat, chat * 10) },
+    ...(a ? [{ id: "A", name: "Baseline A", status: "ok" as const, load: load(a, a * 10) }] : []),
+    ...(b ? [{ id: "B", name: "Baseline B", status: "ok" as const, load: load(b, b * 10) }] : []),
+  ];
+  const target = (cases: CaseResult[]) => buildRatiosAndTargets(cases, 250, 2, 2, committed).targets.find((t) => t.name.startsWith("Chat posts vs"))!;
+
+  it("scales the committed run by the baseline that expects the most of this host", () => {
+    // A here is 83% of then, B 65%: the committed 1,453/s × 0.83 is what this host owes.
+    expect(expectedChat(committed, run(1204, 73_088, 8_036))).toMatchObject({ baseline: "A", factor: 73_088 / 88_063 });
+    const met = target(run(1204, 73_088, 8_036));
+    expect(met.pass).toBe(true);
+    expect(met.measured).toContain("baseline A");
+    expect(met.measured).toContain("raw 82.9%");
+    // The same posts on a host whose baselines match the committed run's: 83%, not met.
+    expect(target(run(1204, 88_063, 12_309)).pass).toBe(false);
+    // A faster host owes more than the committed run.
+    expect(target(run(1500, 100_000, 12_309)).pass).toBe(true); // 1,500 of 1,650
+    expect(target(run(1453, 100_000, 12_309)).pass).toBe(false); // the committed figure itself is 88% of it
+  });
+
+  it("compares the raw numbers, and says so, when no baseline ran with 8a", () => {
+    const raw = target(run(1204));
+    expect(raw.pass).toBe(false);
+    expect(raw.measured).toContain("not host-adjusted");
+    expect(target(run(1400)).pass).toBe(true);
   });
 });
