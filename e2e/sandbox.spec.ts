@@ -12,6 +12,7 @@ import {
   registerApp,
   screenshot,
   server,
+  signIn,
 } from "./support";
 
 /**
@@ -32,18 +33,6 @@ const NEW_DEVELOPER = {
   password: `sandbox-journey-${randomBytes(6).toString("hex")}`,
 };
 
-/** Signs a person who is not a demo account in to the portal through the hosted login page. */
-async function signInAs(page: Page, person: { handle: string; password: string }, target: string): Promise<void> {
-  await page.goto(`${server.url}${target}`);
-  await page.waitForURL(/\/signin\?/);
-  await page.getByRole("button", { name: "Continue with your platform account" }).click();
-  await page.waitForURL(/\/interaction\//);
-  await page.getByLabel("Username").fill(person.handle);
-  await page.getByLabel("Password").fill(person.password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(`${server.url}${target}`);
-}
-
 function watchConsole(page: Page): string[] {
   const errors: string[] = [];
   page.on("console", (m) => {
@@ -58,7 +47,7 @@ test("a new developer builds against the sandbox before review: the quickstart's
   await createTestUser(server.databaseUrl, NEW_DEVELOPER);
   const page = await (await newContext(browser, foreign)).newPage();
   const consoleErrors = watchConsole(page);
-  await signInAs(page, NEW_DEVELOPER, "/apps");
+  await signIn(page, NEW_DEVELOPER.handle, "/apps", { password: NEW_DEVELOPER.password });
 
   const name = `Fernández-Castellanos Logistics Chat Digest for Regional Warehouses ${randomBytes(2).toString("hex")}`;
   const clientId = await registerApp(page, { name, type: "api", scopes: ["svc:chat.read", "svc:directory.read"] });
@@ -135,7 +124,7 @@ test("a test user signs in to the pending login client's sandbox on the hosted p
   await createTestUser(server.databaseUrl, NEW_DEVELOPER);
   const page = await (await newContext(browser, foreign)).newPage();
   const consoleErrors = watchConsole(page);
-  await signInAs(page, NEW_DEVELOPER, "/apps");
+  await signIn(page, NEW_DEVELOPER.handle, "/apps", { password: NEW_DEVELOPER.password });
   const name = `Castellanos Family Recipe Exchange — Weekend Edition ${randomBytes(2).toString("hex")}`;
   const clientId = await registerApp(page, { name, type: "login", scopes: ["svc:chat.read"], redirectUri: CALLBACK });
   // A login client's sandbox has no secret: nothing to reveal.

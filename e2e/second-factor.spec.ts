@@ -1,10 +1,9 @@
-import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { generate } from "otplib";
 import { createTestApp, createTestUser, exchangeCode, pkcePair } from "../tests/helpers/oidc";
 import { startServer, type TestServer } from "../tests/helpers/server";
 import { createTestDatabase } from "../tests/helpers/templates";
-import { DEMO_ACCOUNTS } from "../lib/seed/demo-accounts";
-import { CALLBACK, expectAccessible, screenshot, server } from "./support";
+import { CALLBACK, expectAccessible, newContext, screenshot, server, signIn } from "./support";
 
 /**
  * Issue 29: a person sets up an authenticator app on Account security (QR code, key, confirmed with a
@@ -16,27 +15,7 @@ import { CALLBACK, expectAccessible, screenshot, server } from "./support";
 const PASSWORD = "second-factor-e2e-password";
 const MFA_ACR = "urn:social-dev-platform:mfa";
 
-/** A context that may reach only `origin` (and the login client's fake callback). */
-async function contextFor(browser: Browser, origin: string, javaScriptEnabled = true): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled });
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith(origin) || url.startsWith("data:")) return route.continue();
-    if (url.startsWith(CALLBACK)) return route.fulfill({ status: 200, contentType: "text/plain", body: "callback" });
-    return route.abort();
-  });
-  return context;
-}
-
-async function portalSignIn(page: Page, base: string, handle: string, password: string, target: string): Promise<void> {
-  await page.goto(`${base}${target}`);
-  await page.waitForURL(/\/signin\?/);
-  await page.getByRole("button", { name: "Continue with your platform account" }).click();
-  await page.waitForURL(/\/interaction\//);
-  await page.getByLabel("Username").fill(handle);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-}
+const foreignRequests: string[] = [];
 
 /** Sets up the authenticator app on the open Account security page; returns the key and the recovery codes. */
 async function enrolOnPage(page: Page): Promise<{ secret: string; recoveryCodes: string[] }> {
@@ -56,10 +35,9 @@ test.describe("second factor", () => {
   test("enrol on Account security, then sign in with the password and a code with JavaScript off", async ({ browser }) => {
     const handle = "mfa_erin";
     await createTestUser(server.databaseUrl, { handle, password: PASSWORD, displayName: "Erin Two-Step" });
-    const context = await contextFor(browser, server.url);
+    const context = await newContext(browser, foreignRequests);
     const page = await context.newPage();
-    await portalSignIn(page, server.url, handle, PASSWORD, "/apps");
-    await page.waitForURL(`${server.url}/apps`);
+    await signIn(page, handle, "/apps", { password: PASSWORD });
     // Account security is in the account menu (a disclosure in the header).
     await page.getByRole("banner").locator("summary", { hasText: `@${handle}` }).click();
     await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Account security" }).click();
@@ -76,7 +54,7 @@ test.describe("second factor", () => {
 
     // A login client's sign-in in a browser without JavaScript: password, then the code.
     const { clientId } = await createTestApp(server.databaseUrl, { type: "login", name: "Two Step Notes", redirectUris: [CALLBACK], firstParty: true });
-    const noScript = await contextFor(browser, server.url, false);
+    const noScript = await newContext(browser, foreignRequests, { javaScriptEnabled: false });
     const hosted = await noScript.newPage();
     const { verifier, challenge } = pkcePair();
     const auth = new URL(`${server.issuer}/protocol/openid-connect/auth`);
@@ -133,6 +111,7 @@ test.describe("second factor", () => {
       expect(recovered.amr).toEqual(["pwd", "mfa"]);
     }
     await noScript.close();
+    expect(foreignRequests, "the browser never reached for a remote host").toEqual([]);
   });
 
   test.describe("REQUIRE_MFA=admins", () => {
@@ -152,10 +131,9 @@ test.describe("second factor", () => {
     });
 
     test("an admin without a second factor is sent to Account security before the review queue, and reaches it once enrolled", async ({ browser }) => {
-      const context = await contextFor(browser, strict.url);
+      const context = await newContext(browser, foreignRequests, { origin: strict.url });
       const page = await context.newPage();
-      const admin = DEMO_ACCOUNTS.find((a) => a.handle === "admin")!;
-      await portalSignIn(page, strict.url, admin.handle, admin.password, "/admin/apps");
+      await signIn(page, "admin", "/admin/apps", { base: strict.url, arrive: false });
       await page.waitForURL(`${strict.url}/account/security?required=1`);
       await expect(page.getByText("Your account needs a second factor before you can continue")).toBeVisible();
       await expect(page.getByRole("heading", { name: "Review queue" })).toHaveCount(0);
@@ -169,6 +147,7 @@ test.describe("second factor", () => {
       await expect(page).toHaveURL(`${strict.url}/admin/apps`);
       await expect(page.getByRole("link", { name: "Review queue" })).toBeVisible();
       await context.close();
+      expect(foreignRequests, "the browser never reached for a remote host").toEqual([]);
     });
   });
 });

@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { createTestApp, createTestUser, pkcePair } from "../tests/helpers/oidc";
-import { CALLBACK, checkLayout, expectAccessible, screenshot, server } from "./support";
+import { CALLBACK, checkLayout, expectAccessible, newContext, screenshot, server, signIn } from "./support";
 
 /**
  * Issue 29, part 4: the same person signed in in two browsers (and a third, so the list is long).
@@ -16,30 +16,14 @@ const DESKTOP_UA =
 const PHONE_UA =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8 Pro Build/AP2A.240905.003; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/130.0.6723.107 Mobile Safari/537.36 [FB_IAB/FB4A;FBAV/487.0.0.44.83;IABMV/1;]";
 const TABLET_UA = "Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+const foreignRequests: string[] = [];
 
-async function contextWith(browser: Browser, userAgent: string): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, userAgent });
-  const origin = server.url;
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith(origin) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
-    if (url.startsWith(CALLBACK)) return route.fulfill({ status: 200, contentType: "text/plain", body: "callback" });
-    return route.abort();
-  });
-  return context;
-}
-
-async function signIn(context: BrowserContext): Promise<Page> {
+/** Signs in to the portal in its own browser (`userAgent`), on Account security. */
+async function signInWith(browser: Browser, userAgent: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await newContext(browser, foreignRequests, { userAgent });
   const page = await context.newPage();
-  await page.goto(`${server.url}/account/security`);
-  await page.waitForURL(/\/signin\?/);
-  await page.getByRole("button", { name: "Continue with your platform account" }).click();
-  await page.waitForURL(/\/interaction\//);
-  await page.getByLabel("Username").fill(HANDLE);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(`${server.url}/account/security`);
-  return page;
+  await signIn(page, HANDLE, "/account/security", { password: PASSWORD });
+  return { context, page };
 }
 
 /** prompt=none for a login client in this browser: where the sign-in service sends it back to. */
@@ -67,12 +51,9 @@ async function silentAuthorize(page: Page, clientId: string): Promise<URL> {
 test("Sign out everywhere else ends the other browser's portal and sign-in sessions at once", async ({ browser }) => {
   await createTestUser(server.databaseUrl, { handle: HANDLE, password: PASSWORD, displayName: "Dana Sessions" });
   const { clientId } = await createTestApp(server.databaseUrl, { type: "login", name: "Silent Notes", redirectUris: [CALLBACK], firstParty: true });
-  const desktop = await contextWith(browser, DESKTOP_UA);
-  const phone = await contextWith(browser, PHONE_UA);
-  const tablet = await contextWith(browser, TABLET_UA);
-  const here = await signIn(desktop);
-  const there = await signIn(phone);
-  await signIn(tablet);
+  const { context: desktop, page: here } = await signInWith(browser, DESKTOP_UA);
+  const { context: phone, page: there } = await signInWith(browser, PHONE_UA);
+  const { context: tablet } = await signInWith(browser, TABLET_UA);
 
   await here.reload();
   const list = here.getByRole("list", { name: "Sign-in sessions" });
@@ -118,4 +99,5 @@ test("Sign out everywhere else ends the other browser's portal and sign-in sessi
   expect((await silentAuthorize(here, clientId)).searchParams.get("code")).toBeTruthy();
 
   await Promise.all([desktop.close(), phone.close(), tablet.close()]);
+  expect(foreignRequests, "the browsers never reached for a remote host").toEqual([]);
 });

@@ -18,17 +18,17 @@ export const CALLBACK = "http://127.0.0.1:9/callback";
 export const password = (handle: string) => DEMO_ACCOUNTS.find((a) => a.handle === handle)!.password;
 
 /**
- * A desktop-sized context that may reach only our server (and the login client's fake callback).
- * Anything else is aborted and its URL pushed onto `foreignRequests`, which each spec checks is
- * empty: the pages load no remote fonts, scripts or telemetry.
+ * A desktop-sized context that may reach only our server (or `origin`, another server a spec
+ * started) and the login client's fake callback. Anything else is aborted and its URL pushed onto
+ * `foreignRequests`, which each spec checks is empty: the pages load no remote fonts, scripts or
+ * telemetry.
  */
 export async function newContext(
   browser: Browser,
   foreignRequests: string[],
-  options: BrowserContextOptions = {},
+  { origin = server.url, ...options }: BrowserContextOptions & { origin?: string } = {},
 ): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-  const origin = server.url;
   await context.route("**/*", (route) => {
     const url = route.request().url();
     if (url.startsWith(origin) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
@@ -76,16 +76,25 @@ export async function expectNoHorizontalOverflow(page: Page): Promise<void> {
   }
 }
 
-/** Signs in through the portal's sign-in page and the platform's hosted login page. */
-export async function signIn(page: Page, handle: string, target = "/apps"): Promise<void> {
-  await page.goto(`${server.url}${target}`);
+/**
+ * Signs in through the portal's sign-in page and the platform's hosted login page: a demo account
+ * unless `password` is given, on `base` (another server a spec started) unless it is ours. Waits
+ * for `target` unless `arrive` is false (a second-factor step comes first).
+ */
+export async function signIn(
+  page: Page,
+  handle: string,
+  target = "/apps",
+  { password: given, base = server.url, arrive = true }: { password?: string; base?: string; arrive?: boolean } = {},
+): Promise<void> {
+  await page.goto(`${base}${target}`);
   await page.waitForURL(/\/signin\?/);
   await page.getByRole("button", { name: "Continue with your platform account" }).click();
   await page.waitForURL(/\/interaction\//);
   await page.getByLabel("Username").fill(handle);
-  await page.getByLabel("Password").fill(password(handle));
+  await page.getByLabel("Password").fill(given ?? password(handle));
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(`${server.url}${target}`);
+  if (arrive) await page.waitForURL(`${base}${target}`);
 }
 
 export async function registerApp(
