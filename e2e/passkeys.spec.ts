@@ -1,6 +1,6 @@
 import { expect, test, type CDPSession, type Page } from "@playwright/test";
 import { createTestApp, createTestUser, exchangeCode, pkcePair } from "../tests/helpers/oidc";
-import { CALLBACK, expectAccessible, newContext, query, screenshot, server } from "./support";
+import { CALLBACK, expectAccessible, newContext, query, screenshot, server, signIn } from "./support";
 
 /**
  * Issue 29, part 1, in Chromium with its virtual authenticator (the WebAuthn domain of the DevTools
@@ -100,14 +100,7 @@ test.describe("passkeys", () => {
     let authenticatorId = await plugAuthenticator(cdp);
 
     // Portal sign-in with the password, then Account security.
-    await page.goto(`${server.url}/account/security`);
-    await page.waitForURL(/\/signin\?/);
-    await page.getByRole("button", { name: "Continue with your platform account" }).click();
-    await page.waitForURL(/\/interaction\//);
-    await page.getByLabel("Username").fill(handle);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.waitForURL(`${server.url}/account/security`);
+    await signIn(page, handle, "/account/security", { password: PASSWORD });
     const card = page.locator("section#passkeys");
     await expect(card.getByRole("heading", { name: /Passkeys/ })).toBeVisible();
 
@@ -120,6 +113,13 @@ test.describe("passkeys", () => {
     await expect(list.getByRole("listitem")).toHaveCount(1);
     await expect(list).toContainText("Work laptop");
     await expect(list).toContainText("not used yet");
+    // The account's first second factor brings ten recovery codes, shown once; then only how many are left.
+    const codes = page.getByRole("list", { name: "Recovery codes" });
+    await expect(codes.getByRole("listitem")).toHaveCount(10);
+    await screenshot(page, "account-security-passkey-recovery-codes");
+    await page.getByRole("button", { name: "I have saved them" }).click();
+    await expect(codes).toHaveCount(0);
+    await expect(page.locator("section#recovery-codes")).toContainText("10 of 10 recovery codes left.");
     // A discoverable credential of this site, made with user verification.
     const credentials = await credentialsOf(cdp, authenticatorId);
     expect(credentials).toHaveLength(1);

@@ -10,31 +10,26 @@ import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { RemovalProofForm, type ProofKind } from "./removal-proof-form";
 import { Field, inputClasses } from "@/components/ui/field";
-import {
-  confirmTotpEnrolmentAction,
-  regenerateRecoveryCodesAction,
-  removeTotpAction,
-  startTotpEnrolmentAction,
-} from "@/lib/actions/second-factors";
+import { confirmTotpEnrolmentAction, removeTotpAction, startTotpEnrolmentAction } from "@/lib/actions/second-factors";
+import { IssuedRecoveryCodes } from "./recovery-codes";
 
 type Enrolment = { secret: string; uri: string; qrSvg: string };
 
 /**
- * Account security's second factor (issue 29): set up an authenticator app (QR code or the key by
- * hand, confirmed with a code), the recovery codes (shown once, made anew on request), removal
- * (asks for a current code or the password). Everything is decided by the actions and the service.
+ * Account security's authenticator app (issue 29): set it up (QR code or the key by hand, confirmed
+ * with a code; the recovery codes it brings are shown once), remove it (asks for a current code or
+ * the password). The recovery codes' own card is recovery-codes.tsx. Everything is decided by the
+ * actions and the service.
  */
 export function SecondFactorPanel({
   handle,
   totp,
   enrolledAt,
-  recoveryCodesLeft,
   required,
 }: {
   handle: string;
   totp: boolean;
   enrolledAt: string | null;
-  recoveryCodesLeft: number;
   /** Sent here because REQUIRE_MFA asks this account for a second factor. */
   required: boolean;
 }) {
@@ -68,15 +63,6 @@ export function SecondFactorPanel({
     });
   }
 
-  function regenerate() {
-    startTransition(async () => {
-      const result = await regenerateRecoveryCodesAction();
-      if (!result.ok) return void toast.error(result.error.message);
-      setRecoveryCodes(result.data.recoveryCodes);
-      router.refresh();
-    });
-  }
-
   function remove(proof: { code: string } | { password: string }) {
     startTransition(async () => {
       const result = await removeTotpAction(proof);
@@ -94,25 +80,7 @@ export function SecondFactorPanel({
       {required ? (
         <Alert tone="warning">Your account needs a second factor before you can continue: set up an authenticator app or add a passkey below.</Alert>
       ) : null}
-      {recoveryCodes ? (
-        <Card title="Your recovery codes" description="Each code signs you in once if you lose your phone. Keep them somewhere safe: they are shown only now.">
-          <div>
-            <ul aria-label="Recovery codes" className="grid grid-cols-1 gap-2 font-mono text-sm sm:grid-cols-2">
-              {recoveryCodes.map((code) => (
-                <li key={code} className="rounded-md bg-slate-50 px-3 py-1.5 ring-1 ring-slate-200">
-                  {code}
-                </li>
-              ))}
-            </ul>
-            <div className="mt-4 flex flex-wrap gap-3">
-              <CopyButton value={recoveryCodes.join("\n")} label="Copy recovery codes" showText />
-              <Button variant="secondary" size="sm" onClick={() => setRecoveryCodes(null)}>
-                I have saved them
-              </Button>
-            </div>
-          </div>
-        </Card>
-      ) : null}
+      {recoveryCodes ? <IssuedRecoveryCodes codes={recoveryCodes} onDone={() => setRecoveryCodes(null)} /> : null}
 
       <Card
         id="authenticator"
@@ -130,13 +98,7 @@ export function SecondFactorPanel({
                 Set up {enrolledAt ? <time dateTime={enrolledAt}>{new Date(enrolledAt).toUTCString().slice(5, 16)}</time> : null}. Signing in
                 as @{handle} asks for a code after your password.
               </p>
-              <p className="text-sm text-slate-700" id="recovery-left">
-                {recoveryCodesLeft} of 10 recovery codes left.
-              </p>
               <div className="flex flex-wrap gap-3">
-                <Button variant="secondary" size="sm" onClick={regenerate} loading={pending && !removing}>
-                  Make new recovery codes
-                </Button>
                 <Button variant="danger-outline" size="sm" onClick={() => setRemoving("code")} disabled={pending}>
                   Remove authenticator app
                 </Button>

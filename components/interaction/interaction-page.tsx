@@ -52,6 +52,7 @@ export function InteractionPage({ nonce, ...props }: InteractionPageProps & { no
         handle={props.handle}
         stepUp={props.stepUp}
         passkey={props.passkey}
+        totp={props.totp}
         error={props.error}
       />
     ) : (

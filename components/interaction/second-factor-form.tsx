@@ -8,7 +8,7 @@ import { PasskeyOption } from "./passkey-option";
 
 /**
  * The hosted sign-in's second step (issue 29): a code from the authenticator app or a recovery
- * code. A plain HTML form like the login form (no JavaScript), posting to
+ * code (only a recovery code for an account whose second factors are passkeys). A plain HTML form like the login form (no JavaScript), posting to
  * /interaction/:uid/second-factor (lib/oidc/interactions.ts); "Cancel" posts to .../abort. An
  * account with a passkey is offered "Use a passkey" too (the page's script shows it).
  */
@@ -20,6 +20,7 @@ export function SecondFactorForm({
   handle,
   stepUp,
   passkey = false,
+  totp = true,
   error,
 }: {
   locale?: Locale;
@@ -29,6 +30,8 @@ export function SecondFactorForm({
   handle: string;
   stepUp: boolean;
   passkey?: boolean;
+  /** The account has an authenticator app; without one the code is a recovery code. */
+  totp?: boolean;
   error: { code: string; message: string } | null;
 }) {
   const describedBy = error ? "code-error code-hint" : "code-hint";
@@ -67,7 +70,7 @@ export function SecondFactorForm({
           />
         </Field>
         <p id="code-hint" className="-mt-3 text-sm text-slate-600">
-          {t("secondFactor.hint")}
+          {t(totp ? "secondFactor.hint" : "secondFactor.hintRecovery")}
         </p>
         <InteractionFormActions locale={locale} uid={uid} clientName={clientName} device={device} submitLabel={t("secondFactor.submit")}>
           {passkey ? <PasskeyOption locale={locale} uid={uid} label={t("passkey.use")} autofill={false} /> : null}

@@ -26,12 +26,12 @@ export async function startPasskeyRegistrationAction(): Promise<ActionResult<{ o
   return runAction("account.passkey.start", async () => ({ options: await startPasskeyRegistration(await requireUserActor()) }));
 }
 
-export async function finishPasskeyRegistrationAction(input: unknown): Promise<ActionResult<{ id: number; name: string }>> {
+export async function finishPasskeyRegistrationAction(input: unknown): Promise<ActionResult<{ id: number; name: string; recoveryCodes: string[] | null }>> {
   return runAction("account.passkey.finish", async () => {
     const actor = await requireUserActor();
     const passkey = await finishPasskeyRegistration(actor, finishSchema.parse(input));
     revalidatePath("/account/security");
-    return { id: passkey.id, name: passkey.name };
+    return { id: passkey.id, name: passkey.name, recoveryCodes: passkey.recoveryCodes };
   });
 }
 

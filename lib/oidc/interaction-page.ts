@@ -78,6 +78,7 @@ export async function findInteractionPageProps(request: InteractionPageRequest):
         handle: view.secondFactor.handle,
         stepUp: view.secondFactor.stepUp,
         passkey: view.secondFactor.passkey,
+        totp: view.secondFactor.totp,
         error: message,
       };
     }

@@ -8,7 +8,7 @@ import { findInteractionPayload } from "./adapter";
 import { findSignInClient } from "./clients";
 import { isStepUpPrompt } from "./second-factor";
 import { findSignInChallenge } from "../services/second-factors";
-import { hasPasskey } from "../services/passkeys";
+import { secondFactorKinds } from "../services/second-factors";
 
 /**
  * What the hosted login and consent pages show (app/interaction/[uid]), from a read-only lookup of
@@ -32,7 +32,7 @@ export interface InteractionView {
    * Issue 29: the login prompt asks for the second factor of this account instead of the password:
    * after this interaction's right password (a challenge), or for a step-up of the session's account.
    */
-  secondFactor: { handle: string; stepUp: boolean; passkey: boolean } | null;
+  secondFactor: { handle: string; stepUp: boolean; passkey: boolean; totp: boolean } | null;
 }
 
 /**
@@ -100,7 +100,9 @@ async function findSecondFactorStep(uid: string, reasons: string[] | undefined, 
   const userId = stepUp ? Number(sessionAccountId) : (await findSignInChallenge(uid))?.userId;
   if (!userId) return null;
   const user = await findUserById(userId);
-  return user && !user.disabled ? { handle: user.handle, stepUp, passkey: await hasPasskey(user.id) } : null;
+  if (!user || user.disabled) return null;
+  const { passkey, totp } = await secondFactorKinds(user.id);
+  return { handle: user.handle, stepUp, passkey, totp };
 }
 
 /** The app behind a client id: itself, or the app of a sandbox client (`sbx_` + its client id). */

@@ -38,6 +38,8 @@ export type InteractionPageProps = {
       stepUp: boolean;
       /** The account has a passkey: offered beside the code (needs JavaScript). */
       passkey: boolean;
+      /** The account has an authenticator app; without one, the code asked for is a recovery code. */
+      totp: boolean;
       error: { code: string; message: string } | null;
     }
   | {

@@ -13,7 +13,7 @@ import { AppError } from "../errors";
 import { logger } from "../logger";
 import type { AuthenticationResponseInput, RegistrationResponseInput } from "../schemas/passkeys";
 import { recordAudit, type Actor } from "./audit";
-import { checkAccountProof, countPasskeys, notifySecurity, PASSKEY_KIND, selfOnly, type AccountProof } from "./second-factors";
+import { checkAccountProof, countPasskeys, issueFirstRecoveryCodes, notifySecurity, PASSKEY_KIND, removeRecoveryCodesIfNoFactor, selfOnly, type AccountProof } from "./second-factors";
 
 /**
  * Passkeys (issue 29, part 1): WebAuthn credentials with @simplewebauthn/server, kept as rows of
@@ -120,8 +120,14 @@ export async function startPasskeyRegistration(actor: Actor): Promise<PublicKeyC
   return options;
 }
 
-/** Verifies the browser's answer to startPasskeyRegistration and stores the passkey. */
-export async function finishPasskeyRegistration(actor: Actor, input: { name: string; response: RegistrationResponseInput }): Promise<PasskeyView> {
+/**
+ * Verifies the browser's answer to startPasskeyRegistration and stores the passkey. The account's
+ * first second factor brings recovery codes (returned once, as for the authenticator app).
+ */
+export async function finishPasskeyRegistration(
+  actor: Actor,
+  input: { name: string; response: RegistrationResponseInput },
+): Promise<PasskeyView & { recoveryCodes: string[] | null }> {
   const user = selfOnly(actor);
   const challenge = signedChallenge(input.response.response.clientDataJSON);
   const taken = challenge ? await takeChallenge(`register:${user.id}`, challenge) : null;
@@ -161,8 +167,9 @@ export async function finishPasskeyRegistration(actor: Actor, input: { name: str
         { actor, action: "user.mfa.enrol", targetType: "user", targetId: user.handle, detail: { kind: PASSKEY_KIND, passkey_id: row.id, name: input.name } },
         tx,
       );
+      const recoveryCodes = await issueFirstRecoveryCodes(user.id, tx);
       await notifySecurity(user.id, `A passkey ("${input.name}") was added to your account.`, tx);
-      return { id: row.id, name: input.name, createdAt: row.createdAt, lastUsedAt: null, synced: credentialBackedUp };
+      return { id: row.id, name: input.name, createdAt: row.createdAt, lastUsedAt: null, synced: credentialBackedUp, recoveryCodes };
     });
   } catch (error) {
     if ((error as { code?: string }).code === "P2002") throw new AppError("conflict", "This passkey is already registered.");
@@ -192,6 +199,7 @@ export async function removePasskey(actor: Actor, id: number, proof: AccountProo
   await checkAccountProof(user, proof);
   await db.$transaction(async (tx) => {
     await tx.secondFactor.deleteMany({ where: { id: row.id, userId: user.id } });
+    await removeRecoveryCodesIfNoFactor(user.id, tx);
     await recordAudit({ actor, action: "user.mfa.remove", targetType: "user", targetId: user.handle, detail: { kind: PASSKEY_KIND, passkey_id: row.id } }, tx);
     await notifySecurity(user.id, `The passkey "${row.name ?? "Passkey"}" was removed from your account.`, tx);
   });

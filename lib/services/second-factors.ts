@@ -48,6 +48,13 @@ export async function getSecondFactorStatus(userId: number): Promise<SecondFacto
   return { passkeys, totp: Boolean(totp), totpEnrolledAt: totp?.confirmedAt ?? null, recoveryCodesLeft };
 }
 
+/** Which kinds of confirmed second factor the account has (the hosted second step offers those). */
+export async function secondFactorKinds(userId: number): Promise<{ passkey: boolean; totp: boolean }> {
+  const rows = await db.secondFactor.groupBy({ by: ["kind"], where: { userId, confirmedAt: { not: null } } });
+  const kinds = new Set(rows.map((row) => row.kind));
+  return { passkey: kinds.has(PASSKEY_KIND), totp: kinds.has(TOTP_KIND) };
+}
+
 /** Whether the account has a confirmed second factor (the sign-in asks for it, REQUIRE_MFA is met). */
 export async function hasSecondFactor(userId: number): Promise<boolean> {
   return (await db.secondFactor.count({ where: { userId, confirmedAt: { not: null } } })) > 0;
@@ -113,6 +120,22 @@ async function replaceRecoveryCodes(userId: number, tx: Tx): Promise<string[]> {
   await tx.recoveryCode.deleteMany({ where: { userId } });
   await tx.recoveryCode.createMany({ data: codes.map((code) => ({ userId, codeHash: recoveryDigest(code) })) });
   return codes;
+}
+
+/**
+ * Recovery codes come with the account's first second factor, whichever it is (a passkey too: it
+ * can be lost like a phone), and stay while any factor does. Returns the new codes, or null when the
+ * account already has codes (used or not: "Make new recovery codes" replaces them).
+ */
+export async function issueFirstRecoveryCodes(userId: number, tx: Tx): Promise<string[] | null> {
+  if ((await tx.recoveryCode.count({ where: { userId } })) > 0) return null;
+  return replaceRecoveryCodes(userId, tx);
+}
+
+/** The recovery codes go with the account's last second factor (`tx`: the one removing it). */
+export async function removeRecoveryCodesIfNoFactor(userId: number, tx: Tx): Promise<void> {
+  if ((await tx.secondFactor.count({ where: { userId, confirmedAt: { not: null } } })) > 0) return;
+  await tx.recoveryCode.deleteMany({ where: { userId } });
 }
 
 export async function notifySecurity(userId: number, message: string, tx: Tx): Promise<void> {
@@ -183,8 +206,9 @@ export async function verifySecondFactorCode(userId: number, code: string): Prom
 }
 
 /**
- * Removes the TOTP factor and the recovery codes, after proof: a current code (or a recovery code)
- * or the account's password. Wrong proofs count in the sign-in throttle of the account and address.
+ * Removes the TOTP factor after proof: a current code (or a recovery code) or the account's password;
+ * the recovery codes too unless a passkey is left. Wrong proofs count in the sign-in throttle of the
+ * account and address.
  */
 export async function removeTotp(actor: Actor, proof: AccountProof): Promise<void> {
   const user = selfOnly(actor);
@@ -192,7 +216,7 @@ export async function removeTotp(actor: Actor, proof: AccountProof): Promise<voi
   await checkAccountProof(user, proof);
   await db.$transaction(async (tx) => {
     await tx.secondFactor.deleteMany({ where: { userId: user.id, kind: TOTP_KIND } });
-    await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
+    await removeRecoveryCodesIfNoFactor(user.id, tx);
     await recordAudit({ actor, action: "user.mfa.remove", targetType: "user", targetId: user.handle, detail: { kind: TOTP_KIND } }, tx);
     // A passkey left is still a second factor: the person is told what signing in asks for now.
     const passkeysLeft = await countPasskeys(user.id, tx);

@@ -145,7 +145,18 @@ describe("the hosted login page's fast path", () => {
     const { fast, next } = await bothWays(jar, page);
     expect(fast.html).toContain("Use a passkey");
     expect(fast.html).toContain('src="/hosted/passkey.js"');
+    // No authenticator app: the code asked for is a recovery code.
+    expect(fast.html).toContain("One of your recovery codes (each works once), if you cannot use your passkey.");
+    expect(fast.html).not.toContain("authenticator app shows");
     expectSamePage(fast, next);
+
+    // With an authenticator app too, the code is the app's (or a recovery code).
+    await query(server.databaseUrl, `INSERT INTO "SecondFactor" ("userId", kind, "confirmedAt") VALUES ($1, 'totp', now())`, [user.id]);
+    const again = await startInteraction(firstParty);
+    await postInteraction(server, again.jar, again.page, "login", { username: "page_paul", password: PASSWORD });
+    const withApp = await bothWays(again.jar, again.page);
+    expect(withApp.fast.html).toContain("The 6-digit code your authenticator app shows, or one of your recovery codes (each works once).");
+    expectSamePage(withApp.fast, withApp.next);
   });
 
   it("answers the consent page as Next does", async () => {

@@ -118,7 +118,8 @@ describe("passkeys: registration", () => {
     expect(row).toMatchObject({ credentialId: response.id, signCount: "0", transports: ["internal"], backedUp: false });
     expect(row!.publicKey.length).toBeGreaterThan(64);
     expect((await listPasskeys(user.id)).map((p) => p.name)).toEqual(["Work laptop"]);
-    expect(await cliJson(server.databaseUrl, ["users", "mfa", "regina"])).toEqual({ passkeys: 1, totp: false, recovery_codes_left: 0 });
+    // The account's first second factor: recovery codes come with it (the next test).
+    expect(await cliJson(server.databaseUrl, ["users", "mfa", "regina"])).toEqual({ passkeys: 1, totp: false, recovery_codes_left: 10 });
 
     // The same answer again: its challenge was used.
     await expect(finishPasskeyRegistration(actor, { name: "Again", response: response as never })).rejects.toMatchObject({ code: "conflict" });
@@ -160,7 +161,36 @@ describe("passkeys: registration", () => {
     await removeTotp(actor, { password: PASSWORD });
     const notices = await query<{ message: string }>(server.databaseUrl, `SELECT message FROM "Notification" WHERE "userId" = $1 ORDER BY id DESC LIMIT 1`, [actor.id]);
     expect(notices[0]!.message).toBe("The authenticator app was removed from your account: after your password, signing in asks for one of your passkeys.");
-    expect(await cliJson(server.databaseUrl, ["users", "mfa", "tessa"])).toMatchObject({ passkeys: 1, totp: false });
+    // The recovery codes stay: they are the way in if the passkey is lost.
+    expect(await cliJson(server.databaseUrl, ["users", "mfa", "tessa"])).toEqual({ passkeys: 1, totp: false, recovery_codes_left: 10 });
+  });
+
+  it("the first passkey brings ten recovery codes, a second none; without the passkeys a code signs in after the password; the last factor takes them", async () => {
+    const user = await createTestUser(server.databaseUrl, { handle: "rosa", password: PASSWORD });
+    const actor: UserActor = { kind: "user", id: user.id, handle: user.handle, role: "user", ip: "127.0.0.1" };
+    const { startPasskeyRegistration, finishPasskeyRegistration, listPasskeys, removePasskey } = await import("../../lib/services/passkeys");
+    const register = async (name: string) =>
+      finishPasskeyRegistration(actor, { name, response: new SoftwareAuthenticator(server.url).register(await startPasskeyRegistration(actor)) as never });
+    const { recoveryCodes } = await register("Laptop");
+    expect(recoveryCodes).toHaveLength(10);
+    expect(new Set(recoveryCodes).size).toBe(10);
+    expect((await register("Phone")).recoveryCodes).toBeNull();
+    expect(await cliJson(server.databaseUrl, ["users", "mfa", "rosa"])).toEqual({ passkeys: 2, totp: false, recovery_codes_left: 10 });
+
+    // Both devices lost: the second step takes a recovery code, and one signs in.
+    const { jar, page, verifier } = await startSignIn();
+    const login = await postInteraction(server, jar, page, "login", { username: "rosa", password: PASSWORD });
+    expect(new URL(login.headers.get("location")!).search).toBe("");
+    // (The page's hint, a recovery code rather than the app's code, is tests/oidc/hosted-page-fast-path's.)
+    const res = await postInteraction(server, jar, page, "second-factor", { code: recoveryCodes![0]! });
+    expect(decodeJwt((await finish(jar, res, verifier)).idToken).amr).toEqual(["pwd", "mfa"]);
+
+    // One passkey removed: the codes stay. The last one (proved with a recovery code) takes them.
+    const [laptop, phone] = await listPasskeys(actor.id);
+    await removePasskey(actor, laptop!.id, { password: PASSWORD });
+    expect(await cliJson(server.databaseUrl, ["users", "mfa", "rosa"])).toEqual({ passkeys: 1, totp: false, recovery_codes_left: 9 });
+    await removePasskey(actor, phone!.id, { code: recoveryCodes![1]! });
+    expect(await cliJson(server.databaseUrl, ["users", "mfa", "rosa"])).toEqual({ passkeys: 0, totp: false, recovery_codes_left: 0 });
   });
 });
 

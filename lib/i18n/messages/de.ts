@@ -37,6 +37,7 @@ export const de: Catalog = {
   "secondFactor.signingIn": "Anmeldung als {handle}, um mit {app} fortzufahren.",
   "secondFactor.code": "Code",
   "secondFactor.hint": "Der sechsstellige Code, den deine Authenticator-App anzeigt, oder einer deiner Wiederherstellungscodes (jeder gilt einmal).",
+  "secondFactor.hintRecovery": "Einer deiner Wiederherstellungscodes (jeder gilt einmal), wenn du deinen Passkey nicht verwenden kannst.",
   "secondFactor.submit": "Bestätigen",
   "login.or": "oder",
   "passkey.signIn": "Mit einem Passkey anmelden",

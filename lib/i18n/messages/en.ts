@@ -42,6 +42,7 @@ export const en = {
   "secondFactor.signingIn": "Signing in as {handle} to continue to {app}.",
   "secondFactor.code": "Code",
   "secondFactor.hint": "The 6-digit code your authenticator app shows, or one of your recovery codes (each works once).",
+  "secondFactor.hintRecovery": "One of your recovery codes (each works once), if you cannot use your passkey.",
   "secondFactor.submit": "Verify",
   "login.or": "or",
   "passkey.signIn": "Sign in with a passkey",

@@ -37,6 +37,7 @@ export const es: Catalog = {
   "secondFactor.signingIn": "Iniciando sesión como {handle} para continuar a {app}.",
   "secondFactor.code": "Código",
   "secondFactor.hint": "El código de 6 dígitos que muestra tu app de autenticación o uno de tus códigos de recuperación (cada uno sirve una vez).",
+  "secondFactor.hintRecovery": "Uno de tus códigos de recuperación (cada uno sirve una vez), si no puedes usar tu llave de acceso.",
   "secondFactor.submit": "Verificar",
   "login.or": "o",
   "passkey.signIn": "Iniciar sesión con una llave de acceso",

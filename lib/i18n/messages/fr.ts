@@ -37,6 +37,7 @@ export const fr: Catalog = {
   "secondFactor.signingIn": "Connexion en tant que {handle} pour continuer vers {app}.",
   "secondFactor.code": "Code",
   "secondFactor.hint": "Le code à 6 chiffres affiché par votre application d’authentification, ou l’un de vos codes de récupération (chacun ne sert qu’une fois).",
+  "secondFactor.hintRecovery": "L’un de vos codes de récupération (chacun ne sert qu’une fois), si vous ne pouvez pas utiliser votre clé d’accès.",
   "secondFactor.submit": "Valider",
   "login.or": "ou",
   "passkey.signIn": "Se connecter avec une clé d’accès",

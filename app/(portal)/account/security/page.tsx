@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import { PasskeyPanel } from "@/components/account/passkey-panel";
+import { RecoveryCodesCard } from "@/components/account/recovery-codes";
 import { SecondFactorPanel } from "@/components/account/second-factor-panel";
 import { SignInSessionList } from "@/components/account/sign-in-session-list";
 import { PageHeader } from "@/components/ui/page-header";
 import { getCurrentSessionUid, requireUser } from "@/lib/portal/session";
 import { listPasskeys } from "@/lib/services/passkeys";
-import { getSecondFactorStatus } from "@/lib/services/second-factors";
+import { getSecondFactorStatus, RECOVERY_CODE_COUNT } from "@/lib/services/second-factors";
 import { listSignInSessions } from "@/lib/services/sign-in-sessions";
 
 export const metadata: Metadata = { title: "Account security" };
@@ -26,13 +27,13 @@ export default async function AccountSecurityPage({ searchParams }: { searchPara
         handle={user.handle}
         totp={status.totp}
         enrolledAt={status.totpEnrolledAt?.toISOString() ?? null}
-        recoveryCodesLeft={status.recoveryCodesLeft}
         required={required === "1" && !status.totp && !status.passkeys}
       />
       <PasskeyPanel
-        totp={status.totp}
+        canUseCode={status.totp || status.recoveryCodesLeft > 0}
         passkeys={passkeys.map((p) => ({ ...p, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null }))}
       />
+      {status.totp || status.passkeys ? <RecoveryCodesCard left={status.recoveryCodesLeft} total={RECOVERY_CODE_COUNT} /> : null}
       <SignInSessionList sessions={sessions} now={new Date()} />
     </div>
   );

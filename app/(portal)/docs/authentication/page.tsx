@@ -235,7 +235,8 @@ export default function AuthenticationPage() {
       <h2 id="second-factor">Second factor and step-up</h2>
       <p>
         People can set up an authenticator app (TOTP) and passkeys on their Account security page. The hosted sign-in
-        then asks, after the password, for a code (or one of their single-use recovery codes) or their passkey; or the
+        then asks, after the password, for a code (or one of the ten single-use recovery codes that come with their
+        first second factor, whether an app or a passkey) or their passkey; or the
         person signs in with a passkey alone, without typing a username (the login page&apos;s &quot;Sign in with a
         passkey&quot;, which needs JavaScript; the password form works without it). The ID token says how the person
         signed in:
