@@ -115,7 +115,13 @@ function recoveryDigest(code: string): string {
   return createHash("sha256").update(`recovery:${normalized}`).digest("hex");
 }
 
+/** Serializes changes to one account's recovery codes (two at once would leave both sets, 20 codes). */
+async function lockRecoveryCodes(userId: number, tx: Tx): Promise<void> {
+  await tx.$queryRaw`SELECT 1 FROM "User" WHERE id = ${userId} FOR NO KEY UPDATE`;
+}
+
 async function replaceRecoveryCodes(userId: number, tx: Tx): Promise<string[]> {
+  await lockRecoveryCodes(userId, tx);
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await tx.recoveryCode.deleteMany({ where: { userId } });
   await tx.recoveryCode.createMany({ data: codes.map((code) => ({ userId, codeHash: recoveryDigest(code) })) });
@@ -128,6 +134,7 @@ async function replaceRecoveryCodes(userId: number, tx: Tx): Promise<string[]> {
  * account already has codes (used or not: "Make new recovery codes" replaces them).
  */
 export async function issueFirstRecoveryCodes(userId: number, tx: Tx): Promise<string[] | null> {
+  await lockRecoveryCodes(userId, tx);
   if ((await tx.recoveryCode.count({ where: { userId } })) > 0) return null;
   return replaceRecoveryCodes(userId, tx);
 }

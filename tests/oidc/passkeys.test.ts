@@ -194,6 +194,19 @@ describe("passkeys: registration", () => {
   });
 });
 
+describe("passkeys: recovery codes at once", () => {
+  it("requests for new recovery codes at the same moment leave one set of ten", async () => {
+    const { actor } = await userWithPasskey("twice_tia");
+    const { regenerateRecoveryCodes } = await import("../../lib/services/second-factors");
+    for (let round = 0; round < 3; round++) {
+      const sets = await Promise.all([1, 2, 3].map(() => regenerateRecoveryCodes(actor)));
+      const [{ n }] = (await query<{ n: string }>(server.databaseUrl, `SELECT count(*)::text AS n FROM "RecoveryCode" WHERE "userId" = $1`, [actor.id])) as [{ n: string }];
+      expect(n).toBe("10");
+      expect(sets.every((set) => set.recoveryCodes.length === 10)).toBe(true);
+    }
+  });
+});
+
 describe("passkeys: the hosted sign-in", () => {
   it("the passkey alone signs in (usernameless): amr [hwk, mfa], acr MFA, also after a refresh; last used is kept", async () => {
     const { actor, authenticator } = await userWithPasskey("paula");
