@@ -13,7 +13,7 @@ import { AppError } from "../errors";
 import { logger } from "../logger";
 import type { AuthenticationResponseInput, RegistrationResponseInput } from "../schemas/passkeys";
 import { recordAudit, type Actor } from "./audit";
-import { checkAccountProof, countPasskeys, issueFirstRecoveryCodes, notifySecurity, PASSKEY_KIND, removeRecoveryCodesIfNoFactor, selfOnly, type AccountProof } from "./second-factors";
+import { checkAccountProof, issueFirstRecoveryCodes, notifySecurity, PASSKEY_KIND, removeRecoveryCodesIfNoFactor, selfOnly, type AccountProof } from "./second-factors";
 
 /**
  * Passkeys (issue 29, part 1): WebAuthn credentials with @simplewebauthn/server, kept as rows of
@@ -203,11 +203,6 @@ export async function removePasskey(actor: Actor, id: number, proof: AccountProo
     await recordAudit({ actor, action: "user.mfa.remove", targetType: "user", targetId: user.handle, detail: { kind: PASSKEY_KIND, passkey_id: row.id } }, tx);
     await notifySecurity(user.id, `The passkey "${row.name ?? "Passkey"}" was removed from your account.`, tx);
   });
-}
-
-/** Whether the account has a passkey (the hosted second step offers it). */
-export async function hasPasskey(userId: number): Promise<boolean> {
-  return (await countPasskeys(userId)) > 0;
 }
 
 /**
