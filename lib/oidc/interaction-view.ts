@@ -7,8 +7,7 @@ import { isSandboxClientId, SANDBOX_CLIENT_PREFIX } from "../schemas/sandboxes";
 import { findInteractionPayload } from "./adapter";
 import { findSignInClient } from "./clients";
 import { isStepUpPrompt } from "./second-factor";
-import { findSignInChallenge } from "../services/second-factors";
-import { secondFactorKinds } from "../services/second-factors";
+import { findSignInChallenge, secondFactorKinds } from "../services/second-factors";
 
 /**
  * What the hosted login and consent pages show (app/interaction/[uid]), from a read-only lookup of
