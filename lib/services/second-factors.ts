@@ -55,9 +55,12 @@ export async function secondFactorKinds(userId: number): Promise<{ passkey: bool
   return { passkey: kinds.has(PASSKEY_KIND), totp: kinds.has(TOTP_KIND) };
 }
 
-/** Whether the account has a confirmed second factor (the sign-in asks for it, REQUIRE_MFA is met). */
-export async function hasSecondFactor(userId: number): Promise<boolean> {
-  return (await db.secondFactor.count({ where: { userId, confirmedAt: { not: null } } })) > 0;
+/**
+ * Whether the account has a confirmed second factor (the sign-in asks for it, REQUIRE_MFA is met);
+ * `tx`: inside a transaction that is changing its factors.
+ */
+export async function hasSecondFactor(userId: number, tx: Pick<Tx, "secondFactor"> = db): Promise<boolean> {
+  return (await tx.secondFactor.count({ where: { userId, confirmedAt: { not: null } } })) > 0;
 }
 
 export function selfOnly(actor: Actor): Extract<Actor, { kind: "user" }> {
@@ -120,12 +123,17 @@ async function lockRecoveryCodes(userId: number, tx: Tx): Promise<void> {
   await tx.$queryRaw`SELECT 1 FROM "User" WHERE id = ${userId} FOR NO KEY UPDATE`;
 }
 
-async function replaceRecoveryCodes(userId: number, tx: Tx): Promise<string[]> {
-  await lockRecoveryCodes(userId, tx);
+/** New codes in place of the account's old ones; the caller holds lockRecoveryCodes. */
+async function writeRecoveryCodes(userId: number, tx: Tx): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await tx.recoveryCode.deleteMany({ where: { userId } });
   await tx.recoveryCode.createMany({ data: codes.map((code) => ({ userId, codeHash: recoveryDigest(code) })) });
   return codes;
+}
+
+async function replaceRecoveryCodes(userId: number, tx: Tx): Promise<string[]> {
+  await lockRecoveryCodes(userId, tx);
+  return writeRecoveryCodes(userId, tx);
 }
 
 /**
@@ -136,12 +144,12 @@ async function replaceRecoveryCodes(userId: number, tx: Tx): Promise<string[]> {
 export async function issueFirstRecoveryCodes(userId: number, tx: Tx): Promise<string[] | null> {
   await lockRecoveryCodes(userId, tx);
   if ((await tx.recoveryCode.count({ where: { userId } })) > 0) return null;
-  return replaceRecoveryCodes(userId, tx);
+  return writeRecoveryCodes(userId, tx);
 }
 
 /** The recovery codes go with the account's last second factor (`tx`: the one removing it). */
 export async function removeRecoveryCodesIfNoFactor(userId: number, tx: Tx): Promise<void> {
-  if ((await tx.secondFactor.count({ where: { userId, confirmedAt: { not: null } } })) > 0) return;
+  if (await hasSecondFactor(userId, tx)) return;
   await tx.recoveryCode.deleteMany({ where: { userId } });
 }
 
