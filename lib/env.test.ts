@@ -30,6 +30,11 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
   });
 
+  it("METRICS_HOST: loopback by default, whatever HOST is", () => {
+    expect(parseEnv({ HOST: "0.0.0.0" }).METRICS_HOST).toBe("127.0.0.1");
+    expect(parseEnv({ METRICS_HOST: "0.0.0.0" }).METRICS_HOST).toBe("0.0.0.0");
+  });
+
   it("derives the issuer from APP_URL and drops trailing slashes", () => {
     const env = parseEnv({ APP_URL: "https://dev.example.com/" });
     expect(env.APP_URL).toBe("https://dev.example.com");

@@ -130,10 +130,16 @@ const rawSchema = z.object({
    */
   METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   /**
-   * Issue 30: a port of its own for `GET /metrics`, without a token, on HOST (keep it to the
-   * operator's network). Unset (the default): no such port; METRICS_TOKEN alone serves the main port's.
+   * Issue 30: a port of its own for `GET /metrics`, on METRICS_HOST; it asks for METRICS_TOKEN
+   * when that is set, like the main port. Unset (the default): no such port.
    */
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /**
+   * The address METRICS_PORT listens on. Loopback by default, not HOST: without METRICS_TOKEN
+   * that port answers anyone who reaches it, and HOST is 0.0.0.0 so that the product is reachable.
+   * An operator who scrapes from another machine says so here (and sets METRICS_TOKEN).
+   */
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   /**
    * Issue 24: the share of an app's per-minute quota one user's tokens may use, in percent (a
    * login app's users share its quota; one of them cannot spend it all).
@@ -172,6 +178,17 @@ const rawSchema = z.object({
    * the platform's own network.
    */
   WEBHOOKS_ALLOW_PRIVATE: booleanFlag.default(false),
+  /**
+   * The ports a webhook URL may name (lib/events/deliver-http.ts): 443 and 80 by default, so an app's
+   * URL cannot knock on a mail, SSH or database port of a host the platform reaches. Comma-separated.
+   * WEBHOOKS_ALLOW_PRIVATE lifts it (a receiver on the developer's own machine listens anywhere).
+   */
+  WEBHOOK_ALLOWED_PORTS: z
+    .string()
+    .regex(/^\d{1,5}(,\d{1,5})*$/, "must be comma-separated port numbers")
+    .transform((v) => v.split(",").map(Number))
+    .refine((ports) => ports.every((p) => p >= 1 && p <= 65535), "ports are 1 to 65535")
+    .default([443, 80]),
   /**
    * Issue 29: who must have a second factor (lib/services/mfa-policy.ts): `admins`, `developers`
    * (also owners and team admins of apps), `everyone` or `off`. Default `admins` wherever

@@ -62,9 +62,10 @@ function setClientIpHeader(req: IncomingMessage, config: Env): void {
 /**
  * `GET /metrics` (issue 24, issue 30): this process's metrics in Prometheus text (lib/metrics.ts).
  * On the main port, for a scraper holding METRICS_TOKEN as its bearer token (without the variable
- * the path does not exist there); on METRICS_PORT, without a token (that port is for the operator's
- * network only). The token is compared as SHA-256 digests with timingSafeEqual: equal lengths, and
- * no timing that tells how much of a guess was right.
+ * the path does not exist there); on METRICS_PORT too when METRICS_TOKEN is set, so that no port
+ * answers without it (without the variable, METRICS_PORT listens on loopback unless METRICS_HOST
+ * says otherwise: README, Metrics). The token is compared as SHA-256 digests with timingSafeEqual:
+ * equal lengths, and no timing that tells how much of a guess was right.
  */
 function serveMetrics(req: IncomingMessage, res: ServerResponse, token: string | null): void {
   if (token !== null) {
@@ -162,12 +163,13 @@ function httpRoutes(issuerPath: string, oidcRoutes: Record<string, string>) {
 }
 
 /**
- * METRICS_PORT (issue 30): a small server of its own for the scraper, `GET /metrics` without a
- * token (and nothing else), on HOST. With WEB_CONCURRENCY > 1 the workers share the port (node:cluster).
+ * METRICS_PORT (issue 30): a small server of its own for the scraper, `GET /metrics` (and nothing
+ * else) on METRICS_HOST, behind METRICS_TOKEN when it is set. With WEB_CONCURRENCY > 1 the workers
+ * share the port (node:cluster).
  */
-function startMetricsServer(port: number, host: string): Promise<http.Server> {
+function startMetricsServer(port: number, host: string, token: string | null): Promise<http.Server> {
   const server = http.createServer((req, res) => {
-    if ((req.url ?? "/").split("?")[0] === "/metrics") serveMetrics(req, res, null);
+    if ((req.url ?? "/").split("?")[0] === "/metrics") serveMetrics(req, res, token);
     else sendJson(res, 404, { error: { code: "not_found", message: "Not found: this port serves GET /metrics only." } });
   });
   server.keepAliveTimeout = 65_000;
@@ -284,7 +286,7 @@ export async function startPlatform(options: {
   const { pool, getPool } = await import("../database/client");
   const pingDatabase = () => pool.query("SELECT 1");
   watchDatabasePool("primary", getPool(), config.DATABASE_POOL_SIZE);
-  const metricsServer = config.METRICS_PORT ? await startMetricsServer(config.METRICS_PORT, config.HOST) : undefined;
+  const metricsServer = config.METRICS_PORT ? await startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, config.METRICS_TOKEN ?? null) : undefined;
 
   /** Answers one request; resolves with its route template for the HTTP metrics. */
   async function route(req: IncomingMessage, res: ServerResponse): Promise<HttpRoute> {

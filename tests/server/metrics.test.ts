@@ -1,3 +1,4 @@
+import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findFreePort } from "../../lib/database/embedded";
 import { createTestApp, tokenRequest } from "../helpers/oidc";
@@ -12,24 +13,41 @@ import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy";
  * Issue 30: the operator's metrics on the same registry (HTTP by route template and status, token
  * grants, the change channel, webhooks, the pool, process defaults), strictly parseable; a
  * METRICS_PORT of their own; GET /readyz, 503 while the database is away.
+ * Issue 38: no port answers /metrics to anyone on the network without the token: METRICS_PORT asks
+ * for METRICS_TOKEN when it is set, and listens on loopback unless METRICS_HOST says otherwise.
  */
 const TOKEN = "metrics-token-for-this-test-0123456789abcdef";
 let server: TestServer;
 let bare: TestServer;
-/** Reaches its database through a TCP proxy the /readyz test takes down, and serves METRICS_PORT. */
+/**
+ * Reaches its database through a TCP proxy the /readyz test takes down, and serves METRICS_PORT
+ * without a token; its main port listens on every interface (HOST=0.0.0.0, PRODUCT.md's default).
+ */
 let proxied: TestServer;
 let proxy: TcpProxy;
 let metricsPort: number;
+/** `server`'s METRICS_PORT, opened to every interface (METRICS_HOST=0.0.0.0) behind its METRICS_TOKEN. */
+let tokenMetricsPort: number;
+
+/** This machine's address on its network (not loopback): what another machine would connect to. */
+function networkAddress(): string {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+  if (!address) throw new Error("this test needs a network interface besides loopback");
+  return address;
+}
 
 beforeAll(async () => {
   const databaseUrl = await newDatabase({ seed: false });
   const target = new URL(databaseUrl);
   proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
   metricsPort = await findFreePort();
+  tokenMetricsPort = await findFreePort();
   [server, bare, proxied] = await Promise.all([
-    startServer({ seed: false, env: { METRICS_TOKEN: TOKEN } }),
+    startServer({ seed: false, env: { METRICS_TOKEN: TOKEN, METRICS_PORT: String(tokenMetricsPort), METRICS_HOST: "0.0.0.0" } }),
     startServer({ seed: false, env: { METRICS_TOKEN: "" } }),
-    startServer({ databaseUrl: proxy.rewrite(databaseUrl), env: { METRICS_TOKEN: "", METRICS_PORT: String(metricsPort) } }),
+    startServer({ databaseUrl: proxy.rewrite(databaseUrl), env: { METRICS_TOKEN: "", METRICS_PORT: String(metricsPort), HOST: "0.0.0.0" } }),
   ]);
 });
 
@@ -153,6 +171,26 @@ describe("the operator's metrics (issue 30)", () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(404);
     // The main port has no /metrics without METRICS_TOKEN.
     expect((await fetch(`${proxied.url}/metrics`)).status).toBe(404);
+  });
+
+  it("listen on loopback only without METRICS_HOST, though HOST is every interface", async () => {
+    const address = networkAddress();
+    // The main port answers on the network address: the refusal below is the metrics port's own.
+    expect((await fetch(`http://${address}:${new URL(proxied.url).port}/healthz`)).status).toBe(200);
+    const error = await fetch(`http://${address}:${metricsPort}/metrics`).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect((error?.cause as { code?: string } | undefined)?.code).toBe("ECONNREFUSED");
+  });
+
+  it("ask for METRICS_TOKEN on METRICS_PORT when it is set, on whichever interface METRICS_HOST opens", async () => {
+    const url = `http://${networkAddress()}:${tokenMetricsPort}/metrics`;
+    const anonymous = await fetch(url);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toBe('Bearer realm="metrics"');
+    expect((await fetch(url, { headers: { authorization: "Bearer not-the-token" } })).status).toBe(401);
+    expect((await scrape(url)).families.get("platform_http_requests_total")?.type).toBe("counter");
   });
 });
 
