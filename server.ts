@@ -10,6 +10,8 @@
  * prepares the database and the Next build once, then runs N workers of this same file that share
  * the port (lib/server/cluster.ts).
  */
+// Before every other import: it fixes NODE_ENV before anything loads React (lib/server/node-env.ts).
+import "./lib/server/node-env";
 import cluster from "node:cluster";
 import http from "node:http";
 import type { Socket } from "node:net";
@@ -39,7 +41,6 @@ function sourceMapsWanted(): boolean {
 
 async function main(): Promise<void> {
   if (!sourceMapsWanted()) process.setSourceMapsEnabled(false);
-  if (dev) (process.env as Record<string, string>).NODE_ENV = "development";
   let config;
   try {
     config = env();

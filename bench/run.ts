@@ -4,7 +4,7 @@
  * 1. PostgreSQL: a temporary embedded one (never the developer's .data), or DATABASE_URL.
  * 2. Migrations, then the large data set (bench/seed-large.ts), separate from the demo world.
  * 3. An approved API client and a login client, through the operator CLI (bin/platform.ts).
- * 4. The real server (server.ts, NODE_ENV=production, SEED_DEMO=0) as a child process whose RSS
+ * 4. The real server (server.ts, started as `npm start` starts it, SEED_DEMO=0) as a child process whose RSS
  *    is sampled from /proc; with Next when a production build exists or can be made (--next).
  * 5. Real tokens from its sign-in service: client credentials, and the authorization-code flow
  *    through the login form for the signed-in users.
@@ -312,7 +312,8 @@ async function resetMutableState(ctx: Context): Promise<void> {
 function serverEnv(ctx: Context, port: number, metering: boolean, workers = 1, eventWorker = false): Record<string, string | undefined> {
   return {
     ...process.env,
-    NODE_ENV: "production",
+    // As a person's shell runs `npm start`: the server sets NODE_ENV itself (lib/server/node-env.ts).
+    NODE_ENV: undefined,
     PORT: String(port),
     HOST: "127.0.0.1",
     APP_URL: ctx.origin,

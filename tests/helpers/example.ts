@@ -20,7 +20,7 @@ export function startExample(name: string, entry: string, env: Record<string, st
   const cwd = path.join(ROOT, "examples", name);
   const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", path.join(cwd, entry)], {
     cwd,
-    env: { ...process.env, NODE_ENV: "production", ...env } as NodeJS.ProcessEnv,
+    env: { ...process.env, ...env } as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];

@@ -34,6 +34,11 @@ export interface StartServerOptions {
   /** Extra environment (ACCESS_TOKEN_TTL, ISSUER, …). */
   env?: Record<string, string>;
   port?: number;
+  /**
+   * Start it with `npm start` itself (package.json's script, the runtime it pins, npm's own
+   * environment) rather than the same command line run directly. `process` is then npm's.
+   */
+  npmStart?: boolean;
 }
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
@@ -53,9 +58,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
   const databaseUrl = options.databaseUrl ?? (await newDatabase({ seed: options.seed ?? true }));
   const port = options.port ?? (await findFreePort());
   const url = `http://localhost:${port}`;
+  // No NODE_ENV of the test run's own (Vitest sets "test"): the server is started as a person's shell
+  // starts `npm start`, and decides NODE_ENV itself (lib/server/node-env.ts).
+  const { NODE_ENV: _testRunMode, ...inherited } = process.env as Record<string, string>;
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    NODE_ENV: "production",
+    ...inherited,
     PORT: String(port),
     HOST: "127.0.0.1",
     APP_URL: url,
@@ -72,7 +79,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
   // The Node flags of `npm start` (lib/server/node-flags.ts): the soak's memory is production's.
   const args = [...PRODUCTION_NODE_FLAGS, "--import", "tsx", path.join(ROOT, "server.ts")];
   if (!withNext) args.push("--no-next");
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = options.npmStart
+    ? spawn("npm", ["start", "--silent", "--", ...(withNext ? [] : ["--no-next"])], { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] })
+    : spawn(process.execPath, args, { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
   const logs: string[] = [];
   let buffered = "";
   const ready = new Promise<void>((resolve, reject) => {
