@@ -8,10 +8,11 @@ import { env } from "../env";
 /**
  * One webhook delivery attempt that cannot be turned against us (issue 25, point 4): the URL's
  * addresses are resolved now and refused when any is private, loopback, link-local, multicast, a
- * metadata address or otherwise not on the public internet; the connection goes to the address
- * that was checked (a `lookup` that answers with it, so a second DNS answer cannot differ: no DNS
- * rebinding) while Host and TLS SNI stay the URL's host; no redirect is followed; at most 4 KiB of
- * the answer is read; the whole attempt ends at `timeoutMs`.
+ * metadata address or otherwise not on the public internet; its port must be an allowed one
+ * (WEBHOOK_ALLOWED_PORTS); the connection goes to the address that was checked (a `lookup` that
+ * answers with it, so a second DNS answer cannot differ: no DNS rebinding) while Host and TLS SNI
+ * stay the URL's host; no redirect is followed; at most 4 KiB of the answer is read; the whole
+ * attempt, whatever connections it uses, ends at `timeoutMs`, and the request is sent once.
  */
 export type DeliveryError = "timeout" | "refused" | "tls" | "dns" | "blocked_address" | "network" | "invalid_url";
 
@@ -31,8 +32,10 @@ export interface DeliverWebhookInput {
   headers: Record<string, string>;
   /** Default 10 000 (issue 25). */
   timeoutMs?: number;
-  /** Default env().WEBHOOKS_ALLOW_PRIVATE: loopback and private targets, and plain http (development and tests). */
+  /** Default env().WEBHOOKS_ALLOW_PRIVATE: loopback and private targets, any port, and plain http (development and tests). */
   allowPrivate?: boolean;
+  /** Default env().WEBHOOK_ALLOWED_PORTS. */
+  allowedPorts?: readonly number[];
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -41,7 +44,8 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  * per delivery costs more CPU than the delivery itself). Safe against rebinding: a pooled socket
  * was opened to an address checked then, and every delivery checks the name's addresses again
  * before it may take one. Idle sockets close after 4 s, before Node servers' 5 s keep-alive, so a
- * receiver rarely closes one under us (and that case is retried once on a new connection).
+ * receiver rarely closes one under us; when it did and none of the request was written yet, the
+ * request goes once on a new connection (within the same deadline).
  */
 const AGENT_OPTIONS = { keepAlive: true, timeout: 4_000, maxFreeSockets: 64 };
 const HTTP_AGENT = new http.Agent(AGENT_OPTIONS);
@@ -86,6 +90,7 @@ const ALWAYS_BLOCKED = blockList(
     "203.0.113.0/24", // documentation (TEST-NET-3)
     "224.0.0.0/4", // multicast
     "240.0.0.0/4", // reserved, and 255.255.255.255 broadcast
+    "192.88.99.0/24", // 6to4 relay anycast (RFC 7526: deprecated): a relay forwards to whatever IPv6 address follows
   ],
   [
     "::/128", // unspecified
@@ -94,6 +99,11 @@ const ALWAYS_BLOCKED = blockList(
     "fd00:ec2::254/128", // AWS metadata over IPv6 (also inside fc00::/7 below)
     "2001:db8::/32", // documentation
     "100::/64", // discard-only
+    // Tunnels and translators: the address says where a relay forwards, not who answers, and the
+    // IPv4 end it carries (6to4: bytes 2–5; Teredo: obfuscated) would dodge the IPv4 rules.
+    "2002::/16", // 6to4
+    "2001::/32", // Teredo
+    "64:ff9b:1::/48", // local-use IPv4/IPv6 translation (RFC 8215)
   ],
 );
 
@@ -110,9 +120,10 @@ const PRIVATE = blockList(
 );
 
 /**
- * The IPv4 address an IPv6 address stands for, where it embeds one: IPv4-mapped (::ffff:a.b.c.d),
- * IPv4-compatible (::a.b.c.d, deprecated) and the NAT64 well-known prefix (64:ff9b::a.b.c.d), so
- * `::ffff:127.0.0.1` or `64:ff9b::a9fe:a9fe` is judged as the IPv4 address it reaches.
+ * The IPv4 address an IPv6 address stands for, where it embeds one: IPv4-mapped (::ffff:0:0/96,
+ * ::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d, deprecated)
+ * and the NAT64 well-known prefix (64:ff9b::a.b.c.d), so `::ffff:127.0.0.1` or `64:ff9b::a9fe:a9fe` is judged as the IPv4 address
+ * it reaches, by every IPv4 rule (a public IPv4 address written so passes, as it would plainly).
  */
 function embeddedIPv4(address: string): string | null {
   const bytes = ipv6Bytes(address);
@@ -120,9 +131,11 @@ function embeddedIPv4(address: string): string | null {
   const head = (n: number) => bytes.subarray(0, n);
   const zero = (b: Uint8Array) => b.every((x) => x === 0);
   const mapped = zero(head(10)) && bytes[10] === 0xff && bytes[11] === 0xff;
+  // SIIT's IPv4-translated form (::ffff:0:a.b.c.d, RFC 2765) reaches the same IPv4 host through a translator.
+  const translated = zero(head(8)) && bytes[8] === 0xff && bytes[9] === 0xff && bytes[10] === 0 && bytes[11] === 0;
   const compatible = zero(head(12)) && !zero(bytes.subarray(12));
   const nat64 = bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(bytes.subarray(4, 12));
-  if (!mapped && !compatible && !nat64) return null;
+  if (!mapped && !translated && !compatible && !nat64) return null;
   return Array.from(bytes.subarray(12)).join(".");
 }
 
@@ -182,7 +195,12 @@ function judge(address: string, allowPrivate: boolean): string | null {
 
 type ParsedUrl = { ok: true; url: URL; host: string } | { ok: false; error: "invalid_url" | "blocked_address"; message: string };
 
-function parseWebhookUrl(input: string, allowPrivate: boolean): ParsedUrl {
+/** The port a URL reaches: its own, or its scheme's. */
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+}
+
+function parseWebhookUrl(input: string, allowPrivate: boolean, allowedPorts: readonly number[]): ParsedUrl {
   const invalid = (message: string): ParsedUrl => ({ ok: false, error: "invalid_url", message });
   if (input.length > MAX_URL_LENGTH) return invalid(`A webhook URL is at most ${MAX_URL_LENGTH} characters.`);
   let url: URL;
@@ -206,16 +224,24 @@ function parseWebhookUrl(input: string, allowPrivate: boolean): ParsedUrl {
     return { ok: false, error: "blocked_address", message: `The webhook URL's host ${host} is a loopback name.` };
   }
   if (url.protocol === "http:" && !allowPrivate) return invalid("A webhook URL uses https.");
+  // Receivers listen on web ports; any other port would let a URL probe other services (SSH, Redis…).
+  if (!allowPrivate && !allowedPorts.includes(portOf(url))) {
+    return { ok: false, error: "blocked_address", message: `A webhook URL uses port ${allowedPorts.join(" or ")}, not ${portOf(url)}.` };
+  }
   return { ok: true, url, host };
 }
 
 /**
  * The check at registration: https only (http too with WEBHOOKS_ALLOW_PRIVATE), no user info, at
- * most 2048 characters, a host, and no literal address that delivery would refuse. Names are
- * resolved only at delivery (what they resolve to may change).
+ * most 2048 characters, a host, an allowed port, and no literal address that delivery would refuse.
+ * Names are resolved only at delivery (what they resolve to may change).
  */
-export function checkWebhookUrl(url: string, allowPrivate: boolean = env().WEBHOOKS_ALLOW_PRIVATE): { ok: true; url: string } | { ok: false; message: string } {
-  const parsed = parseWebhookUrl(url, allowPrivate);
+export function checkWebhookUrl(
+  url: string,
+  allowPrivate: boolean = env().WEBHOOKS_ALLOW_PRIVATE,
+  allowedPorts: readonly number[] = env().WEBHOOK_ALLOWED_PORTS,
+): { ok: true; url: string } | { ok: false; message: string } {
+  const parsed = parseWebhookUrl(url, allowPrivate, allowedPorts);
   return parsed.ok ? { ok: true, url: parsed.url.href } : { ok: false, message: parsed.message };
 }
 
@@ -269,16 +295,18 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     responseBody: "",
   });
 
-  const parsed = parseWebhookUrl(input.url, allowPrivate);
+  const parsed = parseWebhookUrl(input.url, allowPrivate, input.allowedPorts ?? env().WEBHOOK_ALLOWED_PORTS);
   if (!parsed.ok) return failed(parsed.error);
   const { url, host } = parsed;
 
   let timer: NodeJS.Timeout | undefined;
-  let inFlight: http.ClientRequest | undefined;
+  const attempt: Attempt = { request: undefined, expired: false };
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      attempt.expired = true;
       reject(new AttemptError("timeout"));
-      inFlight?.destroy(); // ends a connection or request in flight
+      // Ends the request in flight with its connection, kept-alive or not: no socket outlives the attempt.
+      attempt.request?.destroy();
     }, timeoutMs);
   });
   try {
@@ -291,7 +319,7 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
     // Any blocked answer refuses the whole name: an attacker's name resolving to one public and
     // one private address must not get a chance at the private one.
     if (addresses.some((a) => blockedReason(a.address, allowPrivate) !== null)) return failed("blocked_address");
-    return await Promise.race([send(url, host, addresses, input, { started, onRequest: (request) => (inFlight = request), onAnswer: () => clearTimeout(timer) }), deadline]);
+    return await Promise.race([send(url, host, addresses, input, { started, attempt, onAnswer: () => clearTimeout(timer) }), deadline]);
   } catch (error) {
     return failed(classify(error));
   } finally {
@@ -299,15 +327,26 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Delive
   }
 }
 
+/** One attempt's state, shared by its request and its one resend: the deadline ends whichever is in flight. */
+interface Attempt {
+  request: http.ClientRequest | undefined;
+  /** The deadline passed: nothing more may be sent. */
+  expired: boolean;
+}
+
 function send(
   url: URL,
   host: string,
   addresses: Address[],
   input: DeliverWebhookInput,
-  context: { started: number; onRequest: (request: http.ClientRequest) => void; onAnswer: () => void; fresh?: boolean },
+  context: { started: number; attempt: Attempt; onAnswer: () => void; fresh?: boolean },
 ): Promise<DeliveryResult> {
-  const { started, onRequest, onAnswer, fresh = false } = context;
+  const { started, attempt, onAnswer, fresh = false } = context;
   return new Promise<DeliveryResult>((resolvePromise, reject) => {
+    if (attempt.expired) {
+      reject(new AttemptError("timeout"));
+      return;
+    }
     const body = Buffer.from(input.body, "utf8");
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(input.headers)) {
@@ -338,7 +377,18 @@ function send(
       ...(url.protocol === "https:" && net.isIP(host) === 0 ? { servername: host } : {}),
       agent: fresh ? false : url.protocol === "https:" ? HTTPS_AGENT : HTTP_AGENT,
     });
-    onRequest(request);
+    attempt.request = request;
+    /**
+     * What the socket had written before this request: the 'socket' event comes before the request
+     * is flushed to it (node:_http_client onSocketNT), so an unchanged count at an error means none
+     * of this request left the process.
+     */
+    let socket: net.Socket | undefined;
+    let writtenBefore = 0;
+    request.once("socket", (s: net.Socket) => {
+      socket = s;
+      writtenBefore = s.bytesWritten ?? 0;
+    });
 
     let settled = false;
     let answered = false;
@@ -354,8 +404,12 @@ function send(
       if (settled) return;
       settled = true;
       const code = (error as { code?: unknown }).code;
-      // A kept connection the receiver closed while it was idle: send again on a new one.
-      if (!fresh && !answered && request.reusedSocket && (code === "ECONNRESET" || code === "EPIPE")) {
+      // A kept connection the receiver had closed while it was idle, found before any of the request
+      // was written to it: nothing was sent, so it goes once on a new connection, under the same
+      // deadline. A reset after bytes left (the receiver may have the request) or by our own
+      // deadline ends the attempt: an attempt is sent at most once.
+      const nothingSent = socket !== undefined && (socket.bytesWritten ?? 0) === writtenBefore;
+      if (!fresh && !answered && !attempt.expired && request.reusedSocket && nothingSent && (code === "ECONNRESET" || code === "EPIPE")) {
         resolvePromise(send(url, host, addresses, input, { ...context, fresh: true }));
         return;
       }

@@ -89,7 +89,7 @@ describe("a delivery attempt (WEBHOOKS_ALLOW_PRIVATE on, receivers on 127.0.0.1)
     expect(request!.headers).toMatchObject({ ...headers, host: `127.0.0.1:${receiver.port}`, "content-length": String(Buffer.byteLength(body)) });
   });
 
-  it("keeps the connection for the next delivery to the same receiver, and sends again on a new one when the receiver dropped it", async () => {
+  it("keeps the connection for the next delivery to the same receiver; one the receiver drops after reading the request is not sent again", async () => {
     const served = new WeakSet<object>();
     let dropNext = false;
     const receiver = await startReceiver((req, res) => {
@@ -106,9 +106,32 @@ describe("a delivery attempt (WEBHOOKS_ALLOW_PRIVATE on, receivers on 127.0.0.1)
     }
     expect(receiver.connections).toBe(1);
     dropNext = true;
+    // The receiver read it before it dropped the connection: sending it again would deliver it twice.
+    expect(await deliverWebhook({ url: receiver.url, body, headers, allowPrivate: true })).toMatchObject({ ok: false, statusCode: null, error: "network" });
+    expect(receiver.requests).toHaveLength(4);
     expect(await deliverWebhook({ url: receiver.url, body, headers, allowPrivate: true })).toMatchObject({ ok: true, statusCode: 204, error: null });
     expect(receiver.connections).toBe(2);
     expect(receiver.requests).toHaveLength(5);
+  });
+
+  it("a receiver that stops answering on a kept-alive connection gets each attempt once and holds no socket past the deadline", async () => {
+    let answer = true;
+    const receiver = await startReceiver((_req, res) => {
+      if (answer) res.writeHead(204).end();
+    });
+    expect(await deliverWebhook({ url: receiver.url, body, headers, allowPrivate: true })).toMatchObject({ ok: true });
+    expect(receiver.connections).toBe(1);
+    answer = false;
+    for (let i = 0; i < 2; i += 1) {
+      const started = performance.now();
+      const result = await deliverWebhook({ url: receiver.url, body: `${body}${i}`, headers, allowPrivate: true, timeoutMs: 300 });
+      expect(result).toMatchObject({ ok: false, statusCode: null, error: "timeout" });
+      expect(performance.now() - started).toBeLessThan(1_000);
+    }
+    // Well past the deadline: no copy went on a new connection, and every socket is closed.
+    await wait(500);
+    expect(receiver.requests.map((r) => r.body)).toEqual([body, `${body}0`, `${body}1`]);
+    expect(receiver.closed).toBe(receiver.connections);
   });
 
   it("a 500 is not delivered and keeps its status and the start of the answer", async () => {
@@ -215,7 +238,8 @@ describe("the SSRF guard (WEBHOOKS_ALLOW_PRIVATE off)", () => {
     ];
     for (const url of urls) {
       const started = performance.now();
-      const result = await deliverWebhook({ url, body, headers, allowPrivate: false, timeoutMs: 5_000 });
+      // The receiver's port allowed: the address alone refuses these.
+      const result = await deliverWebhook({ url, body, headers, allowPrivate: false, allowedPorts: [443, receiver.port], timeoutMs: 5_000 });
       expect(result, url).toMatchObject({ ok: false, statusCode: null, error: "blocked_address", responseBody: "" });
       expect(performance.now() - started, url).toBeLessThan(1_000);
     }
@@ -227,8 +251,8 @@ describe("the SSRF guard (WEBHOOKS_ALLOW_PRIVATE off)", () => {
     const receiver = await startReceiver((_req, res) => res.writeHead(200).end());
     const lookup = vi.spyOn(dns.promises, "lookup").mockImplementation((async () => [{ address: "127.0.0.1", family: 4 }]) as unknown as typeof dns.promises.lookup);
     // Registration could not know: the name is fine, its address today is not.
-    expect(checkWebhookUrl(`https://hooks.attacker.example:${receiver.port}/`, false)).toMatchObject({ ok: true });
-    const result = await deliverWebhook({ url: `https://hooks.attacker.example:${receiver.port}/`, body, headers, allowPrivate: false });
+    expect(checkWebhookUrl(`https://hooks.attacker.example:${receiver.port}/`, false, [receiver.port])).toMatchObject({ ok: true });
+    const result = await deliverWebhook({ url: `https://hooks.attacker.example:${receiver.port}/`, body, headers, allowPrivate: false, allowedPorts: [receiver.port] });
     expect(result).toMatchObject({ ok: false, statusCode: null, error: "blocked_address" });
     expect(lookup).toHaveBeenCalledTimes(1);
     await wait(100);
@@ -262,6 +286,33 @@ describe("the SSRF guard (WEBHOOKS_ALLOW_PRIVATE off)", () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it("refuses 6to4, Teredo, local-use NAT64, the 6to4 relay, IPv4 behind an IPv6 prefix, and ports other than the allowed ones, at registration and at delivery", async () => {
+    const refused = [
+      "https://[::ffff:127.0.0.1]/", // IPv4-mapped (::ffff:0:0/96): judged as its IPv4 address
+      "https://[::ffff:a00:1]/",
+      "https://[::ffff:0:7f00:1]/", // IPv4-translated (SIIT)
+      "https://[2002:c000:201::1]/", // 6to4 (2002::/16), even of a public-looking IPv4
+      "https://[2002:808:808::1]/",
+      "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", // Teredo (2001::/32)
+      "https://[64:ff9b:1::808:808]/", // local-use NAT64 (64:ff9b:1::/48)
+      "https://192.88.99.1/", // 6to4 relay anycast (192.88.99.0/24)
+    ];
+    const ports = ["https://hooks.example.com:22/", "https://hooks.example.com:6379/", "https://93.184.215.14:8443/", "http://hooks.example.com:8080/"];
+    for (const url of [...refused, ...ports]) {
+      expect(checkWebhookUrl(url, false), url).toMatchObject({ ok: false });
+      expect(await deliverWebhook({ url, body, headers, allowPrivate: false, timeoutMs: 2_000 }), url).toMatchObject({ ok: false, statusCode: null, error: url.startsWith("http:") ? "invalid_url" : "blocked_address" });
+    }
+    for (const url of ports.slice(0, 2)) expect(checkWebhookUrl(url, false), url).toMatchObject({ ok: false, message: expect.stringMatching(/port 443 or 80/) });
+    // Tunnels stay refused even for a development receiver; a public IPv4 address written as IPv4-mapped is that address.
+    for (const url of refused.slice(3)) expect(checkWebhookUrl(url, true), url).toMatchObject({ ok: false });
+    expect(checkWebhookUrl("https://[::ffff:93.184.215.14]/", false)).toMatchObject({ ok: true });
+    expect(checkWebhookUrl("https://hooks.example.com:443/", false)).toMatchObject({ ok: true });
+    expect(checkWebhookUrl("https://hooks.example.com:8443/", false, [8443])).toMatchObject({ ok: true });
+    // A name whose address today is a tunnel is refused at delivery.
+    vi.spyOn(dns.promises, "lookup").mockImplementation((async () => [{ address: "2002:808:808::1", family: 6 }]) as unknown as typeof dns.promises.lookup);
+    expect(await deliverWebhook({ url: "https://tunnel.example/hook", body, headers, allowPrivate: false })).toMatchObject({ ok: false, error: "blocked_address" });
+  });
+
   it("an invalid URL is invalid_url", async () => {
     for (const url of ["not a url", "ftp://hooks.example.com/", "https://user:pass@hooks.example.com/", "http://hooks.example.com/"]) {
       expect(await deliverWebhook({ url, body, headers, allowPrivate: false }), url).toMatchObject({ ok: false, error: "invalid_url" });
@@ -272,7 +323,8 @@ describe("the SSRF guard (WEBHOOKS_ALLOW_PRIVATE off)", () => {
 describe("checkWebhookUrl (at registration)", () => {
   it("accepts an https URL with a host", () => {
     expect(checkWebhookUrl("https://hooks.example.com/platform?x=1", false)).toEqual({ ok: true, url: "https://hooks.example.com/platform?x=1" });
-    expect(checkWebhookUrl("https://93.184.215.14:8443/in", false)).toMatchObject({ ok: true });
+    expect(checkWebhookUrl("https://93.184.215.14:443/in", false)).toMatchObject({ ok: true });
+    expect(checkWebhookUrl("https://93.184.215.14:8443/in", false, [443, 8443])).toMatchObject({ ok: true });
   });
 
   it("refuses http (unless private targets are allowed), user info, over-long URLs, other schemes and non-URLs", () => {
