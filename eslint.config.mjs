@@ -87,6 +87,41 @@ const permissionChecks = [
   },
 ];
 
+/**
+ * One gate for every server action (STYLE.md, "Surfaces share the rules"): each exported function
+ * of lib/actions is exactly `return runGuardedAction(name, kind, body)` (lib/actions/gate.ts), which
+ * checks the session, the role and the second-factor policy before the body runs. Nothing may run
+ * before the gate, no action may reach the session by another way, and an action on the person's
+ * own account (the kind that asks for no second factor) is allowed only in the files that hold
+ * those actions. tests/lint/action-gate.test.ts proves each of these fails `npm run lint`.
+ */
+const GATE = "Server actions pass one gate: an exported action is exactly `return runGuardedAction(name, kind, body)` (lib/actions/gate.ts).";
+const actionGate = [
+  {
+    selector:
+      "Program > ExportNamedDeclaration > FunctionDeclaration:not([body.body.length=1][body.body.0.type='ReturnStatement'][body.body.0.argument.callee.name='runGuardedAction'])",
+    message: GATE,
+  },
+  { selector: "Program > ExportNamedDeclaration > VariableDeclaration", message: GATE },
+  { selector: "Program > ExportNamedDeclaration[declaration=null][exportKind!='type']", message: GATE },
+  { selector: "Program > ExportDefaultDeclaration", message: GATE },
+  {
+    selector: "ImportSpecifier[imported.name=/^(runAction|requireUserActor|requireUser|getCurrentUser|toActor|isSecondFactorMissing)$/]",
+    message: "Server actions reach the session and the second-factor policy only through runGuardedAction (lib/actions/gate.ts).",
+  },
+  {
+    selector: "CallExpression[callee.name='runGuardedAction']:not([arguments.0.type='Literal']), CallExpression[callee.name='runGuardedAction']:not([arguments.1.type=/^(Literal|ObjectExpression)$/])",
+    message: "runGuardedAction takes its name and kind as literals, so this rule can read them.",
+  },
+];
+/** Files whose actions act on the signed-in person's own account: the only ones that may use the "account" kinds. */
+const ACCOUNT_ACTION_FILES = ["lib/actions/second-factors.ts", "lib/actions/passkeys.ts", "lib/actions/sign-in-sessions.ts", "lib/actions/connected-apps.ts"];
+const accountKind = {
+  selector: "CallExpression[callee.name='runGuardedAction'][arguments.1.value='account'], CallExpression[callee.name='runGuardedAction'] > ObjectExpression > Property[key.name='accountOf']",
+  message:
+    "The \"account\" kinds ask for no second factor: only actions on the person's own account (ACCOUNT_ACTION_FILES in eslint.config.mjs) may use them; an app or admin action uses \"app\" or { admin }.",
+};
+
 export default defineConfig([
   globalIgnores([".next/**", "node_modules/**", "sdk/dist/**", ".sdk-package/**", "lib/generated/**", ".data/**", ".test-data/**", "next-env.d.ts", "bench/results/**", "test-results/**", "playwright-report/**", "public/hosted/**"]),
   ...nextCoreWebVitals,
@@ -130,5 +165,15 @@ export default defineConfig([
     // app-access.ts is the home; actor.ts defines the platform role ("user" | "admin") it reads.
     ignores: ["lib/services/app-access.ts", "lib/services/actor.ts"],
     rules: { "no-restricted-syntax": ["error", ...permissionChecks] },
+  },
+  {
+    // Later blocks replace no-restricted-syntax's options, so each repeats the permission checks.
+    files: ["lib/actions/**/*.ts"],
+    ignores: ["lib/actions/gate.ts", "lib/actions/result.ts", "lib/actions/**/*.test.ts", ...ACCOUNT_ACTION_FILES],
+    rules: { "no-restricted-syntax": ["error", ...permissionChecks, ...actionGate, accountKind] },
+  },
+  {
+    files: ACCOUNT_ACTION_FILES,
+    rules: { "no-restricted-syntax": ["error", ...permissionChecks, ...actionGate] },
   },
 ]);

@@ -2,11 +2,11 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { runAction, type ActionResult } from "@/lib/actions/result";
+import { runGuardedAction } from "@/lib/actions/gate";
+import type { ActionResult } from "@/lib/actions/result";
 import { isAppError } from "@/lib/errors";
 import { clientIdSchema, revisionSchema, reviewRejectionSchema, suspendAppSchema, type AppView } from "@/lib/schemas/apps";
 import { disableUserSchema, enableUserSchema, handleSchema, type UserView } from "@/lib/schemas/users";
-import { requireAdminActor } from "@/lib/portal/session";
 import {
   approveApp,
   approveApps,
@@ -23,9 +23,14 @@ import { setAppRequestQuota } from "@/lib/services/api-quota";
 import { requestQuotaSchema } from "@/lib/schemas/rate-limits";
 
 /**
- * Admin actions. Every one checks the admin role on the server first (requireAdminActor), whatever
- * the UI showed: a server action is a public POST endpoint that anyone signed in can call.
+ * Admin actions. Every one passes the gate's admin kind first (lib/actions/gate.ts: the admin role,
+ * then the admins' second-factor rule), whatever the UI showed: a server action is a public POST
+ * endpoint that anyone signed in can call. The target is what a refusal is audited against.
  */
+const appTarget = (clientId: unknown) => () => ({ type: "app" as const, id: clientIdSchema.parse(clientId) });
+/** Bulk review: one audit row naming every app of the batch. */
+const appListTarget = (parse: () => string[]) => () => ({ type: "app" as const, id: parse().join(" ") });
+const userTarget = (handle: unknown) => () => ({ type: "user" as const, id: handleSchema.parse(handle) });
 
 /** Re-renders the pages that show the app; the service already told every process's caches. */
 function refreshApp(clientId: string): void {
@@ -38,9 +43,8 @@ export async function approveAppAction(
   clientId: unknown,
   revision: unknown,
 ): Promise<ActionResult<Pick<AppView, "clientId" | "status">>> {
-  return runAction("admin.apps.approve", async () => {
+  return runGuardedAction("admin.apps.approve", { admin: "app.approve", target: appTarget(clientId) }, async (actor) => {
     const id = clientIdSchema.parse(clientId);
-    const actor = await requireAdminActor("app.approve", { type: "app", id });
     const app = await approveApp(id, actor, { revision: revisionSchema.parse(revision) });
     refreshApp(id);
     return { clientId: app.clientId, status: app.status };
@@ -62,9 +66,8 @@ const reviewedListSchema = z
 export async function approveAppsAction(
   items: unknown,
 ): Promise<ActionResult<{ approved: string[]; failed: { clientId: string; message: string }[] }>> {
-  return runAction("admin.apps.approve-bulk", async () => {
+  return runGuardedAction("admin.apps.approve-bulk", { admin: "app.approve", target: appListTarget(() => reviewedListSchema.parse(items).map((r) => r.clientId)) }, async (actor) => {
     const reviewed = reviewedListSchema.parse(items);
-    const actor = await requireAdminActor("app.approve", { type: "app", id: reviewed.map((r) => r.clientId).join(" ") });
     const result = await approveApps(reviewed, actor);
     for (const app of result.approved) refreshApp(app.clientId);
     return { approved: result.approved.map((a) => a.clientId), failed: result.failed };
@@ -78,9 +81,8 @@ export async function approveAppsAction(
 export async function undoApprovalsAction(
   clientIds: unknown,
 ): Promise<ActionResult<{ undone: string[]; failed: { clientId: string; message: string }[] }>> {
-  return runAction("admin.apps.approve-undo", async () => {
+  return runGuardedAction("admin.apps.approve-undo", { admin: "app.approve.undo", target: appListTarget(() => clientIdListSchema.parse(clientIds)) }, async (actor) => {
     const ids = clientIdListSchema.parse(clientIds);
-    const actor = await requireAdminActor("app.approve.undo", { type: "app", id: ids.join(" ") });
     const undone: string[] = [];
     const failed: { clientId: string; message: string }[] = [];
     for (const id of ids) {
@@ -101,9 +103,8 @@ export async function rejectAppAction(
   clientId: unknown,
   input: unknown,
 ): Promise<ActionResult<Pick<AppView, "clientId" | "status">>> {
-  return runAction("admin.apps.reject", async () => {
+  return runGuardedAction("admin.apps.reject", { admin: "app.reject", target: appTarget(clientId) }, async (actor) => {
     const id = clientIdSchema.parse(clientId);
-    const actor = await requireAdminActor("app.reject", { type: "app", id });
     const { reason, revision } = reviewRejectionSchema.parse(input);
     const app = await rejectApp(id, reason, actor, { revision });
     refreshApp(id);
@@ -115,9 +116,8 @@ export async function suspendAppAction(
   clientId: unknown,
   input: unknown,
 ): Promise<ActionResult<Pick<AppView, "clientId" | "status">>> {
-  return runAction("admin.apps.suspend", async () => {
+  return runGuardedAction("admin.apps.suspend", { admin: "app.suspend", target: appTarget(clientId) }, async (actor) => {
     const id = clientIdSchema.parse(clientId);
-    const actor = await requireAdminActor("app.suspend", { type: "app", id });
     const { reason } = suspendAppSchema.parse(input);
     const app = await suspendApp(id, reason, actor);
     refreshApp(id);
@@ -126,9 +126,8 @@ export async function suspendAppAction(
 }
 
 export async function reinstateAppAction(clientId: unknown): Promise<ActionResult<Pick<AppView, "clientId" | "status">>> {
-  return runAction("admin.apps.reinstate", async () => {
+  return runGuardedAction("admin.apps.reinstate", { admin: "app.reinstate", target: appTarget(clientId) }, async (actor) => {
     const id = clientIdSchema.parse(clientId);
-    const actor = await requireAdminActor("app.reinstate", { type: "app", id });
     const app = await reinstateApp(id, actor);
     refreshApp(id);
     return { clientId: app.clientId, status: app.status };
@@ -143,10 +142,9 @@ export async function setUserDisabledAction(
   disabled: unknown,
   input?: unknown,
 ): Promise<ActionResult<Pick<UserView, "handle" | "disabled" | "muted">>> {
-  return runAction("admin.users.disable", async () => {
+  return runGuardedAction("admin.users.disable", { admin: disabled === true ? "user.disable" : "user.enable", target: userTarget(handle) }, async (actor) => {
     const target = handleSchema.parse(handle);
     const value = flagSchema.parse(disabled);
-    const actor = await requireAdminActor(value ? "user.disable" : "user.enable", { type: "user", id: target });
     const { reason } = (value ? disableUserSchema : enableUserSchema).parse(input ?? {});
     const user = await setUserDisabled(target, value, actor, reason);
     revalidatePath("/admin/users");
@@ -158,10 +156,9 @@ export async function setUserMutedAction(
   handle: unknown,
   muted: unknown,
 ): Promise<ActionResult<Pick<UserView, "handle" | "disabled" | "muted">>> {
-  return runAction("admin.users.mute", async () => {
+  return runGuardedAction("admin.users.mute", { admin: muted === true ? "user.mute" : "user.unmute", target: userTarget(handle) }, async (actor) => {
     const target = handleSchema.parse(handle);
     const value = flagSchema.parse(muted);
-    const actor = await requireAdminActor(value ? "user.mute" : "user.unmute", { type: "user", id: target });
     const user = await setUserMuted(target, value, actor);
     revalidatePath("/admin/users");
     return { handle: user.handle, disabled: user.disabled, muted: user.muted };
@@ -170,9 +167,8 @@ export async function setUserMutedAction(
 
 /** Approves the change waiting on an approved app (issue 15): its requested values apply now. */
 export async function approveChangeAction(clientId: unknown, revision: unknown): Promise<ActionResult<{ clientId: string }>> {
-  return runAction("admin.apps.change.approve", async () => {
+  return runGuardedAction("admin.apps.change.approve", { admin: "app.change.approve", target: appTarget(clientId) }, async (actor) => {
     const id = clientIdSchema.parse(clientId);
-    const actor = await requireAdminActor("app.change.approve", { type: "app", id });
     await approvePendingChange(id, actor, { revision: revisionSchema.parse(revision) });
     refreshApp(id);
     return { clientId: id };
@@ -181,9 +177,8 @@ export async function approveChangeAction(clientId: unknown, revision: unknown):
 
 /** Refuses the change waiting on an app, with a reason its team sees; the approved configuration stays. */
 export async function rejectChangeAction(clientId: unknown, input: unknown): Promise<ActionResult<{ clientId: string }>> {
-  return runAction("admin.apps.change.reject", async () => {
+  return runGuardedAction("admin.apps.change.reject", { admin: "app.change.reject", target: appTarget(clientId) }, async (actor) => {
     const id = clientIdSchema.parse(clientId);
-    const actor = await requireAdminActor("app.change.reject", { type: "app", id });
     const { reason, revision } = reviewRejectionSchema.parse(input);
     await rejectPendingChange(id, reason, actor, { revision });
     refreshApp(id);
@@ -196,9 +191,8 @@ export async function setAppQuotaAction(
   clientId: unknown,
   input: unknown,
 ): Promise<ActionResult<Pick<AppView, "clientId" | "requestsPerMinute" | "customQuota">>> {
-  return runAction("admin.apps.quota", async () => {
+  return runGuardedAction("admin.apps.quota", { admin: "app.quota", target: appTarget(clientId) }, async (actor) => {
     const id = clientIdSchema.parse(clientId);
-    const actor = await requireAdminActor("app.quota", { type: "app", id });
     const app = await setAppRequestQuota(id, requestQuotaSchema.parse(input), actor);
     refreshApp(id);
     return { clientId: app.clientId, requestsPerMinute: app.requestsPerMinute, customQuota: app.customQuota };

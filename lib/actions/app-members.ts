@@ -2,10 +2,10 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { runAction, type ActionResult } from "@/lib/actions/result";
+import { runGuardedAction } from "@/lib/actions/gate";
+import type { ActionResult } from "@/lib/actions/result";
 import { clientIdSchema, memberRoleSchema } from "@/lib/schemas/apps";
 import { handleSchema } from "@/lib/schemas/users";
-import { requireUserActor } from "@/lib/portal/session";
 import {
   answerTransfer,
   cancelTransfer,
@@ -30,8 +30,7 @@ export async function setMemberAction(
   clientId: unknown,
   input: unknown,
 ): Promise<ActionResult<{ handle: string; role: string; added: boolean }>> {
-  return runAction("apps.members.set", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.members.set", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const { handle, role } = memberInputSchema.parse(input);
     const { member, added } = await setMember(id, handle, role, actor);
@@ -45,8 +44,7 @@ export async function removeMemberAction(
   clientId: unknown,
   handle: unknown,
 ): Promise<ActionResult<{ removed: boolean; rollSecrets: boolean }>> {
-  return runAction("apps.members.remove", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.members.remove", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const result = await removeMember(id, handleSchema.parse(handle), actor);
     refresh(id);
@@ -56,8 +54,7 @@ export async function removeMemberAction(
 
 /** Offers the app to someone (issue 24): nothing changes until they accept it in their apps list. */
 export async function transferAppAction(clientId: unknown, handle: unknown): Promise<ActionResult<{ to: string }>> {
-  return runAction("apps.transfer", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.transfer", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const { app } = await requestTransfer(id, handleSchema.parse(handle), actor);
     refresh(id);
@@ -70,8 +67,7 @@ export async function answerTransferAction(
   clientId: unknown,
   accept: unknown,
 ): Promise<ActionResult<{ outcome: TransferOutcome }>> {
-  return runAction("apps.transfer.answer", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.transfer.answer", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const { outcome } = await answerTransfer(id, z.boolean().parse(accept), actor);
     refresh(id);
@@ -81,8 +77,7 @@ export async function answerTransferAction(
 
 /** The owner's side withdraws an offer not yet answered. */
 export async function cancelTransferAction(clientId: unknown): Promise<ActionResult<null>> {
-  return runAction("apps.transfer.cancel", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.transfer.cancel", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     await cancelTransfer(id, actor);
     refresh(id);

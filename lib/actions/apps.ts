@@ -1,9 +1,9 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { runAction, type ActionResult } from "@/lib/actions/result";
+import { runGuardedAction } from "@/lib/actions/gate";
+import type { ActionResult } from "@/lib/actions/result";
 import { clientIdSchema, createAppSchema, secretIdSchema, updateAppSchema, type RevealedSecret } from "@/lib/schemas/apps";
-import { requireAppManagerActor } from "@/lib/portal/session";
 import { addSecret, retireSecret, rollSecret } from "@/lib/services/app-secrets";
 import { resubmitApp } from "@/lib/services/app-review";
 import { createApp, deleteApp, updateApp } from "@/lib/services/apps";
@@ -16,10 +16,8 @@ import { createApp, deleteApp, updateApp } from "@/lib/services/apps";
 export async function createAppAction(
   input: unknown,
 ): Promise<ActionResult<{ clientId: string; sandbox: { clientId: string; clientSecret?: string } }>> {
-  return runAction("apps.create", async () => {
-    const actor = await requireAppManagerActor();
+  return runGuardedAction("apps.create", "app", async (actor) => {
     const parsed = createAppSchema.parse(input);
-    if (actor.kind !== "user") throw new Error("unreachable: portal actors are users");
     const app = await createApp(parsed, { id: actor.id }, actor);
     revalidatePath("/apps");
     return { clientId: app.clientId, sandbox: app.sandbox };
@@ -37,8 +35,7 @@ export async function createAppAction(
  * so the form says "Sent for review" rather than "Changes saved" (issue 28).
  */
 export async function updateAppAction(clientId: unknown, input: unknown): Promise<ActionResult<{ clientId: string; sentForReview: boolean }>> {
-  return runAction("apps.update", async () => {
-    const actor = await requireAppManagerActor();
+  return runGuardedAction("apps.update", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const app = await updateApp(id, updateAppSchema.parse(input), actor);
     revalidatePath(`/apps/${id}`);
@@ -50,8 +47,7 @@ export async function updateAppAction(clientId: unknown, input: unknown): Promis
 
 /** "Save and resubmit" of a rejected app: saves the edit and puts the app back in the review queue. */
 export async function resubmitAppAction(clientId: unknown, input: unknown): Promise<ActionResult<{ clientId: string }>> {
-  return runAction("apps.resubmit", async () => {
-    const actor = await requireAppManagerActor();
+  return runGuardedAction("apps.resubmit", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const app = await resubmitApp(id, updateAppSchema.parse(input), actor);
     revalidatePath(`/apps/${id}`);
@@ -63,8 +59,7 @@ export async function resubmitAppAction(clientId: unknown, input: unknown): Prom
 
 /** Deleting revokes every grant and token of the app (lib/services/apps.ts deleteApp). */
 export async function deleteAppAction(clientId: unknown): Promise<ActionResult<null>> {
-  return runAction("apps.delete", async () => {
-    const actor = await requireAppManagerActor();
+  return runGuardedAction("apps.delete", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     await deleteApp(id, actor);
     revalidatePath("/apps");
@@ -79,8 +74,7 @@ export async function deleteAppAction(clientId: unknown): Promise<ActionResult<n
 
 /** A second active secret, for zero-downtime rotation; no token is voided. */
 export async function addSecretAction(clientId: unknown): Promise<ActionResult<RevealedSecret>> {
-  return runAction("apps.secret.add", async () => {
-    const actor = await requireAppManagerActor();
+  return runGuardedAction("apps.secret.add", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const revealed = await addSecret(id, actor);
     revalidatePath(`/apps/${id}`);
@@ -90,8 +84,7 @@ export async function addSecretAction(clientId: unknown): Promise<ActionResult<R
 
 /** Retires one secret: it fails at once; tokens already issued with it live until they expire. */
 export async function retireSecretAction(clientId: unknown, secretId: unknown): Promise<ActionResult<{ secretId: string }>> {
-  return runAction("apps.secret.retire", async () => {
-    const actor = await requireAppManagerActor();
+  return runGuardedAction("apps.secret.retire", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const retired = await retireSecret(id, secretIdSchema.parse(secretId), actor);
     revalidatePath(`/apps/${id}`);
@@ -101,8 +94,7 @@ export async function retireSecretAction(clientId: unknown, secretId: unknown): 
 
 /** Compromise: one new secret, every other one retired and every access token of the app voided. */
 export async function rollSecretAction(clientId: unknown): Promise<ActionResult<RevealedSecret>> {
-  return runAction("apps.secret.roll", async () => {
-    const actor = await requireAppManagerActor();
+  return runGuardedAction("apps.secret.roll", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const revealed = await rollSecret(id, actor);
     revalidatePath(`/apps/${id}`);

@@ -1,10 +1,10 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { runAction, type ActionResult } from "@/lib/actions/result";
+import { runGuardedAction } from "@/lib/actions/gate";
+import type { ActionResult } from "@/lib/actions/result";
 import { clientIdSchema } from "@/lib/schemas/apps";
 import { handleSchema } from "@/lib/schemas/users";
-import { requireUserActor } from "@/lib/portal/session";
 import { revokeConnectedApp } from "@/lib/services/connected-apps";
 
 /**
@@ -15,8 +15,7 @@ export async function revokeConnectedAppAction(
   handle: unknown,
   clientId: unknown,
 ): Promise<ActionResult<{ clientId: string; wasConnected: boolean }>> {
-  return runAction("account.apps.revoke", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("account.apps.revoke", { accountOf: handle }, async (actor) => {
     const target = handleSchema.parse(handle);
     const id = clientIdSchema.parse(clientId);
     const result = await revokeConnectedApp(target, id, actor);

@@ -3,8 +3,8 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { runAction, type ActionResult } from "@/lib/actions/result";
-import { requireUserActor } from "@/lib/portal/session";
+import { runGuardedAction } from "@/lib/actions/gate";
+import type { ActionResult } from "@/lib/actions/result";
 import { passkeyNameSchema, registrationResponseSchema } from "@/lib/schemas/passkeys";
 import { finishPasskeyRegistration, removePasskey, renamePasskey, startPasskeyRegistration } from "@/lib/services/passkeys";
 
@@ -23,12 +23,11 @@ const removeSchema = z.object({
 });
 
 export async function startPasskeyRegistrationAction(): Promise<ActionResult<{ options: PublicKeyCredentialCreationOptionsJSON }>> {
-  return runAction("account.passkey.start", async () => ({ options: await startPasskeyRegistration(await requireUserActor()) }));
+  return runGuardedAction("account.passkey.start", "account", async (actor) => ({ options: await startPasskeyRegistration(actor) }));
 }
 
 export async function finishPasskeyRegistrationAction(input: unknown): Promise<ActionResult<{ id: number; name: string; recoveryCodes: string[] | null }>> {
-  return runAction("account.passkey.finish", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("account.passkey.finish", "account", async (actor) => {
     const passkey = await finishPasskeyRegistration(actor, finishSchema.parse(input));
     revalidatePath("/account/security");
     return { id: passkey.id, name: passkey.name, recoveryCodes: passkey.recoveryCodes };
@@ -36,8 +35,7 @@ export async function finishPasskeyRegistrationAction(input: unknown): Promise<A
 }
 
 export async function renamePasskeyAction(input: unknown): Promise<ActionResult<{ renamed: true }>> {
-  return runAction("account.passkey.rename", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("account.passkey.rename", "account", async (actor) => {
     const { id, name } = z.object({ id: idSchema, name: passkeyNameSchema }).parse(input);
     await renamePasskey(actor, id, name);
     revalidatePath("/account/security");
@@ -46,8 +44,7 @@ export async function renamePasskeyAction(input: unknown): Promise<ActionResult<
 }
 
 export async function removePasskeyAction(input: unknown): Promise<ActionResult<{ removed: true }>> {
-  return runAction("account.passkey.remove", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("account.passkey.remove", "account", async (actor) => {
     const { id, proof } = removeSchema.parse(input);
     await removePasskey(actor, id, proof);
     revalidatePath("/account/security");

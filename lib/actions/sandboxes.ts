@@ -2,12 +2,12 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { runAction, type ActionResult } from "@/lib/actions/result";
+import { runGuardedAction } from "@/lib/actions/gate";
+import type { ActionResult } from "@/lib/actions/result";
 import { clientIdSchema } from "@/lib/schemas/apps";
 import { addSandboxTestUserSchema, type SandboxSecret, type SandboxTestUserCredentials } from "@/lib/schemas/sandboxes";
 import { TRIGGERABLE_EVENT_TYPES } from "@/lib/schemas/events";
 import { handleSchema } from "@/lib/schemas/users";
-import { requireUserActor } from "@/lib/portal/session";
 import { triggerSandboxEvent } from "@/lib/services/sandbox-events";
 import { addSandboxTestUser, removeSandboxTestUser } from "@/lib/services/sandbox-users";
 import { resetSandbox, rollSandboxSecret } from "@/lib/services/sandboxes";
@@ -19,8 +19,7 @@ import { resetSandbox, rollSandboxSecret } from "@/lib/services/sandboxes";
 
 /** A new sandbox secret for an API client, returned once to this browser; the old one stops working. */
 export async function rollSandboxSecretAction(clientId: unknown): Promise<ActionResult<SandboxSecret>> {
-  return runAction("apps.sandbox.secret.roll", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.sandbox.secret.roll", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const secret = await rollSandboxSecret(id, actor);
     revalidatePath(`/apps/${id}/sandbox`);
@@ -30,8 +29,7 @@ export async function rollSandboxSecretAction(clientId: unknown): Promise<Action
 
 /** "Reset sandbox": the synthetic world is deleted and generated again. */
 export async function resetSandboxAction(clientId: unknown): Promise<ActionResult<{ people: number }>> {
-  return runAction("apps.sandbox.reset", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.sandbox.reset", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const { people } = await resetSandbox(id, actor);
     revalidatePath(`/apps/${id}/sandbox`);
@@ -43,8 +41,7 @@ const triggerableEventTypeSchema = z.enum(TRIGGERABLE_EVENT_TYPES, { message: "C
 
 /** A test user; its generated password comes back once, to this browser only. */
 export async function addSandboxTestUserAction(clientId: unknown, input: unknown): Promise<ActionResult<SandboxTestUserCredentials>> {
-  return runAction("apps.sandbox.users.add", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.sandbox.users.add", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const added = await addSandboxTestUser(id, actor, addSandboxTestUserSchema.parse(input));
     revalidatePath(`/apps/${id}/sandbox`);
@@ -54,8 +51,7 @@ export async function addSandboxTestUserAction(clientId: unknown, input: unknown
 
 /** Removes a test user: its sign-ins and tokens stop at once. */
 export async function removeSandboxTestUserAction(clientId: unknown, handle: unknown): Promise<ActionResult<{ handle: string }>> {
-  return runAction("apps.sandbox.users.remove", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.sandbox.users.remove", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const parsed = handleSchema.parse(handle);
     await removeSandboxTestUser(id, actor, parsed);
@@ -66,8 +62,7 @@ export async function removeSandboxTestUserAction(clientId: unknown, handle: unk
 
 /** "Trigger event": one event of a triggerable type with synthetic data, in the sandbox only. */
 export async function triggerSandboxEventAction(clientId: unknown, type: unknown): Promise<ActionResult<{ eventId: string }>> {
-  return runAction("apps.sandbox.trigger", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.sandbox.trigger", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const parsed = triggerableEventTypeSchema.parse(type);
     return triggerSandboxEvent(id, actor, parsed);

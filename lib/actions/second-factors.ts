@@ -3,8 +3,8 @@
 import QRCode from "qrcode";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { runAction, type ActionResult } from "@/lib/actions/result";
-import { requireUserActor } from "@/lib/portal/session";
+import { runGuardedAction } from "@/lib/actions/gate";
+import type { ActionResult } from "@/lib/actions/result";
 import {
   confirmTotpEnrolment,
   regenerateRecoveryCodes,
@@ -23,8 +23,7 @@ const removeSchema = z.union([
 ]);
 
 export async function startTotpEnrolmentAction(): Promise<ActionResult<{ secret: string; uri: string; qrSvg: string }>> {
-  return runAction("account.mfa.start", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("account.mfa.start", "account", async (actor) => {
     const enrolment = await startTotpEnrolment(actor);
     // qrcode writes the SVG from the otpauth URI only (no outside input in it): safe to inline.
     const qrSvg = await QRCode.toString(enrolment.uri, { type: "svg", margin: 1, errorCorrectionLevel: "M" });
@@ -33,8 +32,7 @@ export async function startTotpEnrolmentAction(): Promise<ActionResult<{ secret:
 }
 
 export async function confirmTotpEnrolmentAction(code: unknown): Promise<ActionResult<{ recoveryCodes: string[] }>> {
-  return runAction("account.mfa.confirm", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("account.mfa.confirm", "account", async (actor) => {
     const result = await confirmTotpEnrolment(actor, codeSchema.parse(code));
     revalidatePath("/account/security");
     return result;
@@ -42,8 +40,7 @@ export async function confirmTotpEnrolmentAction(code: unknown): Promise<ActionR
 }
 
 export async function regenerateRecoveryCodesAction(): Promise<ActionResult<{ recoveryCodes: string[] }>> {
-  return runAction("account.mfa.recovery_codes", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("account.mfa.recovery_codes", "account", async (actor) => {
     const result = await regenerateRecoveryCodes(actor);
     revalidatePath("/account/security");
     return result;
@@ -51,8 +48,7 @@ export async function regenerateRecoveryCodesAction(): Promise<ActionResult<{ re
 }
 
 export async function removeTotpAction(proof: unknown): Promise<ActionResult<{ removed: true }>> {
-  return runAction("account.mfa.remove", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("account.mfa.remove", "account", async (actor) => {
     await removeTotp(actor, removeSchema.parse(proof));
     revalidatePath("/account/security");
     return { removed: true as const };

@@ -2,8 +2,9 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { runAction, type ActionResult } from "@/lib/actions/result";
-import { getCurrentSessionUid, requireUserActor } from "@/lib/portal/session";
+import { runGuardedAction } from "@/lib/actions/gate";
+import type { ActionResult } from "@/lib/actions/result";
+import { getCurrentSessionUid } from "@/lib/portal/session";
 import { signOutSessions } from "@/lib/services/sign-in-sessions";
 
 /**
@@ -15,9 +16,7 @@ import { signOutSessions } from "@/lib/services/sign-in-sessions";
 const sessionIdSchema = z.string().regex(/^[A-Za-z0-9_-]{16}$/, "Not a session.");
 
 export async function signOutSessionAction(sessionId: unknown): Promise<ActionResult<{ ended: number }>> {
-  return runAction("account.sessions.sign_out", async () => {
-    const actor = await requireUserActor();
-    if (actor.kind !== "user") throw new Error("portal actors are people");
+  return runGuardedAction("account.sessions.sign_out", "account", async (actor) => {
     const result = await signOutSessions(actor, { session: sessionIdSchema.parse(sessionId) }, actor, await getCurrentSessionUid());
     revalidatePath("/account/security");
     return result;
@@ -25,9 +24,7 @@ export async function signOutSessionAction(sessionId: unknown): Promise<ActionRe
 }
 
 export async function signOutOtherSessionsAction(): Promise<ActionResult<{ ended: number }>> {
-  return runAction("account.sessions.sign_out_others", async () => {
-    const actor = await requireUserActor();
-    if (actor.kind !== "user") throw new Error("portal actors are people");
+  return runGuardedAction("account.sessions.sign_out_others", "account", async (actor) => {
     const current = await getCurrentSessionUid();
     const result = await signOutSessions(actor, { allExcept: current }, actor, current);
     revalidatePath("/account/security");

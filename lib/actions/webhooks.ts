@@ -2,10 +2,10 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { runAction, type ActionResult } from "@/lib/actions/result";
+import { runGuardedAction } from "@/lib/actions/gate";
+import type { ActionResult } from "@/lib/actions/result";
 import { clientIdSchema } from "@/lib/schemas/apps";
 import { DELIVERY_ID_PATTERN, WEBHOOK_ID_PATTERN, webhookInputSchema, type WebhookView } from "@/lib/schemas/webhooks";
-import { requireUserActor } from "@/lib/portal/session";
 import {
   addWebhook,
   redeliver,
@@ -30,8 +30,7 @@ function refresh(clientId: string): void {
 }
 
 export async function addWebhookAction(clientId: unknown, input: unknown, sandbox?: unknown): Promise<ActionResult<WebhookView & { secret: string }>> {
-  return runAction("apps.webhooks.add", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.webhooks.add", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const created = await addWebhook(id, webhookInputSchema.parse(input), actor, worldSchema.parse(sandbox));
     refresh(id);
@@ -40,8 +39,7 @@ export async function addWebhookAction(clientId: unknown, input: unknown, sandbo
 }
 
 export async function removeWebhookAction(clientId: unknown, webhookId: unknown, sandbox?: unknown): Promise<ActionResult<{ id: string }>> {
-  return runAction("apps.webhooks.remove", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.webhooks.remove", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const removed = await removeWebhook(id, webhookIdSchema.parse(webhookId), actor, worldSchema.parse(sandbox));
     refresh(id);
@@ -50,8 +48,7 @@ export async function removeWebhookAction(clientId: unknown, webhookId: unknown,
 }
 
 export async function setWebhookEnabledAction(clientId: unknown, webhookId: unknown, enabled: unknown, sandbox?: unknown): Promise<ActionResult<WebhookView>> {
-  return runAction("apps.webhooks.enable", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.webhooks.enable", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const view = await setWebhookEnabled(id, webhookIdSchema.parse(webhookId), z.boolean().parse(enabled), actor, worldSchema.parse(sandbox));
     refresh(id);
@@ -61,16 +58,14 @@ export async function setWebhookEnabledAction(clientId: unknown, webhookId: unkn
 
 /** A new signing secret, shown once; the previous one keeps signing alongside it for 24 hours. */
 export async function rotateWebhookSecretAction(clientId: unknown, webhookId: unknown, sandbox?: unknown): Promise<ActionResult<{ id: string; secret: string }>> {
-  return runAction("apps.webhooks.rotate", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.webhooks.rotate", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     return rotateWebhookSecret(id, webhookIdSchema.parse(webhookId), actor, worldSchema.parse(sandbox));
   });
 }
 
 export async function sendTestEventAction(clientId: unknown, webhookId: unknown, sandbox?: unknown): Promise<ActionResult<{ event_id: string; delivery_id: string }>> {
-  return runAction("apps.webhooks.test", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.webhooks.test", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const sent = await sendTestEvent(id, webhookIdSchema.parse(webhookId), actor, worldSchema.parse(sandbox));
     refresh(id);
@@ -79,8 +74,7 @@ export async function sendTestEventAction(clientId: unknown, webhookId: unknown,
 }
 
 export async function redeliverAction(clientId: unknown, deliveryId: unknown, sandbox?: unknown): Promise<ActionResult<{ delivery_id: string }>> {
-  return runAction("apps.webhooks.redeliver", async () => {
-    const actor = await requireUserActor();
+  return runGuardedAction("apps.webhooks.redeliver", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);
     const queued = await redeliver(id, deliveryIdSchema.parse(deliveryId), actor, worldSchema.parse(sandbox));
     refresh(id);

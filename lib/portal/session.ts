@@ -10,9 +10,8 @@ import { clientIdSchema, type AppView } from "../schemas/apps";
 import type { UserView } from "../schemas/users";
 import type { Actor } from "../services/actor";
 import { getAppForViewer } from "../services/apps";
-import { recordAudit } from "../services/audit";
 import { findUserById } from "../services/users";
-import { isSecondFactorMissing, SECOND_FACTOR_REQUIRED_MESSAGE } from "../services/mfa-policy";
+import { isSecondFactorMissing } from "../services/mfa-policy";
 
 /** Where REQUIRE_MFA sends a person who must enrol first (issue 29). */
 export const ENROL_PATH = "/account/security?required=1";
@@ -62,7 +61,7 @@ async function clientIp(): Promise<string | undefined> {
   return (await headers()).get(CLIENT_IP_HEADER)?.slice(0, 64) || undefined;
 }
 
-export async function toActor(user: UserView): Promise<Actor> {
+export async function toActor(user: UserView): Promise<Extract<Actor, { kind: "user" }>> {
   return { kind: "user", id: user.id, handle: user.handle, role: user.role, ip: await clientIp() };
 }
 
@@ -101,36 +100,13 @@ export async function requireAdmin(): Promise<UserView> {
   return user;
 }
 
-/** Server actions: the actor, or `unauthorized` (an action has no page to redirect to). */
-export async function requireUserActor(): Promise<Actor> {
+/**
+ * The signed-in person for a server action, or `unauthorized` (an action has no page to redirect
+ * to). Actions call it only through their gate (lib/actions/gate.ts), which adds the role and the
+ * second-factor policy.
+ */
+export async function requireUserActor(): Promise<Extract<Actor, { kind: "user" }>> {
   const user = await getCurrentUser();
   if (!user) throw new AppError("unauthorized", "Your session has ended. Sign in again.");
   return toActor(user);
-}
-
-/**
- * Admin server actions: checked here, at the edge, whatever the UI showed; the services check
- * again. A refused attempt is audited, since it means someone called the action directly.
- */
-export async function requireAdminActor(action: string, target: { type: "app" | "user"; id: string }): Promise<Actor> {
-  const actor = await requireUserActor();
-  if (actor.kind === "user" && actor.role !== "admin") {
-    await recordAudit({ actor, action, targetType: target.type, targetId: target.id, outcome: "denied" });
-    throw new AppError("forbidden", "Only an admin can do that.");
-  }
-  if (await isSecondFactorMissing(actor, "admin")) {
-    await recordAudit({ actor, action, targetType: target.type, targetId: target.id, outcome: "denied", detail: { reason: "second_factor_required" } });
-    throw new AppError("forbidden", SECOND_FACTOR_REQUIRED_MESSAGE);
-  }
-  return actor;
-}
-
-/**
- * Server actions that manage an app or its secrets (REQUIRE_MFA=developers or everyone): the
- * actor, or `forbidden` until they have a second factor.
- */
-export async function requireAppManagerActor(): Promise<Actor> {
-  const actor = await requireUserActor();
-  if (await isSecondFactorMissing(actor, "apps")) throw new AppError("forbidden", SECOND_FACTOR_REQUIRED_MESSAGE);
-  return actor;
 }
