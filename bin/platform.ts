@@ -22,6 +22,7 @@ import * as apps from "../lib/cli/apps";
 import * as members from "../lib/cli/app-members";
 import * as secrets from "../lib/cli/app-secrets";
 import * as sandboxes from "../lib/cli/sandboxes";
+import * as sealed from "../lib/cli/sealed-secrets";
 import { attachDashedValues, JSON_OPTION, UsageError, type Command, type Values } from "../lib/cli/command";
 import * as events from "../lib/cli/events";
 import * as keys from "../lib/cli/keys";
@@ -85,6 +86,7 @@ const COMMANDS: Record<string, Command> = {
   "users sessions": users.usersSessions,
   "users sign-out": users.usersSignOut,
   "keys rotate": keys.keysRotate,
+  "secrets reseal": sealed.secretsReseal,
 };
 
 function help(): string {

@@ -30,6 +30,17 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
   });
 
+  it("SEALING_KEYS: id:key pairs, newest first; a bad pair or a repeated id is refused, naming it", () => {
+    const a = "a".repeat(43);
+    const b = "b".repeat(43);
+    expect(parseEnv({}).SEALING_KEYS).toBeUndefined();
+    expect(parseEnv({ SEALING_KEYS: `2027:${b}, 2026:${a}` }).SEALING_KEYS).toEqual([
+      { id: "2027", key: b },
+      { id: "2026", key: a },
+    ]);
+    for (const bad of [b, `x:${b.slice(1)}`, `x.y:${b}`, `x:${b},x:${a}`]) expect(() => parseEnv({ SEALING_KEYS: bad }), bad).toThrow(/SEALING_KEYS/);
+  });
+
   it("METRICS_HOST: loopback by default, whatever HOST is", () => {
     expect(parseEnv({ HOST: "0.0.0.0" }).METRICS_HOST).toBe("127.0.0.1");
     expect(parseEnv({ METRICS_HOST: "0.0.0.0" }).METRICS_HOST).toBe("0.0.0.0");

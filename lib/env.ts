@@ -146,13 +146,39 @@ const rawSchema = z.object({
    */
   USER_QUOTA_PERCENT: z.coerce.number().min(1).max(100).default(DEFAULT_USER_QUOTA_PERCENT),
   /**
-   * Issue 25: the key that encrypts webhook signing secrets at rest, 32 random bytes in base64url
-   * (`openssl rand -base64 32 | tr '+/' '-_' | tr -d =`). Unset: one is generated and kept in the
-   * database. Changing it makes the stored secrets unreadable (rotate every endpoint's secret).
+   * Issue 25: the key that encrypted sealed secrets (webhook signing secrets, TOTP secrets) before
+   * SEALING_KEYS, 32 random bytes in base64url (`openssl rand -base64 32 | tr '+/' '-_' | tr -d =`).
+   * Unset: one is generated and kept in the database. It opens the values sealed without a key id
+   * (lib/events/secret-box.ts), and seals new ones while SEALING_KEYS is unset.
    */
   WEBHOOK_SECRETS_KEY: z
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/, "must be 32 bytes in base64url (43 characters)")
+    .optional(),
+  /**
+   * The sealing keyring (lib/events/secret-box.ts): `id:key` pairs, comma-separated, newest first.
+   * The first seals; every one listed opens what it sealed, so a key is rotated by listing a new one
+   * first, running `platform secrets reseal`, and then dropping the old one (README, Sealing key
+   * rotation). Ids are 1 to 32 of [A-Za-z0-9_-]; keys are 32 bytes in base64url, as WEBHOOK_SECRETS_KEY.
+   */
+  SEALING_KEYS: z
+    .string()
+    .transform((value, ctx) => {
+      const keys: { id: string; key: string }[] = [];
+      for (const entry of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+        const match = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9_-]{43})$/.exec(entry);
+        if (!match) {
+          ctx.addIssue({ code: "custom", message: "must be id:key pairs, comma-separated (id: 1-32 of A-Za-z0-9_-, key: 32 bytes in base64url)" });
+          return z.NEVER;
+        }
+        if (keys.some((k) => k.id === match[1])) {
+          ctx.addIssue({ code: "custom", message: `names the key id ${match[1]} twice` });
+          return z.NEVER;
+        }
+        keys.push({ id: match[1]!, key: match[2]! });
+      }
+      return keys;
+    })
     .optional(),
   /**
    * Issue 25: seconds between a failed webhook attempt and the next, one per retry (comma

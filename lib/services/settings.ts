@@ -39,10 +39,32 @@ export async function getNextAuthSecret(): Promise<string> {
 }
 
 /**
- * The key that encrypts webhook signing secrets at rest (issue 25, lib/events/secret-box.ts):
- * WEBHOOK_SECRETS_KEY, or one generated and kept in the database (32 bytes, base64url).
+ * The keys of sealed secrets (lib/events/secret-box.ts). `sealing` is the newest of SEALING_KEYS,
+ * or null while it is unset: then new values are sealed under `legacy`, without a key id, as before
+ * keyrings. `legacy` is WEBHOOK_SECRETS_KEY, or the key generated and kept in the database (32
+ * bytes, base64url) when it is unset: it opens every value sealed without a key id.
  */
-export async function getWebhookSecretsKey(): Promise<Buffer> {
-  const value = env().WEBHOOK_SECRETS_KEY ?? (await getOrCreate("webhook_secrets_key"));
-  return Buffer.from(value, "base64url").subarray(0, 32);
+export interface SealingKeyring {
+  sealing: { id: string; key: Buffer } | null;
+  keys: ReadonlyMap<string, Buffer>;
+  legacy: Buffer;
+}
+
+let keyring: { source: unknown; value: Promise<SealingKeyring> } | undefined;
+
+export function getSealingKeyring(): Promise<SealingKeyring> {
+  const config = env();
+  // Rebuilt when the environment is re-read (resetEnv gives a new object): tests change the keys.
+  if (keyring?.source !== config) {
+    const listed = (config.SEALING_KEYS ?? []).map(({ id, key }) => ({ id, key: Buffer.from(key, "base64url") }));
+    const value = (async (): Promise<SealingKeyring> => {
+      const legacy = Buffer.from(config.WEBHOOK_SECRETS_KEY ?? (await getOrCreate("webhook_secrets_key")), "base64url").subarray(0, 32);
+      return { sealing: listed[0] ?? null, keys: new Map(listed.map(({ id, key }) => [id, key])), legacy };
+    })();
+    keyring = { source: config, value };
+    value.catch(() => {
+      if (keyring?.value === value) keyring = undefined;
+    });
+  }
+  return keyring.value;
 }
