@@ -25,13 +25,14 @@ export async function listUserNotifications(userId: number, limit: number, offse
     from_display_name: string | null;
     from_avatar_url: string | null;
   }>({
-    name: "api_list_notifications_v2",
+    // Portal-only kinds (lib/events/audience.ts PORTAL_ONLY_NOTIFICATION_TYPES): an account's security notices, developer notices.
+    name: "api_list_notifications_v3",
     text: `
       SELECT n.type, n.read, n.count, n."guildName" AS guild_name, n.message,
              floor(extract(epoch FROM n."createdAt"))::int8 AS created_at,
              f.handle AS from_handle, f."displayName" AS from_display_name, f."avatarUrl" AS from_avatar_url
       FROM "Notification" n LEFT JOIN "User" f ON f.id = n."fromUserId"
-      WHERE n."userId" = $1 AND n.type <> 'security'
+      WHERE n."userId" = $1 AND n.type NOT IN ('security', 'app_review')
       ORDER BY n."createdAt" DESC, n.id DESC
       LIMIT $2 OFFSET $3`,
     values: [userId, limit, offset],

@@ -114,6 +114,18 @@ describe("paging", () => {
     const [events] = await api.sql<{ n: number }>(`SELECT count(*)::int AS n FROM "Event" WHERE type = 'notification.created' AND data->>'type' = 'security'`);
     expect(events!.n).toBe(0);
   });
+
+  it("never lists developer notices (app_review, portal only) nor sends them to apps: they can name a webhook URL with its query string", async () => {
+    const message = "A webhook endpoint of your app was disabled: its receiver answered 410 Gone (https://hooks.example/in?token=s3cret).";
+    for (const at of ["2026-05-01 00:05:30", "2026-06-01 00:00:00"]) {
+      await api.sql(`INSERT INTO "Notification" ("userId", type, read, message, "createdAt") VALUES ($1, 'app_review', false, $2, timestamp '${at}')`, [user.id, message]);
+    }
+    const all = (await list("?limit=50")).body.data.notifications as { type: string }[];
+    expect(all).toHaveLength(TOTAL);
+    expect(all.map((n) => n.type)).not.toContain("app_review");
+    const [events] = await api.sql<{ n: number }>(`SELECT count(*)::int AS n FROM "Event" WHERE type = 'notification.created' AND data->>'type' = 'app_review'`);
+    expect(events!.n).toBe(0);
+  });
 });
 
 describe("fields per type", () => {
