@@ -366,6 +366,7 @@ export async function startPlatform(options: {
         `  OpenAPI:     ${config.API_URL}/openapi.json`,
         `  Issuer:      ${config.ISSUER}`,
         `  Discovery:   ${config.ISSUER}/.well-known/openid-configuration`,
+        `  Runtime:     Node.js ${process.version}`,
       ];
       if (config.SEED_DEMO) {
         lines.push("", "Demo accounts (username / password):");
