@@ -210,6 +210,20 @@ function explainInvalidClient(body: unknown): void {
   if (out?.error === "invalid_client") out.error_description = INVALID_CLIENT_DESCRIPTION;
 }
 
+/**
+ * RFC 6749 §5.2: a grant type the authenticated client may not use (an API client's
+ * refresh_token or authorization_code, a login client's client_credentials, a device code without
+ * device sign-in) is `unauthorized_client`. oidc-provider 9.13.3 answers `invalid_request`
+ * (https://github.com/panva/node-oidc-provider/blob/v9.13.3/lib/actions/token.js#L62); the fast
+ * paths hand every such request to it.
+ */
+function answerUnauthorizedClient(body: unknown): void {
+  const out = body as { error?: unknown; error_description?: unknown } | undefined;
+  if (out?.error === "invalid_request" && out.error_description === "requested grant type is not allowed for this client") {
+    out.error = "unauthorized_client";
+  }
+}
+
 export interface BuiltProvider {
   provider: Provider;
   keysFingerprint: string;
@@ -239,6 +253,7 @@ export async function buildProvider(): Promise<BuiltProvider> {
     await next();
     if (ctx.path === ROUTES.token && ctx.method === "POST") {
       explainInvalidClient(ctx.body);
+      answerUnauthorizedClient(ctx.body);
       meterGrant(ctx as KoaContextWithOIDC, startedMs);
       meterUnknownClient(ctx as KoaContextWithOIDC, startedMs);
     }

@@ -119,15 +119,24 @@ Retry-After: 2
           or missing <code>code_verifier</code>, or a refresh token that expired or was revoked.
         </li>
         <li>
+          <code>unauthorized_client</code> (400): a grant type your app may not use — <code>client_credentials</code>{" "}
+          from a login app, <code>authorization_code</code> or <code>refresh_token</code> from an API app, the device
+          code grant from a login app without device sign-in. <code>unsupported_grant_type</code>: one no app may use.
+        </li>
+        <li>
           Authorization redirects report problems as <code>error</code> and <code>error_description</code> query
           parameters; an unregistered <code>redirect_uri</code> shows an error page instead of redirecting.
         </li>
       </ul>
       <p>
         Every token endpoint answer, success or error, carries an <code>X-Request-Id</code> (send your own to choose it).
-        Token requests of your app are in its request log under routes like <code>token:client_credentials</code>; find
-        one by its id on the Usage tab or with <code>platform apps requests CLIENT_ID --request-id ID</code>. An{" "}
-        <code>invalid_client</code> answer belongs to no app (anyone can send any client ID), so it is not logged.
+        Your app&apos;s client credentials, authorization code and refresh token requests are in its request log under
+        routes like <code>token:client_credentials</code>, failed ones too, with the error code and{" "}
+        <code>error_description</code>; find one by its id on the Usage tab or with{" "}
+        <code>platform apps requests CLIENT_ID --request-id ID</code>. That includes <code>invalid_client</code> for your
+        app&apos;s client ID (a wrong, retired or rolled secret, or the app waiting for review or suspended) and{" "}
+        <code>unauthorized_client</code>. Not logged: a client ID no app has (anyone can send any client ID), a request
+        without a client ID or a grant type the platform does not offer, and device code polling.
       </p>
       <h2 id="limits">Limits</h2>
       <TableScroll label="Limits">
