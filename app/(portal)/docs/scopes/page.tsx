@@ -1,19 +1,16 @@
 import type { Metadata } from "next";
 import { DocsPage } from "@/components/docs/docs-page";
 import { TableScroll } from "@/components/ui/table-scroll";
+import { API_ROUTES } from "@/lib/api/routes";
 import { OIDC_SCOPES, SVC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES } from "@/lib/scopes";
 
 export const metadata: Metadata = { title: "Scopes" };
 
-const ENDPOINTS: Record<string, string[]> = {
-  "svc:stats.read": ["GET /me/stats"],
-  "svc:notifications.read": ["GET /me/notifications"],
-  "svc:beetle.read": ["GET /me/beetle", "GET /me/beetle/cards"],
-  "svc:pokes.write": ["POST /users/{handle}/poke"],
-  "svc:chat.read": ["GET /global-chat/messages"],
-  "svc:chat.write": ["POST /global-chat/messages"],
-  "svc:directory.read": ["POST /directory/resolve", "GET /users"],
-};
+/** Each scope's endpoints, from the API's route table (the router and the OpenAPI document read the same). */
+const ENDPOINTS: Record<string, string[]> = {};
+for (const { config } of API_ROUTES) {
+  if (config.scope) (ENDPOINTS[config.scope] ??= []).push(`${config.method} ${config.path}`);
+}
 
 export default function ScopesPage() {
   return (
