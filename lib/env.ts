@@ -198,6 +198,11 @@ const rawSchema = z.object({
    */
   EVENT_WORKER_STALE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),
   /**
+   * Event streams (`GET /api/v1/events`) open at once in each process, over all apps: each holds a
+   * socket and up to a page of buffered events (lib/events/stream.ts). Beyond it, 429 with Retry-After.
+   */
+  EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /**
    * Issue 25, development and tests only: webhook deliveries may go to loopback and private
    * addresses, over plain http too (lib/events/deliver-http.ts), so receivers on the same machine
    * work. Off by default (`0` or unset): in production that would let an app's webhook URL reach

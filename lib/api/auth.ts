@@ -1,5 +1,5 @@
 import { AppError } from "../errors";
-import { checkAccessToken } from "../oidc/access-tokens";
+import { checkAccessToken, isTokenAffectedBy } from "../oidc/access-tokens";
 import { effectiveQuota } from "../schemas/rate-limits";
 import { LIVE_WORLD_ID } from "../schemas/sandboxes";
 import { ensureSandboxWorld } from "../services/sandboxes";
@@ -103,4 +103,39 @@ export function authorize(identified: IdentifiedCaller, requirement: AuthRequire
   }
   if (userDisabled === true) throw new AppError("forbidden", "This account is disabled.");
   return caller;
+}
+
+/**
+ * What a connection that outlives its request (the event stream) needs to end with its token
+ * (STYLE: "Changes that must reach every process"): when the token expires, which announced
+ * changes may void it, and the same steps 3, 4 and 7 as the request that opened it, asked again.
+ */
+/** A change announced on the change channel (lib/api reaches the database only through oidc and services). */
+type ChangeEvent = Parameters<typeof isTokenAffectedBy>[0];
+
+export interface TokenLifetime {
+  /** The token's `exp`, in ms. */
+  expiresAtMs: number;
+  isAffectedBy(change: ChangeEvent): boolean;
+  /** False once the token would be refused (expired, revoked, app or user gone, user disabled). */
+  isStillValid(): Promise<boolean>;
+}
+
+/** The lifetime of the request's bearer token, which `identify` accepted. */
+export async function tokenLifetimeOf(request: ApiRequest): Promise<TokenLifetime> {
+  const token = BEARER.exec(request.headers.get("authorization") ?? "")?.[1];
+  if (token === undefined) throw new AppError("unauthorized", "This endpoint requires a bearer token.");
+  const { claims, userId } = await checkAccessToken(token);
+  return {
+    expiresAtMs: claims.exp * 1000,
+    isAffectedBy: (change) => isTokenAffectedBy(change, claims.clientId, userId),
+    async isStillValid() {
+      try {
+        return (await checkAccessToken(token)).userDisabled !== true;
+      } catch (error) {
+        if (error instanceof AppError && error.code === "invalid_token") return false;
+        throw error;
+      }
+    },
+  };
 }

@@ -31,6 +31,9 @@ function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
   };
 }
 
+/** How long an ended stream may take to hand its last bytes to the reader before its socket is destroyed. */
+const STREAM_END_GRACE_MS = 5_000;
+
 /**
  * Answers one `/api/v1/**` request on Node's own request/response objects. Resolves with the name
  * of the route that matched (`GET /users/{username}`; undefined when none did), for the HTTP metrics.
@@ -45,7 +48,19 @@ export async function serveApiRequest(req: IncomingMessage, res: ServerResponse,
     req.socket.setNoDelay(true);
     res.writeHead(reply.status, { ...serverSecurityHeaders(), ...reply.headers });
     res.flushHeaders();
-    const stop = reply.stream.start({ write: (chunk) => void res.write(chunk), end: () => res.end() });
+    const stop = reply.stream.start({
+      write: (chunk) => res.write(chunk),
+      buffered: () => res.writableLength,
+      onDrain: (listener) => void res.once("drain", listener),
+      end: () => {
+        res.end();
+        // A reader that stopped reading never takes the last bytes: its socket (and what is buffered
+        // for it) goes after a grace period rather than when the peer's TCP stack gives up.
+        const grace = setTimeout(() => res.destroy(), STREAM_END_GRACE_MS);
+        grace.unref();
+        res.once("close", () => clearTimeout(grace));
+      },
+    });
     res.on("close", stop);
     return request.route;
   }

@@ -43,8 +43,17 @@ export interface ApiReply {
   stream?: ReplyStream;
 }
 
+/**
+ * Where a streamed body goes. `write` answers like Node's `Writable.write`: false once the
+ * connection holds more than it wants, and a writer that respects back-pressure then waits for
+ * `onDrain` instead of piling up memory for a reader that is not reading.
+ */
 export interface ReplySink {
-  write(chunk: string): void;
+  write(chunk: string): boolean;
+  /** Bytes written but not yet taken by the connection. */
+  buffered(): number;
+  /** Calls `listener` once, when what was buffered has been taken. */
+  onDrain(listener: () => void): void;
   end(): void;
 }
 

@@ -161,14 +161,33 @@ export async function handleApiRequest(request: Request): Promise<Response> {
     const stream = reply.stream;
     let stop: (() => void) | undefined;
     const encoder = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        stop = stream.start({ write: (chunk) => controller.enqueue(encoder.encode(chunk)), end: () => controller.close() });
+    // The queue's own measure of back-pressure: `pull` is called whenever it wants more.
+    const highWaterMark = 64 * 1024;
+    let drained: (() => void)[] = [];
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          stop = stream.start({
+            write: (chunk) => {
+              controller.enqueue(encoder.encode(chunk));
+              return (controller.desiredSize ?? 0) > 0;
+            },
+            buffered: () => highWaterMark - (controller.desiredSize ?? highWaterMark),
+            onDrain: (listener) => void drained.push(listener),
+            end: () => controller.close(),
+          });
+        },
+        pull() {
+          const listeners = drained;
+          drained = [];
+          for (const listener of listeners) listener();
+        },
+        cancel() {
+          stop?.();
+        },
       },
-      cancel() {
-        stop?.();
-      },
-    });
+      new ByteLengthQueuingStrategy({ highWaterMark }),
+    );
     return new Response(body, { status: reply.status, headers: reply.headers });
   }
   return new Response(reply.body, { status: reply.status, headers: reply.headers });

@@ -1,8 +1,15 @@
-import { onChange } from "../database/changes";
+import { onChange, type ChangeEvent } from "../database/changes";
 import { pool } from "../database/client";
+import { env } from "../env";
 import { AppError } from "../errors";
 import { logger } from "../logger";
-import { EVENT_ID_PATTERN, MAX_STREAMS_PER_APP, type EventType } from "../schemas/events";
+import {
+  EVENT_ID_PATTERN,
+  MAX_STREAMS_PER_APP,
+  MAX_STREAMS_PER_USER,
+  STREAM_RESUME_WINDOW_HOURS,
+  type EventType,
+} from "../schemas/events";
 import { LIVE_WORLD_ID } from "../schemas/sandboxes";
 import { EVENT_COLUMNS, EVENT_HORIZON_SQL, toStoredEvent, type EventRenderer, type StoredEvent } from "./worker";
 
@@ -27,6 +34,16 @@ import { EVENT_COLUMNS, EVENT_HORIZON_SQL, toStoredEvent, type EventRenderer, ty
  * sandbox's events, under the same rules, except that every synthetic person counts as having
  * authorized the sandbox (notification.created needs the scope, not a grant); a live token never
  * hears a sandbox's. The read is the same for every world (the world is tested per row, in memory).
+ *
+ * A stream lives no longer than its token (STYLE: "Changes that must reach every process"): it ends
+ * at the token's `exp`, and when the change channel announces a change that concerns the token
+ * and the API's own token check (lib/api/auth.ts) now refuses it — a secret roll, a revocation,
+ * the app suspended or deleted, the person's revocation — after one last read, so the event that
+ * announced it still arrives. The reason goes out as a comment (`: closed <reason>: …`) first.
+ *
+ * Memory is bounded per reader: a backlog is read a page at a time, the next page only once the
+ * connection took the last one; a live reader whose connection holds more than MAX_BUFFERED_BYTES,
+ * or takes nothing for STALL_MS, is disconnected (`slow_reader`) and resumes with Last-Event-ID.
  */
 export interface StreamCaller {
   clientId: string;
@@ -36,10 +53,23 @@ export interface StreamCaller {
   worldId: number;
 }
 
+/** The opening token's lifetime (lib/api/auth.ts TokenLifetime). */
+export interface StreamToken {
+  expiresAtMs: number;
+  isAffectedBy(change: ChangeEvent): boolean;
+  isStillValid(): Promise<boolean>;
+}
+
+/** The response a stream writes to (lib/api/request-reply.ts ReplySink). */
 export interface StreamSink {
-  write(chunk: string): void;
+  write(chunk: string): boolean;
+  buffered(): number;
+  onDrain(listener: () => void): void;
   end(): void;
 }
+
+/** Why the server ended a stream, as the comment before the end names it. */
+type CloseReason = "token_expired" | "token_revoked" | "slow_reader" | "server_closing";
 
 interface Cursor {
   txid: string;
@@ -48,18 +78,34 @@ interface Cursor {
 
 interface Subscriber {
   caller: StreamCaller;
+  token: StreamToken;
   types: ReadonlySet<EventType> | null;
   sink: StreamSink;
   cursor: Cursor;
   live: boolean;
   closed: boolean;
   heartbeat: NodeJS.Timeout;
+  expiry: NodeJS.Timeout;
+  /** Since when the connection has held more than it wants (its last write returned false); null once drained. */
+  blockedSince: number | null;
+  /** Called on drain or close: the backlog reader waiting to read its next page. */
+  drained: (() => void) | null;
+  /** The token check after a change: idle, running, or running with another change to check after it. */
+  checking: "idle" | "running" | "again";
 }
 
 const HEARTBEAT_MS = 15_000;
 const PAGE = 500;
-/** How far back Last-Event-ID may reach (the table keeps 7 days; the promise is 24 hours). */
-const RESUME_WINDOW_HOURS = 24 * 7;
+/**
+ * A resuming reader's backlog page: at most this many events are rendered and buffered for one
+ * reader before its connection takes them (50 paused readers hold 50 pages, not 50 backlogs).
+ */
+const BACKLOG_PAGE = 50;
+/** A live reader whose connection holds more than this is behind for good: it is disconnected. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+/** A reader whose connection takes nothing for this long is disconnected too (checked with the heartbeat). */
+const STALL_MS = 60_000;
+const RESUME_WINDOW_HOURS = STREAM_RESUME_WINDOW_HOURS;
 
 /** How soon the hub reads again when committed events wait behind an older transaction. */
 const HELD_RETRY_MS = 20;
@@ -68,6 +114,8 @@ let lastRead = 0;
 let paced: NodeJS.Timeout | null = null;
 
 const subscribers = new Set<Subscriber>();
+/** Readers whose token went void: they get the next read (a read that starts after this) and then end. */
+let voided = new Set<Subscriber>();
 let heldRetry: NodeJS.Timeout | null = null;
 let head: Cursor | null = null;
 let reading: Promise<void> | null = null;
@@ -189,8 +237,36 @@ function deliver(sub: Subscriber, rows: readonly Row[], grants: ReadonlySet<stri
       break;
     }
   }
-  if (out && !sub.closed) sub.sink.write(out);
-  if (ended) close(sub);
+  if (out) send(sub, out);
+  if (ended) close(sub, "token_revoked");
+}
+
+/**
+ * Writes to one reader, noting back-pressure: a backlog reader waits for the drain before its next
+ * page (catchUp); a live one is written to until its connection holds MAX_BUFFERED_BYTES, then
+ * disconnected, since the hub cannot wait for one reader without delaying all the others.
+ */
+function send(sub: Subscriber, chunk: string): void {
+  if (sub.closed) return;
+  if (!sub.sink.write(chunk) && sub.blockedSince === null) {
+    sub.blockedSince = Date.now();
+    sub.sink.onDrain(() => {
+      sub.blockedSince = null;
+      sub.drained?.();
+    });
+  }
+  if (sub.live && sub.sink.buffered() > MAX_BUFFERED_BYTES) close(sub, "slow_reader");
+}
+
+/** Resolves once the reader's connection took what was buffered, or the stream closed. */
+function drainOf(sub: Subscriber): Promise<void> {
+  if (sub.blockedSince === null || sub.closed) return Promise.resolve();
+  return new Promise((resolve) => {
+    sub.drained = () => {
+      sub.drained = null;
+      resolve();
+    };
+  });
 }
 
 function compare(a: Cursor, b: Cursor): number {
@@ -221,6 +297,8 @@ function wake(): void {
   }
   lastRead = Date.now();
   again = false;
+  const ending = voided;
+  voided = new Set();
   reading = (async () => {
     head ??= await currentHead();
     for (;;) {
@@ -242,17 +320,52 @@ function wake(): void {
     .catch((error: Error) => logger.warn("event stream: read failed", { error: error.message }))
     .finally(() => {
       reading = null;
-      if (again) wake();
+      for (const sub of ending) close(sub, "token_revoked");
+      if (again || voided.size) wake();
     });
 }
 
-/** Reads a resuming subscriber's backlog, then lets it join the live feed without a gap or a repeat. */
+/**
+ * Backlog pages being read and rendered at once in this process, over all resuming readers: many
+ * readers resuming together (a restart, a network blip) cost one page of memory and one pool
+ * connection at a time, not one each; the live feed never waits for them. A paused reader's
+ * connection still takes a few MB into the kernel's buffers before it pushes back: 50 such readers
+ * with 4 pages of 100 at once grew the server's RSS by 76 MB, one page of 50 at a time by 14 MB.
+ */
+const BACKLOG_READS_AT_ONCE = 1;
+let backlogReads = 0;
+const backlogWaiting: (() => void)[] = [];
+
+async function withBacklogSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (backlogReads < BACKLOG_READS_AT_ONCE) backlogReads++;
+  else await new Promise<void>((resolve) => backlogWaiting.push(resolve));
+  try {
+    return await work();
+  } finally {
+    // The slot passes straight to the next waiter, or is given back.
+    const next = backlogWaiting.shift();
+    if (next) next();
+    else backlogReads--;
+  }
+}
+
+/**
+ * Reads a resuming subscriber's backlog, a page at a time under back-pressure, then lets it join
+ * the live feed without a gap or a repeat.
+ */
 async function catchUp(sub: Subscriber): Promise<void> {
   for (;;) {
-    const rows = await readAfter(sub.cursor, PAGE);
+    const more = await withBacklogSlot(async () => {
+      if (sub.closed) return false;
+      const rows = await readAfter(sub.cursor, BACKLOG_PAGE);
+      if (sub.closed) return false;
+      deliver(sub, rows, await notificationGrants(rows), framesOf());
+      return rows.length === BACKLOG_PAGE;
+    });
     if (sub.closed) return;
-    deliver(sub, rows, await notificationGrants(rows), framesOf());
-    if (rows.length < PAGE) break;
+    if (!more) break;
+    await drainOf(sub);
+    if (sub.closed) return;
   }
   // Join: the hub may be ahead of us; whatever lies between is read once more by us, in order.
   sub.live = true;
@@ -262,14 +375,57 @@ async function catchUp(sub: Subscriber): Promise<void> {
   }
 }
 
-function close(sub: Subscriber): void {
+const CLOSE_MESSAGES: Record<CloseReason, string> = {
+  token_expired: "the access token expired; reconnect with a new one and Last-Event-ID",
+  token_revoked:
+    "the access token is no longer valid (revoked, the app's secret rolled, the app suspended or deleted, or the person revoked the app)",
+  slow_reader: "this reader fell too far behind; reconnect with Last-Event-ID to resume",
+  server_closing: "the server is shutting down; reconnect with Last-Event-ID to resume",
+};
+
+/** Ends a stream; `reason` (the server's own decision) is named in a comment first. */
+function close(sub: Subscriber, reason?: CloseReason): void {
   if (sub.closed) return;
   sub.closed = true;
   clearInterval(sub.heartbeat);
+  clearTimeout(sub.expiry);
   subscribers.delete(sub);
+  voided.delete(sub);
+  sub.drained?.();
   // Nobody left to read for: the next subscriber's arrival sets the hub's place anew.
   if (!subscribers.size) head = null;
+  if (reason) sub.sink.write(`: closed ${reason}: ${CLOSE_MESSAGES[reason]}\n\n`);
   sub.sink.end();
+}
+
+/**
+ * Asks the API's token check again for a reader its change may concern. A change that arrives
+ * while a check runs is checked after it: the running one may have read the state before it.
+ * Queued as a microtask: every listener of the change (the token check's caches first) has run.
+ */
+function recheckToken(sub: Subscriber): void {
+  if (sub.checking !== "idle") {
+    sub.checking = "again";
+    return;
+  }
+  sub.checking = "running";
+  queueMicrotask(() => {
+    sub.token
+      .isStillValid()
+      .then((valid) => {
+        if (valid || sub.closed) return;
+        // A live reader gets what committed up to now (the event that voided it among them) first.
+        if (!sub.live) return close(sub, "token_revoked");
+        voided.add(sub);
+        wake();
+      })
+      .catch((error: Error) => logger.warn("event stream: token check failed", { error: error.message }))
+      .finally(() => {
+        const rerun = sub.checking === "again";
+        sub.checking = "idle";
+        if (rerun && !sub.closed) recheckToken(sub);
+      });
+  });
 }
 
 /** The cursor of a Last-Event-ID, or null when the id is unknown or too old to resume from. */
@@ -289,61 +445,102 @@ export function startEventStreams(renderer: EventRenderer): { closeAll(): void }
   render = renderer;
   stopListening ??= onChange((change) => {
     if (change.kind === "event" || change.kind === "all") wake();
+    if (change.kind === "event") return;
+    for (const sub of subscribers) if (sub.token.isAffectedBy(change)) recheckToken(sub);
   });
   return {
     closeAll() {
-      for (const sub of [...subscribers]) close(sub);
+      for (const sub of [...subscribers]) close(sub, "server_closing");
     },
   };
 }
 
-export function streamCount(clientId: string): number {
-  let n = 0;
-  for (const sub of subscribers) if (sub.caller.clientId === clientId) n++;
-  return n;
+/** Open streams of this app in this process, and of this person among them (user tokens). */
+export function streamCount(clientId: string, userId: number | null = null): { app: number; user: number } {
+  let app = 0;
+  let user = 0;
+  for (const sub of subscribers) {
+    if (sub.caller.clientId !== clientId) continue;
+    app++;
+    if (userId !== null && sub.caller.userId === userId) user++;
+  }
+  return { app, user };
+}
+
+/** The limits a new stream must fit: this process's, the app's, and the person's share of the app's. */
+function checkStreamLimits(caller: StreamCaller): void {
+  const retry = { headers: { "Retry-After": "5" } };
+  // SPEC Errors has no 503: a full process answers like a full app, 429 with Retry-After.
+  if (subscribers.size >= env().EVENT_STREAMS_MAX) {
+    throw new AppError("rate_limited", "This server holds as many event streams as it may; retry shortly.", retry);
+  }
+  const open = streamCount(caller.clientId, caller.userId);
+  if (open.app >= MAX_STREAMS_PER_APP) {
+    throw new AppError("rate_limited", `An app may hold ${MAX_STREAMS_PER_APP} event streams at once; close one first.`, retry);
+  }
+  if (caller.userId !== null && open.user >= MAX_STREAMS_PER_USER) {
+    throw new AppError(
+      "rate_limited",
+      `One person's tokens may hold ${MAX_STREAMS_PER_USER} of an app's ${MAX_STREAMS_PER_APP} event streams at once; close one first.`,
+      retry,
+    );
+  }
 }
 
 /**
- * Opens a stream for `caller`: refused (429) beyond MAX_STREAMS_PER_APP in this process, 400 for a
- * Last-Event-ID that cannot be resumed. Returns the function that starts writing to the sink (after
- * the response's headers are out) and the one that ends it when the client goes away.
+ * Opens a stream for `caller`: refused (429) beyond this process's EVENT_STREAMS_MAX, the app's
+ * MAX_STREAMS_PER_APP or a person's MAX_STREAMS_PER_USER, 400 for a Last-Event-ID that cannot be
+ * resumed. Returns the function that starts writing to the sink (after the response's headers
+ * are out) and the one that ends it when the client goes away.
  */
 export async function openEventStream(
   caller: StreamCaller,
+  token: StreamToken,
   options: { types: readonly EventType[] | null; lastEventId: string | null },
 ): Promise<{ start(sink: StreamSink): () => void }> {
   if (!render) throw new AppError("service_unavailable", "The event stream is not running in this process.");
-  if (streamCount(caller.clientId) >= MAX_STREAMS_PER_APP) {
-    throw new AppError("rate_limited", `An app may hold ${MAX_STREAMS_PER_APP} event streams at once; close one first.`, {
-      headers: { "Retry-After": "5" },
-    });
-  }
+  checkStreamLimits(caller);
   let cursor: Cursor;
   if (options.lastEventId !== null) {
     const found = await cursorOf(options.lastEventId);
     if (!found) {
-      throw new AppError("invalid_request", "Last-Event-ID names no event this stream can resume from (unknown, or older than 7 days).");
+      throw new AppError(
+        "invalid_request",
+        `Last-Event-ID names no event this stream can resume from (unknown, or older than ${RESUME_WINDOW_HOURS} hours); reconnect without it.`,
+      );
     }
     cursor = found;
   } else {
     // From now: everything committed before this request is history.
     cursor = await currentHead();
   }
+  // Again after the lookups: streams opened meanwhile count too.
+  checkStreamLimits(caller);
   return {
     start(sink) {
       const sub: Subscriber = {
         caller,
+        token,
         types: options.types && options.types.length ? new Set(options.types) : null,
         sink,
         cursor,
         live: false,
         closed: false,
-        heartbeat: setInterval(() => sink.write(": heartbeat\n\n"), HEARTBEAT_MS),
+        heartbeat: setInterval(() => {
+          if (sub.blockedSince !== null && Date.now() - sub.blockedSince > STALL_MS) return close(sub, "slow_reader");
+          send(sub, ": heartbeat\n\n");
+        }, HEARTBEAT_MS),
+        // setTimeout's longest wait is 2^31 - 1 ms (24.8 days); no token lives that long.
+        expiry: setTimeout(() => close(sub, "token_expired"), Math.min(Math.max(0, token.expiresAtMs - Date.now()), 2 ** 31 - 1)),
+        blockedSince: null,
+        drained: null,
+        checking: "idle",
       };
       sub.heartbeat.unref();
+      sub.expiry.unref();
       subscribers.add(sub);
       // The retry hint and a first comment: the client knows the stream is open before any event.
-      sink.write(`retry: 2000\n: connected\n\n`);
+      send(sub, `retry: 2000\n: connected\n\n`);
       catchUp(sub)
         .then(() => wake())
         .catch((error: Error) => {

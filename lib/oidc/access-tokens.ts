@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import { onChange } from "../database/changes";
+import { onChange, type ChangeEvent } from "../database/changes";
 import { AppError } from "../errors";
 import { getAccessStatus, type AccessStatus } from "../queries/access";
 import { verifyAccessToken, type AccessTokenClaims } from "./verify";
@@ -35,25 +35,42 @@ const verified = new LRUCache<string, AccessTokenClaims>({ max: VERIFIED_CACHE_M
 
 const statusKey = (clientId: string, userId: number | undefined) => `${userId ?? ""}:${clientId}`;
 
+/**
+ * Whether a change can alter the database's word on tokens of this app (and user): the entries the
+ * listener below drops, and the changes after which a connection that outlives its request (the
+ * event stream) asks checkAccessToken again.
+ */
+export function isTokenAffectedBy(event: ChangeEvent, clientId: string, userId: number | undefined): boolean {
+  switch (event.kind) {
+    case "all":
+      return true;
+    case "app":
+      // Issue 26: a change of an app holds for its sandbox (`sbx_` + its client id) too.
+      return clientId === event.clientId || clientId === `sbx_${event.clientId}`;
+    case "user":
+      return userId === event.userId;
+    case "grant":
+      return userId === event.userId && clientId === event.clientId;
+    default:
+      return false;
+  }
+}
+
 onChange((event) => {
   switch (event.kind) {
     case "all":
       statuses.clear();
       return;
-    case "app":
-      // Issue 26: a change of an app holds for its sandbox (`sbx_` + its client id) too.
-      for (const key of [...statuses.keys()]) {
-        if (key.endsWith(`:${event.clientId}`) || key.endsWith(`:sbx_${event.clientId}`)) statuses.delete(key);
-      }
-      return;
-    case "user":
-      for (const key of [...statuses.keys()]) if (key.startsWith(`${event.userId}:`)) statuses.delete(key);
-      return;
     case "grant":
       statuses.delete(statusKey(event.clientId, event.userId));
       return;
-    case "keys":
-    case "event":
+    case "app":
+    case "user":
+      for (const key of [...statuses.keys()]) {
+        const at = key.indexOf(":");
+        const userId = at === 0 ? undefined : Number(key.slice(0, at));
+        if (isTokenAffectedBy(event, key.slice(at + 1), userId)) statuses.delete(key);
+      }
       return;
   }
 });

@@ -75,6 +75,13 @@ export interface EventEnvelope {
 /** Webhook endpoints per app, and the stream's connections per app in each server process (lib/events/stream.ts counts in memory). */
 export const MAX_WEBHOOKS_PER_APP = 5;
 export const MAX_STREAMS_PER_APP = 20;
+/**
+ * A user-delegated token's person's share of MAX_STREAMS_PER_APP (per app and process): a login
+ * app's slots serve all its users, so one of them cannot hold them all.
+ */
+export const MAX_STREAMS_PER_USER = 5;
+/** How far back Last-Event-ID may reach (the docs' promise; the table keeps events longer, for webhooks). */
+export const STREAM_RESUME_WINDOW_HOURS = 24;
 
 /**
  * Issue 26: the event types "Trigger event" (portal Sandbox tab, `apps sandbox trigger`) writes in an

@@ -1,8 +1,11 @@
+import { readFile } from "node:fs/promises";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { runCli } from "../helpers/cli";
-import { newDatabase } from "../helpers/server";
-import { startApi, type Api } from "../api/support";
+import { createTestApp, signInAndGetTokens } from "../helpers/oidc";
+import { newDatabase, pointAppAt } from "../helpers/server";
+import { startApi, TEST_PASSWORD, type Api } from "../api/support";
 
 /** Issue 25: `GET /api/v1/events`, the live stream, through real HTTP. */
 interface Frame {
@@ -18,6 +21,8 @@ interface Stream {
   comments: string[];
   close(): void;
   body: string;
+  /** When the server ended the stream (the body's end), Date.now(). */
+  endedAt?: number;
 }
 
 let api: Api;
@@ -44,7 +49,10 @@ async function open(token: string, query = "", headers: Record<string, string> =
     try {
       for (;;) {
         const { value, done } = await reader.read();
-        if (done) return;
+        if (done) {
+          stream.endedAt = Date.now();
+          return;
+        }
         buffer += decoder.decode(value, { stream: true });
         let end;
         while ((end = buffer.indexOf("\n\n")) >= 0) {
@@ -208,4 +216,216 @@ describe("GET /api/v1/events", () => {
     expect(JSON.parse(over.body).error.code).toBe("rate_limited");
     for (const s of streams) s.close();
   });
+});
+
+/**
+ * Issue 38: a stream lives no longer than its token, costs a bounded amount of memory however far
+ * behind its reader is, and shares the app's slots fairly. The control actions run in this process
+ * (the services the portal and CLI call) or through the sign-in service's HTTP endpoints; the
+ * server hears of them on the change channel, like the API's token check.
+ */
+describe("GET /api/v1/events: the stream's limits", () => {
+  const REDIRECT = "http://localhost:9/callback";
+  const operator = { kind: "system", name: "test" } as const;
+  /** The platform's bound for a control action to hold everywhere (STYLE: "Changes that must reach every process"). */
+  const BOUND_MS = 250;
+  let closeDb: () => Promise<void>;
+
+  beforeAll(async () => {
+    closeDb = await pointAppAt(api.server.databaseUrl, { LOG_LEVEL: "silent" });
+  });
+  afterAll(async () => {
+    await closeDb?.();
+  });
+
+  async function connected(stream: Stream): Promise<void> {
+    expect(stream.status, stream.body).toBe(200);
+    await until("connected", () => (stream.comments.includes("connected") ? true : undefined));
+  }
+
+  /** Waits for the server to end `stream` and says how long after `since` it did. */
+  async function endedWithin(stream: Stream, since: number): Promise<number> {
+    const endedAt = await until("the stream's end", () => stream.endedAt, 5_000);
+    return endedAt - since;
+  }
+
+  /** A person's user-delegated tokens for a login app of their own, with the refresh token. */
+  async function personTokens(scopes = ["svc:notifications.read"]) {
+    const person = await api.createUser();
+    const app = await createTestApp(api.server.databaseUrl, { type: "login", scopes, redirectUris: [REDIRECT] });
+    const tokens = await signInAndGetTokens(api.server, { handle: person.handle, password: TEST_PASSWORD, clientId: app.clientId, redirectUri: REDIRECT });
+    return { person, clientId: app.clientId, ...tokens };
+  }
+
+  it("ends within 250 ms of the app's secret roll, and the API refuses the token too", async () => {
+    const secrets = await import("../../lib/services/app-secrets");
+    let clientId = "";
+    const token = await api.token({ scopes: ["svc:chat.read"], freshApp: true, onApp: (id) => (clientId = id) });
+    const bystander = await open(await api.token({ scopes: ["svc:chat.read"], freshApp: true }));
+    const stream = await open(token);
+    await connected(stream);
+    await connected(bystander);
+    await secrets.rollSecret(clientId, operator);
+    const rolledAt = Date.now();
+    expect(await endedWithin(stream, rolledAt)).toBeLessThanOrEqual(BOUND_MS);
+    expect(stream.comments.some((c) => c.startsWith("closed token_revoked"))).toBe(true);
+    expect((await api.call("/global-chat/messages?limit=1", { token })).status).toBe(401);
+    // Another app's stream is not this roll's business.
+    expect(bystander.endedAt).toBeUndefined();
+    bystander.close();
+  });
+
+  it("ends within 250 ms of the token's revocation (RFC 7009, its refresh token) and of the person's revocation of the app", async () => {
+    const revoked = await personTokens();
+    const byToken = await open(revoked.access_token);
+    await connected(byToken);
+    const answer = await fetch(`${api.server.issuer}/protocol/openid-connect/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: revoked.refresh_token, client_id: revoked.clientId }),
+    });
+    const revokedAt = Date.now();
+    expect(answer.status).toBe(200);
+    expect(await endedWithin(byToken, revokedAt)).toBeLessThanOrEqual(BOUND_MS);
+    expect(byToken.comments.some((c) => c.startsWith("closed token_revoked"))).toBe(true);
+
+    const consents = await import("../../lib/services/consents");
+    const person = await personTokens();
+    const byPerson = await open(person.access_token);
+    await connected(byPerson);
+    await consents.revokeConsent(person.person.id, person.clientId, operator);
+    expect(await endedWithin(byPerson, Date.now())).toBeLessThanOrEqual(BOUND_MS);
+  });
+
+  it("ends within 250 ms of the app's deletion", async () => {
+    const apps = await import("../../lib/services/apps");
+    let clientId = "";
+    const token = await api.token({ scopes: ["svc:chat.read"], freshApp: true, onApp: (id) => (clientId = id) });
+    const stream = await open(token, "?types=chat.message.created");
+    await connected(stream);
+    await apps.deleteApp(clientId, operator);
+    expect(await endedWithin(stream, Date.now())).toBeLessThanOrEqual(BOUND_MS);
+    expect(stream.comments.some((c) => c.startsWith("closed token_revoked"))).toBe(true);
+  });
+
+  it("ends within 250 ms of its token's expiry", async () => {
+    let clientId = "";
+    await api.token({ scopes: ["svc:chat.read"], freshApp: true, onApp: (id) => (clientId = id) });
+    const token = await api.mintToken({ clientId, scopes: ["svc:chat.read"], expiresIn: 2 });
+    const expiresAtMs = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()).exp * 1000;
+    const stream = await open(token);
+    await connected(stream);
+    const late = await endedWithin(stream, expiresAtMs);
+    expect(late).toBeGreaterThanOrEqual(-50);
+    expect(late).toBeLessThanOrEqual(BOUND_MS);
+    expect(stream.comments.some((c) => c.startsWith("closed token_expired"))).toBe(true);
+  });
+
+  it("resumes from Last-Event-ID for 24 hours, and answers 400 for an older one", async () => {
+    let clientId = "";
+    const token = await api.token({ scopes: ["svc:chat.read"], freshApp: true, onApp: (id) => (clientId = id) });
+    const [recent, old] = await api.sql<{ id: string }>(
+      `INSERT INTO "Event" (id, type, "clientId", data, "createdAt")
+       SELECT 'evt_' || translate(substr(md5(random()::text), 1, 24), '0189', 'wxyz'), 'app.status.changed', $1,
+              '{"status": "approved"}', timezone('UTC', now()) - make_interval(hours => h)
+       FROM unnest(ARRAY[23, 25]) AS h RETURNING id`,
+      [clientId],
+    );
+    const fromRecent = await open(token, "", { "last-event-id": recent!.id });
+    await connected(fromRecent);
+    fromRecent.close();
+    const fromOld = await open(token, "", { "last-event-id": old!.id });
+    expect(fromOld.status).toBe(400);
+    expect(JSON.parse(fromOld.body).error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("24 hours") });
+  });
+
+  it("gives one person of a login app 5 of its 20 stream slots", async () => {
+    const app = await createTestApp(api.server.databaseUrl, { type: "login", scopes: ["svc:chat.read"], redirectUris: [REDIRECT] });
+    const signIn = async () => {
+      const person = await api.createUser();
+      return (await signInAndGetTokens(api.server, { handle: person.handle, password: TEST_PASSWORD, clientId: app.clientId, redirectUri: REDIRECT }))
+        .access_token;
+    };
+    const greedy = await signIn();
+    const streams: Stream[] = [];
+    for (let i = 0; i < 5; i++) streams.push(await open(greedy));
+    expect(streams.map((s) => s.status)).toEqual(Array(5).fill(200));
+    const over = await open(greedy);
+    expect(over.status).toBe(429);
+    expect(JSON.parse(over.body).error).toMatchObject({ code: "rate_limited", message: expect.stringContaining("One person") });
+    expect(over.headers.get("retry-after")).toBe("5");
+    // The app's other users still get theirs.
+    const other = await open(await signIn());
+    expect(other.status).toBe(200);
+    for (const s of [...streams, other]) s.close();
+  });
+
+  it("keeps the server's memory within 50 MB of idle with 50 paused readers resuming from the oldest event", async () => {
+    const APPS = 3;
+    const READERS = 50;
+    const EVENTS_PER_APP = 3000;
+    const tokens: string[] = [];
+    const clientIds: string[] = [];
+    for (let i = 0; i < APPS; i++) tokens.push(await api.token({ scopes: ["svc:chat.read"], freshApp: true, onApp: (id) => clientIds.push(id) }));
+    // A backlog of ~27 MB (3 KB an event), the apps' events interleaved: each reader's ~9 MB is
+    // more than twice what its connection takes into the kernel's buffers while it does not read.
+    const inserted = await api.sql<{ id: string; clientId: string }>(
+      `INSERT INTO "Event" (id, type, "clientId", data)
+       SELECT 'evt_' || translate(substr(md5(n::text || random()::text), 1, 24), '0189', 'wxyz'), 'app.status.changed',
+              ($1::text[])[n % $2 + 1], jsonb_build_object('status', 'approved', 'reason', repeat('x', 3000)) 
+       FROM generate_series(0, $3 - 1) AS n ORDER BY n RETURNING id, "clientId"`,
+      [clientIds, APPS, APPS * EVENTS_PER_APP],
+    );
+    const oldest = inserted[0]!.id;
+    const last = clientIds.map((c) => inserted.filter((e) => e.clientId === c).at(-1)!.id);
+
+    const pid = api.server.process.pid!;
+    const rss = async () => Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+    // utime + stime, in clock ticks of 10 ms (USER_HZ).
+    const cpuMs = async () => {
+      const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    };
+    const idle = await rss();
+
+    const readers: { socket: net.Socket; app: number }[] = [];
+    const url = new URL(api.url("/events"));
+    for (let i = 0; i < READERS; i++) {
+      const socket = net.connect(Number(url.port), url.hostname);
+      // Paused from the start: the reader takes nothing, not even the response's headers.
+      socket.pause();
+      socket.write(
+        `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${tokens[i % APPS]}\r\nLast-Event-ID: ${oldest}\r\n\r\n`,
+      );
+      readers.push({ socket, app: i % APPS });
+    }
+    try {
+      // The server reads and writes as much as the paused connections take, then has nothing to do:
+      // its peak until it is quiet (under 10 % of a core for a second).
+      let peak = idle;
+      for (let quiet = false, deadline = Date.now() + 90_000; !quiet; ) {
+        expect(Date.now(), "the server never went quiet").toBeLessThan(deadline);
+        const before = await cpuMs();
+        for (let t = 0; t < 10; t++) {
+          peak = Math.max(peak, await rss());
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        quiet = (await cpuMs()) - before < 100;
+      }
+      expect((peak - idle) / 2 ** 20, `idle ${(idle / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB`).toBeLessThan(50);
+
+      // Paused is not dropped: a reader that reads again gets its whole backlog, to the last event.
+      for (const reader of readers.slice(0, APPS)) {
+        let text = "";
+        reader.socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+        reader.socket.resume();
+        await until(`reader ${reader.app}'s last event`, () => (text.includes(`id: ${last[reader.app]}\n`) ? true : undefined), 30_000);
+        // Everything after the oldest event, which is the first app's.
+        expect(text.split("\nid: evt_").length - 1).toBe(EVENTS_PER_APP - (reader.app === 0 ? 1 : 0));
+        expect(text).not.toContain("closed slow_reader");
+      }
+    } finally {
+      for (const { socket } of readers) socket.destroy();
+    }
+  }, 240_000);
 });

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { AppError } from "../../errors";
 import { openEventStream } from "../../events/stream";
-import { EVENT_TYPES, eventTypeSchema, type EventType } from "../../schemas/events";
+import { EVENT_TYPES, MAX_STREAMS_PER_APP, MAX_STREAMS_PER_USER, STREAM_RESUME_WINDOW_HOURS, eventTypeSchema, type EventType } from "../../schemas/events";
+import { tokenLifetimeOf } from "../auth";
 import { defineRoute } from "../handler";
 import type { ReplyStream } from "../request-reply";
 
@@ -34,10 +35,12 @@ export const eventStreamRoute = defineRoute({
   summary: "Stream the events the token may see (Server-Sent Events)",
   description:
     "Each event arrives as `id: evt_…`, `event: <type>` and `data: <the event JSON>` lines, the same body a webhook receives. " +
-    "Reconnect with the `Last-Event-ID` header (or `last_event_id`) to resume without a gap or a repeat, for up to 24 hours back. " +
+    `Reconnect with the \`Last-Event-ID\` header (or \`last_event_id\`) to resume without a gap or a repeat, for up to ${STREAM_RESUME_WINDOW_HOURS} hours back (an older or unknown id: 400 \`invalid_request\`). ` +
     "A comment line (`: heartbeat`) comes every 15 s. An app token receives the app's events; a user-delegated token receives its person's " +
-    "events and app-wide ones its scopes allow. A sandbox token (client `sbx_…`) receives its sandbox's events only, a live token never those. At most 20 streams per app on each server process (429 beyond). The stream ends when the app is suspended, " +
-    "or for a user token when the person revokes the app.",
+    "events and app-wide ones its scopes allow. A sandbox token (client `sbx_…`) receives its sandbox's events only, a live token never those. " +
+    `At most ${MAX_STREAMS_PER_APP} streams per app on each server process, ${MAX_STREAMS_PER_USER} of them for one person's tokens (429 beyond). ` +
+    "The stream ends with its token: at its expiry, and when the token is revoked, the app's secret is rolled, the app is suspended or deleted, " +
+    "or for a user token when the person revokes the app; a reader that falls too far behind is disconnected. A comment `: closed <reason>: …` names why.",
   tag: "Events",
   auth: "any",
   query: streamQuerySchema,
@@ -48,6 +51,7 @@ export const eventStreamRoute = defineRoute({
     // Issue 26: a sandbox token streams its sandbox's events only (the caller's world).
     const opened = await openEventStream(
       { clientId: caller.clientId, userId: caller.kind === "user" ? caller.userId : null, scopes: caller.scopes, worldId: caller.worldId },
+      await tokenLifetimeOf(request),
       { types: query.types, lastEventId: request.headers.get("last-event-id") ?? query.last_event_id ?? null },
     );
     return opened satisfies ReplyStream as unknown as string;
