@@ -79,9 +79,19 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
   // The Node flags of `npm start` (lib/server/node-flags.ts): the soak's memory is production's.
   const args = [...PRODUCTION_NODE_FLAGS, "--import", "tsx", path.join(ROOT, "server.ts")];
   if (!withNext) args.push("--no-next");
+  // npm does not pass SIGTERM on to the script it runs (the server would outlive the test): npm and
+  // the server get a process group of their own, and signals go to the group.
   const child = options.npmStart
-    ? spawn("npm", ["start", "--silent", "--", ...(withNext ? [] : ["--no-next"])], { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] })
+    ? spawn("npm", ["start", "--silent", "--", ...(withNext ? [] : ["--no-next"])], { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"], detached: true })
     : spawn(process.execPath, args, { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const signal = (name: NodeJS.Signals) => {
+    if (!options.npmStart) return void child.kill(name);
+    try {
+      process.kill(-child.pid!, name);
+    } catch {
+      // The group is gone already.
+    }
+  };
   const logs: string[] = [];
   let buffered = "";
   const ready = new Promise<void>((resolve, reject) => {
@@ -99,7 +109,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     child.stderr!.on("data", onData);
     child.once("exit", (code) => reject(new Error(`server exited with ${code} before listening:\n${logs.join("\n")}`)));
   });
-  const timeout = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  const timeout = setTimeout(() => signal("SIGKILL"), 120_000);
   try {
     await ready;
   } finally {
@@ -140,8 +150,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
         await exited;
         return child.exitCode;
       }
-      child.kill("SIGTERM");
-      const killer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      signal("SIGTERM");
+      const killer = setTimeout(() => signal("SIGKILL"), 20_000);
       const code = await exited;
       clearTimeout(killer);
       return code;
