@@ -88,7 +88,20 @@ function retryAfterSeconds(headers: Headers): number | undefined {
  * `error_description`) and failures with no answer at all (`network_error`, `timeout`), so callers
  * branch on `code` whatever happened. `code` is a union: a misspelled code is a type error.
  */
+/**
+ * Marks a PlatformError across copies of this module: the package's ESM and CommonJS builds are two
+ * modules, each with its own class, and an app (or its dependencies) may load both. Symbol.for is
+ * shared by every module of the process, so `instanceof PlatformError` holds whichever build threw.
+ */
+const PLATFORM_ERROR = Symbol.for("@social-dev-platform/sdk:PlatformError");
+
 export class PlatformError extends Error {
+  /** True for a PlatformError of any copy of the SDK (see PLATFORM_ERROR); subclasses keep the usual check. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== PlatformError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[PLATFORM_ERROR] === true;
+  }
+
   override readonly name = "PlatformError";
   /** HTTP status (0 when no response came back: network failures, timeouts, local checks). */
   readonly status: number;
@@ -119,6 +132,7 @@ export class PlatformError extends Error {
     options?: { cause?: unknown },
   ) {
     super(init.message, options);
+    Object.defineProperty(this, PLATFORM_ERROR, { value: true });
     this.status = init.status;
     this.code = init.code;
     this.rateLimit = init.rateLimit ?? null;
@@ -182,11 +196,16 @@ export function toPlatformError(error: unknown): PlatformError {
   const e = error as { error?: unknown; error_description?: unknown; status?: unknown; code?: unknown; message?: unknown; cause?: unknown };
   if (typeof e?.error === "string") {
     const known = KNOWN_OAUTH_CODES.has(e.error) || KNOWN_API_CODES.has(e.error);
+    // openid-client keeps the token endpoint's answer on its error (not enumerable): its X-Request-Id
+    // is what the app's request log is searched by.
+    const headers = (error as { response?: { headers?: { get?: unknown } } }).response?.headers;
+    const requestId = typeof headers?.get === "function" ? ((headers as Headers).get("x-request-id") ?? undefined) : undefined;
     return new PlatformError(
       {
         status: typeof e.status === "number" ? e.status : 400,
         ...(known ? { code: e.error as PlatformErrorCode } : { code: "http_error", serverCode: e.error }),
         message: typeof e.error_description === "string" ? e.error_description : e.error,
+        ...(requestId ? { requestId } : {}),
       },
       { cause: error },
     );

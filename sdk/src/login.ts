@@ -81,6 +81,19 @@ export async function createLoginClient(options: LoginClientOptions) {
      */
     async finishSignIn(callbackUrl: URL | string, pending: PendingSignIn): Promise<Tokens> {
       const url = new URL(callbackUrl);
+      // Checked here, not left to openid-client, whose message ("unexpected \"state\" response
+      // parameter value") does not tell a developer what went wrong or what to do.
+      const state = url.searchParams.get("state");
+      if (state !== pending.state) {
+        throw new PlatformError({
+          status: 0,
+          code: "client_error",
+          message:
+            state === null
+              ? "State mismatch: the sign-in callback carries no state, so it is not the answer to this sign-in; start the sign-in again."
+              : "State mismatch: the sign-in callback's state is not this sign-in's (another tab's sign-in, an old link, or a forged callback); start the sign-in again.",
+        });
+      }
       try {
         const response = await oidc.authorizationCodeGrant(config, url, {
           pkceCodeVerifier: pending.codeVerifier,

@@ -181,7 +181,11 @@ describe("login-client helpers", () => {
     // A callback whose state is not the pending one is refused before any exchange.
     const forged = new URL(flow.callback);
     forged.searchParams.set("state", "someone-else");
-    await expect(client.finishSignIn(forged, pending)).rejects.toBeInstanceOf(PlatformError);
+    const mismatch = await client.finishSignIn(forged, pending).catch((e: unknown) => e);
+    expect(mismatch).toBeInstanceOf(PlatformError);
+    expect(mismatch).toMatchObject({ code: "client_error", message: expect.stringMatching(/^State mismatch: .*start the sign-in again/) });
+    forged.searchParams.delete("state");
+    await expect(client.finishSignIn(forged, pending)).rejects.toMatchObject({ code: "client_error", message: expect.stringMatching(/^State mismatch: .*no state/) });
     // An error callback is a PlatformError with the OAuth error as its code.
     const denied = new URL(REDIRECT);
     denied.searchParams.set("error", "access_denied");
@@ -197,7 +201,8 @@ describe("login-client helpers", () => {
     expect(next.refreshToken).toBeTruthy();
     expect(next.refreshToken).not.toBe(tokens.refreshToken);
     // Reusing the old one is refused — and, as a replay, revokes the grant.
-    await expect(client.refresh(tokens.refreshToken!)).rejects.toMatchObject({ status: 400, code: "invalid_grant" });
+    // The token endpoint's X-Request-Id comes with its error, to find it in the app's request log.
+    await expect(client.refresh(tokens.refreshToken!)).rejects.toMatchObject({ status: 400, code: "invalid_grant", requestId: expect.stringMatching(/^.{8,64}$/) });
 
     const again = await signIn();
     const logout = again.client.logoutUrl({ idTokenHint: again.tokens.idToken!, state: "bye" });

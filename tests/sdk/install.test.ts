@@ -44,7 +44,8 @@ afterAll(async () => {
   if (folder) await rm(folder, { recursive: true, force: true });
 });
 
-const ESM = `import { clientCredentials, createClient, PlatformError } from "@social-dev-platform/sdk";
+const ESM = `import { createRequire } from "node:module";
+import { clientCredentials, createClient, PlatformError } from "@social-dev-platform/sdk";
 
 const [apiUrl, issuer, clientId, clientSecret, userToken, text] = process.argv.slice(2);
 const app = createClient({ baseUrl: apiUrl, tokenProvider: clientCredentials({ issuer, clientId, clientSecret }) });
@@ -63,6 +64,8 @@ console.log(JSON.stringify({
   requestId: page.requestId,
   posted: { id: posted.id, text: posted.text },
   missing: { isPlatformError: missing instanceof PlatformError, code: missing.code, status: missing.status },
+  // The same package required too (the dual package hazard): another class, the same errors.
+  dual: { isPlatformError: missing instanceof createRequire(import.meta.url)("@social-dev-platform/sdk").PlatformError },
 }));
 `;
 
@@ -86,6 +89,7 @@ async function main() {
     requestId: page.requestId,
     posted: { id: posted.id, text: posted.text },
     missing: { isPlatformError: missing instanceof PlatformError, code: missing.code, status: missing.status },
+    dual: { isPlatformError: missing instanceof (await import("@social-dev-platform/sdk")).PlatformError },
   }));
 }
 main().catch((error) => {
@@ -188,6 +192,7 @@ describe("installing the SDK from the running platform", () => {
       expect(result.requestId).toBeTruthy();
       expect(result.posted.text).toBe(text);
       expect(result.missing).toEqual({ isPlatformError: true, code: "not_found", status: 404 });
+      expect(result.dual).toEqual({ isPlatformError: true });
     }
     const { data } = (await (await fetch(`${server.apiUrl}/global-chat/messages?limit=5`, { headers: { authorization: `Bearer ${userToken}` } })).json()) as {
       data: { messages: { id: string; text: string }[] };
