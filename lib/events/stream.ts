@@ -11,6 +11,7 @@ import {
   type EventType,
 } from "../schemas/events";
 import { LIVE_WORLD_ID } from "../schemas/sandboxes";
+import { mayReceive } from "./audience";
 import { EVENT_COLUMNS, EVENT_HORIZON_SQL, toStoredEvent, type EventRenderer, type StoredEvent } from "./worker";
 
 /**
@@ -179,26 +180,21 @@ async function notificationGrants(rows: readonly Row[]): Promise<Set<string>> {
 }
 
 function visible(sub: Subscriber, event: Row, grants: ReadonlySet<string>): boolean {
-  const { caller } = sub;
-  if (event.worldId !== caller.worldId) return false;
   if (sub.types && !sub.types.has(event.type)) return false;
-  switch (event.type) {
-    case "chat.message.created":
-      return caller.scopes.includes("svc:chat.read");
-    case "notification.created":
-      return (
-        caller.scopes.includes("svc:notifications.read") &&
-        (caller.userId === null || caller.userId === event.userId) &&
-        (event.worldId !== LIVE_WORLD_ID || grants.has(`${event.userId}:${caller.clientId}`))
-      );
-    case "app.authorization.granted":
-    case "app.authorization.revoked":
-      return event.clientId === caller.clientId && (caller.userId === null || caller.userId === event.userId);
-    case "app.status.changed":
-      return event.clientId === caller.clientId;
-    default:
-      return false;
-  }
+  const { caller } = sub;
+  // The audience rule every surface shares (lib/events/audience.ts); the grants read above hold svc:notifications.read only.
+  return mayReceive(
+    {
+      clientId: caller.clientId,
+      worldId: caller.worldId,
+      status: null,
+      scopes: caller.scopes,
+      userId: caller.userId,
+      via: "stream",
+      granted: (userId, scope) => scope === "svc:notifications.read" && grants.has(`${userId}:${caller.clientId}`),
+    },
+    event,
+  );
 }
 
 /** Whether the event ends this stream (after it was sent): the app suspended, the person's grant revoked. */

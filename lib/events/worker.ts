@@ -5,8 +5,9 @@ import { env } from "../env";
 import { dropDayPartitions, ensureDayPartitions, type DayPartitioned } from "../queries/partitions";
 import { logger } from "../logger";
 import { countWebhookDelivery, watchWebhookQueue } from "../metrics";
-import { EVENT_AUDIENCE, type EventEnvelope, type EventType } from "../schemas/events";
-import { isSandboxClientId } from "../schemas/sandboxes";
+import { EVENT_AUDIENCE, EVENT_TYPES, type EventEnvelope, type EventType } from "../schemas/events";
+import { isSandboxClientId, LIVE_WORLD_ID, SANDBOX_CLIENT_PREFIX } from "../schemas/sandboxes";
+import { audienceRefusal, PORTAL_ONLY_NOTIFICATION_TYPES, type Audience } from "./audience";
 import { deliverWebhook, type DeliveryResult } from "./deliver-http";
 import { openSecret } from "./secret-box";
 import { webhookHeaders } from "./signing";
@@ -20,7 +21,9 @@ import { webhookHeaders } from "./signing";
  *   (attempt 1) of up to FANOUT_BATCH events — each enabled endpoint, subscribed to the type, of an
  *   app that may read the event (EVENT_AUDIENCE; a ping's one attempt is written with it) — and moves
  *   the cursor, in the transaction that holds the cursor's row lock: one process at a time fans
- *   out, and an event is fanned out once. Issue 26: an event reaches the endpoints of its own world
+ *   out, and an event is fanned out once. Every later attempt (retry, redelivery, test event) asks
+ *   the same rule again just before it is sent (lib/events/audience.ts): what may no longer go is
+ *   dropped, and the log says why (its error: consent_revoked, scope_missing, app_not_approved…). Issue 26: an event reaches the endpoints of its own world
  *   only. Live events (worldId 0) go to live apps' endpoints as above; a sandbox's events go to the
  *   endpoints registered for its sandbox client (`sbx_…`), under the sandbox's rules: its app's
  *   current scopes (pending change included), any review status but suspended, and every synthetic
@@ -33,8 +36,10 @@ import { webhookHeaders } from "./signing";
  *   killed mid-delivery stops renewing, and its attempts are taken by another once their leases
  *   pass (at-least-once: a delivery cut short may arrive twice, with the same webhook-id).
  * - **Delivering.** EVENT_WORKER_CONCURRENCY attempts run at once per process, at most
- *   PER_ENDPOINT_IN_FLIGHT per endpoint (a slow receiver holds that many slots, never all of them),
- *   endpoints served in turn. Each attempt is signed (Standard Webhooks) and sent by deliverWebhook
+ *   PER_ENDPOINT_IN_FLIGHT per endpoint and a quarter of the slots per app (its live and sandbox
+ *   endpoints together), apps served in rotation and each app's endpoints in turn: slow receivers
+ *   hold their own app's share, never the slots another app's deliveries need. An app also holds at
+ *   most an eighth of what a process may hold; the rest of its attempts wait in the table. Each attempt is signed (Standard Webhooks) and sent by deliverWebhook
  *   (SSRF rules, 10 s, no redirects); an event's body is rendered once for all its endpoints.
  * - **Recording.** Successes are written in batches (one statement per flush). Any 2xx is
  *   delivered; `410 Gone` disables the endpoint; any other failure schedules the next attempt
@@ -60,6 +65,9 @@ export interface StoredEvent {
 }
 
 const PER_ENDPOINT_IN_FLIGHT = 8;
+/** An app's share of a process's slots and of the attempts it holds (its live and sandbox endpoints together). */
+const APP_SHARE_OF_SLOTS = 1 / 4;
+const APP_SHARE_OF_HELD = 1 / 8;
 const FAILING_DISABLE_AFTER_MS = 3 * 24 * 3600 * 1000;
 const FANOUT_BATCH = 500;
 const CLAIM_BATCH = 500;
@@ -104,29 +112,34 @@ function toStoredEvent(row: Record<string, unknown>): StoredEvent {
   };
 }
 
-const AUDIENCE = Object.entries(EVENT_AUDIENCE) as [EventType, (typeof EVENT_AUDIENCE)[EventType]][];
-const AUDIENCE_PARAMS = [AUDIENCE.map(([type]) => type), AUDIENCE.map(([, a]) => a.own), AUDIENCE.map(([, a]) => a.scope), AUDIENCE.map(([, a]) => a.grant)];
+/** A constant of the catalog as an SQL literal (the catalog is code, never input). */
+const sqlLiteral = (value: string | null) => (value === null ? "NULL::text" : `'${value.replace(/'/g, "''")}'`);
+
+/** EVENT_AUDIENCE as rows (type, own, scope, grant), written into the fan-out's SQL from the catalog. */
+const AUDIENCE_ROWS_SQL = `(VALUES ${EVENT_TYPES.map((type) => {
+  const a = EVENT_AUDIENCE[type];
+  return `(${sqlLiteral(type)}, ${a.own}, ${sqlLiteral(a.scope)}, ${a.grant})`;
+}).join(", ")}) AS aud(type, own, scope, "grant")`;
+
+/** Event types that need the person's consent (the attempt's load reads it for these only). */
+const GRANT_TYPES_SQL = EVENT_TYPES.filter((t) => EVENT_AUDIENCE[t].grant).map(sqlLiteral).join(", ") || "NULL";
+
+/** A notification of a portal-only kind (lib/events/audience.ts): for no app. */
+const PORTAL_ONLY_SQL = `(ev.type = 'notification.created' AND coalesce(ev.data->>'type' IN (${PORTAL_ONLY_NOTIFICATION_TYPES.map(sqlLiteral).join(", ")}), false))`;
 
 /**
- * $1/$2 the cursor, $3 the batch size, $4–$7 EVENT_AUDIENCE as columns, $8 how many of the new
- * rows this process takes, $9 their lease in seconds. Runs in the transaction holding the cursor.
+ * The attempts of the events in `ev` (txid, seq, id, type, clientId, userId, worldId, data): the
+ * audience rule of lib/events/audience.ts for a batch, per world. tests/events/audience.test.ts runs
+ * it against that predicate over every type of the catalog.
  */
-const FANOUT_SQL = `
-  WITH horizon AS MATERIALIZED (SELECT ${EVENT_HORIZON_SQL} AS txid),
-  ev AS (
-    SELECT e.txid, e.seq, e.id, e.type, e."clientId", e."userId", e."worldId", e.data FROM "Event" e
-    WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid < (SELECT txid FROM horizon)
-    ORDER BY e.txid, e.seq LIMIT $3
-  ),
-  aud AS (SELECT * FROM unnest($4::text[], $5::boolean[], $6::text[], $7::boolean[]) AS a(type, own, scope, "grant")),
-  targets AS (
+export const FANOUT_TARGETS_SQL = `
     SELECT w.id AS endpoint_id, w."clientId" AS client_id, ev.seq, ev.id AS event_id, ev.type, ev.txid
     FROM ev
-    JOIN aud ON aud.type = ev.type
+    JOIN ${AUDIENCE_ROWS_SQL} ON aud.type = ev.type
     JOIN "WebhookEndpoint" w ON w.enabled AND (cardinality(w.events) = 0 OR ev.type = ANY (w.events))
     JOIN "Application" a ON a."clientId" = w."clientId"
     -- A ping's one attempt is written with it (lib/services/webhooks.ts sendTestEvent).
-    WHERE ev."worldId" = 0 AND ev.type <> 'ping' AND CASE
+    WHERE ev."worldId" = 0 AND ev.type <> 'ping' AND NOT ${PORTAL_ONLY_SQL} AND CASE
       WHEN aud.own THEN w."clientId" = ev."clientId"
       ELSE a.status = 'approved' AND aud.scope = ANY (a.scopes)
         AND (NOT aud."grant" OR EXISTS (
@@ -137,21 +150,34 @@ const FANOUT_SQL = `
     -- Issue 26: a sandbox's events, to its own endpoints only.
     SELECT w.id, w."clientId", ev.seq, ev.id, ev.type, ev.txid
     FROM ev
-    JOIN aud ON aud.type = ev.type
+    JOIN ${AUDIENCE_ROWS_SQL} ON aud.type = ev.type
     JOIN "Sandbox" s ON s.id = ev."worldId"
     JOIN "Application" a ON a.id = s."applicationId"
     JOIN "WebhookEndpoint" w ON w."clientId" = s."clientId" AND w.enabled AND (cardinality(w.events) = 0 OR ev.type = ANY (w.events))
-    WHERE ev."worldId" <> 0 AND ev.type <> 'ping' AND a.status <> 'suspended' AND CASE
+    WHERE ev."worldId" <> 0 AND ev.type <> 'ping' AND NOT ${PORTAL_ONLY_SQL} AND a.status <> 'suspended' AND CASE
       WHEN aud.own THEN w."clientId" = ev."clientId"
       WHEN a."pendingChange" ? 'scopes' THEN a."pendingChange"->'scopes' ? aud.scope
       ELSE aud.scope = ANY (a.scopes)
     END
-    ORDER BY txid, seq
+    ORDER BY txid, seq`;
+
+/**
+ * $1/$2 the cursor, $3 the batch size, $4 how many of the new rows this process takes, $5 their
+ * lease in seconds. Runs in the transaction holding the cursor.
+ */
+const FANOUT_SQL = `
+  WITH horizon AS MATERIALIZED (SELECT ${EVENT_HORIZON_SQL} AS txid),
+  ev AS (
+    SELECT e.txid, e.seq, e.id, e.type, e."clientId", e."userId", e."worldId", e.data FROM "Event" e
+    WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid < (SELECT txid FROM horizon)
+    ORDER BY e.txid, e.seq LIMIT $3
+  ),
+  targets AS (${FANOUT_TARGETS_SQL}
   ),
   inserted AS (
     INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, state, "lockedUntil", "createdAt")
     SELECT platform_public_id('dlv'), endpoint_id, client_id, seq, event_id, type, 1, 'pending',
-           CASE WHEN row_number() OVER () <= $8 THEN timezone('UTC', now()) + make_interval(secs => $9) END, timezone('UTC', now())
+           CASE WHEN row_number() OVER () <= $4 THEN timezone('UTC', now()) + make_interval(secs => $5) END, timezone('UTC', now())
     FROM targets
     RETURNING id, "createdAt", "lockedUntil" IS NOT NULL AS taken
   ),
@@ -172,19 +198,38 @@ const FANOUT_SQL = `
  * the row names it with the id, so that update reads one partition.
  */
 const ATTEMPT_COLUMNS = `d.id AS delivery_id, d."createdAt"::text AS created_at, d."endpointId" AS endpoint_id, d.attempt, d."clientId" AS client_id,
-  w.url, w.enabled, w.secrets, w."failingSince" AS failing_since, e.seq IS NOT NULL AS has_event, ${EVENT_COLUMNS}`;
+  w.url, w.enabled, w.secrets, w."failingSince" AS failing_since, e.seq IS NOT NULL AS has_event, ${EVENT_COLUMNS},
+  coalesce(la.status, sa.status)::text AS app_status, coalesce(s.id, ${LIVE_WORLD_ID}) AS app_world,
+  CASE WHEN sa."pendingChange" ? 'scopes' THEN ARRAY(SELECT jsonb_array_elements_text(sa."pendingChange"->'scopes')) ELSE coalesce(la.scopes, sa.scopes) END AS app_scopes,
+  CASE WHEN cu.disabled THEN NULL ELSE c.scopes END AS consent_scopes`;
+
+/**
+ * What the audience rule needs of an attempt's receiver, read with it (no statement of its own): the
+ * app (a sandbox endpoint's through its Sandbox row), and the consent of the event's person where
+ * the type needs one.
+ */
+const AUDIENCE_JOINS = `
+  LEFT JOIN "Application" la ON la."clientId" = d."clientId"
+  LEFT JOIN "Sandbox" s ON s."clientId" = d."clientId"
+  LEFT JOIN "Application" sa ON sa.id = s."applicationId"
+  LEFT JOIN "Consent" c ON e.type IN (${GRANT_TYPES_SQL}) AND c."userId" = e."userId" AND c."clientId" = d."clientId"
+  LEFT JOIN "User" cu ON cu.id = c."userId"`;
 
 const LOAD_SQL = `
   SELECT ${ATTEMPT_COLUMNS}
-  FROM "WebhookDelivery" d LEFT JOIN "Event" e ON e.seq = d."eventSeq" LEFT JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
+  FROM "WebhookDelivery" d LEFT JOIN "Event" e ON e.seq = d."eventSeq" LEFT JOIN "WebhookEndpoint" w ON w.id = d."endpointId" ${AUDIENCE_JOINS}
   WHERE d.id = ANY ($1::text[]) AND d."createdAt" = $2::timestamp AND d.state = 'pending'`;
 
-/** Takes up to $1 pending attempts that are due and not held (or whose holder's lease ran out), for $2 seconds. */
+/**
+ * Takes up to $1 pending attempts that are due and not held (or whose holder's lease ran out), for
+ * $2 seconds, leaving those of the clients in $3 (apps holding their share in this process).
+ */
 const CLAIM_SQL = `
   WITH due AS (
     SELECT id, "createdAt", "lockedUntil" IS NOT NULL AS taken_over FROM "WebhookDelivery"
     WHERE state = 'pending' AND "createdAt" <= timezone('UTC', now())
       AND ("lockedUntil" IS NULL OR "lockedUntil" < timezone('UTC', now()))
+      AND NOT ("clientId" = ANY ($3::text[]))
     ORDER BY "createdAt" LIMIT $1 FOR UPDATE SKIP LOCKED
   ),
   d AS (
@@ -192,7 +237,7 @@ const CLAIM_SQL = `
     FROM due WHERE x.id = due.id AND x."createdAt" = due."createdAt" RETURNING x.*, due.taken_over
   )
   SELECT ${ATTEMPT_COLUMNS}, d.taken_over
-  FROM d LEFT JOIN "Event" e ON e.seq = d."eventSeq" LEFT JOIN "WebhookEndpoint" w ON w.id = d."endpointId"`;
+  FROM d LEFT JOIN "Event" e ON e.seq = d."eventSeq" LEFT JOIN "WebhookEndpoint" w ON w.id = d."endpointId" ${AUDIENCE_JOINS}`;
 
 /** Successes, in one statement: the attempts delivered, and their endpoints' failing marks cleared. */
 const DELIVERED_SQL = `
@@ -217,18 +262,56 @@ interface AttemptRow {
   secrets: { box: string; expiresAt?: string }[] | null;
   failing_since: Date | null;
   has_event: boolean;
+  /** The receiving app's review status; null when the app is gone. */
+  app_status: string | null;
+  /** 0 for a live endpoint, else its sandbox's world. */
+  app_world: number;
+  /** Its approved scopes (a sandbox's: its pending change's, if any). */
+  app_scopes: string[] | null;
+  /** The event's person's consent to this client, for types that need one; null when none or the person is disabled. */
+  consent_scopes: string[] | null;
 }
 
 interface Attempt {
   row: AttemptRow;
   event: StoredEvent | null;
+  /** The app whose share it counts against (appKey). */
+  app: string;
 }
 
 interface Outcome {
   attempt: Attempt;
-  /** Null: not sent (the endpoint is disabled or gone, or the event is). */
+  /** Null: not sent, for `skipped`. */
   result: DeliveryResult | null;
+  /** Why it was not sent: `disabled` (the endpoint is disabled or gone, or the event is), or the audience rule's refusal. */
+  skipped?: string;
 }
+
+/** An app's live and sandbox endpoints share one share of the slots. */
+function appKey(clientId: string): string {
+  return isSandboxClientId(clientId) ? clientId.slice(SANDBOX_CLIENT_PREFIX.length) : clientId;
+}
+
+/** The attempt's receiver as the audience rule sees it. */
+function audienceOf(row: AttemptRow): Audience {
+  return {
+    clientId: row.client_id,
+    worldId: row.app_world,
+    status: row.app_status,
+    scopes: row.app_scopes ?? [],
+    userId: null,
+    via: "webhook",
+    granted: (_userId, scope) => row.consent_scopes?.includes(scope) ?? false,
+  };
+}
+
+/** Why this attempt may not be sent now, or null. */
+function refusalOf({ row, event }: Attempt): string | null {
+  if (!event) return null;
+  if (row.app_status === null) return "app_deleted";
+  return audienceRefusal(audienceOf(row), event);
+}
+
 
 function nextDelay(attempt: number): number | null {
   const schedule = env().WEBHOOK_RETRY_SCHEDULE;
@@ -257,12 +340,20 @@ class DeliveryLoop {
   private readonly concurrency: number;
   private readonly leaseSeconds: number;
   private readonly maxHeld: number;
-  /** Attempts waiting for a slot, per endpoint (served in turn). */
-  private readonly queues = new Map<string, Attempt[]>();
+  private readonly perAppSlots: number;
+  private readonly perAppHeld: number;
+  /**
+   * Attempts waiting for a slot, per app (appKey) and endpoint. The apps are served in rotation: one
+   * that got a slot goes to the back (a Map keeps insertion order), as does its endpoint.
+   */
+  private readonly queues = new Map<string, Map<string, Attempt[]>>();
+  /** Attempts running, per endpoint and per app. */
   private readonly running = new Map<string, number>();
+  private readonly appRunning = new Map<string, number>();
   private inFlight = 0;
-  /** Every attempt this process has taken and not yet recorded (id → createdAt): its lease is renewed. */
-  private readonly held = new Map<string, string>();
+  /** Every attempt this process has taken and not yet recorded (id → createdAt, app): its lease is renewed. */
+  private readonly held = new Map<string, { createdAt: string; app: string }>();
+  private readonly appHeld = new Map<string, number>();
   private outcomes: Outcome[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -279,6 +370,8 @@ class DeliveryLoop {
     this.concurrency = env().EVENT_WORKER_CONCURRENCY;
     this.leaseSeconds = env().EVENT_WORKER_STALE_SECONDS;
     this.maxHeld = this.concurrency * HELD_PER_SLOT;
+    this.perAppSlots = Math.max(PER_ENDPOINT_IN_FLIGHT, Math.floor(this.concurrency * APP_SHARE_OF_SLOTS));
+    this.perAppHeld = Math.max(CLAIM_BATCH, Math.floor(this.maxHeld * APP_SHARE_OF_HELD));
   }
 
   start(): () => void {
@@ -320,14 +413,14 @@ class DeliveryLoop {
       if (room > 0 && !this.stopping) {
         // Named: planned once per connection (issue 30: its tables are partitioned, ~12 partitions each), not at every poll.
         const { rows } = await pool.query<AttemptRow & { taken_over: boolean } & Record<string, unknown>>({
-          name: "webhook-claim-v2",
+          name: "webhook-claim-v3",
           text: CLAIM_SQL,
-          values: [Math.min(room, CLAIM_BATCH), this.leaseSeconds],
+          values: [Math.min(room, CLAIM_BATCH), this.leaseSeconds, this.fullApps()],
         });
         // A lease that ran out: its holder stopped (killed mid-delivery) and this process takes over.
         const takenOver = rows.filter((r) => r.taken_over).length;
         if (takenOver) logger.warn("webhook delivery: attempts of a stopped process taken over", { attempts: takenOver });
-        this.enqueue(rows);
+        await this.enqueue(rows);
         if (rows.length === CLAIM_BATCH) this.again = true;
       }
     } while (this.again && !this.stopping);
@@ -347,7 +440,7 @@ class DeliveryLoop {
       );
       if (cursor) {
         const { rows: [result] } = await client.query<{ events: number; held: boolean; taken: string[]; taken_at: string | null; left: number }>(FANOUT_SQL, [
-          cursor.txid, cursor.seq, FANOUT_BATCH, ...AUDIENCE_PARAMS, room, this.leaseSeconds,
+          cursor.txid, cursor.seq, FANOUT_BATCH, room, this.leaseSeconds,
         ]);
         taken = result!.taken;
         takenAt = result!.taken_at ?? "";
@@ -364,62 +457,129 @@ class DeliveryLoop {
       client.release();
     }
     if (taken.length) {
-      for (const id of taken) this.held.set(id, takenAt);
       const { rows } = await pool.query<AttemptRow & Record<string, unknown>>(LOAD_SQL, [taken, takenAt]);
-      const found = new Set(rows.map((r) => r.delivery_id));
-      for (const id of taken) if (!found.has(id)) this.held.delete(id);
-      this.enqueue(rows, false);
+      // A taken row not found was recorded meanwhile: its lease simply runs out.
+      await this.enqueue(rows);
     }
     return { taken: taken.length, full };
   }
 
-  private enqueue(rows: (AttemptRow & Record<string, unknown>)[], hold = true): void {
+  /** Client ids (live and sandbox) of the apps that hold their share of attempts here: taking more of theirs waits. */
+  private fullApps(): string[] {
+    const full: string[] = [];
+    for (const [app, n] of this.appHeld) if (n >= this.perAppHeld) full.push(app, SANDBOX_CLIENT_PREFIX + app);
+    return full;
+  }
+
+  private hold(id: string, createdAt: string, app: string): void {
+    if (this.held.has(id)) return;
+    this.held.set(id, { createdAt, app });
+    this.appHeld.set(app, (this.appHeld.get(app) ?? 0) + 1);
+  }
+
+  private release(id: string): void {
+    const held = this.held.get(id);
+    if (!held) return;
+    this.held.delete(id);
+    const left = (this.appHeld.get(held.app) ?? 1) - 1;
+    if (left > 0) this.appHeld.set(held.app, left);
+    else this.appHeld.delete(held.app);
+  }
+
+  /** Holds and queues what was taken, up to each app's share; the rest is handed back to the table at once. */
+  private async enqueue(rows: (AttemptRow & Record<string, unknown>)[]): Promise<void> {
+    const over: AttemptRow[] = [];
     for (const row of rows) {
-      if (hold) this.held.set(row.delivery_id, row.created_at);
-      const attempt: Attempt = { row, event: row.has_event ? toStoredEvent(row) : null };
-      const queue = this.queues.get(row.endpoint_id);
+      const app = appKey(row.client_id);
+      if (!this.held.has(row.delivery_id) && (this.appHeld.get(app) ?? 0) >= this.perAppHeld) {
+        over.push(row);
+        continue;
+      }
+      this.hold(row.delivery_id, row.created_at, app);
+      const attempt: Attempt = { row, event: row.has_event ? toStoredEvent(row) : null, app };
+      let endpoints = this.queues.get(app);
+      if (!endpoints) this.queues.set(app, (endpoints = new Map()));
+      const queue = endpoints.get(row.endpoint_id);
       if (queue) queue.push(attempt);
-      else this.queues.set(row.endpoint_id, [attempt]);
+      else endpoints.set(row.endpoint_id, [attempt]);
     }
     this.pump();
+    if (over.length) await this.unlock(over);
   }
 
-  /** Starts queued attempts while slots are free, endpoints in turn, at most PER_ENDPOINT_IN_FLIGHT each. */
+  /** Attempts this process took but will not hold: free for any process at once (this one skips their apps while full). */
+  private async unlock(rows: readonly AttemptRow[]): Promise<void> {
+    await pool
+      .query(
+        `UPDATE "WebhookDelivery" d SET "lockedUntil" = NULL FROM unnest($1::text[], $2::timestamp[]) AS q(id, created_at)
+         WHERE d.id = q.id AND d."createdAt" = q.created_at AND d.state = 'pending'`,
+        [rows.map((r) => r.delivery_id), rows.map((r) => r.created_at)],
+      )
+      .catch((error: Error) => logger.warn("webhook delivery: handing back attempts failed", { error: error.message }));
+  }
+
+  /**
+   * Starts queued attempts while slots are free: apps in rotation, at most perAppSlots each, and
+   * each app's endpoints in turn, at most PER_ENDPOINT_IN_FLIGHT each. An app served goes to the
+   * back of the rotation, so the loop reaches it again only after every other app had its turn.
+   */
   private pump(): void {
-    let started = true;
-    while (started && this.inFlight < this.concurrency && !this.stopping) {
-      started = false;
-      for (const [endpointId, queue] of this.queues) {
-        if (this.inFlight >= this.concurrency) break;
-        const running = this.running.get(endpointId) ?? 0;
-        if (running >= PER_ENDPOINT_IN_FLIGHT) continue;
-        const attempt = queue.shift()!;
-        if (queue.length === 0) this.queues.delete(endpointId);
-        this.running.set(endpointId, running + 1);
-        this.inFlight++;
-        started = true;
-        void this.send(attempt).then((result) => {
-          this.inFlight--;
-          const left = (this.running.get(endpointId) ?? 1) - 1;
-          if (left > 0) this.running.set(endpointId, left);
-          else this.running.delete(endpointId);
-          this.record({ attempt, result });
-          this.pump();
-        });
+    for (const [app, endpoints] of this.queues) {
+      if (this.inFlight >= this.concurrency || this.stopping) return;
+      if ((this.appRunning.get(app) ?? 0) >= this.perAppSlots) continue;
+      let next: [string, Attempt[]] | undefined;
+      for (const entry of endpoints) {
+        if ((this.running.get(entry[0]) ?? 0) < PER_ENDPOINT_IN_FLIGHT) {
+          next = entry;
+          break;
+        }
       }
+      if (!next) continue;
+      const [endpointId, queue] = next;
+      const attempt = queue.shift()!;
+      endpoints.delete(endpointId);
+      if (queue.length) endpoints.set(endpointId, queue);
+      this.queues.delete(app);
+      if (endpoints.size) this.queues.set(app, endpoints);
+      this.launch(attempt, endpointId);
     }
   }
 
-  private async send(attempt: Attempt): Promise<DeliveryResult | null> {
+  private launch(attempt: Attempt, endpointId: string): void {
+    const { app } = attempt;
+    this.running.set(endpointId, (this.running.get(endpointId) ?? 0) + 1);
+    this.appRunning.set(app, (this.appRunning.get(app) ?? 0) + 1);
+    this.inFlight++;
+    void this.send(attempt).then((outcome) => {
+      this.inFlight--;
+      const left = (this.running.get(endpointId) ?? 1) - 1;
+      if (left > 0) this.running.set(endpointId, left);
+      else this.running.delete(endpointId);
+      const appLeft = (this.appRunning.get(app) ?? 1) - 1;
+      if (appLeft > 0) this.appRunning.set(app, appLeft);
+      else this.appRunning.delete(app);
+      this.record(outcome);
+      this.pump();
+    });
+  }
+
+  private async send(attempt: Attempt): Promise<Outcome> {
     const { row, event } = attempt;
-    if (!row.url || !row.enabled || !event) return null;
+    if (!row.url || !row.enabled || !event) return { attempt, result: null, skipped: "disabled" };
+    // Asked again before every attempt: a consent revoked, a scope removed or an app suspended since the event stops it here.
+    const refusal = refusalOf(attempt);
+    if (refusal) return { attempt, result: null, skipped: refusal };
+    return { attempt, result: await this.post(row, row.url, event) };
+  }
+
+  private async post(row: AttemptRow, url: string, event: StoredEvent): Promise<DeliveryResult> {
     try {
       const body = this.bodies.get(event.seq, () => JSON.stringify(this.render(event)));
       const now = Date.now();
       const live = (row.secrets ?? []).filter((s) => !s.expiresAt || Date.parse(s.expiresAt) > now);
       const secrets = await Promise.all(live.map((s) => this.secrets.get(s.box, () => openSecret(s.box))));
       const headers = webhookHeaders(event.id, Math.floor(now / 1000), body, secrets);
-      return await deliverWebhook({ url: row.url, body, headers });
+      return await deliverWebhook({ url, body, headers });
     } catch (error) {
       // deliverWebhook never throws; rendering or a secret that cannot be opened does.
       logger.error("webhook delivery: attempt not sent", { delivery: row.delivery_id, error: (error as Error).message });
@@ -445,7 +605,7 @@ class DeliveryLoop {
       .catch((error: Error) => logger.error("webhook delivery: recording outcomes failed", { error: error.message, attempts: batch.length }))
       .finally(() => {
         // Unrecorded ones stay pending; their leases run out and they are taken again.
-        for (const { attempt } of batch) this.held.delete(attempt.row.delivery_id);
+        for (const { attempt } of batch) this.release(attempt.row.delivery_id);
         if (this.held.size < this.maxHeld / 2) this.kick();
         this.settleIdle();
       });
@@ -491,7 +651,7 @@ class DeliveryLoop {
       .query(
         `UPDATE "WebhookDelivery" d SET "lockedUntil" = timezone('UTC', now()) + make_interval(secs => $3)
          FROM unnest($1::text[], $2::timestamp[]) AS h(id, created_at) WHERE d.id = h.id AND d."createdAt" = h.created_at AND d.state = 'pending'`,
-        [[...this.held.keys()], [...this.held.values()], this.leaseSeconds],
+        [[...this.held.keys()], [...this.held.values()].map((h) => h.createdAt), this.leaseSeconds],
       )
       .catch((error: Error) => logger.warn("webhook delivery: renewing leases failed", { error: error.message }));
   }
@@ -509,7 +669,7 @@ class DeliveryLoop {
 
   private queuedCount(): number {
     let n = 0;
-    for (const queue of this.queues.values()) n += queue.length;
+    for (const endpoints of this.queues.values()) for (const queue of endpoints.values()) n += queue.length;
     return n;
   }
 
@@ -519,9 +679,9 @@ class DeliveryLoop {
     for (const timer of this.timers) clearInterval(timer);
     if (this.dueTimer) clearTimeout(this.dueTimer.timer);
     await this.cycling;
-    const queued = [...this.queues.values()].flat().map((a) => a.row);
+    const queued = [...this.queues.values()].flatMap((endpoints) => [...endpoints.values()].flat()).map((a) => a.row);
     this.queues.clear();
-    for (const row of queued) this.held.delete(row.delivery_id);
+    for (const row of queued) this.release(row.delivery_id);
     if (queued.length) {
       await pool
         .query(
@@ -544,11 +704,12 @@ class DeliveryLoop {
  * A failed attempt, in one transaction: the attempt marked failed, the next one scheduled (if any
  * are left), and the endpoint's failing mark or disabling. Returns when the next attempt is due.
  */
-async function recordFailure({ attempt: { row, event }, result }: Outcome): Promise<number | null> {
+async function recordFailure({ attempt: { row, event }, result, skipped }: Outcome): Promise<number | null> {
   if (!result) {
+    // Not sent, and never retried: the log's error says why (disabled, or the audience rule's refusal).
     await pool.query(
-      `UPDATE "WebhookDelivery" SET state = 'failed', error = 'disabled', "lockedUntil" = NULL WHERE id = $1 AND "createdAt" = $2::timestamp AND state = 'pending'`,
-      [row.delivery_id, row.created_at],
+      `UPDATE "WebhookDelivery" SET state = 'failed', error = $3, "lockedUntil" = NULL WHERE id = $1 AND "createdAt" = $2::timestamp AND state = 'pending'`,
+      [row.delivery_id, row.created_at, skipped ?? "disabled"],
     );
     return null;
   }

@@ -2,6 +2,7 @@ import { publishChange } from "../database/changes";
 import { db, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import { newPublicId } from "../crypto/ids";
+import { audienceRefusal, type AudienceRefusal } from "../events/audience";
 import { checkWebhookUrl } from "../events/deliver-http";
 import { recordEvent } from "../events/outbox";
 import { sealSecret } from "../events/secret-box";
@@ -18,7 +19,7 @@ import {
   type WebhookView,
 } from "../schemas/webhooks";
 import { pendingChangeSchema } from "../schemas/apps";
-import { sandboxClientId } from "../schemas/sandboxes";
+import { LIVE_WORLD_ID, sandboxClientId } from "../schemas/sandboxes";
 import { loadFor, type AppRow } from "./app-access";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
@@ -56,13 +57,18 @@ interface StoredSecret {
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
+/** The scopes an app's endpoints receive with: its approved ones, or for its sandbox, its pending change's if it has one. */
+function receivableScopes(app: { scopes: string[]; pendingChange: unknown }, world: WebhookWorld): string[] {
+  const pending = world.sandbox && app.pendingChange != null ? (pendingChangeSchema.safeParse(app.pendingChange).data ?? null) : null;
+  return pending?.scopes ?? app.scopes;
+}
+
 /**
  * The event types an app may receive with its approved scopes (what an empty filter means); for its
  * sandbox, with the scopes its sandbox signs in with (the pending change's, if it has one).
  */
 export function receivableTypes(app: { scopes: string[]; pendingChange: unknown }, world: WebhookWorld = {}): EventType[] {
-  const pending = world.sandbox && app.pendingChange != null ? (pendingChangeSchema.safeParse(app.pendingChange).data ?? null) : null;
-  const scopes = pending?.scopes ?? app.scopes;
+  const scopes = receivableScopes(app, world);
   return EVENT_TYPES.filter((t) => {
     const scope = EVENT_AUDIENCE[t].scope;
     return scope === null || scopes.includes(scope);
@@ -243,13 +249,53 @@ export async function listDeliveries(clientId: string, filter: DeliveryFilter, a
   return rows.map(toDeliveryView);
 }
 
+const REFUSAL_TEXT: Record<AudienceRefusal | "event_gone", string> = {
+  other_world: "it happened in another world",
+  webhook_only: "it goes to webhooks only",
+  portal_only: "it is shown in the portal only",
+  app_not_approved: "the app is not approved",
+  app_suspended: "the app is suspended",
+  not_own: "it is about another app",
+  other_person: "it is about another person",
+  scope_missing: "the app no longer has the scope it needs",
+  consent_revoked: "the person no longer authorizes the app",
+  event_gone: "the event is no longer kept",
+};
+
+/**
+ * Why the event of `delivery` may not go to `owner` now (lib/events/audience.ts, the rule the
+ * delivery loop asks again before the attempt), or null. A redelivery is refused up front with it.
+ */
+async function redeliveryRefusal(app: AppRow, owner: string, eventSeq: bigint, world: WebhookWorld): Promise<AudienceRefusal | "event_gone" | null> {
+  const event = await db.event.findFirst({ where: { seq: eventSeq }, select: { type: true, clientId: true, userId: true, worldId: true, data: true } });
+  if (!event) return "event_gone";
+  const sandbox = world.sandbox ? await db.sandbox.findUnique({ where: { clientId: owner }, select: { id: true } }) : null;
+  const consent =
+    event.userId !== null ? await db.consent.findUnique({ where: { userId_clientId: { userId: event.userId, clientId: owner } }, select: { scopes: true, user: { select: { disabled: true } } } }) : null;
+  return audienceRefusal(
+    {
+      clientId: owner,
+      worldId: sandbox?.id ?? LIVE_WORLD_ID,
+      status: app.status,
+      // The scopes its endpoints may receive with: for a sandbox, its pending change's.
+      scopes: receivableScopes(app, world),
+      userId: null,
+      via: "webhook",
+      granted: (_userId, scope) => consent !== null && !consent.user.disabled && consent.scopes.includes(scope),
+    },
+    { type: event.type as EventType, clientId: event.clientId, userId: event.userId, worldId: event.worldId, data: event.data as Record<string, unknown> },
+  );
+}
+
 /** Sends the event of a delivery again, as a new first attempt (same event id: receivers deduplicate). */
 export async function redeliver(clientId: string, deliveryId: string, actor: Actor, world: WebhookWorld = {}): Promise<{ delivery_id: string }> {
-  const { owner } = await loadTarget(clientId, actor, "handleSecrets", "app.webhook.redeliver", world);
+  const { app, owner } = await loadTarget(clientId, actor, "handleSecrets", "app.webhook.redeliver", world);
   const delivery = DELIVERY_ID_PATTERN.test(deliveryId) ? await db.webhookDelivery.findFirst({ where: { id: deliveryId } }) : null;
   if (!delivery || delivery.clientId !== owner) throw new AppError("not_found", `No delivery ${deliveryId} on ${owner}.`);
   const endpoint = await loadEndpoint(owner, delivery.endpointId);
   if (!endpoint.enabled) throw new AppError("conflict", `Webhook ${endpoint.id} is disabled; enable it to redeliver.`);
+  const refusal = await redeliveryRefusal(app, owner, delivery.eventSeq, world);
+  if (refusal) throw new AppError("conflict", `Event ${delivery.eventId} may no longer be sent to this endpoint: ${REFUSAL_TEXT[refusal]}.`);
   return db.$transaction(async (tx) => {
     const id = await queueDelivery(tx, endpoint, { seq: delivery.eventSeq, id: delivery.eventId, type: delivery.eventType }, true);
     await recordAudit({ actor, action: "app.webhook.redeliver", targetType: "app", targetId: clientId, detail: { delivery: deliveryId, redelivery: id } }, tx);

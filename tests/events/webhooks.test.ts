@@ -24,21 +24,27 @@ interface Receiver {
   answers: number[];
   /** Never answer (a receiver that hangs). */
   hang: boolean;
+  /** Answer only once this settles (a slow receiver, released by the test). */
+  hold: Promise<void> | null;
   close(): Promise<void>;
 }
 
 async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
   const answers: number[] = [];
-  const receiver = { hang: false } as Receiver;
+  const receiver = { hang: false, hold: null } as Receiver;
   const server = http.createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c));
     req.on("end", () => {
       received.push({ headers: req.headers as Record<string, string>, body });
       if (receiver.hang) return;
-      res.writeHead(answers.shift() ?? 204);
-      res.end();
+      const answer = () => {
+        res.writeHead(answers.shift() ?? 204);
+        res.end();
+      };
+      if (receiver.hold) void receiver.hold.then(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -179,6 +185,41 @@ describe("webhooks", () => {
     expect((await api.call(`/users/${person.handle}/poke`, { method: "POST", token: pokes2 })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 800));
     expect(reader.receiver.received.filter((r) => parsed(r).type === "notification.created")).toHaveLength(1);
+  });
+
+  it("asks again before each attempt: once the person revoked the app, their notification is not retried, and its redelivery is refused", async () => {
+    const person = await api.createUser();
+    const { clientId, receiver } = await appWithWebhook(["svc:notifications.read"], ["notification.created"], person.handle);
+    let release = () => {};
+    receiver.hold = new Promise<void>((resolve) => (release = resolve));
+    receiver.answers.push(500);
+    const poker = await api.createUser();
+    const pokes = await api.token({ user: poker.handle, scopes: ["svc:pokes.write"] });
+    expect((await api.call(`/users/${person.handle}/poke`, { method: "POST", token: pokes })).status).toBe(200);
+    await until("the first attempt, held by the receiver", () => receiver.received.find((r) => parsed(r).type === "notification.created"));
+    // The person revokes the app while the first attempt is in flight; it then fails (500).
+    await cli(["users", "revoke-app", person.handle, clientId]);
+    receiver.hold = null;
+    release();
+    type Row = { id: string; attempt: number; status_code: number | null; error: string | null; next_attempt_at: number | null };
+    const log = await until("the retry dropped", async () => {
+      const rows = await cli<Row[]>(["apps", "webhooks", "deliveries", clientId]);
+      return rows.some((r) => r.attempt === 2 && r.error !== null) ? rows : undefined;
+    });
+    // The log says why: the retry was not sent, and none follows it.
+    expect(log.map((r) => [r.attempt, r.status_code, r.error])).toEqual([[2, null, "consent_revoked"], [1, 500, null]]);
+    expect(log[0]!.next_attempt_at).toBeNull();
+    await new Promise((r) => setTimeout(r, 800));
+    expect(receiver.received.filter((r) => parsed(r).type === "notification.created")).toHaveLength(1);
+
+    const redelivered = await runCli(api.server.databaseUrl, ["apps", "webhooks", "redeliver", clientId, log[1]!.id, "--json"], { env: ENV });
+    expect(redelivered.code).toBe(1);
+    const error = JSON.parse(redelivered.stderr || redelivered.stdout).error as { code: string; message: string };
+    expect(error.code).toBe("conflict");
+    expect(error.message).toMatch(/no longer authorizes the app/);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.received.filter((r) => parsed(r).type === "notification.created")).toHaveLength(1);
+    expect(await cli<Row[]>(["apps", "webhooks", "deliveries", clientId])).toHaveLength(2);
   });
 
   it("tells the app about its review decisions (app.status.changed)", async () => {
