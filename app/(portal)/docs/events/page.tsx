@@ -7,7 +7,7 @@ import { webhookQuickstartSnippets } from "@/lib/quickstarts";
 import { TableScroll } from "@/components/ui/table-scroll";
 import { env } from "@/lib/env";
 import { EVENT_EXAMPLES, eventAudienceText, eventDataFields, formatSeconds } from "@/lib/schemas/event-catalog";
-import { EVENT_AUDIENCE, EVENT_TYPES, MAX_STREAMS_PER_APP, MAX_WEBHOOKS_PER_APP } from "@/lib/schemas/events";
+import { EVENT_AUDIENCE, EVENT_TYPES, MAX_STREAMS_PER_APP, MAX_STREAMS_PER_USER, MAX_WEBHOOKS_PER_APP, STREAM_RESUME_WINDOW_HOURS } from "@/lib/schemas/events";
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE } from "@/lib/schemas/webhooks";
 
 export const metadata: Metadata = { title: "Events and webhooks" };
@@ -292,16 +292,28 @@ data: ${JSON.stringify(EVENT_EXAMPLES["chat.message.created"])}
         <li>
           <strong>Resume</strong>: reconnect with the header <code>Last-Event-ID: evt_…</code> (browsers&apos;{" "}
           <code>EventSource</code> does it for you; or the query parameter <code>last_event_id</code>) and the stream
-          continues right after that event, without a gap or a repeat, for at least 24 hours back.
+          continues right after that event, without a gap or a repeat, for {STREAM_RESUME_WINDOW_HOURS} hours back. An older
+          or unknown id is refused with <code>400 invalid_request</code>: open a new stream without it.
         </li>
         <li>
           <strong>Heartbeats</strong>: a comment line (starting with <code>:</code>) every 15 seconds keeps proxies from
           closing an idle connection; if none arrives for a minute, reconnect.
         </li>
         <li>
-          <strong>Limit</strong>: at most {MAX_STREAMS_PER_APP} open streams per app on each server process; one more is refused with{" "}
-          <code>429 rate_limited</code>. The stream ends when the app is suspended, or, for a user token, when the person
-          revokes the app.
+          <strong>Limit</strong>: at most {MAX_STREAMS_PER_APP} open streams per app on each server process, and{" "}
+          {MAX_STREAMS_PER_USER} of them for one person&apos;s tokens; one more is refused with{" "}
+          <code>429 rate_limited</code>.
+        </li>
+        <li>
+          <strong>Ends with its token</strong>: the stream ends when its access token expires, and within moments of the
+          token&apos;s revocation, a roll of the app&apos;s secret, the app&apos;s suspension or deletion, or, for a user
+          token, the person revoking the app. A comment <code>: closed token_expired</code> or{" "}
+          <code>: closed token_revoked</code> comes first; reconnect with a new token and <code>Last-Event-ID</code>.
+        </li>
+        <li>
+          <strong>Keep reading</strong>: a reader that falls too far behind (about 1 MiB unread, or nothing read for a
+          minute) is disconnected after <code>: closed slow_reader</code>; reconnect with <code>Last-Event-ID</code> and
+          nothing is missed.
         </li>
       </ul>
 
