@@ -20,7 +20,7 @@ import { findTrustedDevice, rememberTrustedDevice } from "./trusted-device";
 import { noticeIfNewDevice } from "./new-device";
 import { amrOf, isStepUpPrompt, MFA_ACR, passkeyAmrOf, PASSWORD_AMR } from "./second-factor";
 import { createSignInChallenge, deleteSignInChallenge, findSignInChallenge, verifySecondFactorCode } from "../services/second-factors";
-import { reserveLoginAttempt, settleLoginAttempt } from "../services/throttle";
+import { reserveLoginAttempt, reserveSecondFactorAttempt, settleLoginAttempt } from "../services/throttle";
 import { findPasskeyAccount, startPasskeySignIn, verifyPasskeySignIn } from "../services/passkeys";
 import { authenticationResponseSchema } from "../schemas/passkeys";
 import { findUserById } from "../services/users";
@@ -240,12 +240,14 @@ export async function handleInteraction(
         return backToPage(res, uid, result.error, result.error === "too_many_attempts" ? result.retryAt : undefined);
       }
       if (live) await noticeIfNewDevice(req, { userId: Number(result.accountId), handle: result.handle }, trustedDevice);
-      if (live) await rememberTrustedDevice(res, result.handle);
-      // Issue 29: an account with a second factor is not signed in yet: the page asks for it next.
+      // An account with a second factor is not signed in yet: the page asks for it next. The
+      // browser is trusted only once the whole sign-in succeeded (lib/oidc/trusted-device.ts): a
+      // cookie given for the password alone would let whoever has it skip the account's lock.
       if (live && result.hasSecondFactor) {
         await createSignInChallenge(uid, Number(result.accountId), INTERACTION_TTL);
         return backToPage(res, uid);
       }
+      if (live) await rememberTrustedDevice(res, result.handle);
       await provider.interactionFinished(req, res, { login: { accountId: result.accountId, amr: PASSWORD_AMR } }, { mergeWithLastSubmission: false });
       return;
     }
@@ -265,14 +267,22 @@ export async function handleInteraction(
       const trustedDevice = await findTrustedDevice(req, user.handle);
       const admission = await reserveLoginAttempt(user.handle, clientIp(req, env().TRUST_PROXY_RULE), trustedDevice);
       if (!admission.ok) return backToPage(res, uid, "too_many_attempts", admission.retryAt);
+      // And on the account's own count of wrong codes, which no trusted-device cookie lifts.
+      const factorAdmission = await reserveSecondFactorAttempt(user.handle);
+      if (!factorAdmission.ok) {
+        await settleLoginAttempt(admission.reservation, "unchecked");
+        return backToPage(res, uid, "too_many_attempts", factorAdmission.retryAt);
+      }
       if (admission.reservation.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, admission.reservation.delayMs));
       const method = await verifySecondFactorCode(user.id, parsed.data.code);
       await settleLoginAttempt(admission.reservation, method ? "success" : "failure");
+      await factorAdmission.settle(method ? "success" : "failure");
       if (!method) {
         logger.info("second factor refused", { client: details.params.client_id });
         return backToPage(res, uid, "invalid_code");
       }
       await deleteSignInChallenge(uid);
+      await rememberTrustedDevice(res, user.handle);
       await provider.interactionFinished(
         req,
         res,

@@ -165,6 +165,37 @@ export async function settleLoginAttempt(reservation: LoginReservation, outcome:
 }
 
 /**
+ * Wrong second-factor codes per account per window, from every address and browser together. A
+ * trusted-device cookie does not lift this limit (it lifts only the password lock above): the
+ * cookie says the browser once signed in, not that whoever holds it has the factor, and the
+ * password alone must never buy more guesses at the code. 10 per 15 minutes leaves the owner room
+ * for typos and caps someone who has the password at under a thousand guesses a day, each worth
+ * about 3 in a million against a TOTP code.
+ */
+export const SECOND_FACTOR_LIMIT_PER_ACCOUNT = 10;
+
+export type SecondFactorAdmission =
+  | { ok: true; settle: (outcome: "success" | "failure" | "unchecked") => Promise<void> }
+  | { ok: false; retryAt: Date };
+
+/**
+ * Reserves one second-factor code check on the account (normalized handle), before the code is
+ * looked at. A wrong code keeps its place; a right or unchecked one gives it back (only its own:
+ * the owner's success does not wipe an attacker's failures).
+ */
+export async function reserveSecondFactorAttempt(handle: string): Promise<SecondFactorAdmission> {
+  const key = `login:factor:${keyPart(handle.toLowerCase(), 100)}`;
+  const [counter] = await incrementRateLimits([key], LOGIN_WINDOW_SECONDS);
+  if (!counter) throw new Error("second-factor throttle: no counter returned");
+  const entry = { key, windowStart: counter.windowStart };
+  if (counter.count > SECOND_FACTOR_LIMIT_PER_ACCOUNT) {
+    await giveBack([entry]);
+    return { ok: false, retryAt: counter.windowEnd };
+  }
+  return { ok: true, settle: async (outcome) => (outcome === "failure" ? undefined : giveBack([entry])) };
+}
+
+/**
  * Device sign-in (issue 17, RFC 8628 §5.1): the user code is short (8 characters of 20, about
  * 34 bits), so wrong entries are counted per client IP in the same RateLimit table. Only wrong
  * codes stay counted: an entry that found its code is given back.
