@@ -16,7 +16,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { FieldError, inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 import { TimeAgo } from "@/components/ui/time-ago";
-import { webhookInputSchema, type WebhookView } from "@/lib/schemas/webhooks";
+import { describeWebhookUrlRule, webhookInputSchema, type WebhookUrlRule, type WebhookView } from "@/lib/schemas/webhooks";
 import { SecretReveal } from "./secret-reveal";
 
 /** An event type the app may receive, with what it carries (lib/schemas/events.ts EVENT_AUDIENCE). */
@@ -68,9 +68,12 @@ export function WebhookEndpoints({
   max,
   canManage,
   nowMs,
+  urlRule,
   sandbox = false,
 }: {
   clientId: string;
+  /** What the server accepts as a URL here, so the form's hint says the same. */
+  urlRule: WebhookUrlRule;
   /** Issue 26: these are the endpoints of the app's sandbox (its sandbox events only). */
   sandbox?: boolean;
   endpoints: WebhookView[];
@@ -231,6 +234,7 @@ export function WebhookEndpoints({
             clientId={clientId}
             sandbox={sandbox}
             receivable={receivable}
+            urlRule={urlRule}
             onAdded={(created) => {
               setReveal({ webhookId: created.id, url: created.url, secret: created.secret, via: "add" });
               router.refresh();
@@ -312,10 +316,12 @@ function AddEndpointForm({
   clientId,
   sandbox,
   receivable,
+  urlRule,
   onAdded,
 }: {
   clientId: string;
   sandbox: boolean;
+  urlRule: WebhookUrlRule;
   receivable: ReceivableType[];
   onAdded: (created: WebhookView & { secret: string }) => void;
 }) {
@@ -367,7 +373,7 @@ function AddEndpointForm({
           Endpoint URL
         </label>
         <p id={`${urlId}-hint`} className="mt-1 text-sm text-slate-600">
-          An <code className="font-mono text-xs">https</code> URL on the public internet. Each event is POSTed to it as JSON.
+          {describeWebhookUrlRule(urlRule)} Each event is POSTed to it as JSON.
         </p>
         <input
           id={urlId}

@@ -11,6 +11,23 @@ export const DELIVERY_ID_PATTERN = /^dlv_[a-z2-7]{24}$/;
  */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
+/** What the server accepts as an endpoint's URL (lib/events/deliver-http.ts), as the installation is configured. */
+export interface WebhookUrlRule {
+  /** WEBHOOKS_ALLOW_PRIVATE: loopback and private addresses, plain http, any port. */
+  allowPrivate: boolean;
+  /** WEBHOOK_ALLOWED_PORTS. */
+  allowedPorts: readonly number[];
+}
+
+/** The rule in a sentence, for the portal's form and the docs. */
+export function describeWebhookUrlRule(rule: WebhookUrlRule): string {
+  if (rule.allowPrivate) {
+    return "An https or http URL, on any port; this installation also reaches loopback and private addresses (development only).";
+  }
+  const ports = rule.allowedPorts.length === 1 ? `port ${rule.allowedPorts[0]}` : `port ${rule.allowedPorts.slice(0, -1).join(", ")} or ${rule.allowedPorts.at(-1)}`;
+  return `An https URL on the public internet, on ${ports}${rule.allowedPorts.includes(443) ? " (443 when none is written)" : ""}.`;
+}
+
 export const webhookInputSchema = z.object({
   url: z.string().trim().min(1, "Enter the endpoint's URL.").max(2048, "At most 2048 characters."),
   /** Empty: every type the app may receive. */

@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { checkWebhookUrl, deliverWebhook } from "../../lib/events/deliver-http";
 import { resetEnv } from "../../lib/env";
+import { describeWebhookUrlRule } from "../../lib/schemas/webhooks";
 
 /**
  * lib/events/deliver-http.ts against real receivers on 127.0.0.1 (node:http and node:https):
@@ -311,6 +312,19 @@ describe("the SSRF guard (WEBHOOKS_ALLOW_PRIVATE off)", () => {
     // A name whose address today is a tunnel is refused at delivery.
     vi.spyOn(dns.promises, "lookup").mockImplementation((async () => [{ address: "2002:808:808::1", family: 6 }]) as unknown as typeof dns.promises.lookup);
     expect(await deliverWebhook({ url: "https://tunnel.example/hook", body, headers, allowPrivate: false })).toMatchObject({ ok: false, error: "blocked_address" });
+  });
+
+  it("the portal form's hint names the ports the check accepts", () => {
+    for (const allowedPorts of [[443, 80], [443], [8443], [443, 8443, 9000]]) {
+      const hint = describeWebhookUrlRule({ allowPrivate: false, allowedPorts });
+      for (const port of [22, 80, 443, 6379, 8080, 8443, 9000]) {
+        const accepted = checkWebhookUrl(`https://hooks.example.com:${port}/in`, false, allowedPorts).ok;
+        expect(accepted, `${port} with ${allowedPorts.join(",")}`).toBe(allowedPorts.includes(port));
+        expect(new RegExp(`\\b${port}\\b`).test(hint), `${hint} / ${port}`).toBe(accepted);
+      }
+    }
+    expect(describeWebhookUrlRule({ allowPrivate: true, allowedPorts: [443] })).toMatch(/any port/);
+    expect(checkWebhookUrl("http://127.0.0.1:4567/in", true, [443]).ok).toBe(true);
   });
 
   it("an invalid URL is invalid_url", async () => {

@@ -18,7 +18,7 @@ function withCode(text: string): ReactNode {
 }
 
 export default function EventsPage() {
-  const { API_URL, WEBHOOK_RETRY_SCHEDULE } = env();
+  const { API_URL, WEBHOOK_RETRY_SCHEDULE, WEBHOOK_ALLOWED_PORTS } = env();
   const schedule = DEFAULT_WEBHOOK_RETRY_SCHEDULE;
   const cumulative = schedule.map((_, i) => schedule.slice(0, i + 1).reduce((a, b) => a + b, 0));
   const total = cumulative.at(-1) ?? 0;
@@ -230,8 +230,13 @@ export default function EventsPage() {
           and the app&apos;s owner gets a notification saying so. Fix the receiver, then enable it again.
         </li>
         <li>
-          At most 8 deliveries to one endpoint are in flight at once in each server process: a slow receiver waits for
-          its own deliveries and never holds up other apps&apos;.
+          At most 8 deliveries to one endpoint, and a quarter of a server process&apos;s delivery slots per app (its live
+          and sandbox endpoints together), are in flight at once; apps are served in turn. A slow receiver waits for
+          its own app&apos;s deliveries and never holds up other apps&apos;.
+        </li>
+        <li>
+          Each attempt has one 10-second deadline, whatever connections it uses, and is sent once: it is sent again on
+          a new connection only when a kept connection turned out closed before any of it was written.
         </li>
         <li>
           At most the first 4 KiB of your answer is read (the log keeps the first 1 KiB); the body of a 2xx is
@@ -245,12 +250,16 @@ export default function EventsPage() {
         <code>blocked_address</code>) when any of its addresses is loopback, private (10/8, 172.16/12, 192.168/16,
         100.64/10, <code>fc00::/7</code>), link-local, multicast, reserved or a cloud metadata address such as{" "}
         <code>169.254.169.254</code>. The connection then goes to the address that was checked, so a second DNS answer
-        cannot send it elsewhere, with your host name in <code>Host</code> and TLS SNI. Redirects are not followed. A URL
-        with such an address written in it, or with user info, is refused when you add it.
+        cannot send it elsewhere, with your host name in <code>Host</code> and TLS SNI. Redirects are not followed.
+        Tunnel and translation prefixes are refused too (6to4 <code>2002::/16</code> and its relay{" "}
+        <code>192.88.99.0/24</code>, Teredo <code>2001::/32</code>, <code>64:ff9b:1::/48</code>), and an IPv6 address
+        carrying an IPv4 one (<code>::ffff:0:0/96</code>, NAT64 <code>64:ff9b::/96</code>) is judged as that IPv4
+        address. The URL&apos;s port must be {WEBHOOK_ALLOWED_PORTS.join(" or ")} (443 when none is written). A URL
+        with such an address or port written in it, or with user info, is refused when you add it.
       </p>
       <p>
         <strong>Development and tests only:</strong> the operator setting <code>WEBHOOKS_ALLOW_PRIVATE=1</code> lets
-        deliveries reach loopback and private addresses, over plain <code>http</code> too, so a receiver on your own
+        deliveries reach loopback and private addresses on any port, over plain <code>http</code> too, so a receiver on your own
         machine works against a local platform. It is off by default and must stay off in production; link-local and
         metadata addresses are refused even with it.
       </p>
@@ -262,6 +271,13 @@ export default function EventsPage() {
         <code>blocked_address</code>, <code>network</code>), the latency, the first 1 KiB of your answer and when the next
         retry is due. <strong>Redeliver</strong> sends any delivery&apos;s event again (same event id) as a new attempt;{" "}
         <strong>Send test event</strong> sends a <code>ping</code> to one endpoint.
+      </p>
+      <p>
+        Who may receive an event is asked again before every retry and redelivery. An attempt that may no longer be
+        sent is logged as failed, without a next attempt, with the reason as its error: <code>consent_revoked</code>{" "}
+        (the person revoked the app, or their account was disabled), <code>scope_missing</code> (the app no longer has
+        the scope the type needs), <code>app_not_approved</code> or <code>app_suspended</code>; a redelivery that may
+        not be sent is refused with the same reason.
       </p>
 
       <h2 id="stream">The event stream</h2>

@@ -10,6 +10,7 @@ import { buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
+import { env } from "@/lib/env";
 import { EVENT_AUDIENCE, MAX_WEBHOOKS_PER_APP } from "@/lib/schemas/events";
 import { WEBHOOK_ID_PATTERN } from "@/lib/schemas/webhooks";
 import { requireAppPage } from "@/lib/portal/session";
@@ -106,6 +107,7 @@ export default async function AppWebhooksPage({
           max={MAX_WEBHOOKS_PER_APP}
           canManage={canManage}
           nowMs={now.getTime()}
+          urlRule={{ allowPrivate: env().WEBHOOKS_ALLOW_PRIVATE, allowedPorts: env().WEBHOOK_ALLOWED_PORTS }}
         />
       </Card>
 
