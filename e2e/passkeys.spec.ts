@@ -108,6 +108,12 @@ test.describe("passkeys", () => {
     // The name is suggested from this browser; the person may change it.
     await expect(card.getByLabel("Name")).toHaveValue(/Chrome|Chromium/);
     await card.getByLabel("Name").fill("Work laptop");
+    // Adding a factor asks for the password (a borrowed session alone cannot add one); a wrong one is refused.
+    await card.getByLabel("Your password").fill("not my password");
+    await card.getByRole("button", { name: "Create passkey" }).click();
+    await expect(card.getByText("That password is not right.")).toBeVisible();
+    expect(await credentialsOf(cdp, authenticatorId)).toHaveLength(0);
+    await card.getByLabel("Your password").fill(PASSWORD);
     await card.getByRole("button", { name: "Create passkey" }).click();
     const list = card.getByRole("list", { name: "Your passkeys" });
     await expect(list.getByRole("listitem")).toHaveCount(1);

@@ -3,7 +3,7 @@ import { generate } from "otplib";
 import { createTestApp, createTestUser, exchangeCode, pkcePair } from "../tests/helpers/oidc";
 import { startServer, type TestServer } from "../tests/helpers/server";
 import { createTestDatabase } from "../tests/helpers/templates";
-import { CALLBACK, expectAccessible, newContext, screenshot, server, signIn } from "./support";
+import { CALLBACK, expectAccessible, newContext, password, screenshot, server, signIn } from "./support";
 
 /**
  * Issue 29: a person sets up an authenticator app on Account security (QR code, key, confirmed with a
@@ -17,9 +17,19 @@ const MFA_ACR = "urn:social-dev-platform:mfa";
 
 const foreignRequests: string[] = [];
 
-/** Sets up the authenticator app on the open Account security page; returns the key and the recovery codes. */
-async function enrolOnPage(page: Page): Promise<{ secret: string; recoveryCodes: string[] }> {
+/**
+ * Sets up the authenticator app on the open Account security page (the account's password first:
+ * a wrong one is refused and shows no key); returns the key and the recovery codes.
+ */
+async function enrolOnPage(page: Page, accountPassword: string): Promise<{ secret: string; recoveryCodes: string[] }> {
   await page.getByRole("button", { name: "Set up authenticator app" }).click();
+  const proof = page.getByRole("form", { name: "Set up authenticator app" });
+  await proof.getByLabel("Your password").fill("not my password");
+  await proof.getByRole("button", { name: "Continue" }).click();
+  await expect(page.getByText("That password is not right.")).toBeVisible();
+  await expect(page.getByTestId("totp-secret")).toHaveCount(0);
+  await proof.getByLabel("Your password").fill(accountPassword);
+  await proof.getByRole("button", { name: "Continue" }).click();
   await expect(page.getByRole("img", { name: "QR code for your authenticator app" }).locator("svg")).toBeVisible();
   const secret = (await page.getByTestId("totp-secret").textContent())!.trim();
   expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
@@ -44,7 +54,7 @@ test.describe("second factor", () => {
     await page.waitForURL(`${server.url}/account/security`);
     await expect(page.getByRole("heading", { name: "Account security", level: 1 })).toBeVisible();
     await expectAccessible(page, "account security");
-    const { secret, recoveryCodes } = await enrolOnPage(page);
+    const { secret, recoveryCodes } = await enrolOnPage(page, PASSWORD);
     expect(new Set(recoveryCodes).size).toBe(10);
     await screenshot(page, "account-security-recovery-codes");
     await page.getByRole("button", { name: "I have saved them" }).click();
@@ -141,7 +151,7 @@ test.describe("second factor", () => {
       await page.goto(`${strict.url}/admin/users`);
       await page.waitForURL(`${strict.url}/account/security?required=1`);
       await screenshot(page, "account-security-required");
-      await enrolOnPage(page);
+      await enrolOnPage(page, password("admin"));
       await page.getByRole("button", { name: "I have saved them" }).click();
       await page.goto(`${strict.url}/admin/apps`);
       await expect(page).toHaveURL(`${strict.url}/admin/apps`);

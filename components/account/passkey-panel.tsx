@@ -9,7 +9,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field, inputClasses } from "@/components/ui/field";
 import { IssuedRecoveryCodes } from "./recovery-codes";
-import { RemovalProofForm, type ProofKind } from "./removal-proof-form";
+import { AccountProofForm, ProofField, readProof, type AccountProof, type ProofKind } from "./account-proof-form";
 import { finishPasskeyRegistrationAction, removePasskeyAction, renamePasskeyAction, startPasskeyRegistrationAction } from "@/lib/actions/passkeys";
 
 export interface PasskeyItem {
@@ -54,7 +54,8 @@ const subscribeNever = () => () => undefined;
 const day = (iso: string) => new Date(iso).toUTCString().slice(5, 16);
 
 /**
- * Account security's passkeys (issue 29): add one (named; the browser's own dialog makes it), the
+ * Account security's passkeys: add one (named, after the password or a current code, so a borrowed
+ * session cannot add one; the browser's own dialog makes it), the
  * list with created and last used, rename, remove (asks for the password or a current code, as
  * removing the authenticator app does). A passkey signs in alone on the hosted login page, or
  * serves as the second step after the password. Everything is decided by the actions and services.
@@ -66,6 +67,8 @@ export function PasskeyPanel({ passkeys, canUseCode }: { passkeys: PasskeyItem[]
   const supported = useSyncExternalStore(subscribeNever, browserSupportsWebAuthn, () => true);
   const [adding, setAdding] = useState<string | null>(null);
   const [addError, setAddError] = useState<string | undefined>();
+  const [addProof, setAddProof] = useState<ProofKind>("password");
+  const [addProofError, setAddProofError] = useState<string | undefined>();
   const [renaming, setRenaming] = useState<number | null>(null);
   const [renameError, setRenameError] = useState<string | undefined>();
   const [removing, setRemoving] = useState<{ id: number; with: ProofKind } | null>(null);
@@ -75,9 +78,12 @@ export function PasskeyPanel({ passkeys, canUseCode }: { passkeys: PasskeyItem[]
   function add(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const name = String(new FormData(event.currentTarget).get("name") ?? "");
+    const proof = readProof(event.currentTarget, addProof);
     startTransition(async () => {
-      const started = await startPasskeyRegistrationAction();
-      if (!started.ok) return void setAddError(started.error.message);
+      setAddError(undefined);
+      const started = await startPasskeyRegistrationAction(proof);
+      if (!started.ok) return void setAddProofError(started.error.message);
+      setAddProofError(undefined);
       let response;
       try {
         response = await startRegistration({ optionsJSON: started.data.options });
@@ -110,7 +116,7 @@ export function PasskeyPanel({ passkeys, canUseCode }: { passkeys: PasskeyItem[]
     });
   }
 
-  function remove(proof: { code: string } | { password: string }) {
+  function remove(proof: AccountProof) {
     if (!removing) return;
     startTransition(async () => {
       const result = await removePasskeyAction({ id: removing.id, proof });
@@ -209,7 +215,7 @@ export function PasskeyPanel({ passkeys, canUseCode }: { passkeys: PasskeyItem[]
                     </form>
                   ) : null}
                   {removing?.id === passkey.id ? (
-                    <RemovalProofForm
+                    <AccountProofForm
                       id="remove-passkey-proof"
                       label={`Remove ${passkey.name}`}
                       kind={removing.with}
@@ -246,6 +252,16 @@ export function PasskeyPanel({ passkeys, canUseCode }: { passkeys: PasskeyItem[]
                   className={inputClasses}
                 />
               </Field>
+              <ProofField
+                id="passkey-proof"
+                kind={addProof}
+                canUseCode={canUseCode}
+                error={addProofError}
+                onSwitch={(kind) => {
+                  setAddProof(kind);
+                  setAddProofError(undefined);
+                }}
+              />
               <div className="flex flex-wrap gap-3">
                 <Button type="submit" size="sm" loading={pending}>
                   Create passkey
@@ -261,6 +277,8 @@ export function PasskeyPanel({ passkeys, canUseCode }: { passkeys: PasskeyItem[]
               onClick={() => {
                 setAdding(suggestedName(navigator.userAgent));
                 setAddError(undefined);
+                setAddProof("password");
+                setAddProofError(undefined);
               }}
             >
               Add a passkey

@@ -8,7 +8,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
-import { RemovalProofForm, type ProofKind } from "./removal-proof-form";
+import { AccountProofForm, type AccountProof, type ProofKind } from "./account-proof-form";
 import { Field, inputClasses } from "@/components/ui/field";
 import { confirmTotpEnrolmentAction, removeTotpAction, startTotpEnrolmentAction } from "@/lib/actions/second-factors";
 import { IssuedRecoveryCodes } from "./recovery-codes";
@@ -16,35 +16,42 @@ import { IssuedRecoveryCodes } from "./recovery-codes";
 type Enrolment = { secret: string; uri: string; qrSvg: string };
 
 /**
- * Account security's authenticator app (issue 29): set it up (QR code or the key by hand, confirmed
- * with a code; the recovery codes it brings are shown once), remove it (asks for a current code or
- * the password). The recovery codes' own card is recovery-codes.tsx. Everything is decided by the
+ * Account security's authenticator app: set it up (the password or a current code first, so a
+ * borrowed session cannot add one; then the QR code or the key by hand, confirmed with a code; the
+ * recovery codes it brings are shown once), remove it (asks for a current code or the password). The recovery codes' own card is recovery-codes.tsx. Everything is decided by the
  * actions and the service.
  */
 export function SecondFactorPanel({
   handle,
   totp,
   enrolledAt,
+  canUseCode,
   required,
 }: {
   handle: string;
   totp: boolean;
   enrolledAt: string | null;
+  /** The account has recovery codes (from a passkey): one of them may prove the set-up. */
+  canUseCode: boolean;
   /** Sent here because REQUIRE_MFA asks this account for a second factor. */
   required: boolean;
 }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
+  const [proving, setProving] = useState<ProofKind | null>(null);
+  const [proofError, setProofError] = useState<string | undefined>();
   const [codeError, setCodeError] = useState<string | undefined>();
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const [removing, setRemoving] = useState<ProofKind | null>(null);
   const [removeError, setRemoveError] = useState<string | undefined>();
 
-  function start() {
+  function start(proof: AccountProof) {
     startTransition(async () => {
-      const result = await startTotpEnrolmentAction();
-      if (!result.ok) return void toast.error(result.error.message);
+      const result = await startTotpEnrolmentAction(proof);
+      if (!result.ok) return void setProofError(result.error.message);
+      setProving(null);
+      setProofError(undefined);
       setEnrolment(result.data);
       setCodeError(undefined);
     });
@@ -63,7 +70,7 @@ export function SecondFactorPanel({
     });
   }
 
-  function remove(proof: { code: string } | { password: string }) {
+  function remove(proof: AccountProof) {
     startTransition(async () => {
       const result = await removeTotpAction(proof);
       if (!result.ok) return void setRemoveError(result.error.message);
@@ -104,7 +111,7 @@ export function SecondFactorPanel({
                 </Button>
               </div>
               {removing ? (
-                <RemovalProofForm
+                <AccountProofForm
                   id="remove-proof"
                   label="Remove authenticator app"
                   kind={removing}
@@ -168,8 +175,31 @@ export function SecondFactorPanel({
                 </div>
               </form>
             </div>
+          ) : proving ? (
+            <AccountProofForm
+              id="totp-setup-proof"
+              label="Set up authenticator app"
+              kind={proving}
+              canUseCode={canUseCode}
+              error={proofError}
+              pending={pending}
+              submitLabel="Continue"
+              tone="primary"
+              onSubmit={start}
+              onSwitch={(kind) => {
+                setProving(kind);
+                setProofError(undefined);
+              }}
+              onCancel={() => setProving(null)}
+            />
           ) : (
-            <Button size="sm" onClick={start} loading={pending}>
+            <Button
+              size="sm"
+              onClick={() => {
+                setProving("password");
+                setProofError(undefined);
+              }}
+            >
               Set up authenticator app
             </Button>
           )}

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { runGuardedAction } from "@/lib/actions/gate";
 import type { ActionResult } from "@/lib/actions/result";
 import { passkeyNameSchema, registrationResponseSchema } from "@/lib/schemas/passkeys";
+import { accountProofSchema } from "@/lib/schemas/second-factors";
 import { finishPasskeyRegistration, removePasskey, renamePasskey, startPasskeyRegistration } from "@/lib/services/passkeys";
 
 /**
@@ -14,16 +15,13 @@ import { finishPasskeyRegistration, removePasskey, renamePasskey, startPasskeyRe
  */
 const idSchema = z.number().int().positive();
 const finishSchema = z.object({ name: passkeyNameSchema, response: registrationResponseSchema });
-const removeSchema = z.object({
-  id: idSchema,
-  proof: z.union([
-    z.object({ code: z.string().trim().min(1, "Enter the code.").max(40), password: z.undefined().optional() }),
-    z.object({ password: z.string().min(1, "Enter your password.").max(1024), code: z.undefined().optional() }),
-  ]),
-});
+const removeSchema = z.object({ id: idSchema, proof: accountProofSchema });
 
-export async function startPasskeyRegistrationAction(): Promise<ActionResult<{ options: PublicKeyCredentialCreationOptionsJSON }>> {
-  return runGuardedAction("account.passkey.start", "account", async (actor) => ({ options: await startPasskeyRegistration(actor) }));
+/** `proof`: the password or a current code (accountProofSchema); a stolen session alone adds no passkey. */
+export async function startPasskeyRegistrationAction(proof: unknown): Promise<ActionResult<{ options: PublicKeyCredentialCreationOptionsJSON }>> {
+  return runGuardedAction("account.passkey.start", "account", async (actor) => ({
+    options: await startPasskeyRegistration(actor, accountProofSchema.parse(proof)),
+  }));
 }
 
 export async function finishPasskeyRegistrationAction(input: unknown): Promise<ActionResult<{ id: number; name: string; recoveryCodes: string[] | null }>> {

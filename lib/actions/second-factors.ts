@@ -4,6 +4,7 @@ import QRCode from "qrcode";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { runGuardedAction } from "@/lib/actions/gate";
+import { accountProofSchema } from "@/lib/schemas/second-factors";
 import type { ActionResult } from "@/lib/actions/result";
 import {
   confirmTotpEnrolment,
@@ -17,14 +18,11 @@ import {
  * session on the server; the service only ever touches the actor's own account.
  */
 const codeSchema = z.string().trim().min(1, "Enter the code.").max(40);
-const removeSchema = z.union([
-  z.object({ code: codeSchema, password: z.undefined().optional() }),
-  z.object({ password: z.string().min(1, "Enter your password.").max(1024), code: z.undefined().optional() }),
-]);
 
-export async function startTotpEnrolmentAction(): Promise<ActionResult<{ secret: string; uri: string; qrSvg: string }>> {
+/** `proof`: the password or a current code (accountProofSchema); a stolen session alone adds no factor. */
+export async function startTotpEnrolmentAction(proof: unknown): Promise<ActionResult<{ secret: string; uri: string; qrSvg: string }>> {
   return runGuardedAction("account.mfa.start", "account", async (actor) => {
-    const enrolment = await startTotpEnrolment(actor);
+    const enrolment = await startTotpEnrolment(actor, accountProofSchema.parse(proof));
     // qrcode writes the SVG from the otpauth URI only (no outside input in it): safe to inline.
     const qrSvg = await QRCode.toString(enrolment.uri, { type: "svg", margin: 1, errorCorrectionLevel: "M" });
     return { ...enrolment, qrSvg };
@@ -49,7 +47,7 @@ export async function regenerateRecoveryCodesAction(): Promise<ActionResult<{ re
 
 export async function removeTotpAction(proof: unknown): Promise<ActionResult<{ removed: true }>> {
   return runGuardedAction("account.mfa.remove", "account", async (actor) => {
-    await removeTotp(actor, removeSchema.parse(proof));
+    await removeTotp(actor, accountProofSchema.parse(proof));
     revalidatePath("/account/security");
     return { removed: true as const };
   });

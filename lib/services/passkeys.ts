@@ -97,12 +97,14 @@ export async function listPasskeys(userId: number): Promise<PasskeyView[]> {
 }
 
 /** Options for navigator.credentials.create() (Account security's "Add a passkey"). */
-export async function startPasskeyRegistration(actor: Actor): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export async function startPasskeyRegistration(actor: Actor, proof: AccountProof): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const user = selfOnly(actor);
   const existing = await db.secondFactor.findMany({ where: { userId: user.id, kind: PASSKEY_KIND }, select: { credentialId: true, transports: true } });
   if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) {
     throw new AppError("conflict", `An account can have ${MAX_PASSKEYS_PER_ACCOUNT} passkeys. Remove one to add another.`);
   }
+  // Proof first, as for the authenticator app: the challenge that finishing needs exists only after it.
+  await checkAccountProof(user, proof);
   const options = await generateRegistrationOptions({
     rpName: RP_NAME,
     rpID: relyingParty().rpID,

@@ -4,7 +4,7 @@ import { db, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import { openSecret, sealSecret } from "../events/secret-box";
 import { recordAudit, type Actor } from "./audit";
-import { clientThrottleKey, reserveLoginAttempt, settleLoginAttempt } from "./throttle";
+import { clientThrottleKey, reserveLoginAttempt, reserveSecondFactorAttempt, settleLoginAttempt } from "./throttle";
 import { runPasswordCheck } from "./password-checks";
 import { findSignInChallengeUser } from "../queries/sign-in-challenges";
 import { endSignInSessionsIn } from "./sign-in-sessions";
@@ -77,13 +77,16 @@ export interface TotpEnrolment {
 
 /**
  * Starts (or restarts) a TOTP enrolment: a new secret, stored sealed and unconfirmed until a code
- * from it is entered. A confirmed TOTP factor must be removed first (one per account).
+ * from it is entered. A confirmed TOTP factor must be removed first (one per account). The person
+ * proves who they are first (checkAccountProof): a stolen portal session alone must not be able to
+ * put its own authenticator on the account.
  */
-export async function startTotpEnrolment(actor: Actor): Promise<TotpEnrolment> {
+export async function startTotpEnrolment(actor: Actor, proof: AccountProof): Promise<TotpEnrolment> {
   const user = selfOnly(actor);
   if ((await getSecondFactorStatus(user.id)).totp) {
     throw new AppError("conflict", "An authenticator app is already set up. Remove it first to set up another.");
   }
+  await checkAccountProof(user, proof);
   const secret = generateSecret();
   const secretBox = await sealSecret(secret);
   await db.$transaction(async (tx) => {
@@ -248,17 +251,25 @@ export async function removeTotp(actor: Actor, proof: AccountProof): Promise<voi
 export type AccountProof = { code?: string; password?: string };
 
 /**
- * The proof a factor's removal asks for (TOTP, passkeys): a current code (or a recovery code) or
- * the account's password. Wrong proofs count in the sign-in throttle of the account and address;
+ * The proof adding or removing a factor asks for (TOTP, passkeys): a current code (or a recovery
+ * code) or the account's password. Wrong proofs count in the sign-in throttle of the account and
+ * address, and wrong codes also on the account's second-factor limit (lib/services/throttle.ts);
  * a wrong one throws `invalid_request` naming the field.
  */
 export async function checkAccountProof(user: Extract<Actor, { kind: "user" }>, proof: AccountProof): Promise<void> {
   const ip = user.ip ?? "0.0.0.0";
+  const tooMany = () => new AppError("rate_limited", "Too many wrong attempts. Wait a few minutes, then try again.");
   const admission = await reserveLoginAttempt(user.handle, ip);
-  if (!admission.ok) throw new AppError("rate_limited", "Too many wrong attempts. Wait a few minutes, then try again.");
+  if (!admission.ok) throw tooMany();
   let right = false;
   if (proof.code) {
+    const factorAdmission = await reserveSecondFactorAttempt(user.handle);
+    if (!factorAdmission.ok) {
+      await settleLoginAttempt(admission.reservation, "unchecked");
+      throw tooMany();
+    }
     right = (await verifySecondFactorCode(user.id, proof.code)) !== null;
+    await factorAdmission.settle(right ? "success" : "failure");
   } else if (proof.password) {
     const gate = async <T>(check: () => Promise<T>): Promise<T> => {
       const outcome = await runPasswordCheck(clientThrottleKey(ip), admission.reservation.counters.ip.count, check);

@@ -36,7 +36,7 @@ async function enrolTotp(handle: string): Promise<void> {
   const user = await createTestUser(databaseUrl, { handle, password: PASSWORD });
   const { startTotpEnrolment, confirmTotpEnrolment } = await import("../../lib/services/second-factors");
   const actor = { kind: "user" as const, id: user.id, handle: user.handle, role: "user" as const };
-  const { secret } = await startTotpEnrolment(actor);
+  const { secret } = await startTotpEnrolment(actor, { password: PASSWORD });
   await confirmTotpEnrolment(actor, await generate({ secret }));
   totp.set(handle, secret);
 }

@@ -32,7 +32,7 @@ describe("users mfa", () => {
 
     const { startTotpEnrolment, confirmTotpEnrolment } = await import("../../lib/services/second-factors");
     const actor = { kind: "user" as const, id: user.id, handle: user.handle, role: "user" as const };
-    const { secret } = await startTotpEnrolment(actor);
+    const { secret } = await startTotpEnrolment(actor, { password: PASSWORD });
     await confirmTotpEnrolment(actor, await generate({ secret }));
     expect(await cliJson(server.databaseUrl, ["users", "mfa", "lostphone"])).toEqual({ passkeys: 0, totp: true, recovery_codes_left: 10 });
 

@@ -42,7 +42,7 @@ async function userWithPasskey(handle: string, options: { synced?: boolean } = {
   const actor: UserActor = { kind: "user", id: user.id, handle: user.handle, role: "user", ip: "127.0.0.1" };
   const authenticator = new SoftwareAuthenticator(server.url, options);
   const { startPasskeyRegistration, finishPasskeyRegistration } = await import("../../lib/services/passkeys");
-  const creation = await startPasskeyRegistration(actor);
+  const creation = await startPasskeyRegistration(actor, { password: PASSWORD });
   await finishPasskeyRegistration(actor, { name: `${handle}'s laptop`, response: authenticator.register(creation) as never });
   return { actor, authenticator };
 }
@@ -103,7 +103,7 @@ describe("passkeys: registration", () => {
     const actor: UserActor = { kind: "user", id: user.id, handle: user.handle, role: "user", ip: "127.0.0.1" };
     const { startPasskeyRegistration, finishPasskeyRegistration, listPasskeys } = await import("../../lib/services/passkeys");
     const authenticator = new SoftwareAuthenticator(server.url);
-    const creation = await startPasskeyRegistration(actor);
+    const creation = await startPasskeyRegistration(actor, { password: PASSWORD });
     expect(creation.rp.id).toBe("localhost");
     expect(creation.attestation).toBe("none");
     expect(creation.authenticatorSelection).toMatchObject({ residentKey: "required", userVerification: "required" });
@@ -125,11 +125,11 @@ describe("passkeys: registration", () => {
     await expect(finishPasskeyRegistration(actor, { name: "Again", response: response as never })).rejects.toMatchObject({ code: "conflict" });
     // A new challenge, but the browser's origin is another site's: refused.
     const foreign = new SoftwareAuthenticator("https://evil.example");
-    await expect(finishPasskeyRegistration(actor, { name: "Foreign", response: foreign.register(await startPasskeyRegistration(actor)) as never })).rejects.toMatchObject({
+    await expect(finishPasskeyRegistration(actor, { name: "Foreign", response: foreign.register(await startPasskeyRegistration(actor, { password: PASSWORD })) as never })).rejects.toMatchObject({
       code: "invalid_request",
     });
     // The next registration excludes the credential already there.
-    expect((await startPasskeyRegistration(actor)).excludeCredentials?.map((c) => c.id)).toEqual([response.id]);
+    expect((await startPasskeyRegistration(actor, { password: PASSWORD })).excludeCredentials?.map((c) => c.id)).toEqual([response.id]);
 
     const audit = await query<{ detail: { kind: string } }>(server.databaseUrl, `SELECT detail FROM "AuditLog" WHERE "targetId" = 'regina' AND action = 'user.mfa.enrol'`);
     expect(audit.map((a) => a.detail.kind)).toEqual(["passkey"]);
@@ -156,7 +156,7 @@ describe("passkeys: registration", () => {
   it("removing the authenticator app of an account with a passkey says the passkey still guards the password", async () => {
     const { actor } = await userWithPasskey("tessa");
     const { startTotpEnrolment, confirmTotpEnrolment, removeTotp } = await import("../../lib/services/second-factors");
-    const { secret } = await startTotpEnrolment(actor);
+    const { secret } = await startTotpEnrolment(actor, { password: PASSWORD });
     await confirmTotpEnrolment(actor, await generate({ secret }));
     await removeTotp(actor, { password: PASSWORD });
     const notices = await query<{ message: string }>(server.databaseUrl, `SELECT message FROM "Notification" WHERE "userId" = $1 ORDER BY id DESC LIMIT 1`, [actor.id]);
@@ -170,7 +170,7 @@ describe("passkeys: registration", () => {
     const actor: UserActor = { kind: "user", id: user.id, handle: user.handle, role: "user", ip: "127.0.0.1" };
     const { startPasskeyRegistration, finishPasskeyRegistration, listPasskeys, removePasskey } = await import("../../lib/services/passkeys");
     const register = async (name: string) =>
-      finishPasskeyRegistration(actor, { name, response: new SoftwareAuthenticator(server.url).register(await startPasskeyRegistration(actor)) as never });
+      finishPasskeyRegistration(actor, { name, response: new SoftwareAuthenticator(server.url).register(await startPasskeyRegistration(actor, { password: PASSWORD })) as never });
     const { recoveryCodes } = await register("Laptop");
     expect(recoveryCodes).toHaveLength(10);
     expect(new Set(recoveryCodes).size).toBe(10);

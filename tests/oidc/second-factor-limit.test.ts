@@ -34,7 +34,7 @@ async function userWithTotp(handle: string): Promise<{ secret: string }> {
   const user = await createTestUser(server.databaseUrl, { handle, password: PASSWORD });
   const { startTotpEnrolment, confirmTotpEnrolment } = await import("../../lib/services/second-factors");
   const actor = { kind: "user" as const, id: user.id, handle: user.handle, role: "user" as const };
-  const { secret } = await startTotpEnrolment(actor);
+  const { secret } = await startTotpEnrolment(actor, { password: PASSWORD });
   await confirmTotpEnrolment(actor, await generate({ secret }));
   return { secret };
 }

@@ -51,7 +51,7 @@ async function userWithTotp(handle: string): Promise<{ id: number; secret: strin
 async function enrol(user: { id: number; handle: string }): Promise<{ secret: string; recoveryCodes: string[] }> {
   const { startTotpEnrolment, confirmTotpEnrolment } = await import("../../lib/services/second-factors");
   const actor = { kind: "user" as const, id: user.id, handle: user.handle, role: "user" as const };
-  const { secret } = await startTotpEnrolment(actor);
+  const { secret } = await startTotpEnrolment(actor, { password: PASSWORD });
   const { recoveryCodes } = await confirmTotpEnrolment(actor, await generate({ secret }));
   return { secret, recoveryCodes };
 }

@@ -27,6 +27,7 @@ export default async function AccountSecurityPage({ searchParams }: { searchPara
         handle={user.handle}
         totp={status.totp}
         enrolledAt={status.totpEnrolledAt?.toISOString() ?? null}
+        canUseCode={status.recoveryCodesLeft > 0}
         required={required === "1" && !status.totp && !status.passkeys}
       />
       <PasskeyPanel
