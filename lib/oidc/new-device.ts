@@ -5,9 +5,9 @@ import { logger } from "../logger";
 import { noticeNewDevice } from "../services/sign-in-sessions";
 
 /**
- * Issue 29: a live account signed in from a browser without its trusted-device cookie (issue 24,
- * ./trusted-device.ts; the sign-in sets one right after) is told so, once per browser, and it is
- * audited. `trustedDevice` is what findTrustedDevice found for the account before the sign-in.
+ * A live account whose password was given in a browser without its trusted-device cookie
+ * (./trusted-device.ts; the sign-in sets one once it has succeeded, after the second factor where
+ * the account has one) is told so, and it is audited. `trustedDevice` is what findTrustedDevice found for the account before the sign-in.
  * Never fails the sign-in: a notice that could not be written is logged.
  */
 export async function noticeIfNewDevice(
