@@ -370,8 +370,8 @@ class DeliveryLoop {
     this.concurrency = env().EVENT_WORKER_CONCURRENCY;
     this.leaseSeconds = env().EVENT_WORKER_STALE_SECONDS;
     this.maxHeld = this.concurrency * HELD_PER_SLOT;
-    this.perAppSlots = Math.max(PER_ENDPOINT_IN_FLIGHT, Math.floor(this.concurrency * APP_SHARE_OF_SLOTS));
-    this.perAppHeld = Math.max(CLAIM_BATCH, Math.floor(this.maxHeld * APP_SHARE_OF_HELD));
+    this.perAppSlots = Math.max(1, Math.floor(this.concurrency * APP_SHARE_OF_SLOTS));
+    this.perAppHeld = Math.max(this.perAppSlots, Math.floor(this.maxHeld * APP_SHARE_OF_HELD));
   }
 
   start(): () => void {
