@@ -41,6 +41,12 @@ describe("parseEnv", () => {
     for (const bad of [b, `x:${b.slice(1)}`, `x.y:${b}`, `x:${b},x:${a}`]) expect(() => parseEnv({ SEALING_KEYS: bad }), bad).toThrow(/SEALING_KEYS/);
   });
 
+  it("WEBHOOK_ALLOWED_PORTS: 443 and 80 by default, a comma-separated list of ports; anything else is refused, naming it", () => {
+    expect(parseEnv({}).WEBHOOK_ALLOWED_PORTS).toEqual([443, 80]);
+    expect(parseEnv({ WEBHOOK_ALLOWED_PORTS: "443,8443" }).WEBHOOK_ALLOWED_PORTS).toEqual([443, 8443]);
+    for (const bad of ["443,", "https", "0", "70000", "443 80"]) expect(() => parseEnv({ WEBHOOK_ALLOWED_PORTS: bad }), bad).toThrow(/WEBHOOK_ALLOWED_PORTS/);
+  });
+
   it("METRICS_HOST: loopback by default, whatever HOST is", () => {
     expect(parseEnv({ HOST: "0.0.0.0" }).METRICS_HOST).toBe("127.0.0.1");
     expect(parseEnv({ METRICS_HOST: "0.0.0.0" }).METRICS_HOST).toBe("0.0.0.0");
