@@ -9,4 +9,3 @@ export const accountProofSchema = z.union([
   z.object({ code: z.string().trim().min(1, "Enter the code.").max(40), password: z.undefined().optional() }),
   z.object({ password: z.string().min(1, "Enter your password.").max(1024), code: z.undefined().optional() }),
 ]);
-export type AccountProofInput = z.infer<typeof accountProofSchema>;
