@@ -15,7 +15,7 @@ import { defineConfig, globalIgnores } from "eslint/config";
  *                           login page's fast path (lib/server/hosted-page.ts renders Next's page)
  *   lib/api  →  oidc, services, shared          lib/oidc  →  services, data, shared
  *   portal edge (lib/portal: session, next-auth; lib/actions)  →  services, shared
- *   lib/services, lib/seed  →  services, seed, data, shared (one layer; services build sandbox worlds with the generator, issue 26)
+ *   lib/services, lib/seed  →  services, seed, data, shared (one layer; services build sandbox worlds with the generator)
  *   lib/database, lib/queries  →  data, shared
  *   shared (env, errors, logger, schemas, scopes, crypto, http, generated client)  →  shared
  *
@@ -49,7 +49,7 @@ const allow = {
   entry: ["entry", "server", "cli", "api", "oidc", "services", "seed", "data", "shared"],
   pages: ["pages", "components", "actions", "portal-edge", "api", "oidc", "services", "shared"],
   components: ["components", "actions", "shared"],
-  // components: lib/server/hosted-page.ts renders the hosted login page's components itself (issue 24).
+  // components: lib/server/hosted-page.ts renders the hosted login page's components itself.
   server: ["server", "api", "oidc", "services", "seed", "data", "shared", "components"],
   // `keys rotate` calls lib/oidc/keys; the database is opened by bin/platform.ts, not here.
   cli: ["cli", "oidc", "services", "shared"],
@@ -57,7 +57,7 @@ const allow = {
   oidc: ["oidc", "services", "data", "shared"],
   actions: ["actions", "portal-edge", "services", "shared"],
   "portal-edge": ["portal-edge", "services", "shared"],
-  // Issue 26: a sandbox's synthetic world is built by the demo-world generator (lib/seed), on first use and on reset.
+  // A sandbox's synthetic world is built by the demo-world generator (lib/seed), on first use and on reset.
   services: ["services", "seed", "data", "shared"],
   seed: ["seed", "services", "data", "shared"],
   data: ["data", "shared"],
@@ -65,7 +65,7 @@ const allow = {
 };
 
 /**
- * One home for each rule (STYLE.md Permissions, issue 24): who may do what with an app is decided
+ * One home for each rule (STYLE.md Permissions): who may do what with an app is decided
  * by `capabilities(app, actor)` in lib/services/app-access.ts. Anywhere else in the code that acts
  * on apps (services, actions, the API, the CLI, the app pages), comparing with a team role
  * literal, reading a role rank or asking for someone's team role is a second permission table
@@ -149,7 +149,7 @@ export default defineConfig([
         },
       ],
       "import/no-cycle": ["error", { ignoreExternal: true }],
-      // Unused code is dead code (issue 13); `_`-prefixed names are deliberate.
+      // Unused code is dead code; `_`-prefixed names are deliberate.
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
     },
   },

@@ -14,7 +14,7 @@ const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-
 /**
  * Routes that answer with a CSP of their own (images: `default-src 'none'`, an SVG's inline
  * styles, a logo's sandbox). Headers set here replace the route's, so the page CSP is left off
- * their answers and each keeps its own (issue 24); the other security headers still apply.
+ * their answers and each keeps its own; the other security headers still apply.
  */
 const OWN_CSP = /^\/(media|avatars)\//;
 
@@ -35,7 +35,7 @@ export function proxy(request: NextRequest): NextResponse {
 
   // The admin area's filter forms are plain GETs (they work without JavaScript), so an unset filter
   // ("All types") arrives as an empty `type=`: answer with the clean URL, the one a reload or a
-  // shared link should carry (issue 28).
+  // shared link should carry.
   if (request.method === "GET" && ADMIN.test(pathname) && [...request.nextUrl.searchParams.values()].includes("")) {
     const clean = request.nextUrl.clone();
     for (const [name, value] of [...clean.searchParams.entries()]) if (value === "") clean.searchParams.delete(name, "");

@@ -28,7 +28,7 @@ function fail(message: string): never {
 }
 
 /**
- * Issue 18, peak RSS: tsx turns Node's source-map support on, and Node then reads and keeps the
+ * Peak RSS: tsx turns Node's source-map support on, and Node then reads and keeps the
  * source map of every module it loads, Next's compiled server included (the maps carry Next's own
  * TypeScript sources). A heap snapshot of the idle production server with Next held ~31 MB of them
  * (83 → 52 MB of live heap, 271 → 194 MB RSS). Production turns it off before anything else loads;
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     if (error instanceof EnvError) fail(error.message);
     throw error;
   }
-  // Issue 6, peak RSS: by default V8 lets the old generation grow to about 4x the live heap between
+  // Peak RSS: by default V8 lets the old generation grow to about 4x the live heap between
   // major GCs. Measured under the bench: ~80 MB live, ~330 MB of heap, 520 MB RSS with Next loaded;
   // at 1.5x (50%) RSS stays near 310 MB at the same throughput. No hard cap, so no out-of-memory
   // risk: the limit follows the live heap. V8 reads the flag at each GC, so setting it here works.
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   // SEED_DEMO's default depends on whether DATABASE_URL was given, so it is pinned before re-reading.
   process.env.DATABASE_URL = prepared.url;
   process.env.SEED_DEMO = config.SEED_DEMO ? "1" : "0";
-  // REQUIRE_MFA's default too (issue 29: off on the embedded demo database, admins otherwise).
+  // REQUIRE_MFA's default too (off on the embedded demo database, admins otherwise).
   process.env.REQUIRE_MFA = config.REQUIRE_MFA ?? "off";
   resetEnv();
   config = env();

@@ -1,5 +1,5 @@
 /**
- * Issue 30, cases M and P: the API mix on one app process straight to the single database (M), and
+ * Cases M and P: the API mix on one app process straight to the single database (M), and
  * on two app processes (WEB_CONCURRENCY=2) through PgBouncer in transaction mode with one streaming
  * replica taking the lag-tolerant reads (P), measured interleaved in one group. Their ratio, and
  * the database columns of both (bench/database-stats.ts), feed the capacity model of

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 
-/** The default data set (issue 18): a million users, chat messages and notifications. */
+/** The default data set: a million users, chat messages and notifications. */
 export const DEFAULT_SIZES = { users: 1_000_000, messages: 1_000_000, notifications: 1_000_000 } as const;
 
 /**
@@ -15,7 +15,7 @@ const schema = z.object({
   messages: count(DEFAULT_SIZES.messages),
   notifications: count(DEFAULT_SIZES.notifications),
   /**
-   * Issue 26: apps whose sandboxes (50 synthetic people and 300 chat messages each, built by the
+   * Apps whose sandboxes (50 synthetic people and 300 chat messages each, built by the
    * product: bench/sandboxes.ts) are in the database before the cases; 0 leaves them out.
    */
   sandboxes: z.coerce.number().int().min(0).max(1000).default(100),
@@ -42,17 +42,17 @@ const schema = z.object({
    */
   only: z.string().optional(),
   /**
-   * Issue 18: workers of the extra WEB_CONCURRENCY process for cases 4w and 5w, whose scaling is
+   * Workers of the extra WEB_CONCURRENCY process for cases 4w and 5w, whose scaling is
    * reported against the 1-process METERING=on twin (4on, 5on); 0 or 1 skips those cases.
    */
   workers: z.coerce.number().int().min(0).max(64).default(2),
   /**
-   * Issue 25, case E: chat posts per second while 10 webhook endpoints and 200 stream subscribers
+   * Case E: chat posts per second while 10 webhook endpoints and 200 stream subscribers
    * receive each one (the target is stated at 200/s; lower it to see where a loaded machine stands).
    */
   eventsRate: z.coerce.number().positive().max(5000).default(200),
   /**
-   * Issue 30: the embedded database preloads pg_stat_statements for the statements and execution
+   * The embedded database preloads pg_stat_statements for the statements and execution
    * time per request (the database columns); off leaves them out (CPU, transactions and WAL stay).
    */
   statementStats: z.enum(["on", "off"]).default("on"),

@@ -3,7 +3,7 @@ import pg from "pg";
 import { readTreeCpuSeconds } from "./processes";
 
 /**
- * Issue 30: what the database spends on a case. Read around each measured round by the load
+ * What the database spends on a case. Read around each measured round by the load
  * generator (bench/load-worker.ts), like the app's CPU, so a case's figures are its own in an
  * interleaved group:
  *

@@ -1,5 +1,5 @@
 /**
- * Case E's helpers (issue 25). bench/events.ts forks this script three times and drives each copy
+ * Case E's helpers. bench/events.ts forks this script three times and drives each copy
  * over IPC, so that none shares an event loop with the server, the orchestrator or the others: one
  * holds the webhook receivers (`hooks`), one the event-stream readers (`streams`), one sends the
  * chat posts at a steady rate, open loop (`post`); `report` counts what a listener received.

@@ -1,5 +1,5 @@
 /**
- * Case E (issue 25): chat posts at a steady rate while 10 webhook endpoints and 200 event-stream
+ * Case E: chat posts at a steady rate while 10 webhook endpoints and 200 event-stream
  * subscribers receive every one. Measures commit-to-receipt latency for both, deliveries per second,
  * lost events (every acknowledged post at every endpoint and subscriber), duplicates, the server's
  * CPU per delivery and its peak RSS (the group's sampler phase, bench/run.ts).

@@ -51,7 +51,7 @@ class Tally {
   serverCpuSeconds: number | null | undefined = undefined;
   latencies: number[] = [];
   measuring = false;
-  /** Issue 30: the scenario's database meter (scenario.database) and its counters over the measured rounds. */
+  /** The scenario's database meter (scenario.database) and its counters over the measured rounds. */
   meter: DatabaseMeter | undefined;
   database: DatabaseCounters | undefined;
 

@@ -28,7 +28,7 @@ export interface LoadScenario {
    *   connection whose chain breaks, or a new round, takes the next unused token.
    * flow: `connections` sign-ins at a time through the whole authorization-code flow
    *   (bench/tokens.ts signIn), one user after another; a "request" is one completed sign-in.
-   * mix: the entries of `mix` in turn (issue 30: the API mix of cases M and P).
+   * mix: the entries of `mix` in turn (the API mix of cases M and P).
    */
   mode: "fixed" | "random" | "roundRobin" | "refreshChain" | "flow" | "mix";
   tokens?: string[];
@@ -48,7 +48,7 @@ export interface LoadScenario {
    */
   cpu?: { pid: number; tree?: boolean };
   /**
-   * Issue 30: the database servers (primary, replicas) this scenario's requests reach: their CPU,
+   * The database servers (primary, replicas) this scenario's requests reach: their CPU,
    * statements and transactions are read around each measured round too (bench/database-stats.ts).
    */
   database?: DatabaseTarget[];
@@ -108,7 +108,7 @@ export interface LoadResult {
   statusCounts: Record<string, number>;
   /** CPU seconds of `scenario.cpu`'s process over this scenario's measured rounds (and their pauses). */
   serverCpuSeconds?: number;
-  /** Issue 30: the database's counters over the measured rounds (scenario.database). */
+  /** The database's counters over the measured rounds (scenario.database). */
   database?: DatabaseCounters;
   /** Requests sent during the warm-up (not in the figures above). */
   warmupRequests?: number;

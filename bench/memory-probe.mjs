@@ -1,6 +1,6 @@
 /**
  * Loaded into the server under test with `--server-node-args="--import ./bench/memory-probe.mjs"`
- * (issue 18, point 4): what holds the memory. Every second one `memory {json}` line on stderr —
+ * (point 4): what holds the memory. Every second one `memory {json}` line on stderr —
  * RSS, V8 heap spaces, external and array buffers — and on SIGUSR2 a heap snapshot in the working
  * directory (open it in Chrome DevTools → Memory). Measurement only; never loaded in production.
  */

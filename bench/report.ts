@@ -21,13 +21,13 @@ export interface CaseResult {
    */
   serverCpuMsPerRequest?: number;
   /**
-   * Issue 30: what the database servers the case reaches (primary, and replica for case P) spent
+   * What the database servers the case reaches (primary, and replica for case P) spent
    * per measured request: statements and their execution time (pg_stat_statements), transactions,
    * and the CPU of all their processes (bench/database-stats.ts). Absent for baselines.
    */
   database?: DatabasePerRequest;
   note?: string;
-  /** Case E (issue 25): what the webhooks and the streams received. */
+  /** Case E: what the webhooks and the streams received. */
   events?: EventsResult;
 }
 
@@ -112,13 +112,13 @@ export interface BenchReport {
     users: number;
     messages: number;
     notifications: number;
-    /** Issue 26: apps whose sandbox worlds were in the database (absent in runs before it). */
+    /** Apps whose sandbox worlds were in the database (absent in runs before it). */
     sandboxes?: number;
     duration: number;
     warmup: number;
     connections: number;
     signedIn: number;
-    /** Issue 18: WEB_CONCURRENCY of the process of cases 4w and 5w (0 or 1: not run). */
+    /** WEB_CONCURRENCY of the process of cases 4w and 5w (0 or 1: not run). */
     workers?: number;
     next: boolean;
     database: "embedded" | "DATABASE_URL";
@@ -129,7 +129,7 @@ export interface BenchReport {
   targets: Target[];
   peakRssMb: number | null;
   notes: string[];
-  /** EXPLAIN (ANALYZE, BUFFERS) of the list statements behind cases 7a–7d (issue 18). */
+  /** EXPLAIN (ANALYZE, BUFFERS) of the list statements behind cases 7a–7d. */
   plans?: QueryPlan[];
 }
 
@@ -163,7 +163,7 @@ export async function readCommittedResults(): Promise<CommittedChat | null> {
   }
 }
 
-/** Issue 25: chat posts may not get slower than the committed run "beyond noise" once every post writes an event. */
+/** Chat posts may not get slower than the committed run "beyond noise" once every post writes an event. */
 export const CHAT_VS_COMMITTED_FLOOR = 0.9;
 
 /**
@@ -185,7 +185,7 @@ export function expectedChat(committed: CommittedChat, cases: CaseResult[]): { o
   return { okRps: committed.okRps * best.factor, ...best };
 }
 
-/** Issue 25: case E's targets hold at this rate of chat posts. */
+/** Case E's targets hold at this rate of chat posts. */
 export const EVENTS_TARGET_RATE = 200;
 
 export function machineInfo(): BenchReport["machine"] {
@@ -260,7 +260,7 @@ export function buildRatiosAndTargets(
 
   const tokenShare = share("4", "C", "Token endpoint / baseline C");
   const readShare = share("5", "B", "GET /users/{username} / baseline B");
-  // Issue 18: the whole sign-in against the password hash it must pay, and refresh rotation.
+  // The whole sign-in against the password hash it must pay, and refresh rotation.
   const flowShare = share("F", "D", "Sign-in flow / baseline D (logins/s vs password checks/s)");
   const refreshShare = share("R", "C", "Refresh grant / baseline C");
   share("R", "Rp", "Refresh grant, fast path / through oidc-provider (R / Rp)");
@@ -284,7 +284,7 @@ export function buildRatiosAndTargets(
   const usersDepth = depth("7a", "7b", "GET /users deep / first page (time per request)");
   const chatDepth = depth("7c", "7d", "GET /global-chat/messages deep / first page (time per request)");
 
-  // Issue 16: what usage metering costs, as server CPU per request of two twin processes started
+  // What usage metering costs, as server CPU per request of two twin processes started
   // alike, one with METERING=on (4on, 5on) and one off (4off, 5off), measured interleaved.
   const overheads: number[] = [];
   for (const [on, off, name] of [
@@ -302,7 +302,7 @@ export function buildRatiosAndTargets(
         value === null ? "not measured" : `${fmt(a!, 3)} vs ${fmt(b!, 3)} ms/request: ${value >= 1 ? "+" : ""}${fmt((value - 1) * 100, 1)}%`,
     });
   }
-  // Issue 18: scaling from one process to `workers` (WEB_CONCURRENCY), both started alike after the
+  // Scaling from one process to `workers` (WEB_CONCURRENCY), both started alike after the
   // sign-in phase and measured interleaved: 4w / 4on and 5w / 5on in 2xx/s, CPU per request (the
   // workers process's primary and workers summed) alongside. A report, not a target: on 2 cores
   // shared with PostgreSQL and the load generator the bound is the machine (docs/performance.md).
@@ -325,7 +325,7 @@ export function buildRatiosAndTargets(
       });
     }
   }
-  // Issue 30: the API mix on 2 processes through PgBouncer (transaction mode) with a streaming
+  // The API mix on 2 processes through PgBouncer (transaction mode) with a streaming
   // replica, against 1 process straight to the single database, measured interleaved. A report:
   // on 2 cores shared by everything, the machine bounds both (docs/operations.md).
   const pooled = get("P");
@@ -512,7 +512,7 @@ export function toMarkdown(report: BenchReport): string {
 }
 
 /**
- * Issue 30: the capacity figures of docs/operations.md, from each app case's CPU per request on
+ * The capacity figures of docs/operations.md, from each app case's CPU per request on
  * both sides: requests one core of the app serves (1,000 ÷ server CPU ms), requests one core of
  * PostgreSQL serves (1,000 ÷ database CPU ms), so app cores one database core keeps busy (their
  * quotient), and the WAL a thousand requests a second write.

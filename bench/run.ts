@@ -71,7 +71,7 @@ interface Context {
   issuer: string;
   server?: Child;
   /**
-   * Issue 16: two more app processes on the same database, started alike after the sign-in phase,
+   * Two more app processes on the same database, started alike after the sign-in phase,
    * one with METERING=on and one with METERING=off (the switch is read once at start, so each takes
    * its own process), for cases 4on/4off and 5on/5off. Twins, not the main server against a twin:
    * the main server, which ran the sign-ins and every other case, measured ~15 % more CPU per
@@ -80,7 +80,7 @@ interface Context {
    */
   twins: Partial<Record<Twin, { child: Child; origin: string }>>;
   /**
-   * Issue 18: one more app process started like the twins, with WEB_CONCURRENCY=config.workers (a
+   * One more app process started like the twins, with WEB_CONCURRENCY=config.workers (a
    * cluster primary and its workers, METERING=on as in production), for cases 4w and 5w. Its
    * 1-process reference is the METERING=on twin, started alike, rather than the main server (whose
    * history costs it ~16 % more CPU per read, above).
@@ -98,14 +98,14 @@ interface Context {
   /** Whether the server serves Next (the flow case then fetches the hosted login page too). */
   withNext: boolean;
   loginClient?: LoginClient;
-  /** Issue 18: the users of the sign-in flow case, whose password hash has production parameters. */
+  /** The users of the sign-in flow case, whose password hash has production parameters. */
   flowUsers?: { handles: string[]; storedHash: string };
   /** Why user tokens are missing, for the cases that need them. */
   userTokensError?: string;
   appTokenError?: string;
   cases: CaseResult[];
   notes: string[];
-  /** Issue 18: EXPLAIN (ANALYZE, BUFFERS) of the list statements, first and deep page (bench/explain.ts). */
+  /** EXPLAIN (ANALYZE, BUFFERS) of the list statements, first and deep page (bench/explain.ts). */
   plans: QueryPlan[];
 }
 
@@ -114,7 +114,7 @@ class Unavailable extends Error {}
 type Twin = "on" | "off";
 /** The app process a case runs against: the main server, a metering twin, or the workers process. */
 type AppProcess = Twin | "main" | "workers" | "own";
-/** Issue 18: the cases on the WEB_CONCURRENCY process; none when --workers is 0 or 1. */
+/** The cases on the WEB_CONCURRENCY process; none when --workers is 0 or 1. */
 const WORKER_CASES = ["4w", "5w"];
 
 // ---------------------------------------------------------------------------------------------
@@ -160,7 +160,7 @@ async function prepareDatabase(config: BenchConfig): Promise<{ url: string; dir?
   // Its own directory: PostgreSQL runs as another system user and must traverse into it, while
   // workDir (scenario files with tokens) stays private.
   const dir = await mkdtemp(path.join(os.tmpdir(), "platform-bench-pg-"));
-  // Issue 30: pg_stat_statements, whose counts of top-level statements and their execution time give
+  // Pg_stat_statements, whose counts of top-level statements and their execution time give
   // each case's database columns (bench/database-stats.ts), unless --statement-stats off.
   const settings = config.statementStats === "on" ? STATEMENT_STATS_SETTINGS : {};
   const embedded = await startEmbeddedPostgres({ dir, port: await findFreePort(), settings });
@@ -223,7 +223,7 @@ function flowUserIds(ctx: Pick<Context, "seed" | "config">): { first: number; la
 }
 
 /**
- * Issue 26: `count` pending API clients with built sandbox worlds (bench/sandboxes.ts, the product's
+ * `count` pending API clients with built sandbox worlds (bench/sandboxes.ts, the product's
  * own world builder, in a child process since its database client reads DATABASE_URL at import).
  */
 async function seedSandboxes(databaseUrl: string, count: number, ownerId: number): Promise<void> {
@@ -272,7 +272,7 @@ async function createClients(ctx: Context): Promise<{ loginClientId: string; red
   }
   ctx.apiClient = { clientId: api.client_id, clientSecret: api.client_secret };
   if (typeof login.client_id !== "string") throw new Error("apps create printed no client_id");
-  // Each app may make 6,000 API requests a minute by default (issue 16); the bench makes tens of
+  // Each app may make 6,000 API requests a minute by default; the bench makes tens of
   // thousands a second, so it raises its apps' quotas the way an operator would.
   await Promise.all(
     [api.client_id, login.client_id].map((clientId) =>
@@ -325,12 +325,12 @@ function serverEnv(ctx: Context, port: number, metering: boolean, workers = 1, e
     // to the production cost at each user's first sign-in.
     PASSWORD_REHASH: "0",
     ...(ctx.config.logLevel ? { LOG_LEVEL: ctx.config.logLevel } : {}),
-    // Issue 16: usage metering is on by default, as in production; the twin process turns it off.
+    // Usage metering is on by default, as in production; the twin process turns it off.
     METERING: metering ? "on" : "off",
     // One process (whose /proc figures are the app's) unless this is the workers process, whatever
     // the shell running the bench says.
     WEB_CONCURRENCY: String(workers),
-    // Issue 25, case E: the webhook receivers are on 127.0.0.1 (a development and test setting).
+    // Case E: the webhook receivers are on 127.0.0.1 (a development and test setting).
     WEBHOOKS_ALLOW_PRIVATE: "1",
     // Only the main server runs the event jobs (fan-out, webhook deliveries), so case E's CPU per
     // delivery is that process's, and the twins' and workers' cases are not charged with the
@@ -368,7 +368,7 @@ async function startServer(ctx: Context, withNext: boolean, port: number): Promi
 }
 
 /**
- * A metering twin (issue 16): the same code, database and APP_URL (so the tokens of the run are
+ * A metering twin: the same code, database and APP_URL (so the tokens of the run are
  * valid on it), on its own port, with METERING on or off. Only cases 4on/4off and 5on/5off call them.
  */
 async function startTwin(ctx: Context, withNext: boolean, metering: Twin): Promise<void> {
@@ -389,7 +389,7 @@ async function startTwin(ctx: Context, withNext: boolean, metering: Twin): Promi
 }
 
 /**
- * Issue 30: an app process of cases M and P, started like a twin (METERING=on, production flags)
+ * An app process of cases M and P, started like a twin (METERING=on, production flags)
  * with `workers` and its own database settings (PgBouncer, replica); the case stops it.
  */
 async function startAppProcess(ctx: Context, name: string, workers: number, env: Record<string, string>): Promise<{ pid: number; origin: string; stop(): Promise<void> }> {
@@ -410,7 +410,7 @@ async function startAppProcess(ctx: Context, name: string, workers: number, env:
 }
 
 /**
- * Issue 18: the WEB_CONCURRENCY=N process for cases 4w and 5w, started like a twin (METERING=on);
+ * The WEB_CONCURRENCY=N process for cases 4w and 5w, started like a twin (METERING=on);
  * `listening on port` comes from its primary once every worker listens.
  */
 async function startWorkers(ctx: Context, withNext: boolean): Promise<void> {
@@ -522,12 +522,12 @@ interface CaseSpec {
   name: string;
   /** Baselines run against their own process, the rest against the app (RSS attributed). */
   app: boolean;
-  /** Issue 16: runs against a metering twin rather than the main server. */
+  /** Runs against a metering twin rather than the main server. */
   twin?: Twin;
-  /** Issue 18: runs against the WEB_CONCURRENCY process (CPU summed over its primary and workers). */
+  /** Runs against the WEB_CONCURRENCY process (CPU summed over its primary and workers). */
   workers?: boolean;
   /**
-   * Issue 30: starts its own app process(es) in prepare (cases M and P) and sets its scenario's
+   * Starts its own app process(es) in prepare (cases M and P) and sets its scenario's
    * `cpu` and `database` itself.
    */
   own?: boolean;
@@ -818,7 +818,7 @@ function buildCases(config: BenchConfig): CaseSpec[] {
       async prepare(ctx) {
         const token = needAppToken(ctx);
         await probe(api(ctx, "/users"), { headers: bearer(token) }, [200]);
-        // The live directory: the sandboxes' people (issue 26) are in the same table, never listed.
+        // The live directory: the sandboxes' people are in the same table, never listed.
         const n = await count(ctx.databaseUrl, `SELECT count(*) AS n FROM "User" WHERE "directoryVisible" AND "worldId" = ${LIVE_WORLD_ID}`);
         // As deep as the data allows, leaving at least two default pages after it.
         const depth = Math.floor((n - 2 * USERS_DEFAULT_LIMIT) / 100) * 100;
@@ -1080,7 +1080,7 @@ async function describeWorkers(primary: number, [before, after]: Map<number, num
   );
 }
 
-/** Issue 30: the database's counters over a case's measured rounds, per measured request. */
+/** The database's counters over a case's measured rounds, per measured request. */
 function databasePerRequest(load: LoadResult): DatabasePerRequest | undefined {
   const d = load.database;
   if (!d || load.requests === 0) return undefined;
@@ -1123,8 +1123,8 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
       const phase = ready.map((r) => r.spec.id).join("+");
       await ctx.sampler?.setPhase(phase);
       // Each app process's CPU over the group, per request it answered (warm-ups included): the
-      // main server for the app cases, each metering twin for its own (issue 16), the workers
-      // process's primary and workers together for theirs (issue 18).
+      // main server for the app cases, each metering twin for its own, the workers
+      // process's primary and workers together for theirs.
       const processes: { key: AppProcess; pid: number | undefined }[] = [
         { key: "main", pid: ctx.server?.pid },
         { key: "on", pid: ctx.twins.on?.child.pid },
@@ -1143,7 +1143,7 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
       for (const { spec, prepared } of ready) {
         const target = processes.find((p) => p.key === processOf(spec));
         if (spec.app && target?.pid) prepared.scenario.cpu = { pid: target.pid, tree: target.key === "workers" };
-        // Issue 30: the database's side of every app case (case P names its replica too).
+        // The database's side of every app case (case P names its replica too).
         if (spec.app) prepared.scenario.database ??= [{ url: ctx.databaseUrl }];
       }
       const cpuBefore = await Promise.all(processes.map(readCpu));
@@ -1286,7 +1286,7 @@ async function main(): Promise<number> {
         await startTwin(ctx, withNext, twin).catch((error: Error) => say(`Twin server METERING=${twin} unavailable: ${error.message}`));
       }
     }
-    // Issue 18: --workers 0 or 1 leaves the scaling cases out altogether.
+    // --workers 0 or 1 leaves the scaling cases out altogether.
     const skipped = new Set(config.workers > 1 ? [] : WORKER_CASES);
     if (skipped.size && (!only || WORKER_CASES.some((id) => only.has(id)))) say(`--workers ${config.workers}: cases ${WORKER_CASES.join(", ")} skipped.`);
     else if (!only || WORKER_CASES.some((id) => only.has(id))) {

@@ -1,5 +1,5 @@
 /**
- * Issue 26, "with sandboxes of 100 apps present in the database": before the cases, N pending API
+ * "with sandboxes of 100 apps present in the database": before the cases, N pending API
  * clients, each with its sandbox and the sandbox's synthetic world built by the product itself
  * (lib/services/sandboxes.ts ensureSandboxWorld: the demo-world generator, 50 people and 300 chat
  * messages each, in the live tables under its own worldId), so the live hot paths are measured

@@ -96,7 +96,7 @@ interface FlowResponse {
  * The sign-in flow's HTTP client: node:http over kept-alive connections rather than fetch. The
  * load generator shares the machine's cores with the server and PostgreSQL, and fetch (undici's
  * WHATWG layer: Headers, streams, a Response per hop) cost it about 1.3 ms of CPU per request
- * here, 5 requests per sign-in: CPU case F then did not have for the sign-in itself (issue 24).
+ * here, 5 requests per sign-in: CPU case F then did not have for the sign-in itself.
  */
 const flowAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 

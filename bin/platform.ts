@@ -141,7 +141,7 @@ async function openDatabase(config: Env): Promise<{ close(): Promise<void> }> {
   if (url) {
     try {
       // Same rule as the server: apply pending migrations, never drop anything.
-      // Over DATABASE_DIRECT_URL when DATABASE_URL is a pooler (issue 30): the advisory lock needs a session.
+      // Over DATABASE_DIRECT_URL when DATABASE_URL is a pooler: the advisory lock needs a session.
       await migrate(config.DATABASE_DIRECT_URL ?? url);
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -250,7 +250,7 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) return fail(2, "invalid_request", error.message);
     const { isAppError } = await import("../lib/errors");
     if (isAppError(error) && error.extra?.reason === "changed_since_review" && (wantsJson || values.json)) {
-      // Issue 24: a review decision on a revision that moved; the operator gets the current one.
+      // A review decision on a revision that moved; the operator gets the current one.
       process.stderr.write(`${JSON.stringify({ error: "changed_since_review", revision: error.extra.revision, message: error.message })}\n`);
       return 1;
     }

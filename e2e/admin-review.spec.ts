@@ -13,7 +13,7 @@ import {
 } from "./support";
 
 /**
- * The admin area's review work in Chromium (issue 14): an admin clears a 50-app queue with search,
+ * The admin area's review work in Chromium: an admin clears a 50-app queue with search,
  * a type filter and bulk approval (one confirmation each), undoes one approval; a rejected app is
  * resubmitted by its owner and shows up marked, with the old reason; disabling a user asks for a
  * reason, which the audit log then shows under its action filter. The queue, the audit log and the
@@ -92,7 +92,7 @@ test.describe("admin review in Chromium", () => {
     await admin.getByLabel("Search").fill(TAG);
     await admin.getByRole("button", { name: "Apply" }).click();
     await admin.waitForURL(/\?q=/);
-    // "All types" is not carried as an empty `type=` (issue 28): the URL is the clean one.
+    // "All types" is not carried as an empty `type=`: the URL is the clean one.
     expect(new URL(admin.url()).search).toBe(`?q=${TAG}`);
     await expect(admin.getByText("50 applications pending match the filters")).toBeVisible();
     // The status is the filter, not a badge repeated on every row.
@@ -164,7 +164,7 @@ test.describe("admin review in Chromium", () => {
     await dialog.getByRole("button", { name: "Reject application" }).click();
     await expect(admin.getByText(`Rejected ${name}`)).toBeVisible();
 
-    // Issue 28, the review loop closes: the edit form shows what the reviewer said.
+    // The review loop closes: the edit form shows what the reviewer said.
     await alice.goto(`${server.url}/apps/${clientId}/edit`);
     await expect(alice.getByTestId("status-reason")).toHaveText(reason);
     await alice.getByLabel("Description").fill("Reads the global chat to build a daily digest; needs nothing else.");
@@ -194,7 +194,7 @@ test.describe("admin review in Chromium", () => {
 
     // The approval reaches the whole team: the bell counts it, the Notifications page lists it.
     await admin.goto(`${server.url}/apps/${clientId}`);
-    // An API key client has no consent page: its card says what it is (issue 28).
+    // An API key client has no consent page: its card says what it is.
     await expect(admin.getByText("About the app", { exact: true })).toBeVisible();
     await expect(admin.getByText("On the consent page", { exact: true })).toHaveCount(0);
     await admin.getByRole("button", { name: `Approve ${name}` }).click();
@@ -316,7 +316,7 @@ test.describe("admin review in Chromium", () => {
     await expect(entry).toContainText(reason);
     expect(await admin.locator("tbody tr:not([data-audit-action='user.disable'])").count()).toBe(0);
 
-    // Issue 28: the person's page has their history, and (alice) the apps they work on.
+    // The person's page has their history, and (alice) the apps they work on.
     await admin.goto(`${server.url}/admin/users/${handle}`);
     const history = admin.getByTestId("user-history");
     await expect(history.getByRole("listitem").filter({ hasText: "user.disable" })).toContainText(reason);

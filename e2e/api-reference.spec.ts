@@ -17,7 +17,7 @@ async function expectAxeClean(page: Page): Promise<void> {
 }
 
 /**
- * The API reference (issue 28): rendered on the server from the OpenAPI document, inside the docs
+ * The API reference: rendered on the server from the OpenAPI document, inside the docs
  * layout, so every operation is there with JavaScript off; Scalar's interactive client, rendered
  * from /api/v1/openapi.json, only when asked for. axe finds no serious or critical violation in
  * either, at desktop and phone widths.
@@ -59,7 +59,7 @@ test.describe("API reference", () => {
     { name: "phone", width: 390, height: 844 },
   ]) {
     for (const theme of ["light", "dark"] as const) {
-      // Issue 29: in a browser that prefers dark, the page and Scalar's client (which follows the page) are dark.
+      // In a browser that prefers dark, the page and Scalar's client (which follows the page) are dark.
       const shot = `${theme === "dark" ? "dark-" : ""}${viewport.name}`;
       test(`the server-rendered reference, then Scalar's interactive client, pass axe (${viewport.name}, ${theme})`, async ({ browser }) => {
         const context = await newContext(browser, foreignRequests, { colorScheme: theme });
@@ -86,7 +86,7 @@ test.describe("API reference", () => {
         const scalarDark = await page.evaluate(() => document.body.classList.contains("dark-mode"));
         expect(scalarDark, "Scalar's colour mode follows the page").toBe(theme === "dark");
         await page.screenshot({ path: path.join(SHOTS, `api-reference-client-${shot}.png`) });
-        // Issue 28: one menu button, the portal's (Scalar's phone header added a second under it), and
+        // One menu button, the portal's (Scalar's phone header added a second under it), and
         // Ctrl+K answered by one search only, the docs search (which finds every operation).
         await expect(page.locator(".scalar-app").getByRole("button", { name: /menu/i })).toHaveCount(0);
         await page.keyboard.press("Control+k");

@@ -13,7 +13,7 @@ import {
 } from "./support";
 
 /**
- * Issue 15, "a consent page people can trust", in Chromium: a developer gives an app a logo and
+ * "a consent page people can trust", in Chromium: a developer gives an app a logo and
  * links in the portal form (an HTML file renamed .png and an http:// link are refused), people see
  * them on the consent page (first time; JavaScript off), the developer changes the approved app's
  * logo and links and adds a scope, which wait for review; the admin sees the before/after with

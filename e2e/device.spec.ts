@@ -13,7 +13,7 @@ import {
 } from "./support";
 
 /**
- * Device sign-in (issue 17, RFC 8628) in Chromium: the device asks for a code, the person opens the
+ * Device sign-in (RFC 8628) in Chromium: the device asks for a code, the person opens the
  * verification page, types the code, confirms it, signs in and consents on the usual hosted pages,
  * and the device's polling gets tokens that work on the API. No JavaScript on any of these pages;
  * axe-checked; screenshots under test-results/screenshots/device-*.png.
@@ -63,7 +63,7 @@ test.describe("device sign-in in Chromium", () => {
     await page.getByLabel("Code").fill("BBBB-BBBB");
     await page.getByRole("button", { name: "Continue" }).click();
     await expect(page.getByRole("alert")).toContainText("That code is not valid");
-    // The typo stays in the box to be fixed (issue 28).
+    // The typo stays in the box to be fixed.
     await expect(page.getByLabel("Code")).toHaveValue("BBBB-BBBB");
     await expectAccessible(page, "device code error");
     await screenshot(page, "device-code-error");
@@ -84,7 +84,7 @@ test.describe("device sign-in in Chromium", () => {
           await screenshot(page, "device-confirm");
         }
         if (step === "login") {
-          // The app is on another device: Cancel does not claim to return to it (issue 28).
+          // The app is on another device: Cancel does not claim to return to it.
           await expect(page.getByRole("button", { name: "Cancel this device sign-in" })).toBeVisible();
         }
         if (step === "consent") {
@@ -143,7 +143,7 @@ test.describe("device sign-in in Chromium", () => {
   });
 
   test("no page of the journey loaded a script but the login page's passkey script, nor anything from elsewhere", () => {
-    // Issue 29: the login page's one script offers passkeys (e2e/js-budget measures it); nothing else, anywhere.
+    // The login page's one script offers passkeys (e2e/js-budget measures it); nothing else, anywhere.
     expect(scripts.map((url) => new URL(url).pathname).filter((path) => path !== "/hosted/passkey.js")).toEqual([]);
     expect(foreignRequests).toEqual([]);
   });

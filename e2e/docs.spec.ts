@@ -6,7 +6,7 @@ import { expectAccessible, expectNoHorizontalOverflow, newContext, screenshot, s
 
 /**
  * The docs pages as a reader meets them: every link between them leads somewhere (no 404, and a
- * link to `#anchor` finds its anchor), and the "Events and webhooks" page (issue 25) shows the
+ * link to `#anchor` finds its anchor), and the "Events and webhooks" page shows the
  * whole catalog — each type with who receives it and an example body that its payload schema
  * accepts — the retry schedule, and every `apps webhooks` command the CLI has.
  */
@@ -84,7 +84,7 @@ test("Events and webhooks: the catalog with an example of each type, the retry s
   await expect(main).toContainText(`curl -N -H "Authorization: Bearer $TOKEN" "$API/events?types=chat.message.created"`);
   await expect(main).toContainText("Last-Event-ID");
   await expect(main).toContainText("WEBHOOKS_ALLOW_PRIVATE");
-  // Every command also takes --sandbox (issue 26), which the page says once for all of them.
+  // Every command also takes --sandbox, which the page says once for all of them.
   const usages = Object.values(webhookCommands).map((c) => c.usage.replace(" [--json]", "").replace(" [--sandbox]", ""));
   expect(Object.values(webhookCommands).every((c) => c.usage.includes("[--sandbox]"))).toBe(true);
   await expect(main).toContainText("add --sandbox to any apps webhooks command");
@@ -100,7 +100,7 @@ test("Events and webhooks: the catalog with an example of each type, the retry s
 });
 
 /**
- * Issue 28: every docs page has its "On this page" contents (one link per heading with an id, each
+ * Every docs page has its "On this page" contents (one link per heading with an id, each
  * leading to it) and previous/next links in the sidebar's order; at 1280 px the code blocks take
  * the column beside the sidebar (they used to stop at two thirds of the width and scroll); at
  * 390 px nothing is wider than the screen.
@@ -165,7 +165,7 @@ test("every docs page: contents, previous/next, code blocks as wide as the colum
 });
 
 /**
- * Issue 28: the docs search, by keyboard only: "/" opens it, typing a keyword lists guide sections
+ * The docs search, by keyboard only: "/" opens it, typing a keyword lists guide sections
  * and API operations from the index built at build time, arrows move, Enter opens the result; Ctrl+K
  * opens it too. axe finds nothing serious in the open dialog.
  */

@@ -29,8 +29,8 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     server = await startServer({
       next: true,
       databaseUrl: await createTestDatabase(postgres.serverUrl, { seed: true }),
-      // Usage counts reach the Usage tab within a second (issue 16; the default is 5 s). Webhooks
-      // (issue 25): receivers started by the journeys listen on 127.0.0.1 over http, and a failing
+      // Usage counts reach the Usage tab within a second (the default is 5 s). Webhooks
+      //: receivers started by the journeys listen on 127.0.0.1 over http, and a failing
       // delivery runs through its retries in about a second (the default schedule spans days).
       env: { USAGE_FLUSH_MS: "500", WEBHOOKS_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_SCHEDULE: "0.5,0.5" },
     });

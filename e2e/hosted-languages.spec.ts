@@ -4,7 +4,7 @@ import { createTestApp, createTestUser, pkcePair } from "../tests/helpers/oidc";
 import { bodyIsDark, CALLBACK, expectAccessible, expectNoHorizontalOverflow, newPersonPage, query, screenshot, server } from "./support";
 
 /**
- * The hosted pages in the person's language (issue 29): English, German, Spanish and French, chosen
+ * The hosted pages in the person's language: English, German, Spanish and French, chosen
  * by the language switch, the app's `ui_locales` or the browser's Accept-Language. Each page is
  * checked in each language for its words (the catalog's, no raw key or `{placeholder}` left), its
  * `lang`, overflow at 390 and 1280 px and axe, in the light and the dark theme (prefers-color-scheme);

@@ -108,7 +108,7 @@ test.describe("hosted pages in Chromium", () => {
     await expect(page.getByRole("button", { name: "Allow" })).toBeVisible();
     await expect(page.getByRole("button", { name: "Deny" })).toBeVisible();
     await expect(page.getByRole("button", { name: "Not you? Use another account" })).toBeVisible();
-    // Where access can be taken back: the person's Connected apps page (issue 15), which exists.
+    // Where access can be taken back: the person's Connected apps page, which exists.
     const revoke = page.getByRole("link", { name: /Connected apps/ });
     await expect(revoke).toHaveAttribute("href", "/account/apps");
     const connected = await page.request.get(`${server.url}/account/apps`, { maxRedirects: 0 });
@@ -178,7 +178,7 @@ test.describe("hosted pages in Chromium", () => {
 
   test("no page requested anything missing (a favicon included), and none loaded a script but the login page's passkey script", async () => {
     expect(notFound).toEqual([]);
-    // Issue 29: the login page's one script (passkeys; e2e/js-budget measures it); nothing else, anywhere.
+    // The login page's one script (passkeys; e2e/js-budget measures it); nothing else, anywhere.
     expect(scripts.map((url) => new URL(url).pathname).filter((path) => path !== "/hosted/passkey.js")).toEqual([]);
     for (const path of ["/favicon.ico", "/favicon.svg"]) {
       const response = await page.request.get(`${server.url}${path}`);
@@ -257,7 +257,7 @@ test.describe("hosted pages without JavaScript", () => {
     const { verifier, challenge } = pkcePair();
     await page.goto(authUrl(challenge));
     await page.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
-    // The login page's only script is the passkey one (issue 29), which this browser does not run:
+    // The login page's only script is the passkey one, which this browser does not run:
     // its button stays hidden and the password form is the page.
     await expect(page.locator('script:not([src="/hosted/passkey.js"])')).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toBeHidden();

@@ -3,17 +3,17 @@ import { createTestApp, createTestUser, pkcePair } from "../tests/helpers/oidc";
 import { CALLBACK, newContext, server, signIn } from "./support";
 
 /**
- * JavaScript budgets (issue 14): the script bytes each page makes the browser download, summed over
+ * JavaScript budgets: the script bytes each page makes the browser download, summed over
  * every script response as sent on the wire (gzip: the server compresses), from the navigation
  * until the network is idle, so lazily loaded chunks count too. Routing (newContext) disables the
  * HTTP cache, so every visit pays its full price.
  *
- * Budgets: the measured sizes (issue 14, Next 16.4 production build) with about 20% headroom.
+ * Budgets: the measured sizes (Next 16.4 production build) with about 20% headroom.
  * - App Router pages (landing, docs, My apps): 146 KB each, React and Next's runtime nearly all.
- * - The API reference (issue 28): its operations are rendered on the server, so the page is a docs
+ * - The API reference: its operations are rendered on the server, so the page is a docs
  *   page (budget under the issue's 200 KB) until someone opens the interactive client; that click
  *   loads about 1.2 MB of Scalar's own chunks, which no other page may load (checked below).
- * - The hosted login page (issue 29): one small script of its own for passkeys
+ * - The hosted login page: one small script of its own for passkeys
  *   (public/hosted/passkey.js, @simplewebauthn/browser bundled by esbuild; ~5.2 KB raw, ~2.4 KB
  *   gzip), no React or Next runtime; budget 20 KB on the wire. The consent page: none at all.
  */
@@ -43,7 +43,7 @@ interface Measured {
 /**
  * Collects every script response of `page` from now on. Each body is read as it arrives (a body
  * read later may be gone after a navigation); a script that fails to load (no response, a 4xx or
- * 5xx, or a body that cannot be read) fails the measurement instead of counting as 0 bytes (issue 24).
+ * 5xx, or a body that cannot be read) fails the measurement instead of counting as 0 bytes.
  */
 function recordScripts(page: Page): { stop(): Promise<Measured> } {
   const seen: Promise<{ path: string; transferred: number; decoded: number }>[] = [];

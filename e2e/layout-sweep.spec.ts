@@ -1,17 +1,17 @@
 import { expect, test, type Page } from "@playwright/test";
 import { createHash, randomBytes } from "node:crypto";
-import { bodyIsDark, CALLBACK, checkLayout, newPersonPage, query, server, signIn, type LayoutProblem } from "./support";
+import { bodyIsDark, CALLBACK, checkLayout, newPersonPage, password, query, server, signIn, type LayoutProblem } from "./support";
 
 /**
- * The layout, accessibility and console sweep (issue 14): every page of the portal, the docs, the
+ * The layout, accessibility and console sweep: every page of the portal, the docs, the
  * admin area and the hosted sign-in pages, at 390 px and 1280 px, with realistic long data — a
  * 120-character app name, a 300-character unbroken URL in descriptions, 60 pending apps, a team of
- * 20 with 60-character names, 1,000 request-log rows and 200 audit entries (issue 28). Each page
+ * 20 with 60-character names, 1,000 request-log rows and 200 audit entries. Each page
  * fails when the document is wider than the viewport, when an element is taller than the viewport
  * without scrolling inside (a text column squeezed by something beside it), when a text block is
  * squeezed into a column a word wide or under 12 px, when a table scrolls sideways in its box, when the console shows an error or a request fails, or when
  * axe reports a serious or critical violation; each page is visited twice (checkLayout's `again`), so
- * an intermittent console error such as a hydration mismatch shows (issue 24). A full-page screenshot of each page at both widths
+ * an intermittent console error such as a hydration mismatch shows. A full-page screenshot of each page at both widths
  * goes to test-results/screenshots/sweep-*.png.
  *
  * One browser context per person (signed out, alice the developer, carol who signs in to alice's
@@ -129,7 +129,7 @@ async function ensureData(): Promise<void> {
     createHash("sha256").update(secret).digest("hex"),
     secret.slice(-4),
   ]);
-  // A team on the kept app (issue 15): a member with a long display name.
+  // A team on the kept app: a member with a long display name.
   await query(
     server.databaseUrl,
     `INSERT INTO "User" (handle, "displayName", "updatedAt") VALUES ('sweep_member', $1, now()) ON CONFLICT ("worldId", handle) DO NOTHING`,
@@ -140,7 +140,7 @@ async function ensureData(): Promise<void> {
     `INSERT INTO "AppMember" ("applicationId", "userId", role) SELECT $1, id, 'viewer' FROM "User" WHERE handle = 'sweep_member'`,
     [kept],
   );
-  // Issue 28: a team of 20, with 60-character names, in the app page's side column.
+  // A team of 20, with 60-character names, in the app page's side column.
   for (let i = 1; i < 20; i++) {
     const handle = `sweep_team_member_${String(i).padStart(2, "0")}`;
     const name = `Carolina Lindqvist-Montgomery of Trust and Safety, number ${i}`.padEnd(60, ".").slice(0, 60);
@@ -204,7 +204,7 @@ const ROUTES = [
 ];
 /** Status and SPEC error code by row number: every code the API answers with, so Errors by code is long. */
 const OUTCOMES: [number, number, string | null][] = [
-  // The longest codes (issue 28: Errors by code wraps them at their underscores on a phone).
+  // The longest codes (Errors by code wraps them at their underscores on a phone).
   [29, 422, "idempotency_key_reused"],
   [31, 409, "idempotency_key_in_use"],
   [23, 409, "conflict"],
@@ -317,7 +317,7 @@ type SweepOptions = { status?: number | "4xx"; again?: (page: Page) => Promise<u
 
 /**
  * Opens `path` as `who` and runs every check at both widths; returns the problems found. In the
- * dark theme (issue 29: the person's browser prefers dark) the screenshots are named dark-*, and
+ * dark theme (the person's browser prefers dark) the screenshots are named dark-*, and
  * the body must be drawn dark exactly when the browser prefers it.
  */
 async function sweepIn(
@@ -338,7 +338,7 @@ function expectClean(problems: LayoutProblem[]): void {
   expect(problems.map((p) => `${p.width}px ${p.check}: ${p.detail}`)).toEqual([]);
 }
 
-// Issue 29: the whole sweep runs twice, the second time in a browser that prefers dark (the hosted
+// The whole sweep runs twice, the second time in a browser that prefers dark (the hosted
 // pages' dark theme is e2e/hosted-languages' in every language; here the portal's).
 for (const theme of ["light", "dark"] as const) {
   test.describe(`layout, axe and console sweep over every page at 390 px and 1280 px (${theme})`, () => {
@@ -384,7 +384,7 @@ for (const theme of ["light", "dark"] as const) {
         expectClean(await sweep("alice", slug, (p) => p.goto(`${server.url}${path}`)));
       });
     }
-    // FIXME(issue 14, wt-hosted): Scalar's contrast and target-size violations are fixed on the hosted
+    // FIXME(wt-hosted): Scalar's contrast and target-size violations are fixed on the hosted
     // branch; the lead turns this back on after merging it.
     test("docs: /docs/api-reference (Scalar)", async () => {
       expectClean(
@@ -476,7 +476,7 @@ for (const theme of ["light", "dark"] as const) {
       expectClean(await sweep("alice", "app-edit", (p) => p.goto(`${server.url}/apps/${app("pending").clientId}/edit`)));
     });
 
-    // Every person's own pages (issue 15).
+    // Every person's own pages.
     test("account: Connected apps", async () => {
       expectClean(await sweep("alice", "account-apps", (p) => p.goto(`${server.url}/account/apps`)));
     });
@@ -494,9 +494,20 @@ for (const theme of ["light", "dark"] as const) {
     });
     test("account: setting up an authenticator app, QR code and key (issue 29)", async () => {
       expectClean(
+        await sweep("alice", "account-security-proof", async (p) => {
+          await p.goto(`${server.url}/account/security`);
+          await p.getByRole("button", { name: "Set up authenticator app" }).click();
+          await p.getByRole("form", { name: "Set up authenticator app" }).getByLabel("Your password").waitFor();
+        }),
+      );
+      expectClean(
+        // Adding a factor asks for the account's password first; then the QR code and the key.
         await sweep("alice", "account-security-setup", async (p) => {
           await p.goto(`${server.url}/account/security`);
           await p.getByRole("button", { name: "Set up authenticator app" }).click();
+          const proof = p.getByRole("form", { name: "Set up authenticator app" });
+          await proof.getByLabel("Your password").fill(password("alice"));
+          await proof.getByRole("button", { name: "Continue" }).click();
           await p.getByTestId("totp-secret").waitFor();
         }),
       );
@@ -578,7 +589,7 @@ for (const theme of ["light", "dark"] as const) {
         }).toString();
         return url.href;
     }
-    // FIXME(issue 14, wt-hosted): at 390 px the hosted button "Cancel and return to <app name>" cuts
+    // FIXME(wt-hosted): at 390 px the hosted button "Cancel and return to <app name>" cuts
     // off a long app name (check "clipped"); the hosted branch owns these pages. Re-enable after merging.
     test("hosted: login", async () => {
       expectClean(
@@ -609,7 +620,7 @@ for (const theme of ["light", "dark"] as const) {
         }),
       );
     });
-    // FIXME(issue 14, wt-hosted): at 390 px "Only sign out of <app name>" cuts off a long app name
+    // FIXME(wt-hosted): at 390 px "Only sign out of <app name>" cuts off a long app name
     // (check "clipped"). Re-enable after merging the hosted branch.
     test("hosted: logout confirmation and signed-out page", async () => {
       const logout = `${server.issuer}/protocol/openid-connect/logout?client_id=${app("login").clientId}`;
@@ -631,12 +642,12 @@ for (const theme of ["light", "dark"] as const) {
         ),
       );
     });
-    // FIXME(issue 14, wt-hosted): the expired-interaction page answers 200; the hosted branch gives it
+    // FIXME(wt-hosted): the expired-interaction page answers 200; the hosted branch gives it
     // a 4xx. The lead turns this back on after merging it.
     test("hosted: an expired sign-in request", async () => {
       expectClean(
         await sweep("anonymous", "hosted-expired", (p) => p.goto(`${server.url}/interaction/not-a-real-interaction`), {
-          // SPEC-open: which 4xx is wt-hosted's call (issue 14: "correct HTTP statuses on error pages").
+          // SPEC-open: which 4xx is wt-hosted's call ("correct HTTP statuses on error pages").
           status: "4xx",
         }),
       );

@@ -21,7 +21,7 @@ test("an unknown app, or someone else's, is a 404 page with status 404 (not a st
   expect(foreignRequests, "the browser never reached for a remote host").toEqual([]);
 });
 
-/** Issue 28: a missing docs page is a 404 inside the docs layout: the header, the docs navigation and the search. */
+/** A missing docs page is a 404 inside the docs layout: the header, the docs navigation and the search. */
 test("a missing docs page is a 404 inside the docs layout", async ({ browser }) => {
   const foreignRequests: string[] = [];
   const page = await (await newContext(browser, foreignRequests)).newPage();

@@ -98,7 +98,7 @@ test.describe("people in control of their apps", () => {
     await owner.getByRole("checkbox", { name: /^svc:directory\.read/ }).check();
     await owner.getByRole("button", { name: "Save changes" }).click();
     await owner.waitForURL(`${server.url}/apps/${clientId}`);
-    // Issue 28: the save says it went to review, not "Changes saved".
+    // The save says it went to review, not "Changes saved".
     await expect(owner.getByText(/^Sent for review/)).toBeVisible();
     const diff = owner.getByTestId("pending-change");
     await expect(owner.getByRole("heading", { name: "Changes waiting for review" })).toBeVisible();

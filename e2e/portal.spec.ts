@@ -123,7 +123,7 @@ test.describe("developer portal in Chromium", () => {
     const rows = alice.getByTestId("secret-row");
     await panel.waitFor();
     expect(await panel.textContent()).toContain("copy it now, it will not be shown again");
-    // Issue 14: the new secret is at the top of the page, visible without scrolling at 1280×800,
+    // The new secret is at the top of the page, visible without scrolling at 1280×800,
     // and the Approved callout points to it.
     const box = await panel.boundingBox();
     expect(box, "the secret banner is rendered").not.toBeNull();
@@ -385,7 +385,7 @@ test.describe("developer portal in Chromium", () => {
     await expectAccessible(admin, "admin audit");
     await screenshot(admin, "admin-audit");
 
-    // The review queue shows pending apps unless asked (issue 14), and other spec files (the layout
+    // The review queue shows pending apps unless asked, and other spec files (the layout
     // sweep's 60-app queue) share the database: look this approved one up.
     await admin.goto(`${server.url}/admin/apps?status=all&q=${apiClientId}`);
     await admin.locator(`tr[data-client-id="${apiClientId}"]`).waitFor();

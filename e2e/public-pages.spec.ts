@@ -45,7 +45,7 @@ test("serves the public pages with security headers, offline-only assets and no 
   await screenshot(page, "docs-authentication");
 
   // The reference is rendered on the server from the project's own OpenAPI document; Scalar's
-  // interactive client loads when asked for (issue 28), from the same document.
+  // interactive client loads when asked for, from the same document.
   const openapi = (await (await fetch(`${server.apiUrl}/openapi.json`)).json()) as { info: { title: string } };
   await page.goto(`${server.url}/docs/api-reference`);
   await expect(page.getByRole("heading", { name: "API reference", level: 1 })).toBeVisible();

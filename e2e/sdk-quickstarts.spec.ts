@@ -86,7 +86,7 @@ test.describe.serial("SDK docs and quickstarts", () => {
       redirectUri: "https://tabs.example.com/callback",
     });
     await alice.goto(`${server.url}/apps/${clientId}`);
-    // Issue 26: before approval only the sandbox works, so the quickstart uses its client ID and says so.
+    // Before approval only the sandbox works, so the quickstart uses its client ID and says so.
     const sandboxClientId = `sbx_${clientId}`;
     await expect(alice.getByTestId("quickstart-sandbox-note")).toContainText("Sandbox credentials — this app is awaiting review");
     await expect(alice.getByRole("group", { name: "Credentials" })).toHaveCount(0);

@@ -6,7 +6,7 @@ import { createTestDatabase } from "../tests/helpers/templates";
 import { CALLBACK, expectAccessible, newContext, password, screenshot, server, signIn } from "./support";
 
 /**
- * Issue 29: a person sets up an authenticator app on Account security (QR code, key, confirmed with a
+ * A person sets up an authenticator app on Account security (QR code, key, confirmed with a
  * code from otplib here), gets ten recovery codes, and the hosted sign-in then asks for a code after
  * the password — a plain form that works with JavaScript off; the ID token's amr says so. With
  * REQUIRE_MFA=admins (the default wherever DATABASE_URL is set), an admin without a second factor is

@@ -3,7 +3,7 @@ import { createTestApp, createTestUser, pkcePair } from "../tests/helpers/oidc";
 import { CALLBACK, checkLayout, expectAccessible, newContext, screenshot, server, signIn } from "./support";
 
 /**
- * Issue 29, part 4: the same person signed in in two browsers (and a third, so the list is long).
+ * Part 4: the same person signed in in two browsers (and a third, so the list is long).
  * On Account security, "Where you're signed in" lists them with browser and OS from long user
  * agents and marks this device; "Sign out everywhere else" ends the others at once: the other
  * browser's portal page sends it to sign in, and its sign-in service session is gone (prompt=none

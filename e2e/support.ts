@@ -155,7 +155,7 @@ export async function appStatus(clientId: string): Promise<string> {
 export { query };
 
 /**
- * Whether the page's body is drawn dark (issue 29: dark mode by prefers-color-scheme). Whatever
+ * Whether the page's body is drawn dark (dark mode by prefers-color-scheme). Whatever
  * notation the browser computes (lab, oklch, rgb), a 1-pixel canvas gives sRGB back; dark is a
  * luma under half. Returns the computed colour too, for the failure message.
  */
@@ -264,7 +264,7 @@ function measureLayout(): Measured {
     return false;
   };
   const small: string[] = [];
-  // Issue 28: a table wider than the box it scrolls in hides its right-hand columns (status, latency,
+  // A table wider than the box it scrolls in hides its right-hand columns (status, latency,
   // actions) off screen; below the width where it fits it must become cards.
   const sideways: string[] = [];
   // A table that promises stacked cards below a width (components/ui/stack-table.tsx, data-stack)
@@ -297,7 +297,7 @@ function measureLayout(): Measured {
     const box = range.getBoundingClientRect();
     if (box.height === 0) continue;
     const label = `${describe(parent)} "${text.slice(0, 40)}${text.length > 40 ? "…" : ""}"`;
-    // Issue 28: no text under 12 px, an SVG's text measured as drawn (its font size times the
+    // No text under 12 px, an SVG's text measured as drawn (its font size times the
     // drawing's scale: a chart scaled down to a phone's width shrank its labels to ~9 px).
     let fontPx = parseFloat(getComputedStyle(parent).fontSize);
     if (parent instanceof SVGGraphicsElement) fontPx *= Math.abs(parent.getScreenCTM()?.a ?? 1);
@@ -322,12 +322,12 @@ function measureLayout(): Measured {
 }
 
 /**
- * The layout sweep's checks for one page (issue 14): `open` navigates (or acts) at 1280×800; then at
+ * The layout sweep's checks for one page: `open` navigates (or acts) at 1280×800; then at
  * 1280 px and 390 px: the document is no wider than the viewport; no content cut off at a box's
  * edge (overflow hidden without an ellipsis or line clamp); no element taller than the
  * viewport without scrolling inside (text runs, images, SVGs; the page, main and the containers
  * that scroll are the page's business); no text squeezed to a word per line; no text under 12 px
- * (an SVG's as drawn) and no table wider than the box it scrolls in (issue 28); an open dialog is a
+ * (an SVG's as drawn) and no table wider than the box it scrolls in; an open dialog is a
  * child of <body> and left-aligned; axe finds nothing serious or critical (WCAG 2.2 A/AA). Over the
  * whole visit: no console error, no failed request (a missing favicon counts), and the document's
  * status is `status` (default: below 400; "4xx": any client error). Writes a full-page screenshot per width to
@@ -337,7 +337,7 @@ function measureLayout(): Measured {
  * resource" line Chromium logs for a document that answers the 4xx it is expected to). After the
  * checks, `again` (default: `open`) visits the page a second time, watching only the console and
  * the requests: an intermittent defect, such as a hydration mismatch that shows only when the
- * server's and the browser's clocks straddle a boundary (React #418, issue 24), gets two chances.
+ * server's and the browser's clocks straddle a boundary (React #418), gets two chances.
  */
 export async function checkLayout(
   page: Page,
@@ -423,7 +423,7 @@ export async function checkLayout(
 }
 
 /**
- * The person's side of device sign-in (issue 17) in the browser, from the code page (already open:
+ * The person's side of device sign-in in the browser, from the code page (already open:
  * verification_uri, or verification_uri_complete with the code filled in) to the success page:
  * enters the code unless it is there, confirms it, signs in and allows if asked. `onStep` runs on
  * each page before it is answered (checks, axe, screenshots).
@@ -456,7 +456,7 @@ export async function completeDeviceSignInInBrowser(
       await page.getByLabel("Password").fill(options.password);
       await page.getByRole("button", { name: "Sign in", exact: true }).click();
     } else if (heading.startsWith("Allow ") || heading.endsWith(" now asks for more")) {
-      // The consent page: first time ("Allow … to access your account?") or more scopes than allowed before (issue 15).
+      // The consent page: first time ("Allow … to access your account?") or more scopes than allowed before.
       await options.onStep?.("consent");
       await page.getByRole("button", { name: "Allow" }).click();
     } else {

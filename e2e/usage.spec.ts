@@ -13,11 +13,11 @@ import {
 } from "./support";
 
 /**
- * Issue 16: a developer's app makes API calls, one of them failing; the developer opens the app's
+ * A developer's app makes API calls, one of them failing; the developer opens the app's
  * Usage tab, sees the requests chart and the failing request with its error code, and finds a
  * request by the X-Request-Id from a support ticket. An app without traffic shows how to make a
  * first call; admins see the app in the usage overview. Screenshots at 1280 and 390 px, axe, no
- * sideways scrolling. Issue 26: the tab's Live / Sandbox switch and the reviewer's sandbox panel.
+ * sideways scrolling. The tab's Live / Sandbox switch and the reviewer's sandbox panel.
  */
 
 async function call(path: string, token: string, method = "GET"): Promise<{ status: number; requestId: string }> {
@@ -96,7 +96,7 @@ test("a developer reads their app's usage and finds a failing request by its id"
   await signIn(admin, "admin", "/admin/usage");
   const link = admin.getByRole("link", { name: new RegExp(app.clientId) }).first();
   await expect(link).toBeVisible();
-  // Issue 28: the platform's figures are the sums of Most traffic's rows (its "other apps" row included).
+  // The platform's figures are the sums of Most traffic's rows (its "other apps" row included).
   const figure = async (id: string) => Number(((await admin.getByTestId(`platform-figure-${id}-value`).textContent()) ?? "").replace(/[^0-9]/g, ""));
   const column = async (id: string) =>
     (await admin.getByTestId("most-traffic").getByTestId(id).evaluateAll((cells) => cells.map((c) => Number(c.getAttribute("data-count"))))).reduce((n, c) => n + c, 0);
@@ -119,7 +119,7 @@ test("a developer reads their app's usage and finds a failing request by its id"
 const count = (text: string | null) => Number((text ?? "").replace(/[^0-9]/g, ""));
 
 /**
- * Issue 28: the Usage tab's figures are the sums of its tables' rows — Requests and its error count
+ * The Usage tab's figures are the sums of its tables' rows — Requests and its error count
  * of the Top routes rows (an "other routes" row included), the token requests of the token rows,
  * Rate limited of the 429s in Errors by code.
  */
@@ -314,7 +314,7 @@ test("the figures add up with more routes than Top routes names, with rate-limit
   expect(foreign).toEqual([]);
 });
 
-/** Issue 26: an approved app with live and sandbox calls; the sandbox's secret from the CLI. */
+/** An approved app with live and sandbox calls; the sandbox's secret from the CLI. */
 async function appWithSandboxCalls(name: string): Promise<{ clientId: string; sandboxClientId: string; sandboxFailed: string }> {
   const app = await createTestApp(server.databaseUrl, { type: "api", ownerHandle: "carol", scopes: ["svc:directory.read", "svc:chat.read"], name });
   const rolled = await cliJson<{ client_id: string; client_secret: string }>(server.databaseUrl, ["apps", "sandbox", "secret", "roll", app.clientId]);
@@ -341,7 +341,7 @@ test("the Usage tab switches between live and sandbox, with its own quota, and t
   await expect(modes.getByRole("link", { name: "Live" })).toHaveAttribute("aria-current", "page");
   await expect(page.getByTestId("usage-totals").locator("dd").first()).toHaveText("2");
   expect(await expectFiguresAddUp(page)).toEqual({ requests: 2, tokens: 1 });
-  // The log also lists each token request (issue 27: `token:client_credentials`), one per mode here.
+  // The log also lists each token request (`token:client_credentials`), one per mode here.
   const apiRows = (selector = '[data-testid="request-log-row"]') => page.locator(selector).filter({ hasNotText: "token:" });
   await expect(apiRows()).toHaveCount(2);
   await expect(page.getByTestId("request-log-row")).toHaveCount(3);

@@ -6,7 +6,7 @@ import { createTestApp } from "../tests/helpers/oidc";
 import { expectAccessible, expectNoHorizontalOverflow, newContext, query, screenshot, server, signIn } from "./support";
 
 /**
- * Issue 25, the Webhooks tab: a developer adds an endpoint pointing at a receiver this test runs on
+ * The Webhooks tab: a developer adds an endpoint pointing at a receiver this test runs on
  * 127.0.0.1 (the e2e server has WEBHOOKS_ALLOW_PRIVATE=1 and a retry schedule of 0.5 s, 0.5 s), sees
  * its signing secret once, sends a test event and sees it delivered, makes the receiver fail and
  * sees the attempts fail, fixes it and redelivers. The receiver checks every delivery's signature

@@ -40,7 +40,7 @@ const rawSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
   /**
-   * Issue 30: a connection straight to PostgreSQL for what needs a session of its own (the change
+   * A connection straight to PostgreSQL for what needs a session of its own (the change
    * channel's LISTEN, migrations and their advisory lock) when DATABASE_URL points at a transaction
    * pooler such as PgBouncer. Defaults to DATABASE_URL.
    */
@@ -49,13 +49,13 @@ const rawSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
   /**
-   * Issue 30: DATABASE_URL goes through PgBouncer in transaction mode, so `pg` sends no named
+   * DATABASE_URL goes through PgBouncer in transaction mode, so `pg` sends no named
    * (server-side) prepared statements: a transaction pooler does not keep them from one transaction
    * to the next (PgBouncer 1.18). Defaults to on when DATABASE_DIRECT_URL names another URL.
    */
   DATABASE_PGBOUNCER: booleanFlag.optional(),
   /**
-   * Issue 30: read replicas (streaming standbys of DATABASE_URL's database), comma-separated. API
+   * Read replicas (streaming standbys of DATABASE_URL's database), comma-separated. API
    * reads that tolerate seconds of lag go to a healthy one (lib/database/replicas.ts); unset: every
    * query goes to DATABASE_URL, as before.
    */
@@ -64,7 +64,7 @@ const rawSchema = z.object({
     .transform((value) => value.split(",").map((url) => url.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, "must be comma-separated postgres:// or postgresql:// URLs")).max(16, "at most 16 replicas"))
     .optional(),
-  /** Issue 30: a replica further behind the primary than this is skipped until it catches up. */
+  /** A replica further behind the primary than this is skipped until it catches up. */
   REPLICA_MAX_LAG_SECONDS: z.coerce.number().min(0.5).max(3600).default(5),
   /** Where the embedded PostgreSQL keeps its data (only without DATABASE_URL). */
   DATA_DIR: z.string().min(1).default(".data"),
@@ -81,7 +81,7 @@ const rawSchema = z.object({
   /** Which proxies may report the client (X-Forwarded-*): see TrustProxyRule. */
   TRUST_PROXY: trustProxy.default({ mode: "none" }),
   /**
-   * Issue 24: the prefix length by which IPv6 clients are throttled (login, user-code entry, the
+   * The prefix length by which IPv6 clients are throttled (login, user-code entry, the
    * password-check gate); an IPv4 client is throttled by its address. 64: one subscriber's network.
    */
   THROTTLE_IPV6_PREFIX: z.coerce.number().int().min(32).max(128).default(64),
@@ -101,12 +101,12 @@ const rawSchema = z.object({
    */
   PASSWORD_REHASH: booleanFlag.default(true),
   /**
-   * V8's old-generation growth between major GCs, in percent over the live heap (issue 6: peak
+   * V8's old-generation growth between major GCs, in percent over the live heap (peak
    * RSS). 0 leaves V8's own policy (up to 4x the live heap).
    */
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(50),
   /**
-   * Worker processes sharing the port (issue 18, lib/server/cluster.ts): a number, or `auto` for
+   * Worker processes sharing the port (lib/server/cluster.ts): a number, or `auto` for
    * the cores available. 1 (the default) runs one process without a cluster primary.
    */
   WEB_CONCURRENCY: z
@@ -115,7 +115,7 @@ const rawSchema = z.object({
   /** Connections in each process's PostgreSQL pool (workers get their share of max_connections). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(500).default(20),
   /**
-   * Issue 16, usage metering: `off` stops counting API requests and token grants in this process
+   * Usage metering: `off` stops counting API requests and token grants in this process
    * (read once at start; the benchmark compares both). Usage pages then show nothing new.
    */
   METERING: booleanFlag.default(true),
@@ -124,13 +124,13 @@ const rawSchema = z.object({
   /** How often each process runs the usage rollup and retention job, in seconds. */
   USAGE_RETENTION_SECONDS: seconds(600),
   /**
-   * Issue 24: the bearer token of `GET /metrics` (lib/metrics.ts, Prometheus text). Unset (the
+   * The bearer token of `GET /metrics` (lib/metrics.ts, Prometheus text). Unset (the
    * default): the endpoint does not exist (404). At least 32 characters: it guards counters that
    * tell how traffic flows.
    */
   METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   /**
-   * Issue 30: a port of its own for `GET /metrics`, on METRICS_HOST; it asks for METRICS_TOKEN
+   * A port of its own for `GET /metrics`, on METRICS_HOST; it asks for METRICS_TOKEN
    * when that is set, like the main port. Unset (the default): no such port.
    */
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -141,12 +141,12 @@ const rawSchema = z.object({
    */
   METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   /**
-   * Issue 24: the share of an app's per-minute quota one user's tokens may use, in percent (a
+   * The share of an app's per-minute quota one user's tokens may use, in percent (a
    * login app's users share its quota; one of them cannot spend it all).
    */
   USER_QUOTA_PERCENT: z.coerce.number().min(1).max(100).default(DEFAULT_USER_QUOTA_PERCENT),
   /**
-   * Issue 25: the key that encrypted sealed secrets (webhook signing secrets, TOTP secrets) before
+   * The key that encrypted sealed secrets (webhook signing secrets, TOTP secrets) before
    * SEALING_KEYS, 32 random bytes in base64url (`openssl rand -base64 32 | tr '+/' '-_' | tr -d =`).
    * Unset: one is generated and kept in the database. It opens the values sealed without a key id
    * (lib/events/secret-box.ts), and seals new ones while SEALING_KEYS is unset.
@@ -181,7 +181,7 @@ const rawSchema = z.object({
     })
     .optional(),
   /**
-   * Issue 25: seconds between a failed webhook attempt and the next, one per retry (comma
+   * Seconds between a failed webhook attempt and the next, one per retry (comma
    * separated; ±20 % jitter). The default retries for about 28 hours: 5 s, 5 min, 30 min, 2 h, 5 h,
    * 10 h, 10 h. Tests shorten it.
    */
@@ -190,10 +190,10 @@ const rawSchema = z.object({
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?){0,19}$/, "must be comma-separated seconds")
     .transform((v) => v.split(",").map(Number))
     .default(DEFAULT_WEBHOOK_RETRY_SCHEDULE),
-  /** Issue 25: webhook attempts in flight at once in each process (lib/events/worker.ts); 0: none in this process. */
+  /** Webhook attempts in flight at once in each process (lib/events/worker.ts); 0: none in this process. */
   EVENT_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(64),
   /**
-   * Issue 25: the lease on a webhook attempt a process took, renewed while it holds it: a killed
+   * The lease on a webhook attempt a process took, renewed while it holds it: a killed
    * process's attempts are taken by another once their leases pass (lib/events/worker.ts).
    */
   EVENT_WORKER_STALE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),
@@ -203,7 +203,7 @@ const rawSchema = z.object({
    */
   EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(100_000).default(1000),
   /**
-   * Issue 25, development and tests only: webhook deliveries may go to loopback and private
+   * Development and tests only: webhook deliveries may go to loopback and private
    * addresses, over plain http too (lib/events/deliver-http.ts), so receivers on the same machine
    * work. Off by default (`0` or unset): in production that would let an app's webhook URL reach
    * the platform's own network.
@@ -221,7 +221,7 @@ const rawSchema = z.object({
     .refine((ports) => ports.every((p) => p >= 1 && p <= 65535), "ports are 1 to 65535")
     .default([443, 80]),
   /**
-   * Issue 29: who must have a second factor (lib/services/mfa-policy.ts): `admins`, `developers`
+   * Who must have a second factor (lib/services/mfa-policy.ts): `admins`, `developers`
    * (also owners and team admins of apps), `everyone` or `off`. Default `admins` wherever
    * DATABASE_URL is set, `off` on the embedded demo database (the start banner says so).
    */

@@ -1,7 +1,7 @@
 import client from "prom-client";
 
 /**
- * This process's metrics in Prometheus's text exposition format (issue 24, issue 30), on one
+ * This process's metrics in Prometheus's text exposition format, on one
  * prom-client registry: HTTP requests and latency by route template and status, token grants,
  * which path answered token requests and hosted pages (the fast paths; tests prove with them that a
  * fast path answered, without a header clients would see), the change channel, webhook deliveries,
@@ -189,7 +189,7 @@ export const changeChannelMetrics = {
   heartbeat(seconds: number): void {
     metrics.changeLag.set(seconds);
   },
-  /** LISTEN does not hear this process's own probe (issue 30, part 1): the process serves, with short cache lifetimes. */
+  /** LISTEN does not hear this process's own probe (part 1): the process serves, with short cache lifetimes. */
   deaf(deaf: boolean): void {
     metrics.changeChannelDeaf = deaf;
     metrics.changeDeaf.set(deaf ? 1 : 0);

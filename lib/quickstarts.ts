@@ -39,11 +39,11 @@ export interface QuickstartSnippet {
 
 export const PLACEHOLDER_REDIRECT_URI = "https://app.example.com/callback";
 
-/** Which credentials a quickstart uses (issue 26): the app's own, or its sandbox twin's. */
+/** Which credentials a quickstart uses: the app's own, or its sandbox twin's. */
 export type QuickstartWorld = "live" | "sandbox";
 
 /**
- * The worlds an app page's quickstart offers, first the default (issue 26): before approval only the
+ * The worlds an app page's quickstart offers, first the default: before approval only the
  * sandbox works (a pending or rejected app's live credentials get invalid_client); once approved,
  * both; a suspended app's sandbox is off too, so it keeps the live one it had.
  */
@@ -102,7 +102,7 @@ const TITLES: Record<QuickstartApp["type"], Record<QuickstartLanguage, string>> 
   },
 };
 
-/** The SDK's install line: the tarball this platform serves (issue 27), from `{APP_URL}/api/v1`. */
+/** The SDK's install line: the tarball this platform serves, from `{APP_URL}/api/v1`. */
 function sdkInstallLine(apiUrl: string): string {
   return `// npm install ${apiUrl.replace(/\/api\/v1\/?$/, "")}/sdk/latest.tgz   (or @social-dev-platform/sdk where your operator publishes it)`;
 }
@@ -302,7 +302,7 @@ print(f'Sign out: {discovery["end_session_endpoint"]}?{urlencode(logout)}')`;
 }
 
 /**
- * Receiving webhooks (issue 25): a receiver on the SDK's verifyWebhook, and one in Python that
+ * Receiving webhooks: a receiver on the SDK's verifyWebhook, and one in Python that
  * verifies the Standard Webhooks signature by hand (standard library only). Not tied to an app:
  * the secret comes from WEBHOOK_SECRET. tests/events/webhook-quickstarts.test.ts runs both (tsx,
  * python3) and posts signed, forged and replayed requests to them.

@@ -17,7 +17,7 @@ export default class HostedPagesDocument extends Document<Props> {
 
   render() {
     const { nonce } = this.props;
-    // The page's language (issue 29): hosted pages pass `locale` in their props (lib/i18n).
+    // The page's language: hosted pages pass `locale` in their props (lib/i18n).
     // `hosted`: marks the hosted pages' document (the dark palette of app/globals.css is every page's).
     const locale = (this.props.__NEXT_DATA__.props as { pageProps?: { locale?: unknown } } | undefined)?.pageProps?.locale;
     return (

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-// The index is rendered from the docs pages themselves (issue 28), so this build step reads app/.
+// The index is rendered from the docs pages themselves, so this build step reads app/.
 // eslint-disable-next-line boundaries/dependencies -- a build step over the pages, not runtime code
 import { buildDocsSearchIndex } from "../app/(portal)/docs/_search/build-index";
 

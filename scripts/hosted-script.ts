@@ -1,5 +1,5 @@
 /**
- * Builds the hosted pages' passkey script (issue 29): scripts/hosted/passkey.ts with
+ * Builds the hosted pages' passkey script: scripts/hosted/passkey.ts with
  * @simplewebauthn/browser, bundled and minified into public/hosted/passkey.js, which Next serves as
  * a static file (gzip on the wire). `npm run build` runs it first; tests/oidc/passkey-script.test.ts
  * fails when the committed file is not what this writes.

@@ -5,7 +5,7 @@ import { apiCompare, type Diff } from "api-smart-diff";
 import { apiChangelogSchema, type BreakingChange } from "../lib/schemas/api-changelog";
 
 /**
- * Issue 27, "a promise about change": docs/openapi.json is the committed OpenAPI document of
+ * "a promise about change": docs/openapi.json is the committed OpenAPI document of
  * /api/v1 (its OpenAPI 3.0 rendering, which api-smart-diff's OpenAPI rules read), and
  * docs/api-changelog.json the changelog. `checkOpenApiCompatibility` compares the generated document
  * with the committed one with api-smart-diff (paths, methods, parameters and whether they are

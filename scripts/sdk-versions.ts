@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { sdkFingerprint, sdkVersion } from "../lib/server/sdk-package";
 
 /**
- * Issue 27: the server offers its SDK at an immutable URL per version
+ * The server offers its SDK at an immutable URL per version
  * ({APP_URL}/sdk/social-dev-platform-sdk-<version>.tgz), so two different packages must never carry
  * one version. sdk/versions.json records, for every version the repository has shipped, a digest of
  * what goes into its package (sdk/src, the build script and tsconfigs, README.md, package.json

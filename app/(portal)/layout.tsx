@@ -10,7 +10,7 @@ import { countUnreadNotices } from "@/lib/services/portal-notifications";
  */
 export default async function PortalLayout({ children }: { children: React.ReactNode }) {
   const user = await getCurrentUser();
-  // Issue 28: the bell's count of unread notices (review decisions on the person's apps).
+  // The bell's count of unread notices (review decisions on the person's apps).
   const notices = user ? await countUnreadNotices(user.id) : 0;
   return (
     <NavSectionProvider>

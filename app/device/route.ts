@@ -6,7 +6,7 @@ import { env } from "@/lib/env";
 const userCodeSchema = z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9-]+$/);
 
 /**
- * GET /device: a short address to type on a phone (issue 17). The verification page itself is the
+ * GET /device: a short address to type on a phone. The verification page itself is the
  * sign-in service's, `{issuer}/device` (RFC 8628 verification_uri); a `user_code` comes along.
  */
 export function GET(request: Request): Response {

@@ -1,7 +1,7 @@
 /**
  * Baseline B: the ceiling for a DB-backed read: node:http + a raw pg pool (same size as the app's,
  * lib/database/client.ts) doing one indexed read of a user by handle per request (in the live world,
- * issue 26: the (worldId, handle) unique index, as the app reads it).
+ * The (worldId, handle) unique index, as the app reads it).
  * `node bench/baselines/bare-pg.ts <port> <databaseUrl>`; GET /users/<handle>.
  */
 import http from "node:http";

@@ -1,5 +1,5 @@
 /**
- * Baseline D (issue 18): the password check alone, the part of a sign-in the flow must pay. The
+ * Baseline D: the password check alone, the part of a sign-in the flow must pay. The
  * app's own verifyPassword (lib/crypto/passwords.ts): the same hash parameters (read from the
  * stored hash), the same limit on hashes at once and the same libuv thread pool as the server,
  * behind bare node:http. `node bench/baselines/password-hash.ts <port> <storedHash>`; POST / with

@@ -38,7 +38,7 @@ export function IssuedRecoveryCodes({ codes, onDone }: { codes: string[]; onDone
 }
 
 /**
- * Account security's recovery codes (issue 29), shown while the account has a second factor of any
+ * Account security's recovery codes, shown while the account has a second factor of any
  * kind: how many are left, and "Make new recovery codes" (the old ones stop working).
  */
 export function RecoveryCodesCard({ left, total }: { left: number; total: number }) {

@@ -13,7 +13,7 @@ function sessionLabel(session: Pick<SignInSessionView, "browser" | "os">): strin
 }
 
 /**
- * Account security's "Where you're signed in" (issue 29): the person's sign-in sessions at the
+ * Account security's "Where you're signed in": the person's sign-in sessions at the
  * sign-in service, this browser's marked, each other one with "Sign out", and "Sign out everywhere
  * else". `now` is the page's clock (TimeAgo).
  */

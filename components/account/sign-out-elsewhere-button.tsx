@@ -8,7 +8,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { Icon } from "@/components/ui/icon";
 import { signOutOtherSessionsAction } from "@/lib/actions/sign-in-sessions";
 
-/** "Sign out everywhere else" (issue 29), confirmed in a dialog that says what it does and does not do. */
+/** "Sign out everywhere else", confirmed in a dialog that says what it does and does not do. */
 export function SignOutElsewhereButton({ others }: { others: number }) {
   const router = useRouter();
   const [open, setOpen] = useState(false);

@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Icon } from "@/components/ui/icon";
 import { signOutSessionAction } from "@/lib/actions/sign-in-sessions";
 
-/** "Sign out" of one of the person's other sign-in sessions (issue 29). */
+/** "Sign out" of one of the person's other sign-in sessions. */
 export function SignOutSessionButton({ sessionId, label }: { sessionId: string; label: string }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();

@@ -36,7 +36,7 @@ type ReasonKind = "reject" | "suspend";
 /**
  * Approve / reject (with a reason) / suspend (with a reason) / reinstate, as the status allows.
  * What suspension does to tokens is lib/services/app-review.ts transition(); the texts say exactly
- * that. Approval and rejection send the revision this page rendered (issue 24): if the app changed
+ * that. Approval and rejection send the revision this page rendered: if the app changed
  * since, the service refuses, the toast says so, and the page shows the app again as it is now.
  */
 export function AppReviewActions({

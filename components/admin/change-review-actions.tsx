@@ -17,9 +17,9 @@ const PRESETS = [
 ] as const;
 
 /**
- * Approve or refuse the change waiting on an approved app (issue 15); refusing asks for a reason the
+ * Approve or refuse the change waiting on an approved app; refusing asks for a reason the
  * team sees. Both send the revision this page rendered: a change edited since is refused and shown
- * again (issue 24).
+ * again.
  */
 export function ChangeReviewActions({ clientId, name, revision }: { clientId: string; name: string; revision: number }) {
   const router = useRouter();

@@ -9,7 +9,7 @@ import { describedBy, Field, inputClasses } from "@/components/ui/field";
 import { DEFAULT_REQUESTS_PER_MINUTE, requestQuotaSchema } from "@/lib/schemas/rate-limits";
 
 /**
- * An admin's setting of an app's API request quota (issue 16). The server checks the admin role,
+ * An admin's setting of an app's API request quota. The server checks the admin role,
  * audits the change and announces it, so every process enforces the new quota at once.
  */
 export function QuotaForm({ clientId, perMinute, custom }: { clientId: string; perMinute: number; custom: boolean }) {

@@ -34,7 +34,7 @@ function redirectHosts(app: AppView): string[] {
 const canApprove = (app: AppView) => !app.firstParty && (app.status === "pending" || app.status === "rejected");
 
 /**
- * The review queue's rows (issue 14): enough to decide without opening each app (description,
+ * The review queue's rows: enough to decide without opening each app (description,
  * type, scopes, redirect hosts, owner, age, a resubmission and the reason it answers), details on
  * demand, and bulk approval of the selected rows with one confirmation and an undo.
  */

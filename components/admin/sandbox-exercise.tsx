@@ -5,7 +5,7 @@ import { RouteName } from "@/components/usage/route-name";
 import type { SandboxExercise } from "@/lib/schemas/usage";
 
 /**
- * Issue 26, beside the Review panel: how much the app's team exercised its sandbox before asking
+ * Beside the Review panel: how much the app's team exercised its sandbox before asking
  * for review — API calls and token requests of the last days, the endpoints called, the last
  * activity. An app never tried in its sandbox is worth a question before approval.
  */

@@ -101,9 +101,9 @@ export function AppForm({ app }: { app?: AppView }) {
     toast.error(result.error.message);
   }
 
-  // A rejected app's edit can go back to the review queue with it ("Save and resubmit", issue 14).
+  // A rejected app's edit can go back to the review queue with it ("Save and resubmit").
   const canResubmit = app?.status === "rejected";
-  // A row added and left empty is not an error to fix (issue 28): blank rows go before validation,
+  // A row added and left empty is not an error to fix: blank rows go before validation,
   // unless every row is blank (then the empty row shows what is missing).
   const dropBlankRows = () => {
     for (const field of ["redirectUris", "postLogoutRedirectUris"] as const) {
@@ -136,7 +136,7 @@ export function AppForm({ app }: { app?: AppView }) {
           }
         } else {
           const result = await createAppAction(data);
-          // Issue 26: the sandbox secret is shown once, on the app's page this form goes to.
+          // The sandbox secret is shown once, on the app's page this form goes to.
           if (result.ok && result.data.sandbox.clientSecret) {
             handOffSandboxSecret({
               clientId: result.data.clientId,
@@ -427,7 +427,7 @@ export function AppForm({ app }: { app?: AppView }) {
   );
 }
 
-/** "12 of 80 characters": the limit is known before submitting (issue 28), not learnt from an error. */
+/** "12 of 80 characters": the limit is known before submitting, not learnt from an error. */
 function Counter({ value, max }: { value: string; max: number }) {
   return (
     <span className={`tabular-nums ${value.length >= max ? "font-medium text-amber-800" : ""}`}>

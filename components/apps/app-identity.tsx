@@ -71,7 +71,7 @@ function hostOf(url: string): string {
 
 /**
  * The words of the identity card. English in the portal; the hosted consent page passes its
- * language's (issue 29, lib/i18n), so the portal's client bundles stay free of the catalogs.
+ * language's (lib/i18n), so the portal's client bundles stay free of the catalogs.
  */
 export interface AppIdentityWords {
   homepage: string;
@@ -138,7 +138,7 @@ export function AppLinks({
 }
 
 /**
- * Who an app is, the same way everywhere people decide about it (issue 15): the consent page, the
+ * Who an app is, the same way everywhere people decide about it: the consent page, the
  * app's page in the portal and the admin review. Logo, name, owner, description, links. Renders
  * without JavaScript (the hosted pages ship none).
  */

@@ -10,7 +10,7 @@ type App = QuickstartApp & {
 const LABELS: Record<QuickstartWorld, string> = { live: "Live", sandbox: "Sandbox" };
 
 /**
- * The app page's quickstart with the credentials that work now (issue 26): before approval its
+ * The app page's quickstart with the credentials that work now: before approval its
  * sandbox's (and it says so), once approved a Live / Sandbox switch. Like the language switch, the
  * switch is a native radio group shown by CSS: no JavaScript.
  */

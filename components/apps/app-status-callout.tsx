@@ -28,7 +28,7 @@ export function AppStatusCallout({
   ) : null;
   switch (app.status) {
     case "pending":
-      // Sent back after a rejection (issue 28: the loop closes): what it answers, and that it waits.
+      // Sent back after a rejection (the loop closes): what it answers, and that it waits.
       if (app.resubmittedAt) {
         return (
           <Alert tone="warning" title="Resubmitted, waiting for review" role="status">

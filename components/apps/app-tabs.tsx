@@ -2,8 +2,8 @@ import Link from "next/link";
 import { Icon } from "@/components/ui/icon";
 
 /**
- * The app page's sections (issue 16): the overview (settings, secrets, team), its usage and its
- * webhooks (issue 25) and its sandbox (issue 26). Rendered on the server with the current tab given, so it needs no client
+ * The app page's sections: the overview (settings, secrets, team), its usage and its
+ * webhooks and its sandbox. Rendered on the server with the current tab given, so it needs no client
  * JavaScript. On a phone the four labels fit without their icons (no tab starts off-screen).
  */
 export function AppTabs({ clientId, current }: { clientId: string; current: "overview" | "usage" | "webhooks" | "sandbox" }) {

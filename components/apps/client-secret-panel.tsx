@@ -40,7 +40,7 @@ const NEXT_STEP: Record<Reveal["via"], ReactNode> = {
 };
 
 /**
- * The client secrets of an approved API client (issue 12): the one-time reveal after "Add" or
+ * The client secrets of an approved API client: the one-time reveal after "Add" or
  * "Roll" (the first secret, revealed after approval, is the page's banner: NewSecretBanner), the active secrets (hint, id, created, last used, never the
  * value), and for the owner: add a second secret, retire one, roll. What each does to tokens is
  * decided by lib/services/app-secrets.ts; the texts here say exactly that. Without `canManage`

@@ -9,7 +9,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 
-/** Beyond this length the confirmation asks for the client ID rather than the name (issue 28). */
+/** Beyond this length the confirmation asks for the client ID rather than the name. */
 const TYPED_NAME_MAX = 32;
 
 /**

@@ -25,7 +25,7 @@ const CELL = "lg:px-4 lg:py-3";
 const Label = ({ children }: { children: string }) => <span className="text-slate-600 lg:hidden">{children} </span>;
 
 /**
- * The delivery log of the Webhooks tab (issue 25), newest first: every attempt. Below lg each
+ * The delivery log of the Webhooks tab, newest first: every attempt. Below lg each
  * attempt is a card (as in the audit log), the event id and the endpoint at full width; from lg a
  * table. The response's first 1 KiB opens in a <details> (no JavaScript needed).
  */
@@ -38,7 +38,7 @@ export function DeliveryLog({
   sandbox = false,
 }: {
   clientId: string;
-  /** Issue 26: the log of the app's sandbox endpoints. */
+  /** The log of the app's sandbox endpoints. */
   sandbox?: boolean;
   deliveries: DeliveryView[];
   /** Endpoint id → URL, to say where each attempt went. */

@@ -8,7 +8,7 @@ import { LOGO_RULES, logoInputSchema } from "@/lib/schemas/apps";
 import { AppLogo } from "./app-identity";
 
 /**
- * The app form's logo control (issue 15): choose a PNG, JPEG or WebP file (checked here for size and
+ * The app form's logo control: choose a PNG, JPEG or WebP file (checked here for size and
  * magic bytes so the form says so at once; the server decodes and checks it again), preview it, or
  * remove the current logo. `value`: undefined keeps the logo, bytes replace it, null removes it.
  */

@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { SecretReveal } from "./secret-reveal";
 
 /**
- * Issue 26: an API client's sandbox secret, shown once with the app's credentials right after
+ * An API client's sandbox secret, shown once with the app's credentials right after
  * registration. The registration form (app-form.tsx) hands it over in this browser tab's memory
  * only: never in the URL, storage or a cookie, and the server keeps just its hash. The app page's
  * banner takes it once (a reload or another visit finds nothing; the Sandbox tab can roll it).

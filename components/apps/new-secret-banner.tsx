@@ -5,7 +5,7 @@ import type { RevealedSecret } from "@/lib/schemas/apps";
 import { SecretReveal } from "./secret-reveal";
 
 /**
- * The first client secret of a newly approved API client, at the top of its page (issue 14, as
+ * The first client secret of a newly approved API client, at the top of its page (as
  * GitHub shows a new OAuth app secret): visible without scrolling, shown once. It stays through the
  * page's own refreshes (adding or rolling a secret) until dismissed, and disappears by itself once
  * that secret is no longer active (rolled or retired), so it never shows a dead secret.

@@ -21,7 +21,7 @@ function display(value: string | boolean | null): string {
 }
 
 /**
- * The change waiting on an approved app, as a before/after diff (issue 15): the approved value and
+ * The change waiting on an approved app, as a before/after diff: the approved value and
  * the requested one; for lists, the entries it adds and the ones it drops.
  */
 export function PendingChangeDiff({ app }: { app: AppView }) {
@@ -31,7 +31,7 @@ export function PendingChangeDiff({ app }: { app: AppView }) {
   return (
     <dl className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white text-sm" data-testid="pending-change">
       {change.owner ? (
-        // An accepted transfer (issue 24): who people see "built by" on the consent page.
+        // An accepted transfer: who people see "built by" on the consent page.
         <div className="grid gap-1 p-3 sm:grid-cols-[10rem_minmax(0,1fr)]" data-testid="pending-owner">
           <dt className="font-medium text-slate-700">Owner</dt>
           <dd className="min-w-0 space-y-1 break-words">

@@ -17,7 +17,7 @@ export function RedeliverButton({
   clientId: string;
   deliveryId: string;
   eventType: string;
-  /** Issue 26: a delivery of a sandbox endpoint. */
+  /** A delivery of a sandbox endpoint. */
   sandbox?: boolean;
 }) {
   const router = useRouter();

@@ -10,7 +10,7 @@ import { Icon } from "@/components/ui/icon";
 import { SecretReveal } from "./secret-reveal";
 
 /**
- * An API client's sandbox secret (issue 26): it was shown once at registration; "Roll" makes a new
+ * An API client's sandbox secret: it was shown once at registration; "Roll" makes a new
  * one, shown once here, and the old one (and every sandbox token) stops working at once. Never
  * touches the live secrets.
  */

@@ -24,7 +24,7 @@ export interface TestUserItem {
 }
 
 /**
- * A sandbox's test users (issue 26): who can sign in through the sandbox client. Adding one shows
+ * A sandbox's test users: who can sign in through the sandbox client. Adding one shows
  * its generated password once, here; the list never holds a password. Without `canManage` (viewers)
  * only the list.
  */

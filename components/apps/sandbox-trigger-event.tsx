@@ -9,7 +9,7 @@ import { inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 
 /**
- * "Trigger event" (issue 26): one event of the chosen type with synthetic data, in this app's sandbox
+ * "Trigger event": one event of the chosen type with synthetic data, in this app's sandbox
  * only; it reaches the app's sandbox webhook endpoints and sandbox event streams like any other.
  */
 export function SandboxTriggerEvent({ clientId, types }: { clientId: string; types: { type: string; description: string }[] }) {

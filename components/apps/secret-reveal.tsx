@@ -36,7 +36,7 @@ export function SecretReveal({
   /** What the secret is, for the field's label and the copy button ("Signing secret"). */
   label?: string;
   inputTestId?: string;
-  /** The panel's test id: a sandbox secret's (issue 26) is told apart from the live one's. */
+  /** The panel's test id: a sandbox secret's is told apart from the live one's. */
   testId?: string;
   onDone?: () => void;
 }) {
@@ -73,7 +73,7 @@ export function SecretReveal({
               {label}
               {secretId ? ` ${secretId}` : ""}
             </label>
-            {/* A textarea that grows to its content: on a phone the whole secret wraps into view rather than being cut off (issue 28). */}
+            {/* A textarea that grows to its content: on a phone the whole secret wraps into view rather than being cut off. */}
             <textarea
               ref={input}
               id={inputId}

@@ -22,7 +22,7 @@ const ROLE_TEXT = {
 } as const;
 
 /**
- * The app's team (issue 15): the owner, team admins and viewers. The owner (and platform admins)
+ * The app's team: the owner, team admins and viewers. The owner (and platform admins)
  * add people by handle, change roles, remove them and transfer the app; a member may leave. Every
  * button is backed by the service's own role check: hiding one is a courtesy, not the rule.
  */
@@ -40,7 +40,7 @@ export function TeamPanel({
   people: TeamPerson[];
   viewerHandle: string;
   canManageTeam: boolean;
-  /** The person a transfer is offered to, waiting for their answer (issue 24). */
+  /** The person a transfer is offered to, waiting for their answer. */
   transferTo: string | null;
   /** The viewer may roll the app's secrets: a removed team admin's access is then worth rolling. */
   canRollSecrets?: boolean;
@@ -77,7 +77,7 @@ export function TeamPanel({
         return;
       }
       if (result.data.rollSecrets && canRollSecrets && !self) {
-        // Issue 24 point 4: they could read the client secrets, so they may have kept one.
+        // They could read the client secrets, so they may have kept one.
         toast.warning(`Removed @${person}. They could see this app's client secrets: roll them so a copy stops working.`, {
           duration: Infinity,
           action: { label: "Roll the secret", onClick: () => router.push(`/apps/${clientId}#client-secrets`) },
@@ -106,7 +106,7 @@ export function TeamPanel({
   }
 
   return (
-    // Laid out by the panel's own width, not the window's (issue 28): in the app page's side column a
+    // Laid out by the panel's own width, not the window's: in the app page's side column a
     // member's row stacks rather than crushing the name into a sliver.
     <div className="@container space-y-5">
       <ul className="divide-y divide-slate-100" aria-label="Team members">

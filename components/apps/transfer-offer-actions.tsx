@@ -11,7 +11,7 @@ const ACCEPTED = {
   awaiting_review: (name: string) => `Accepted ${name}: you become its owner once an admin approves the change`,
 } as const;
 
-/** Accept or decline an app offered to you (issue 24); the service decides what acceptance leads to. */
+/** Accept or decline an app offered to you; the service decides what acceptance leads to. */
 export function TransferOfferActions({ clientId, name }: { clientId: string; name: string }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();

@@ -56,7 +56,7 @@ function EventList({ events }: { events: string[] }) {
 }
 
 /**
- * The endpoints of the Webhooks tab (issue 25): the list for everyone who may see the app, and for
+ * The endpoints of the Webhooks tab: the list for everyone who may see the app, and for
  * the owner and team admins (`canManage`) adding, enabling, disabling, removing, rotating the
  * signing secret and sending a test event. Secrets come back from the actions once and live only in
  * this component's state: a reload does not show them again.
@@ -74,7 +74,7 @@ export function WebhookEndpoints({
   clientId: string;
   /** What the server accepts as a URL here, so the form's hint says the same. */
   urlRule: WebhookUrlRule;
-  /** Issue 26: these are the endpoints of the app's sandbox (its sandbox events only). */
+  /** These are the endpoints of the app's sandbox (its sandbox events only). */
   sandbox?: boolean;
   endpoints: WebhookView[];
   receivable: ReceivableType[];

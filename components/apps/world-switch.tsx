@@ -1,7 +1,7 @@
 import Link from "next/link";
 
 /**
- * Issue 26: the Live / Sandbox switch of the Webhooks tab. Two links (the world is in the URL, so
+ * The Live / Sandbox switch of the Webhooks tab. Two links (the world is in the URL, so
  * the page renders on the server and the choice survives a reload), the current one marked with
  * aria-current.
  */

@@ -6,17 +6,17 @@ import { useEffect, useRef } from "react";
 
 /**
  * Overrides of Scalar's themes (@scalar/api-reference 1.72, dist/style.css `.light-mode` and
- * `.dark-mode`), so that axe finds no serious violation (issue 14) and the client looks like the page:
+ * `.dark-mode`), so that axe finds no serious violation and the client looks like the page:
  * - text colours: its light grey text (#757575, #8e8e8e) and HTTP method colours (#0082d0 blue…) fall
  *   below 4.5:1 on its white and #f6f6f6 backgrounds; these keep at least 4.5:1 on both (the
  *   sidebar's and the search box's colours are computed from them on `.light-mode`, an ancestor,
  *   so they are set here too). `!important`: the theme's own variables are injected at run time.
- * - dark mode (issue 29; the client follows the page's prefers-color-scheme): the portal's dark
+ * - dark mode (the client follows the page's prefers-color-scheme): the portal's dark
  *   slates for backgrounds, borders and text, and method colours (Tailwind's -300 and -400 shades)
  *   at 4.5:1 or more on them.
  * - target size: the sidebar's expand/collapse buttons are 22 px; WCAG 2.2 asks for 24.
  * Also: its sticky sidebar sticks below the portal's sticky header (4 rem + its 1 px border), not
- * underneath it; its phone header, a second menu button under the portal's, is hidden (issue 28).
+ * underneath it; its phone header, a second menu button under the portal's, is hidden.
  */
 const SCALAR_OVERRIDES = `
 .scalar-app {
@@ -58,7 +58,7 @@ const SCALAR_OVERRIDES = `
   --scalar-sidebar-color-2: #cbd5e1 !important;
   --scalar-sidebar-search-color: #a8b3c4 !important;
 }
-/* Issue 28: its phone header (a second menu button under the portal's) is not shown; the docs'
+/* Its phone header (a second menu button under the portal's) is not shown; the docs'
    menu and search (which finds every operation) serve phones. */
 .scalar-app .t-doc__header {
   display: none !important;
@@ -72,7 +72,7 @@ const SCALAR_OVERRIDES = `
 /**
  * Three of Scalar's landmarks duplicate the portal's own, and it has no option for any, so they are
  * adjusted as they appear (axe: landmark-unique, landmark-no-duplicate-banner, landmark-no-duplicate-main):
- * - its `<main>` sits inside the docs page's main (issue 28): it becomes a named region;
+ * - its `<main>` sits inside the docs page's main: it becomes a named region;
  * - its toast region (vue-sonner) has the portal toaster's label, "Notifications alt+T": renamed;
  * - its phone-width header (@scalar/api-reference 1.72 components/MobileHeader.vue, a `<header>`
  *   outside its `<main>`) is a second banner under the portal's: it becomes a named group.
@@ -120,11 +120,11 @@ export function ApiReference({ specUrl }: { specUrl: string }) {
           withDefaultFonts: false,
           telemetry: false,
           hideClientButton: true,
-          // Issue 28: Scalar's search answered Ctrl+K as well as the docs search, which already finds
+          // Scalar's search answered Ctrl+K as well as the docs search, which already finds
           // every operation; without its search box Scalar registers no shortcut, so one answers.
           hideSearch: true,
           hideDarkModeToggle: true,
-          // Issue 29: the page's theme (prefers-color-scheme, app/globals.css), read when the client
+          // The page's theme (prefers-color-scheme, app/globals.css), read when the client
           // opens (it renders only in the browser); no toggle of its own.
           forceDarkModeState: window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light",
           showDeveloperTools: "never",

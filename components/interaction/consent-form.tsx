@@ -9,11 +9,11 @@ import { InteractionCard } from "./interaction-card";
 /** What the consent page shows (lib/oidc/interaction-page.ts decides it; `added`: scopes not allowed before). */
 type ConsentPageProps = Extract<InteractionPageProps, { kind: "consent" }>;
 
-/** Where a person sees and revokes the apps they allowed (issue 15). */
+/** Where a person sees and revokes the apps they allowed. */
 const CONNECTED_APPS = "/account/apps";
 
 /**
- * The consent page for third-party login clients (issue 15: a page people can trust): who asks
+ * The consent page for third-party login clients (a page people can trust): who asks
  * (the app's approved logo from our own origin, name, owner, description and links: AppIdentity),
  * whether it asks for the first time or now asks for more than the person allowed before, who is
  * signed in (with "Not you?", which signs that account out of the platform and restarts this same
@@ -77,7 +77,7 @@ export function ConsentForm({
           </button>
         </form>
       ) : null}
-      {/* The name is in the title and on the identity card: not repeated in every sentence (issue 28). */}
+      {/* The name is in the title and on the identity card: not repeated in every sentence. */}
       <h2 className="mt-6 text-sm font-semibold text-slate-900">{t("consent.listTitle")}</h2>
       <ul className="mt-3 divide-y divide-slate-100 rounded-xl border border-slate-200" aria-label={t("consent.listLabel")}>
         {ordered.map((s) => (

@@ -70,7 +70,7 @@ export function HostedPage({
 }
 
 /**
- * Links to this same page in each language (issue 29): plain links, so the switch works without
+ * Links to this same page in each language: plain links, so the switch works without
  * JavaScript and keeps the interaction (same path, same query). The chosen language is remembered
  * in a cookie by the page that answers the link.
  */

@@ -6,7 +6,7 @@ import { translator, type Locale } from "@/lib/i18n";
 export const PASSKEY_SCRIPT_PATH = "/hosted/passkey.js";
 
 /**
- * "Sign in with a passkey" (issue 29): progressive enhancement. The block is `hidden` in the HTML,
+ * "Sign in with a passkey": progressive enhancement. The block is `hidden` in the HTML,
  * so without JavaScript the page is the password (or code) form alone; the page's script
  * (PASSKEY_SCRIPT_PATH) shows it where the browser has WebAuthn, asks
  * /interaction/:uid/passkey-options for a challenge, and posts the browser's answer to

@@ -2,7 +2,7 @@ import { Fragment, type ReactNode } from "react";
 
 /**
  * A translated sentence whose `{placeholders}` are React nodes (a bold app name, a link), so each
- * language keeps its own word order (issue 29, lib/i18n). Unknown placeholders stay as written.
+ * language keeps its own word order (lib/i18n). Unknown placeholders stay as written.
  */
 export function Rich({ text, values }: { text: string; values: Record<string, ReactNode> }) {
   const parts = text.split(/\{(\w+)\}/);

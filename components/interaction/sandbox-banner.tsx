@@ -2,7 +2,7 @@ import { Alert } from "@/components/ui/alert";
 import { translator, type Locale } from "@/lib/i18n";
 
 /**
- * Issue 26: over every hosted page of a sandbox client (`sbx_…`: login, consent, device), so
+ * Over every hosted page of a sandbox client (`sbx_…`: login, consent, device), so
  * nobody mistakes the app's test environment for the real thing, nor types a real password there.
  */
 export function SandboxBanner({ locale = "en" }: { locale?: Locale }) {

@@ -7,7 +7,7 @@ import { InteractionError, InteractionFormActions } from "./interaction-form-act
 import { PasskeyOption } from "./passkey-option";
 
 /**
- * The hosted sign-in's second step (issue 29): a code from the authenticator app or a recovery
+ * The hosted sign-in's second step: a code from the authenticator app or a recovery
  * code (only a recovery code for an account whose second factors are passkeys). A plain HTML form like the login form (no JavaScript), posting to
  * /interaction/:uid/second-factor (lib/oidc/interactions.ts); "Cancel" posts to .../abort. An
  * account with a passkey is offered "Use a passkey" too (the page's script shows it).

@@ -3,7 +3,7 @@
 import { createContext, useContext, useLayoutEffect, useState, type ReactNode } from "react";
 
 /**
- * Which header link a page belongs to when its URL does not say (issue 14): an admin reviewing
+ * Which header link a page belongs to when its URL does not say: an admin reviewing
  * another developer's app at /apps/[clientId] is in the admin area, not in "My apps". The page
  * renders <NavSection href="/admin" />; the header's links read it. Before hydration the header
  * follows the URL.

@@ -6,7 +6,7 @@ import { Logo } from "./logo";
 import { NavLink } from "./nav-link";
 import { UserMenu, type HeaderUser } from "./user-menu";
 
-/** `notices`: the signed-in person's unread notices (issue 28), the count on the bell. */
+/** `notices`: the signed-in person's unread notices, the count on the bell. */
 export function SiteHeader({ user, notices = 0 }: { user: HeaderUser | null; notices?: number }) {
   const links: { href: string; label: string; exact?: boolean; exclude?: string }[] = [
     { href: "/docs", label: "Docs", exclude: "/docs/api-reference" },

@@ -18,7 +18,7 @@ function useIsClient(): boolean {
 /**
  * A modal on the native <dialog> element: showModal() gives focus trapping, Escape and an inert
  * page for free, and focus returns to the opener when it closes. Rendered into <body> through a
- * React portal (issue 14): a dialog opened from a right-aligned table cell or a narrow card must not
+ * React portal: a dialog opened from a right-aligned table cell or a narrow card must not
  * inherit its text alignment, width or font; React events still bubble through the React tree.
  */
 export function Dialog({

@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { Icon } from "./icon";
 
 /**
- * A filter form behind a "Filters" control on phones (issue 28: the audit filters filled the first
+ * A filter form behind a "Filters" control on phones (the audit filters filled the first
  * screen). A native <details>, so it opens by keyboard and without JavaScript; from lg the summary is
  * hidden and the form always shows (globals.css `.filter-disclosure`). Open from the start while
  * filters are active, so a phone shows what narrows the list.

@@ -44,7 +44,7 @@ export type IconName = keyof typeof PATHS;
  * An icon is 16 px unless told otherwise, whatever `className` says: the size is also written as
  * the SVG's width and height attributes, which a size utility in `className` (`size-5`) overrides
  * but a class without one cannot lose. An SVG with only a viewBox and no size would otherwise take
- * its container's width (issue 14: a 300 px lock squeezed the text beside it into a word-wide
+ * its container's width (a 300 px lock squeezed the text beside it into a word-wide
  * column). Icons never shrink in a flex row.
  */
 export function Icon({

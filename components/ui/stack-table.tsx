@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 
 /**
- * Issue 28: a table that is a list of stacked cards below the width where it fits (`at`: sm or lg)
+ * A table that is a list of stacked cards below the width where it fits (`at`: sm or lg)
  * and a table from there: the table, its bodies and rows are blocks until then, the header row is
  * hidden (each card names its values with `StackLabel`), so nothing scrolls sideways on a phone. The
  * Top routes table, the audit log and the admin usage rankings use it; the caller lays out the rows

@@ -2,8 +2,8 @@ import type { ReactNode } from "react";
 
 /**
  * A table that may be wider than its box (a docs table on a phone) scrolls sideways inside itself
- * instead of widening the page (issue 14). Focusable and labelled, so keyboard users can scroll it
- * and screen readers name the region (axe: scrollable-region-focusable). Issue 28: where the box is
+ * instead of widening the page. Focusable and labelled, so keyboard users can scroll it
+ * and screen readers name the region (axe: scrollable-region-focusable). Where the box is
  * narrower than a table fits (36rem), each row becomes a stacked card, its first cell as the heading
  * (globals.css `.table-stack`), so nothing is off screen on a phone.
  */

@@ -11,7 +11,7 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
  * "3 hours ago", with the exact UTC time in the title and the machine-readable dateTime. `now` is
  * required and comes from the server's render (the page reads the clock once and passes it down):
  * a client component reading its own clock would render another text in the browser than on the
- * server, React's hydration text mismatch (#418, issue 24).
+ * server, React's hydration text mismatch (#418).
  */
 export function TimeAgo({ date, now }: { date: Date; now: Date }) {
   const seconds = Math.round((date.getTime() - now.getTime()) / 1000);

@@ -8,7 +8,7 @@ import { Toaster as Sonner } from "sonner";
  * hsl(140 100% 27%) on hsl(143 85% 96%)), below WCAG AA's 4.5:1. The toaster reads its colours from
  * CSS variables on its own element (sonner 2 dist/styles.css, `[data-sonner-toaster][data-sonner-theme=light]`),
  * so inline values win: the same hues from the palette, darker text (Tailwind's -800 shades, 7:1 or
- * more). Palette variables, not literals, so the toasts follow the dark mode of app/globals.css (issue 29).
+ * more). Palette variables, not literals, so the toasts follow the dark mode of app/globals.css.
  */
 const AA_COLOURS = {
   "--normal-bg": "var(--color-white)",

@@ -6,7 +6,7 @@ import { RequestName } from "./request-name";
 import { statusTone } from "./request-log-table";
 
 /**
- * Issue 28: one logged request, explained — everything the log keeps of it, as its answer carried
+ * One logged request, explained — everything the log keeps of it, as its answer carried
  * it: id, time, what was asked, status, error code and message, latency, the rate-limit state the
  * answer announced, the user a delegated token acted for, the grant type of a token request.
  */

@@ -8,15 +8,15 @@ export function statusTone(status: number) {
   return status >= 500 ? "red" : status >= 400 ? "amber" : "green";
 }
 
-/** The detail view of a logged request (issue 28): its own page, so a link to it can be shared. */
+/** The detail view of a logged request: its own page, so a link to it can be shared. */
 export function requestHref(clientId: string, requestId: string): string {
   return `/apps/${clientId}/usage/requests/${encodeURIComponent(requestId)}`;
 }
 
 /**
- * The request log (issue 16): one row per request; below lg, one card per request (issue 28). A
- * request of the app's sandbox (issue 26) carries a "Sandbox" badge and a tinted row, in every view.
- * Issue 28: each row's request id opens its detail view and has a copy button.
+ * The request log: one row per request; below lg, one card per request. A
+ * request of the app's sandbox carries a "Sandbox" badge and a tinted row, in every view.
+ * Each row's request id opens its detail view and has a copy button.
  */
 export function RequestLogTable({ clientId, entries, emptyText }: { clientId: string; entries: RequestLogRow[]; emptyText: string }) {
   if (entries.length === 0) {
@@ -28,7 +28,7 @@ export function RequestLogTable({ clientId, entries, emptyText }: { clientId: st
   }
   return (
     <div role="region" aria-label="Request log" tabIndex={0} className="relative max-w-full overflow-x-auto rounded-lg border border-slate-200">
-      {/* Below lg each request is a card (issue 28): status, latency and the request first, then the
+      {/* Below lg each request is a card: status, latency and the request first, then the
           time, the user and the request id, all at the phone's width (no sideways scrolling); from lg
           a table. The same rows either way, so the log's tests and links do not care which. */}
       <table className="block w-full text-left text-sm lg:table lg:min-w-[760px]" data-testid="request-log">

@@ -3,7 +3,7 @@ import { grantTypeOf, NO_ROUTE, UNAUTHENTICATED_ROUTE_PREFIX } from "@/lib/schem
 import { RouteName } from "./route-name";
 
 /**
- * What one logged request was, in words (issue 28): an API route template, the path of a request
+ * What one logged request was, in words: an API route template, the path of a request
  * no route matched, or a token request by its grant type, marked when its caller proved nothing
  * (an unauthenticated caller: a wrong secret, or anyone naming a login client).
  */

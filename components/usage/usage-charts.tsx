@@ -5,7 +5,7 @@ import { BarStack, LinePath } from "@visx/shape";
 import { Fragment, type ReactNode } from "react";
 
 /**
- * Issue 16: the Usage tab's charts, drawn by @visx on the server (no client JavaScript). Each SVG is
+ * The Usage tab's charts, drawn by @visx on the server (no client JavaScript). Each SVG is
  * an image with a title and a description, and its numbers are also in a table below it (a
  * disclosure), so screen-reader and keyboard users get the same data. The SVGs scale with their box
  * (viewBox), so they never widen the page on a phone.
@@ -47,7 +47,7 @@ const size = (key: Size["key"], width: number, height: number, ticks: number, cl
 });
 const SIZES: Size[] = [size("narrow", 300, 220, 3, "sm:hidden"), size("wide", 600, 230, 6, "hidden sm:block")];
 // The palette's variables (emerald-600, amber-600, red-600, slate-500, slate-600, brand-600, violet-600),
-// not literals: in dark mode app/globals.css swaps them for their light shades (issue 29).
+// not literals: in dark mode app/globals.css swaps them for their light shades.
 const CLASS_COLORS: Record<"2xx" | "4xx" | "5xx", string> = {
   "2xx": "var(--color-emerald-600)",
   "4xx": "var(--color-amber-600)",
@@ -60,7 +60,7 @@ const P95_COLOR = "var(--color-violet-600)";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-/** Tick spacings, each a whole number of hours or days counted from midnight UTC (issue 28: "odd time ticks"). */
+/** Tick spacings, each a whole number of hours or days counted from midnight UTC ("odd time ticks"). */
 const TICK_STEPS = [HOUR, 2 * HOUR, 3 * HOUR, 4 * HOUR, 6 * HOUR, 8 * HOUR, 12 * HOUR, DAY, 2 * DAY, 5 * DAY, 7 * DAY, 14 * DAY];
 
 /**
@@ -83,7 +83,7 @@ export function timeTicks(ats: string[], max: number): { values: string[]; forma
   return { values: ats.slice(0, 1), format: (iso) => iso.slice(0, 10) };
 }
 
-/** Whole-number ticks for a count or a time in milliseconds (issue 28: no "0.5 requests"). */
+/** Whole-number ticks for a count or a time in milliseconds (no "0.5 requests"). */
 export function integerTicks(scale: { ticks: (count?: number) => number[] }, count: number): number[] {
   return scale.ticks(count).filter((v) => Number.isInteger(v));
 }
@@ -342,7 +342,7 @@ export const LATENCY_LEGEND = [
 ];
 
 /**
- * A snake_case code that may wrap only after its underscores (issue 28: `break-all` cut
+ * A snake_case code that may wrap only after its underscores (`break-all` cut
  * `idempotency_key_reused` mid-word on phones); a single part too long for its box still breaks
  * (`break-words` on the parent), as a last resort.
  */
@@ -362,7 +362,7 @@ function BreakAtUnderscores({ text }: { text: string }) {
 
 /**
  * Errors by code: one horizontal bar each, the numbers written beside them (no separate table
- * needed). Every code, not a top few (issue 28: the figures must add up), and HTML rather than a
+ * needed). Every code, not a top few (the figures must add up), and HTML rather than a
  * scaled SVG, so its text keeps its size on a phone (the SVG shrank it to ~9 px).
  */
 export function ErrorsByCode({ errors }: { errors: { code: string; status: number; count: number }[] }) {

@@ -5,8 +5,8 @@ import { Icon } from "@/components/ui/icon";
 import type { AppView } from "@/lib/schemas/apps";
 
 /**
- * No traffic in the range yet: how to make the first call, with the app's own ids (issue 16); in
- * sandbox mode (issue 26), that the sandbox works before any review.
+ * No traffic in the range yet: how to make the first call, with the app's own ids; in
+ * sandbox mode, that the sandbox works before any review.
  */
 export function UsageEmptyState({
   app,

@@ -165,7 +165,7 @@ export async function setUserMutedAction(
   });
 }
 
-/** Approves the change waiting on an approved app (issue 15): its requested values apply now. */
+/** Approves the change waiting on an approved app: its requested values apply now. */
 export async function approveChangeAction(clientId: unknown, revision: unknown): Promise<ActionResult<{ clientId: string }>> {
   return runGuardedAction("admin.apps.change.approve", { admin: "app.change.approve", target: appTarget(clientId) }, async (actor) => {
     const id = clientIdSchema.parse(clientId);

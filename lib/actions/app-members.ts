@@ -16,7 +16,7 @@ import {
 } from "@/lib/services/app-members";
 
 /**
- * The team card of the app page (issue 15). Who may do what is decided by the services (the owner
+ * The team card of the app page. Who may do what is decided by the services (the owner
  * and platform admins manage the team; a member may leave), after the session is checked here.
  */
 const memberInputSchema = z.object({ handle: handleSchema, role: memberRoleSchema });
@@ -52,7 +52,7 @@ export async function removeMemberAction(
   });
 }
 
-/** Offers the app to someone (issue 24): nothing changes until they accept it in their apps list. */
+/** Offers the app to someone: nothing changes until they accept it in their apps list. */
 export async function transferAppAction(clientId: unknown, handle: unknown): Promise<ActionResult<{ to: string }>> {
   return runGuardedAction("apps.transfer", "app", async (actor) => {
     const id = clientIdSchema.parse(clientId);

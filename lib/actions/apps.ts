@@ -10,7 +10,7 @@ import { createApp, deleteApp, updateApp } from "@/lib/services/apps";
 
 /**
  * Registers an app for the signed-in developer; the form's schema is re-parsed here (STYLE: Validation).
- * Its sandbox's credentials come back once (issue 26): an API client's sandbox secret exists only in
+ * Its sandbox's credentials come back once: an API client's sandbox secret exists only in
  * this response (the database keeps its hash).
  */
 export async function createAppAction(
@@ -32,7 +32,7 @@ export async function createAppAction(
 
 /**
  * `sentForReview`: the save left changes waiting for an admin (an approved app's widening change),
- * so the form says "Sent for review" rather than "Changes saved" (issue 28).
+ * so the form says "Sent for review" rather than "Changes saved".
  */
 export async function updateAppAction(clientId: unknown, input: unknown): Promise<ActionResult<{ clientId: string; sentForReview: boolean }>> {
   return runGuardedAction("apps.update", "app", async (actor) => {

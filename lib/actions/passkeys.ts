@@ -10,7 +10,7 @@ import { accountProofSchema } from "@/lib/schemas/second-factors";
 import { finishPasskeyRegistration, removePasskey, renamePasskey, startPasskeyRegistration } from "@/lib/services/passkeys";
 
 /**
- * Account security's passkeys (issue 29): the signed-in person's own. Each action checks the
+ * Account security's passkeys: the signed-in person's own. Each action checks the
  * session on the server and re-parses its input; the service touches only the actor's account.
  */
 const idSchema = z.number().int().positive();

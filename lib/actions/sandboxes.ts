@@ -13,7 +13,7 @@ import { addSandboxTestUser, removeSandboxTestUser } from "@/lib/services/sandbo
 import { resetSandbox, rollSandboxSecret } from "@/lib/services/sandboxes";
 
 /**
- * The Sandbox tab's actions (issue 26). The session is checked here; who may do what is decided by
+ * The Sandbox tab's actions. The session is checked here; who may do what is decided by
  * lib/services/sandboxes.ts (capabilities in app-access.ts), so a viewer's forged call is refused there.
  */
 

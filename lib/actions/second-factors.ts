@@ -14,7 +14,7 @@ import {
 } from "@/lib/services/second-factors";
 
 /**
- * Account security (issue 29): the signed-in person's own second factors. Each action checks the
+ * Account security: the signed-in person's own second factors. Each action checks the
  * session on the server; the service only ever touches the actor's own account.
  */
 const codeSchema = z.string().trim().min(1, "Enter the code.").max(40);

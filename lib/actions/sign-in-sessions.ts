@@ -8,7 +8,7 @@ import { getCurrentSessionUid } from "@/lib/portal/session";
 import { signOutSessions } from "@/lib/services/sign-in-sessions";
 
 /**
- * Account security's "Where you're signed in" (issue 29): the person ends their own sign-in
+ * Account security's "Where you're signed in": the person ends their own sign-in
  * sessions. The session is checked on the server; the service only touches the actor's sessions
  * and audits what it ended. The asking browser's own session is never ended here (its row has
  * no "Sign out"; the account menu's Sign out is for that).

@@ -16,10 +16,10 @@ import {
 } from "@/lib/services/webhooks";
 
 /**
- * The app page's Webhooks tab (issue 25). Who may do what is decided by the service (the owner and
+ * The app page's Webhooks tab. Who may do what is decided by the service (the owner and
  * team admins manage endpoints, since they hold signing secrets); the session is checked here and
  * every input re-parsed. A signing secret goes back to the browser once, in this response only.
- * Issue 26: each action's last argument says whether it works on the app's sandbox endpoints.
+ * Each action's last argument says whether it works on the app's sandbox endpoints.
  */
 const worldSchema = z.boolean().optional().transform((sandbox) => ({ sandbox: sandbox === true }));
 const webhookIdSchema = z.string().regex(WEBHOOK_ID_PATTERN, "Not a webhook id (wh_…).");

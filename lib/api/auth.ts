@@ -14,7 +14,7 @@ import type { ApiRequest } from "./request-reply";
  *   2. header not `Bearer <token>`  → 401 invalid_token (a presented token is always validated)
  *   3. signature/iss/aud/typ/exp    → 401 invalid_token (lib/oidc/verify.ts, local, no DB)
  *   4. the app is not approved any more (suspended, rejected, deleted), the token's user no longer
- *      exists, or the token was voided by a revocation (issue 12) → 401 invalid_token
+ *      exists, or the token was voided by a revocation → 401 invalid_token
  *   5. user endpoint, app-only token → 403 requires_user
  *   6. scope missing                 → 403 insufficient_scope
  *   7. the user is disabled          → 403 forbidden
@@ -28,8 +28,8 @@ import type { ApiRequest } from "./request-reply";
 export type AuthRequirement = "optional" | "user" | "any";
 
 /**
- * `quota`: the app's API requests per minute (issue 16; lib/services/api-quota.ts counts them).
- * `worldId` (issue 26): the world the caller reads and writes: 0 live, or its sandbox's for a token
+ * `quota`: the app's API requests per minute (lib/services/api-quota.ts counts them).
+ * `worldId`: the world the caller reads and writes: 0 live, or its sandbox's for a token
  * of an `sbx_` client. Every route passes it down (worldOf); nothing crosses worlds.
  */
 export type ApiCaller =
@@ -75,9 +75,9 @@ export async function identify(request: ApiRequest, requirement: AuthRequirement
     throw error;
   }
   const { claims, userId, userDisabled, worldId } = checked;
-  // Issue 26: a sandbox's world is built on its first use (once; free once this process saw it built).
+  // A sandbox's world is built on its first use (once; free once this process saw it built).
   if (worldId !== LIVE_WORLD_ID) await ensureSandboxWorld(worldId);
-  // Issue 16: from here on the request belongs to this app (lib/api/request-reply.ts ApiRequest): usage
+  // From here on the request belongs to this app (lib/api/request-reply.ts ApiRequest): usage
   // metering reads it after the reply, so a 403 or a 429 of the quota still counts for the app.
   request.clientId = claims.clientId;
   request.userId = userId;

@@ -44,7 +44,7 @@ export interface RouteConfig<
   query?: Q;
   body?: B;
   /**
-   * `stream`: the handler returns a ReplyStream, sent as `text/event-stream` (issue 25); `schema`
+   * `stream`: the handler returns a ReplyStream, sent as `text/event-stream`; `schema`
    * then describes one event for the docs.
    */
   response: { status: 200 | 201; schema: R; description: string; bare?: boolean; stream?: boolean };
@@ -57,7 +57,7 @@ export interface RouteConfig<
    */
   limit?: EndpointPolicyName;
   /**
-   * Issue 27: the endpoint honours `Idempotency-Key` (lib/api/idempotency.ts); user-delegated
+   * The endpoint honours `Idempotency-Key` (lib/api/idempotency.ts); user-delegated
    * endpoints only, as keys are kept per app and user.
    */
   idempotent?: boolean;
@@ -117,7 +117,7 @@ async function countAgainstQuota(
 }
 
 /**
- * Issue 28: a request no route matched (an unknown path, 404, or a method the path does not take,
+ * A request no route matched (an unknown path, 404, or a method the path does not take,
  * 405) with a token that checks out is the app's: `identify` sets `request.clientId`, so it lands in
  * the app's log, and it counts against the app's quota like any other call (GitHub counts 404s
  * against its rate limit; the docs' Rate limits section says so): its answer carries the rate-limit

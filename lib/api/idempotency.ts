@@ -10,7 +10,7 @@ import type { UserCaller } from "./auth";
 import { apiHeaders, type ApiReply, type ApiRequest } from "./request-reply";
 
 /**
- * Issue 27: `Idempotency-Key` on the POSTs that write (chat post, poke), after Stripe's and the IETF
+ * `Idempotency-Key` on the POSTs that write (chat post, poke), after Stripe's and the IETF
  * draft's (draft-ietf-httpapi-idempotency-key-header). Within 24 hours the same key from the same
  * app and user (and world) with the same request replays the first success, marked
  * `Idempotent-Replayed: true`, without running the endpoint again (so it spends neither the chat nor

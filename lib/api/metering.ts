@@ -3,13 +3,13 @@ import { usageMeter, type UsageMeter } from "../services/usage-meter";
 import type { ApiReply, ApiRequest } from "./request-reply";
 
 /**
- * Issue 16: the API's one hook into usage metering, called by lib/api/router.ts after every
+ * The API's one hook into usage metering, called by lib/api/router.ts after every
  * dispatched request. Only requests whose token verified are attributed (auth.ts sets
  * `request.clientId`); a missing or invalid token belongs to no app and is not metered. The route
  * is the template the router matched, never the concrete path, and the query string is never
  * looked at.
  *
- * Issue 28: a request with a valid token that matched no route (an unknown path, 404, or a method
+ * A request with a valid token that matched no route (an unknown path, 404, or a method
  * the path does not take, 405) is the app's too: the router has its token checked and counted
  * against the quota (lib/api/handler.ts `chargeUnmatched`) and it is metered under NO_ROUTE, its log
  * row keeping the path without the query. The log row also keeps the error message and the rate-limit state the answer carried.

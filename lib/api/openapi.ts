@@ -52,7 +52,7 @@ function security(route: Route): Record<string, string[]>[] {
   return [{ apiClient: scopes }, { loginClient: scopes }];
 }
 
-/** Issue 27: the header of the endpoints that honour idempotency keys (lib/api/idempotency.ts). */
+/** The header of the endpoints that honour idempotency keys (lib/api/idempotency.ts). */
 const idempotencyHeadersSchema = z.object({
   "Idempotency-Key": z
     .string()
@@ -266,7 +266,7 @@ export function buildOpenApiDocument() {
 }
 
 /**
- * Issue 27: the same paths and schemas as OpenAPI 3.0 (no webhooks, which 3.0 cannot express), for
+ * The same paths and schemas as OpenAPI 3.0 (no webhooks, which 3.0 cannot express), for
  * the compatibility check (scripts/openapi-snapshot.ts): api-smart-diff's rules are OpenAPI 3.0's.
  */
 export function buildOpenApi30Document() {

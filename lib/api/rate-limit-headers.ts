@@ -3,11 +3,11 @@ import { QUOTA_WINDOW_SECONDS } from "../schemas/rate-limits";
 import type { QuotaState } from "../services/api-quota";
 
 /**
- * The rate-limit headers of every API response an app makes (issue 16; the docs' "Errors and
+ * The rate-limit headers of every API response an app makes (the docs' "Errors and
  * limits" page lists them):
  * - `RateLimit-Policy` and `RateLimit` of the IETF httpapi draft (draft-ietf-httpapi-ratelimit-headers):
  *   every policy that applies to the endpoint (`"app";q=6000;w=60`; for a user-delegated token also
- *   `"user";q=600;w=60`, the user's share of the app's quota (issue 24); plus `"chat-post"` or
+ *   `"user";q=600;w=60`, the user's share of the app's quota; plus `"chat-post"` or
  *   `"poke"`), and the state of each one known for this request (`"app";r=5999;t=42`: remaining,
  *   seconds to reset);
  * - `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (Unix seconds, as GitHub's),

@@ -12,11 +12,11 @@ export interface ApiRequest {
   readonly headers: { get(name: string): string | null };
   /**
    * The whole body, at most `limit` bytes (lib/http/body.ts readBody: BodyError over it). The Node
-   * path reads Node's stream directly; a web stream costs ~10% of a chat post's CPU (issue 6).
+   * path reads Node's stream directly; a web stream costs ~10% of a chat post's CPU.
    */
   readBody(limit: number): Promise<Buffer>;
   /**
-   * What dispatch learns about the request as it goes, in one place (issue 16): the route template
+   * What dispatch learns about the request as it goes, in one place: the route template
    * (`GET /users/{username}`), set by lib/api/router.ts once the path matched, and the verified
    * caller's app and user, set by lib/api/auth.ts once the token checked out (before its scope and
    * user checks, so a 403 still counts for the app). Usage metering reads them after the reply;
@@ -34,10 +34,10 @@ export interface ApiReply {
   body: string | null;
   /** The SPEC error code of an error reply (usage metering and the request log record it). */
   errorCode?: string;
-  /** Its message, as sent (issue 28: the request log shows it). */
+  /** Its message, as sent (the request log shows it). */
   errorMessage?: string;
   /**
-   * A streamed body (issue 25, the event stream): the transport writes the status and headers, then
+   * A streamed body (the event stream): the transport writes the status and headers, then
    * calls `start` with a sink; the function it returns is called when the client goes away.
    */
   stream?: ReplyStream;

@@ -22,7 +22,7 @@ interface PathEntry {
   pattern: RegExp;
   names: string[];
   methods: Map<string, Runner>;
-  /** Method → `GET /users/{username}`, the route's name in usage metering (issue 16). */
+  /** Method → `GET /users/{username}`, the route's name in usage metering. */
   routeNames: Map<string, string>;
   allow: string;
 }

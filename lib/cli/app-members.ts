@@ -4,7 +4,7 @@ import { unix } from "./json";
 /** How the CLI names a member's role in its text output. */
 const ROLE_WORDS = { admin: "a team admin", viewer: "a viewer" } as const;
 
-/** `apps members …`: an app's team (issue 15). `apps transfer` is in apps.ts. */
+/** `apps members …`: an app's team. `apps transfer` is in apps.ts. */
 
 export const appsMembersList: Command = {
   usage: "apps members list CLIENT_ID [--json]",
@@ -51,7 +51,7 @@ export const appsMembersRemove: Command = {
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
     const handle = parseWith(userSchemas.handleSchema, args[1], { "": "HANDLE" });
     const { removed, rollSecrets } = await members.removeMember(clientId, handle, actor);
-    // Issue 24 point 4: a team admin could read the app's client secrets; they may have kept one.
+    // A team admin could read the app's client secrets; they may have kept one.
     const advice = rollSecrets
       ? `@${handle} could see this app's client secrets: roll them (platform apps secrets roll ${clientId}).`
       : null;

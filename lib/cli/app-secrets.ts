@@ -2,7 +2,7 @@ import type { RevealedSecret } from "../schemas/apps";
 import { parseWith, services, type Command, type Output } from "./command";
 import { revealedSecretJson, secretJson } from "./json";
 
-/** `apps secrets …`: an API client's secrets, rotated without downtime or rolled after a leak (issue 12). */
+/** `apps secrets …`: an API client's secrets, rotated without downtime or rolled after a leak. */
 
 function revealedOutput(revealed: RevealedSecret, what: string): Output {
   return {

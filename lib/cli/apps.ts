@@ -25,7 +25,7 @@ const APP_CREATE_FLAGS = {
   deviceFlow: "--device",
 };
 
-/** The identity options of `apps create` and `apps update` (issue 15). */
+/** The identity options of `apps create` and `apps update`. */
 const IDENTITY_OPTIONS = {
   "homepage-url": { type: "string" },
   "privacy-url": { type: "string" },
@@ -153,7 +153,7 @@ function transitionOutput(app: AppView, done: string, reviewed?: number) {
   };
 }
 
-/** `--expect-revision N` (issue 24): the revision the operator looked at (apps show prints it). */
+/** `--expect-revision N`: the revision the operator looked at (apps show prints it). */
 const EXPECT_REVISION: Options = { "expect-revision": { type: "string" } };
 const EXPECT_REVISION_USAGE = "[--expect-revision N]";
 

@@ -1,7 +1,7 @@
 import type { Command } from "./command";
 
 /**
- * `events retention`: the events and webhook deliveries retention job (issue 30, part 3), run now.
+ * `events retention`: the events and webhook deliveries retention job (part 3), run now.
  * Not an `apps webhooks` command: it is the operator's, for every app at once.
  */
 export const eventsRetention: Command = {

@@ -22,7 +22,7 @@ function logoUrl(clientId: string, file: string | null | undefined): string | nu
   return file ? publicUrl(logoPath(clientId, file)) : null;
 }
 
-/** An app as `apps show|list|update|limit|transfer` and `apps changes` print it (PRODUCT.md, issues 15 and 16). */
+/** An app as `apps show|list|update|limit|transfer` and `apps changes` print it (PRODUCT.md). */
 export function appJson(app: AppView) {
   return {
     client_id: app.clientId,
@@ -63,12 +63,12 @@ export function appJson(app: AppView) {
   };
 }
 
-/** An API client's secret as `apps secrets list|retire` print it: never the value (issue 12). */
+/** An API client's secret as `apps secrets list|retire` print it: never the value. */
 export function secretJson(secret: SecretView) {
   return { id: secret.id, hint: secret.hint, created_at: unix(secret.createdAt), last_used_at: unix(secret.lastUsedAt) };
 }
 
-/** A secret as `apps secrets add|roll` print it, the only time its value is shown (issue 12). */
+/** A secret as `apps secrets add|roll` print it, the only time its value is shown. */
 export function revealedSecretJson(revealed: RevealedSecret) {
   return { id: revealed.secretId, client_secret: revealed.clientSecret, hint: revealed.secretHint };
 }
@@ -94,7 +94,7 @@ export function connectedAppJson(app: ConnectedApp) {
   };
 }
 
-/** An app's usage over a range (`apps usage`, issue 16). */
+/** An app's usage over a range (`apps usage`). */
 export function usageJson(clientId: string, range: UsageRange, summary: UsageSummary) {
   return {
     client_id: clientId,
@@ -120,8 +120,8 @@ export function usageJson(clientId: string, range: UsageRange, summary: UsageSum
 }
 
 /**
- * One request-log line (`apps requests`, issue 16); `at` is ISO 8601 with milliseconds, as this
- * command has always printed it; `mode` says whether the app or its sandbox made it (issue 26).
+ * One request-log line (`apps requests`); `at` is ISO 8601 with milliseconds, as this
+ * command has always printed it; `mode` says whether the app or its sandbox made it.
  */
 export function requestLogJson(e: RequestLogRow) {
   return {
@@ -134,7 +134,7 @@ export function requestLogJson(e: RequestLogRow) {
     request_id: e.requestId,
     user: e.userHandle,
     mode: e.mode,
-    // Issue 28: what the detail view shows besides.
+    // What the detail view shows besides.
     path: e.path,
     error_message: e.errorMessage,
     rate_limit: e.rateLimit,
@@ -169,7 +169,7 @@ export function sandboxTestUsersJson(appClientId: string, users: SandboxTestUser
   return { client_id: appClientId, users: users.map((u) => ({ handle: u.handle, created_at: unix(u.createdAt) })) };
 }
 
-/** A sign-in session as `users sessions` prints it (issue 29): never its address, even masked. */
+/** A sign-in session as `users sessions` prints it: never its address, even masked. */
 export function signInSessionJson(session: SignInSessionView) {
   return { id: session.id, created_at: unix(session.createdAt), last_active_at: unix(session.lastActiveAt), user_agent: session.userAgent };
 }

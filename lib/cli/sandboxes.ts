@@ -1,7 +1,7 @@
 import { parseWith, services, type Command } from "./command";
 import { sandboxJson, sandboxSecretJson, sandboxTestUserJson, sandboxTestUsersJson } from "./json";
 
-/** `apps sandbox …` (issue 26): an app's sandbox, its secret, its synthetic world and its test users. */
+/** `apps sandbox …`: an app's sandbox, its secret, its synthetic world and its test users. */
 
 export const appsSandboxShow: Command = {
   usage: "apps sandbox show CLIENT_ID [--json]",

@@ -1,7 +1,7 @@
 import { parseWith, services, type Command } from "./command";
 import { requestLogJson, usageJson } from "./json";
 
-/** `apps usage`, `apps requests` and `usage retention`: usage metering (issue 16). */
+/** `apps usage`, `apps requests` and `usage retention`: usage metering. */
 
 export const appsUsage: Command = {
   usage: "apps usage CLIENT_ID [--since 24h|7d|30d] [--mode live|sandbox] [--json]",

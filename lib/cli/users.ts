@@ -122,7 +122,7 @@ async function namedUser(args: string[]) {
   return { handle, user: await users.getUserByHandle(handle) };
 }
 
-/** Issue 29: what second factors a person has (never the factors themselves). */
+/** What second factors a person has (never the factors themselves). */
 export const usersMfa: Command = {
   usage: "users mfa HANDLE [--json]",
   summary: "Show a person's second factors: passkeys, an authenticator app (TOTP), recovery codes left",
@@ -139,7 +139,7 @@ export const usersMfa: Command = {
   },
 };
 
-/** Issue 29: a person lost their factor: remove every factor, end their sign-in sessions, audited, notified. */
+/** A person lost their factor: remove every factor, end their sign-in sessions, audited, notified. */
 export const usersMfaReset: Command = {
   usage: 'users mfa reset HANDLE --reason "…" [--json]',
   summary: "Remove all of a person's second factors and recovery codes and end their sign-in sessions (audited with the reason; the person is notified)",
@@ -160,7 +160,7 @@ export const usersMfaReset: Command = {
   },
 };
 
-/** Issue 29: where a person is signed in (their sign-in sessions at the sign-in service). */
+/** Where a person is signed in (their sign-in sessions at the sign-in service). */
 export const usersSessions: Command = {
   usage: "users sessions HANDLE [--json]",
   summary: "List a person's sign-in sessions, most recently active first (the ids are what users sign-out --session takes)",
@@ -182,7 +182,7 @@ export const usersSessions: Command = {
   },
 };
 
-/** Issue 29: end a person's sign-in sessions (all, or one), at the sign-in service and in the portal. */
+/** End a person's sign-in sessions (all, or one), at the sign-in service and in the portal. */
 export const usersSignOut: Command = {
   usage: "users sign-out HANDLE [--session ID] [--json]",
   summary:

@@ -1,7 +1,7 @@
 import type { DeliveryView, WebhookView } from "../schemas/webhooks";
 import { list, parseWith, services, UsageError, type Command, type Output } from "./command";
 
-/** `apps webhooks …`: an app's webhook endpoints and their delivery log (issue 25). Every command prints JSON with --json. */
+/** `apps webhooks …`: an app's webhook endpoints and their delivery log. Every command prints JSON with --json. */
 
 async function webhookServices() {
   const [base, webhooks, events] = await Promise.all([services(), import("../services/webhooks"), import("../schemas/events")]);
@@ -12,7 +12,7 @@ function clientIdOf(schemas: Awaited<ReturnType<typeof services>>["schemas"], va
   return parseWith(schemas.clientIdSchema, value, { "": "CLIENT_ID" });
 }
 
-/** Issue 26: `--sandbox` works on the endpoints of the app's sandbox (client sbx_…) instead of its live ones. */
+/** `--sandbox` works on the endpoints of the app's sandbox (client sbx_…) instead of its live ones. */
 const SANDBOX_OPTION = { sandbox: { type: "boolean" } } as const;
 const worldOf = (values: Record<string, unknown>) => ({ sandbox: values.sandbox === true });
 

@@ -3,7 +3,7 @@ import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOpti
 import { hash as argon2Hash, verify as argon2Verify, type Algorithm } from "@node-rs/argon2";
 
 /**
- * Password hashing (issue 24): Argon2id at m = 19 MiB, t = 5, p = 1, through @node-rs/argon2 (the
+ * Password hashing: Argon2id at m = 19 MiB, t = 5, p = 1, through @node-rs/argon2 (the
  * Rust argon2 crate, prebuilt for each platform, no install script). The hash runs on libuv's thread
  * pool, never on the event loop. Stored as the PHC string `$argon2id$v=19$m=19456,t=5,p=1$salt$key`,
  * which carries its own parameters.
@@ -46,7 +46,7 @@ interface ParsedScryptHash extends ScryptParameters {
  * occupies a thread of libuv's pool (4 by default) for ~20 ms of CPU and 19 MiB, and that pool also
  * runs pg's SCRAM handshake (WebCrypto PBKDF2), file reads and DNS lookups: a burst of sign-ins
  * must not hold every thread, or new database connections time out. It must not take every core
- * either (issue 18): one core stays for the event loop, PostgreSQL and the rest of the sign-in, so
+ * either: one core stays for the event loop, PostgreSQL and the rest of the sign-in, so
  * the API keeps answering during a burst of logins. So: the cores less one, at least 1, at most 2.
  * Who gets a turn first, and how long anyone may wait for one, is the sign-in gate's business
  * (lib/services/password-checks.ts).

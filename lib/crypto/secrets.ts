@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
  * Client secrets are 256-bit random values, so a fast hash is enough (nothing to brute-force) and
- * keeps the token endpoint fast (issue 6). Stored as hex SHA-256; compared in constant time.
+ * keeps the token endpoint fast. Stored as hex SHA-256; compared in constant time.
  */
 export function generateClientSecret(): string {
   return randomBytes(32).toString("base64url");

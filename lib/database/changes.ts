@@ -7,7 +7,7 @@ import { logger } from "../logger";
 import { changeChannelMetrics } from "../metrics";
 
 /**
- * The change channel (issue 12; STYLE: "Changes that must reach every process"). A service that
+ * The change channel (STYLE: "Changes that must reach every process"). A service that
  * changes what a cache holds announces it with PostgreSQL NOTIFY in the same transaction as the
  * change, so the message is delivered exactly when the change commits (and never when it rolls
  * back). Every server process LISTENs on one dedicated connection and drops the affected cache
@@ -15,7 +15,7 @@ import { changeChannelMetrics } from "../metrics";
  * commit, without waiting for the round trip. Caches keep their TTLs as the bound for when the
  * channel is down, and a reconnect drops every cache (messages may have been missed meanwhile).
  *
- * Issue 30: the LISTEN connection goes to DATABASE_DIRECT_URL (a transaction pooler such as PgBouncer
+ * The LISTEN connection goes to DATABASE_DIRECT_URL (a transaction pooler such as PgBouncer
  * at DATABASE_URL would hand its session to others between statements and lose the LISTEN). At
  * start and on every reconnect the process sends itself a probe notification over the ordinary
  * pool; if it does not arrive, the channel is deaf: the log says so, and every cache the channel
@@ -31,16 +31,16 @@ const changeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("user"), userId: z.number().int().positive() }),
   /** One person's grant for one app (consent revoked, tokens voided). */
   z.object({ kind: z.literal("grant"), userId: z.number().int().positive(), clientId: z.string().min(1).max(128) }),
-  /** Issue 29: some of a person's sign-in sessions ended (portal sessions tied to them end too). */
+  /** Some of a person's sign-in sessions ended (portal sessions tied to them end too). */
   z.object({ kind: z.literal("session"), userId: z.number().int().positive() }),
   /** The signing keys (rotation). */
   z.object({ kind: z.literal("keys") }),
-  /** Issue 25: an Event row committed (its trigger announces it); the event streams read what is new. */
+  /** An Event row committed (its trigger announces it); the event streams read what is new. */
   z.object({ kind: z.literal("event"), seq: z.string().regex(/^\d{1,19}$/) }),
-  /** Issue 25: a webhook attempt is pending (a test event, a redelivery, work another process had no room for). */
+  /** A webhook attempt is pending (a test event, a redelivery, work another process had no room for). */
   z.object({ kind: z.literal("delivery") }),
   /**
-   * Issue 30: a caller wrote (a chat post, a poke); its replica-routed reads go to the primary until
+   * A caller wrote (a chat post, a poke); its replica-routed reads go to the primary until
    * the replicas have replayed `lsn` (lib/database/replicas.ts, read-your-writes).
    */
   z.object({
@@ -51,7 +51,7 @@ const changeSchema = z.discriminatedUnion("kind", [
   }),
 ]);
 
-/** Issue 30: the health probe a process sends itself; every other process ignores it. */
+/** The health probe a process sends itself; every other process ignores it. */
 const probeSchema = z.object({ kind: z.literal("probe"), id: z.string().uuid() });
 
 export type Change = z.infer<typeof changeSchema>;

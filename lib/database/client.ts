@@ -10,7 +10,7 @@ import { logger } from "../logger";
  * directly (raw pg is ~5x faster than Prisma's per-query planning for single reads).
  */
 /**
- * Issue 30, DATABASE_PGBOUNCER: behind PgBouncer in transaction mode each transaction may run on
+ * DATABASE_PGBOUNCER: behind PgBouncer in transaction mode each transaction may run on
  * another server connection, and PgBouncer 1.18 keeps no prepared statements across them, so a
  * named statement prepared on one would be missing on the next ("prepared statement … does not
  * exist"). This client drops the `name` of every query: pg then sends an unnamed statement

@@ -72,7 +72,7 @@ export async function prepareDatabase(config: Env, log: (line: string) => void):
     await embedded?.stop();
     throw new Error(describeConnectionError(error, url));
   }
-  // Issue 30: migrations hold a session advisory lock, which a transaction pooler (DATABASE_URL at
+  // Migrations hold a session advisory lock, which a transaction pooler (DATABASE_URL at
   // PgBouncer) would not keep: they run on DATABASE_DIRECT_URL (DATABASE_URL when unset).
   const directUrl = config.DATABASE_URL ? (config.DATABASE_DIRECT_URL ?? url) : url;
   try {

@@ -6,7 +6,7 @@ import { applyChange, CHANGES_CHANNEL, onChange, type ChangeEvent } from "./chan
 import { createPgPool, pool } from "./client";
 
 /**
- * Read replicas (issue 30, part 2): DATABASE_REPLICA_URLS names streaming standbys of the primary.
+ * Read replicas (part 2): DATABASE_REPLICA_URLS names streaming standbys of the primary.
  * Only the API reads that tolerate seconds of lag ask for a reader here (profiles by handle, stats,
  * the directory, chat history, notifications: lib/api/routes); everything that decides access
  * (token and grant state, app and user status, watermarks, quotas, rate limits, consents) and every

@@ -41,7 +41,7 @@ export function isEmptyMigration(sql: string): boolean {
  * later migration comes last; Prisma does not care).
  */
 /**
- * The partitions of partitioned tables (issue 30: the usage tables, partitioned by day in their
+ * The partitions of partitioned tables (the usage tables, partitioned by day in their
  * migration, which Prisma's schema cannot express): left out, the parent stands for them. The parent's
  * indexes read `ON ONLY` in pg_indexes; the comparison reads them as the plain table's.
  */

@@ -6,7 +6,7 @@ import { StringDecoder } from "node:string_decoder";
 import { env } from "../env";
 
 /**
- * One webhook delivery attempt that cannot be turned against us (issue 25, point 4): the URL's
+ * One webhook delivery attempt that cannot be turned against us (point 4): the URL's
  * addresses are resolved now and refused when any is private, loopback, link-local, multicast, a
  * metadata address or otherwise not on the public internet; its port must be an allowed one
  * (WEBHOOK_ALLOWED_PORTS); the connection goes to the address that was checked (a `lookup` that
@@ -30,7 +30,7 @@ export interface DeliverWebhookInput {
   url: string;
   body: string;
   headers: Record<string, string>;
-  /** Default 10 000 (issue 25). */
+  /** Default 10 000. */
   timeoutMs?: number;
   /** Default env().WEBHOOKS_ALLOW_PRIVATE: loopback and private targets, any port, and plain http (development and tests). */
   allowPrivate?: boolean;

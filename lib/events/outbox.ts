@@ -4,7 +4,7 @@ import type { EventType } from "../schemas/events";
 import { isSandboxClientId, LIVE_WORLD_ID } from "../schemas/sandboxes";
 
 /**
- * Writes an event inside the transaction of what it reports (issue 25, "written with the change"):
+ * Writes an event inside the transaction of what it reports ("written with the change"):
  * it commits with the change or not at all. The Event table's trigger announces it (NOTIFY, sent
  * only if it commits) to every process's event streams and webhook delivery loop, which read it
  * from the table (lib/events/stream.ts, lib/events/worker.ts).
@@ -17,7 +17,7 @@ export async function recordEvent(
 ): Promise<string> {
   const id = newPublicId("evt");
   const clientId = event.clientId ?? null;
-  // Issue 26: an event for a sandbox client (`sbx_…`) happens in that sandbox's world unless told.
+  // An event for a sandbox client (`sbx_…`) happens in that sandbox's world unless told.
   const worldId = event.worldId ?? (clientId !== null && isSandboxClientId(clientId) ? null : LIVE_WORLD_ID);
   await tx.$executeRaw`
     INSERT INTO "Event" (id, type, "clientId", "userId", "worldId", data, "createdAt")

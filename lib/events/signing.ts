@@ -24,7 +24,7 @@ function secretKey(secret: string): Buffer {
 
 /**
  * The `webhook-signature` header: `v1,<sig>` for each secret, space-separated. During a rotation
- * the old and the new secret both sign (issue 25: for 24 h), so receivers holding either verify.
+ * the old and the new secret both sign (for 24 h), so receivers holding either verify.
  */
 export function signatureHeader(id: string, timestampSeconds: number, body: string, secrets: readonly string[]): string {
   if (secrets.length === 0) throw new Error("at least one webhook secret signs a delivery");

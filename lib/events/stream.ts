@@ -15,7 +15,7 @@ import { mayReceive } from "./audience";
 import { EVENT_COLUMNS, EVENT_HORIZON_SQL, toStoredEvent, type EventRenderer, type StoredEvent } from "./worker";
 
 /**
- * The event stream's hub (issue 25, `GET /api/v1/events`): one per process. Events are read from
+ * The event stream's hub (`GET /api/v1/events`): one per process. Events are read from
  * the Event table in (txid, seq) order, and only below the oldest transaction of this database
  * still running (EVENT_HORIZON_SQL): an event written by a transaction that commits after a later one is never
  * skipped, and none is read twice. The Event trigger's NOTIFY (the change channel) wakes the hub,
@@ -31,7 +31,7 @@ import { EVENT_COLUMNS, EVENT_HORIZON_SQL, toStoredEvent, type EventRenderer, ty
  * A suspension ends the app's streams after its event; a person's revocation ends their user
  * token's streams after its event.
  *
- * Issue 26: a caller hears only the events of its token's world. A sandbox token (`sbx_…`) hears its
+ * A caller hears only the events of its token's world. A sandbox token (`sbx_…`) hears its
  * sandbox's events, under the same rules, except that every synthetic person counts as having
  * authorized the sandbox (notification.created needs the scope, not a grant); a live token never
  * hears a sandbox's. The read is the same for every world (the world is tested per row, in memory).

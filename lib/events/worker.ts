@@ -13,7 +13,7 @@ import { openSecret } from "./secret-box";
 import { webhookHeaders } from "./signing";
 
 /**
- * Fan-out and webhook delivery (issue 25), in batches, with PostgreSQL as the queue:
+ * Fan-out and webhook delivery, in batches, with PostgreSQL as the queue:
  *
  * - **Fan-out.** The Event table is read from a cursor (EventCursor "webhooks") in (txid, seq)
  *   order, only below the oldest transaction still running (as the event stream reads it: an event
@@ -23,7 +23,7 @@ import { webhookHeaders } from "./signing";
  *   the cursor, in the transaction that holds the cursor's row lock: one process at a time fans
  *   out, and an event is fanned out once. Every later attempt (retry, redelivery, test event) asks
  *   the same rule again just before it is sent (lib/events/audience.ts): what may no longer go is
- *   dropped, and the log says why (its error: consent_revoked, scope_missing, app_not_approved…). Issue 26: an event reaches the endpoints of its own world
+ *   dropped, and the log says why (its error: consent_revoked, scope_missing, app_not_approved…). An event reaches the endpoints of its own world
  *   only. Live events (worldId 0) go to live apps' endpoints as above; a sandbox's events go to the
  *   endpoints registered for its sandbox client (`sbx_…`), under the sandbox's rules: its app's
  *   current scopes (pending change included), any review status but suspended, and every synthetic
@@ -58,7 +58,7 @@ export interface StoredEvent {
   type: EventType;
   clientId: string | null;
   userId: number | null;
-  /** Issue 26: 0 live, else the sandbox (Sandbox.id) whose world it happened in. */
+  /** 0 live, else the sandbox (Sandbox.id) whose world it happened in. */
   worldId: number;
   data: Record<string, unknown>;
   createdAt: number;
@@ -82,7 +82,7 @@ const CURSOR = "webhooks";
 const HELD_RETRY_MS = 20;
 
 /**
- * The event horizon (issue 25): events are read in (txid, seq) order and only below the oldest
+ * The event horizon: events are read in (txid, seq) order and only below the oldest
  * transaction that may still write one, so an event whose transaction commits after a later one's
  * is never skipped. pg_snapshot_xmin alone is the oldest transaction running anywhere in the
  * cluster: a transaction left open in another database (which can never write our events) held
@@ -147,7 +147,7 @@ export const FANOUT_TARGETS_SQL = `
           WHERE c."userId" = ev."userId" AND c."clientId" = a."clientId" AND aud.scope = ANY (c.scopes) AND NOT u.disabled))
     END
     UNION ALL
-    -- Issue 26: a sandbox's events, to its own endpoints only.
+    -- A sandbox's events, to its own endpoints only.
     SELECT w.id, w."clientId", ev.seq, ev.id, ev.type, ev.txid
     FROM ev
     JOIN ${AUDIENCE_ROWS_SQL} ON aud.type = ev.type
@@ -193,7 +193,7 @@ const FANOUT_SQL = `
          (SELECT count(*) FROM moved)::int AS moved`;
 
 /**
- * What an attempt needs: the delivery, its endpoint (null when deleted) and its event. Issue 30: the
+ * What an attempt needs: the delivery, its endpoint (null when deleted) and its event. The
  * delivery's createdAt (its partition key, as text: exact) comes along, and every later update of
  * the row names it with the id, so that update reads one partition.
  */
@@ -411,7 +411,7 @@ class DeliveryLoop {
       room -= fanned.taken;
       if (fanned.full) this.again = true;
       if (room > 0 && !this.stopping) {
-        // Named: planned once per connection (issue 30: its tables are partitioned, ~12 partitions each), not at every poll.
+        // Named: planned once per connection (its tables are partitioned, ~12 partitions each), not at every poll.
         const { rows } = await pool.query<AttemptRow & { taken_over: boolean } & Record<string, unknown>>({
           name: "webhook-claim-v3",
           text: CLAIM_SQL,
@@ -753,7 +753,7 @@ async function settleFailedEndpoint(client: pg.PoolClient, row: AttemptRow, gone
   if (!rowCount) return;
   const why = reason === "gone" ? "its receiver answered 410 Gone" : "every delivery to it failed for 3 days";
   await client.query(
-    // Issue 26: a sandbox endpoint (client sbx_…) tells its app's owner too.
+    // A sandbox endpoint (client sbx_…) tells its app's owner too.
     `INSERT INTO "Notification" ("userId", type, read, message, "createdAt")
      SELECT a."ownerId", 'app_review', false, $2, timezone('UTC', now()) FROM "Application" a
      WHERE a."clientId" = $1 OR a.id = (SELECT s."applicationId" FROM "Sandbox" s WHERE s."clientId" = $1)`,
@@ -772,13 +772,13 @@ const PENDING_COUNT_SQL = `SELECT count(*)::int AS n FROM (SELECT 1 FROM "Webhoo
 const RETENTION_DAYS = 7;
 const RETENTION_EVERY_MS = 3600 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
-/** Issue 30: day partitions kept created ahead (the job runs hourly; each partition is one more index scan for the readers). */
+/** Day partitions kept created ahead (the job runs hourly; each partition is one more index scan for the readers). */
 const PARTITIONS_AHEAD_DAYS = 2;
 const DELIVERIES: DayPartitioned = { table: "WebhookDelivery", key: "createdAt" };
 const EVENTS: DayPartitioned = { table: "Event", key: "createdAt" };
 
 /**
- * Issue 30: Event and WebhookDelivery are range-partitioned by UTC day on "createdAt"
+ * Event and WebhookDelivery are range-partitioned by UTC day on "createdAt"
  * (prisma/migrations/…_partitioned_history). The job creates the partitions from yesterday to
  * PARTITIONS_AHEAD_DAYS ahead and drops the days past RETENTION_DAYS whole, carrying over into the
  * default partition what must outlive its day: a pending delivery (it is due and must never be

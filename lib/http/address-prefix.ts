@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { normalizeAddress, throttleKeyOf } from "./client-ip";
 
 /**
- * Issue 29: where a sign-in session came from, told without the address itself: an IPv4 address by
+ * Where a sign-in session came from, told without the address itself: an IPv4 address by
  * its /24 (`192.0.2.x`), an IPv6 address by its /48 (`2001:db8:1::/48`, one site's allocation,
  * RFC 6177). No geo database is available offline, so this prefix is the "approximate place" shown;
  * the full address is never stored with a session nor shown. Anything else is "".

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { BlockList, isIP } from "node:net";
 
 /**
- * The one client-address rule of the app (issue 12, sign-in hardening): the sign-in throttle, the
+ * The one client-address rule of the app (sign-in hardening): the sign-in throttle, the
  * portal's audit log and anything that counts per client ask this module, never the headers.
  *
  * Without a trusted proxy the client is the socket's peer. Behind proxies, X-Forwarded-For is read
@@ -77,7 +77,7 @@ function ipv6Bytes(address: string): Buffer {
 }
 
 /**
- * The key under which a client address is throttled (issue 24): an IPv4 address as it is, an IPv6
+ * The key under which a client address is throttled: an IPv4 address as it is, an IPv6
  * address by its network of `ipv6Prefix` bits (`2001:db8:1:2::/64`). One subscriber commonly holds a
  * whole /64 (RFC 6177), so counting single IPv6 addresses would give them 2^64 fresh counters.
  * Every throttle keyed by the client (login, user-code entry, the password-check gate) uses this.

@@ -9,7 +9,7 @@ export interface PageLocale {
 }
 
 /**
- * A hosted page's language (issue 29, lib/i18n), for the Pages Router's getServerSideProps and
+ * A hosted page's language (lib/i18n), for the Pages Router's getServerSideProps and
  * oidc-provider's pages: the switch's `?lang=` (then remembered in a cookie), the cookie, the app's
  * `ui_locales`, `Accept-Language`.
  */

@@ -1,6 +1,6 @@
 /**
  * Every "where to go after this" URL the app accepts from a request (the sign-in page's
- * `callbackUrl`, next-auth's redirect callback) goes through resolveReturnPath (issue 12: an open
+ * `callbackUrl`, next-auth's redirect callback) goes through resolveReturnPath (an open
  * redirect through `/signin?callbackUrl=/%09/evil.example`).
  *
  * Prefix checks on the raw string cannot be right: browsers strip tabs and newlines anywhere in a

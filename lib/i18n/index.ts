@@ -4,7 +4,7 @@ import { es } from "./messages/es";
 import { fr } from "./messages/fr";
 
 /**
- * The hosted sign-in pages' languages (issue 29): login, second factor, consent, device, logout and
+ * The hosted sign-in pages' languages: login, second factor, consent, device, logout and
  * error pages. The portal stays in English. A page's language is chosen, in this order, by
  * 1. the person's own choice on the page's language switch (`?lang=de`, kept in LOCALE_COOKIE),
  * 2. the app's `ui_locales` (OpenID Connect Core §3.1.2.1: the person's preferred languages,

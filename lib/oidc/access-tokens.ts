@@ -8,7 +8,7 @@ import { verifyAccessToken, type AccessTokenClaims } from "./verify";
  * Whether an access token is still good, for every place that accepts one (the API's bearer check
  * and the sign-in service's userinfo): signature, issuer, audience and expiry (verify.ts, local),
  * then the database's word on it (lib/queries/access.ts): the app still approved, the user still
- * there, and the token not voided by a revocation watermark (issue 12: suspension, secret roll,
+ * there, and the token not voided by a revocation watermark (suspension, secret roll,
  * consent revoked, refresh-token reuse, logout). A voided token is `invalid_token`, like an expired
  * one.
  *
@@ -45,7 +45,7 @@ export function isTokenAffectedBy(event: ChangeEvent, clientId: string, userId: 
     case "all":
       return true;
     case "app":
-      // Issue 26: a change of an app holds for its sandbox (`sbx_` + its client id) too.
+      // A change of an app holds for its sandbox (`sbx_` + its client id) too.
       return clientId === event.clientId || clientId === `sbx_${event.clientId}`;
     case "user":
       return userId === event.userId;
@@ -118,7 +118,7 @@ export interface CheckedAccessToken {
   userDisabled: boolean | undefined;
   /** The app's API quota per minute as stored (null: the platform default); a sandbox token's: its sandbox's. */
   appRequestsPerMinute: number | null;
-  /** Issue 26: the world the token reads and writes (0 live, else its sandbox's). */
+  /** The world the token reads and writes (0 live, else its sandbox's). */
   worldId: number;
 }
 
@@ -134,7 +134,7 @@ export async function checkAccessToken(token: string): Promise<CheckedAccessToke
   const status = await findAccessStatus(claims.clientId, userId);
   if (!status.appApproved) throw new AppError("invalid_token", "The application behind this token is not approved.");
   if (status.userDisabled === null) throw new AppError("invalid_token", "The access token is invalid.");
-  // Issue 26: a token acts only for a person of its own world (a sandbox token never for a live person, nor the reverse).
+  // A token acts only for a person of its own world (a sandbox token never for a live person, nor the reverse).
   if (userId !== undefined && status.userWorldId !== status.worldId) throw new AppError("invalid_token", "The access token is invalid.");
   const revoked = revokedThrough(status);
   if (revoked !== null && claims.iat <= revoked) throw new AppError("invalid_token", "The access token has been revoked.");

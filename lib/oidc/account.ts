@@ -23,7 +23,7 @@ function absoluteUrl(path: string): string | undefined {
 
 /**
  * oidc-provider's findAccount: disabled or deleted users have no account (their grants stop
- * working). Issue 26: nor has a person of another world than the client's (a sandbox's test user
+ * working). Nor has a person of another world than the client's (a sandbox's test user
  * for a live client, a live person for a sandbox client): the hosted login never signs them in
  * there, and a browser session of one world is no sign-in for the other's clients (config.ts asks
  * for a sign-in instead), nor is a code or refresh token carried across.
@@ -43,7 +43,7 @@ export async function findAccount(ctx: KoaContextWithOIDC | undefined, id: strin
 }
 
 /**
- * Whether a browser session's account is someone of another world than the client's (issue 26), an
+ * Whether a browser session's account is someone of another world than the client's, an
  * account findAccount therefore refused: an enabled person who exists, not a disabled or deleted one.
  */
 export async function isAccountOfAnotherWorld(accountId: string, clientId: string): Promise<boolean> {
@@ -90,7 +90,7 @@ export async function signInWithPassword(
   worldId: number = LIVE_WORLD_ID,
 ): Promise<SignInResult> {
   const normalized = handle.trim().replace(/^@/, "").toLowerCase();
-  // Issue 26: a sandbox's test user is another account than a live person of the same handle; its
+  // A sandbox's test user is another account than a live person of the same handle; its
   // attempts are counted apart (the handle's rules leave no `@` in a live account's key).
   const throttleKey = worldId === LIVE_WORLD_ID ? normalized : `${normalized}@sandbox${worldId}`;
   const admission = await reserveLoginAttempt(throttleKey, ip, trustedDevice);

@@ -89,7 +89,7 @@ interface StoredRow {
 }
 
 /**
- * Issue 18: a refresh grant is five round trips (find the token and its grant, consume it, save
+ * A refresh grant is five round trips (find the token and its grant, consume it, save
  * its successor…) and each costs more in the socket write than in PostgreSQL. Under load the
  * sign-in service's lookups, consumes and saves of one event-loop turn share one statement each
  * (lib/database/batch.ts), with the same semantics as one statement per call.
@@ -257,7 +257,7 @@ export async function revokeGrantEverywhere(grantId: string): Promise<void> {
 /**
  * Deletes a grant (and, with `withIssued`, everything issued under it) and voids the access tokens
  * of that person for that app: JWTs are verified locally, so without the (user, app) watermark
- * they would live on until they expire (issue 12). One transaction, with its change announced.
+ * they would live on until they expire. One transaction, with its change announced.
  */
 async function deleteGrantVoidingTokens(grantId: string, withIssued: boolean): Promise<void> {
   await pgTransactionWithChanges(async (client, announce) => {
@@ -285,7 +285,7 @@ export async function deleteExpiredOidcModels(now = new Date()): Promise<number>
 export function startExpiredModelCleanup(intervalMs = 10 * 60_000): () => void {
   const run = () =>
     Promise.all([deleteExpiredOidcModels(), deleteEndedCounters()])
-      // Issue 29: then the listing rows of the sessions that just went.
+      // Then the listing rows of the sessions that just went.
       .then(async ([count, counters]) => [count, counters, await deleteEndedSignInSessions()] as const)
       .then(([count, counters, sessions]) => {
         if (count || counters || sessions) logger.debug("expired sign-in records removed", { count, counters, sessions });

@@ -62,7 +62,7 @@ export async function tryClientCredentialsGrant(
     token_type: "Bearer",
   });
   sendTokenResponse(res, json);
-  // Issue 16: counted like the grants oidc-provider answers (provider.ts), per app.
+  // Counted like the grants oidc-provider answers (provider.ts), per app.
   usageMeter().recordGrant(client.clientId, "client_credentials", 200, null, performance.now() - startedMs, Date.now(), true, tokenRequestId(res));
   return true;
 }

@@ -25,10 +25,10 @@ export interface SignInClient {
   svcScopes: SvcScope[];
   redirectUris: string[];
   postLogoutRedirectUris: string[];
-  /** Login clients that enabled device sign-in (approved configuration only; issue 17). */
+  /** Login clients that enabled device sign-in (approved configuration only). */
   deviceFlow: boolean;
   /**
-   * Issue 26: the world its sign-ins and tokens belong to, 0 live; a sandbox client's is its
+   * The world its sign-ins and tokens belong to, 0 live; a sandbox client's is its
    * sandbox's. The hosted login page looks credentials up in this world only.
    */
   worldId: number;
@@ -46,7 +46,7 @@ onChange((event) => {
   if (event.kind === "all") cache.clear();
   else if (event.kind === "app") {
     cache.delete(event.clientId);
-    // Issue 26: the sandbox follows its app's configuration and status.
+    // The sandbox follows its app's configuration and status.
     cache.delete(sandboxClientId(event.clientId));
   }
 });
@@ -57,7 +57,7 @@ function appLevelScopes(scopes: SvcScope[]): SvcScope[] {
 }
 
 /**
- * A sandbox client (issue 26) with its app's current configuration, pending change included: an
+ * A sandbox client with its app's current configuration, pending change included: an
  * API client's client credentials, a login client's code + PKCE and device sign-in for the
  * sandbox's test users. Never first-party (the portal's own client has no sandbox to sign in to).
  */
@@ -80,14 +80,14 @@ async function loadSandboxClient(clientId: string): Promise<SignInClient | null>
   };
 }
 
-/** The world of a client's sign-ins (issue 26): 0 for a live client, its sandbox's for an `sbx_` one, null when unknown. */
+/** The world of a client's sign-ins: 0 for a live client, its sandbox's for an `sbx_` one, null when unknown. */
 export async function findClientWorld(clientId: string): Promise<number | null> {
   if (!isSandboxClientId(clientId)) return LIVE_WORLD_ID;
   return (await findSignInClient(clientId))?.worldId ?? null;
 }
 
 /**
- * Approved client by id, or null (unknown, pending, rejected, suspended or deleted). Issue 26: an
+ * Approved client by id, or null (unknown, pending, rejected, suspended or deleted). An
  * `sbx_` id is the app's sandbox, known whatever the app's review status except suspended.
  */
 export async function findSignInClient(clientId: string): Promise<SignInClient | null> {

@@ -31,7 +31,7 @@ export const ROUTES = {
   userinfo: "/protocol/openid-connect/userinfo",
   introspection: "/protocol/openid-connect/token/introspect",
   revocation: "/protocol/openid-connect/revoke",
-  // RFC 8628 (issue 17): Keycloak's device endpoint, and its verification page under the realm.
+  // RFC 8628: Keycloak's device endpoint, and its verification page under the realm.
   device_authorization: "/protocol/openid-connect/auth/device",
   code_verification: "/device",
 } as const;
@@ -54,7 +54,7 @@ const OIDC_SCOPE_NAMES = Object.keys(OIDC_SCOPES);
 
 /** The claims each OIDC scope releases (oidc-provider `claims`; the refresh fast path filters ID tokens by it too). */
 export const SCOPE_CLAIMS: Record<string, string[]> = {
-  // Issue 29: how the person signed in (lib/oidc/second-factor.ts), in every ID token that has it.
+  // How the person signed in (lib/oidc/second-factor.ts), in every ID token that has it.
   openid: ["sub", "acr", "amr"],
   profile: ["name", "preferred_username", "picture"],
 };
@@ -99,7 +99,7 @@ async function applyScopeRules(ctx: KoaContextWithOIDC): Promise<void> {
 }
 
 /**
- * Issue 27: `invalid_scope` naming every asked-for scope that is not one of `registered` (the
+ * `invalid_scope` naming every asked-for scope that is not one of `registered` (the
  * description says why for each; the `scope` member lists them).
  */
 function refuseUnregistered(asked: readonly string[], registered: readonly string[], appOnly: boolean): void {
@@ -180,7 +180,7 @@ async function stampAfterRevocation(
 }
 
 /**
- * oidc-provider's default prompts, and one more reason to ask who is there (issue 26): the browser
+ * oidc-provider's default prompts, and one more reason to ask who is there: the browser
  * is signed in as a person of another world than the client's, a sandbox's test user at a live
  * client or a live person at a sandbox client. findAccount refuses them there, so without this
  * check the request would go on to consent with nobody; instead the login page asks, in the
@@ -197,7 +197,7 @@ function interactionPrompts(): interactionPolicy.Prompt[] {
         : interactionPolicy.Check.NO_NEED_TO_PROMPT;
     }),
   );
-  // Issue 29: acr_values asking for a second factor (step-up).
+  // Acr_values asking for a second factor (step-up).
   policy.get("login")!.checks.add(stepUpCheck());
   return policy;
 }
@@ -244,7 +244,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
       // Not part of the platform's contract: fewer endpoints, fewer surprises for the API's verifier.
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      // RFC 8628 device sign-in (issue 17), for login clients whose approved configuration allows it
+      // RFC 8628 device sign-in, for login clients whose approved configuration allows it
       // (clients.ts grant_types). User codes: 8 of 20 consonants (no vowels: no words), XXXX-XXXX.
       deviceFlow: {
         enabled: true,
@@ -285,7 +285,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
         async jwt(_ctx, token, jwt) {
           // SPEC: `sub` only on user-delegated tokens (oidc-provider puts the client id there otherwise).
           if (token.kind === "ClientCredentials") delete jwt.payload.sub;
-          // Issue 26: a sandbox token is marked (the client-credentials fast path writes the same claim last).
+          // A sandbox token is marked (the client-credentials fast path writes the same claim last).
           if (token.clientId && isSandboxClientId(token.clientId)) jwt.payload[SANDBOX_CLAIM] = true;
           await stampAfterRevocation(token, jwt.payload);
         },
@@ -327,7 +327,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
         error: out.error,
         errorDescription: out.error_description,
         homeUrl: `${config.APP_URL}/`,
-        // Issue 29: the person's language (lib/i18n), from the request as far as it was read.
+        // The person's language (lib/i18n), from the request as far as it was read.
         locale: negotiateLocale({
           cookie: ctx.cookies.get(LOCALE_COOKIE),
           uiLocales: ctx.oidc?.params?.ui_locales ?? ctx.query?.ui_locales,
@@ -336,7 +336,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
       });
     },
     extraClientMetadata: { properties: [] },
-    // Issue 29: the hosted pages' languages (lib/i18n), chosen by ui_locales among others.
+    // The hosted pages' languages (lib/i18n), chosen by ui_locales among others.
     discovery: { service_documentation: `${config.APP_URL}/docs`, ui_locales_supported: [...LOCALES] },
   };
 }

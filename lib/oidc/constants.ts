@@ -31,7 +31,7 @@ export const DEVICE_STEPS = ["input", "confirm", "success", "cancelled"] as cons
 export const DEVICE_ERRORS = ["missing", "not_found", "expired", "used", "too_many_attempts", "app_unavailable", "failed"] as const;
 
 /**
- * Trusted-device cookies (issue 24, lib/oidc/trusted-device.ts): one per account this browser
+ * Trusted-device cookies (lib/oidc/trusted-device.ts): one per account this browser
  * signed in to (`_trusted_<handle>`), sent only to the hosted pages' form posts.
  */
 export const TRUSTED_DEVICE_COOKIE_PREFIX = "_trusted_";

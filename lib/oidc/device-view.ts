@@ -12,7 +12,7 @@ import { findSignInClient } from "./clients";
 export interface DeviceRequestView {
   /** As the device shows it: XXXX-XXXX. */
   userCode: string;
-  /** `sandbox`: a sandbox client's request (issue 26: its page shows the banner). */
+  /** `sandbox`: a sandbox client's request (its page shows the banner). */
   client: { clientId: string; name: string; ownerHandle: string | null; sandbox: boolean };
   scopes: string[];
 }
@@ -45,7 +45,7 @@ export type CountedDeviceRequestView = { ok: true; view: DeviceRequestView | nul
 
 /**
  * findDeviceRequestView for a code that came from the client (the page's `?step=confirm&user_code=`),
- * counted like a code typed into the form (issue 24): every lookup is one entry against the client's
+ * counted like a code typed into the form: every lookup is one entry against the client's
  * user-code limit (lib/services/throttle.ts), given back only when the code was found, so the page
  * cannot be used to try codes past the limit.
  */

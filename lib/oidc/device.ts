@@ -10,7 +10,7 @@ import { DEVICE_CODE_GRANT } from "./clients";
 import { DEVICE_ERRORS, DEVICE_PAGE_PATH, DEVICE_XSRF_COOKIE } from "./constants";
 
 /**
- * Device sign-in (issue 17, RFC 8628) around oidc-provider's `deviceFlow` feature. oidc-provider
+ * Device sign-in (RFC 8628) around oidc-provider's `deviceFlow` feature. oidc-provider
  * runs the protocol (device authorization endpoint, user-code verification with its xsrf check,
  * the device code grant); the platform adds:
  * - its own pages: the three `*Source` hooks hand the form's xsrf value to the Next-rendered page
@@ -106,7 +106,7 @@ export const userCodeInputSource: DeviceFlowFeature["userCodeInputSource"] = asy
     sendToPage(ctx, { step: "cancelled" }, xsrf);
     return;
   }
-  // The code the person typed comes back into the box, a wrong one too (issue 28: a typo is fixed
+  // The code the person typed comes back into the box, a wrong one too (a typo is fixed
   // in place, not typed again); only a well-formed code is echoed.
   const typed = userCodeSchema.safeParse((err as { userCode?: unknown }).userCode ?? ctx.oidc.params?.user_code).data;
   sendToPage(ctx, { step: "input", error: kind, user_code: typed }, xsrf);

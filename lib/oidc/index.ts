@@ -72,7 +72,7 @@ export async function createOidc(): Promise<OidcService> {
       (req as IncomingMessage & { originalUrl?: string }).originalUrl = original;
       req.url = original.slice(issuerPath.length) || "/";
       if (!req.url.startsWith("/")) req.url = `/${req.url}`;
-      // Issue 27: every token-endpoint answer (fast paths and oidc-provider's, errors included) carries
+      // Every token-endpoint answer (fast paths and oidc-provider's, errors included) carries
       // an X-Request-Id, and the usage meter logs the grant under it (the app's request log).
       const isTokenEndpoint = req.url.split("?")[0] === ROUTES.token;
       if (isTokenEndpoint) res.setHeader("x-request-id", requestIdFrom(req.headers["x-request-id"] as string | undefined));

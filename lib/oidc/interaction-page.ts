@@ -25,7 +25,7 @@ export interface InteractionPageRequest {
   /** The refused sign-in's username (LOGIN_USERNAME_COOKIE), decoded. */
   usernameCookie: string | undefined;
   query: Record<string, unknown>;
-  /** Issue 29, the page's language: LOCALE_COOKIE's value and the request's Accept-Language. */
+  /** The page's language: LOCALE_COOKIE's value and the request's Accept-Language. */
   localeCookie?: string | undefined;
   acceptLanguage?: string | undefined;
 }

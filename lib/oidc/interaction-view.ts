@@ -17,7 +17,7 @@ import { findSignInChallenge, secondFactorKinds } from "../services/second-facto
 export interface InteractionView {
   uid: string;
   prompt: "login" | "consent";
-  /** The authorization request's `ui_locales` (issue 29: the hosted page's language). */
+  /** The authorization request's `ui_locales` (the hosted page's language). */
   uiLocales: string | undefined;
   /** A device sign-in (RFC 8628): the app runs on another device, so nothing "returns to" it. */
   device: boolean;
@@ -28,14 +28,14 @@ export interface InteractionView {
   /** The consent page only (null on the login page). */
   consent: ConsentDetails | null;
   /**
-   * Issue 29: the login prompt asks for the second factor of this account instead of the password:
+   * The login prompt asks for the second factor of this account instead of the password:
    * after this interaction's right password (a challenge), or for a step-up of the session's account.
    */
   secondFactor: { handle: string; stepUp: boolean; passkey: boolean; totp: boolean } | null;
 }
 
 /**
- * Who asks and whether it asked before (issue 15): the app's approved identity (read apart from the
+ * Who asks and whether it asked before: the app's approved identity (read apart from the
  * hot client cache, lib/oidc/clients.ts), and the scopes this person already allowed. "first": no
  * earlier consent; "more": the request adds scopes to an earlier consent (`added` lists them);
  * "again": an earlier consent covers the request (the provider asks anyway, e.g. prompt=consent).
@@ -68,7 +68,7 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
     .filter(Boolean)
     .map((scope) => ({ scope, description: describeScope(scope) }));
   // The login page shows only the app's name: who built it and who is signed in are the consent
-  // page's (issue 24: their lookups are left off every sign-in's login page).
+  // page's (their lookups are left off every sign-in's login page).
   const isConsent = prompt === "consent";
   const accountId = payload.session?.accountId;
   const [owner, user] = isConsent
@@ -111,7 +111,7 @@ function appClientIdOf(clientId: string): string {
 
 async function findConsentDetails(clientId: string, userId: number | null, requested: string[]): Promise<ConsentDetails | null> {
   const [identity, previous] = await Promise.all([
-    // Issue 26: a sandbox client shows its app's identity (the consent is remembered for the sandbox client).
+    // A sandbox client shows its app's identity (the consent is remembered for the sandbox client).
     findAppIdentity(appClientIdOf(clientId)),
     userId === null ? Promise.resolve(null) : findConsentScopes(userId, clientId),
   ]);

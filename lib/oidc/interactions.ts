@@ -29,7 +29,7 @@ import { findUserById } from "../services/users";
  * The hosted pages' form posts (STYLE: Request path, OIDC request, step 3). The pages are rendered
  * by Next (pages/interaction/[uid].tsx, without JavaScript); their forms POST here, to
  * `/interaction/:uid/{login,second-factor,consent,abort,switch}`, and this module finishes the interaction with
- * oidc-provider on the raw Node request. Passkeys (issue 29) add two posts made by the pages' one
+ * oidc-provider on the raw Node request. Passkeys add two posts made by the pages' one
  * small script (public/hosted/passkey.js): `passkey-options` (JSON: the WebAuthn challenge) and
  * `passkey` (a form post of the browser's answer, finishing the interaction as the password does).
  */
@@ -212,7 +212,7 @@ export async function handleInteraction(
         return backToPage(res, uid, "missing_fields");
       }
       const handle = parsed.data.username.replace(/^@/, "").toLowerCase();
-      // Issue 26: credentials are looked up in the client's world (a sandbox's test users for its
+      // Credentials are looked up in the client's world (a sandbox's test users for its
       // sbx_ client); a client gone since the page was shown (its app suspended) signs nobody in.
       const worldId = await findClientWorld(String(details.params.client_id ?? ""));
       if (worldId === null) throw new errors.SessionNotFound("the interaction's client is gone");
@@ -222,7 +222,7 @@ export async function handleInteraction(
       const ip = clientIp(req, env().TRUST_PROXY_RULE);
       const result = await signInWithPassword(parsed.data.username, parsed.data.password, ip, trustedDevice, worldId);
       if (!result.ok && result.error === "busy") {
-        // Issue 24: too many sign-ins waiting for a password check. A plain page (no JavaScript),
+        // Too many sign-ins waiting for a password check. A plain page (no JavaScript),
         // the form's answer itself, so the browser's Back returns to the filled-in form.
         logger.warn("sign-in turned away: password checks saturated", { client: details.params.client_id });
         res.setHeader("retry-after", String(result.retryAfterSeconds));

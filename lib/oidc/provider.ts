@@ -114,11 +114,11 @@ async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
 }
 
 /**
- * Issue 16: counts a token request oidc-provider answered, per app and grant type, once its status
- * is known. Issue 24: a login client authenticates with nothing (token_endpoint_auth_method
+ * Counts a token request oidc-provider answered, per app and grant type, once its status
+ * is known. A login client authenticates with nothing (token_endpoint_auth_method
  * `none`), so its failed requests may come from anyone who knows its client ID: counted apart, as
  * unauthenticated callers, not in the app's own error rate. Its successes proved a code and
- * verifier or a refresh token: the app's. Issue 28: an `invalid_client` answer (a wrong secret; the
+ * verifier or a refresh token: the app's. An `invalid_client` answer (a wrong secret; the
  * fast paths hand those here) names a client oidc-provider knows (it sets the client before
  * checking its credentials) but proves nothing: logged for the app the same way, as an
  * unauthenticated caller's, so the developer finds it by its request id. The answer's
@@ -127,7 +127,7 @@ async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
 function meterGrant(ctx: KoaContextWithOIDC, startedMs: number): void {
   const client = ctx.oidc?.client;
   const grantType = ctx.oidc?.params?.grant_type;
-  // Issue 30: every grant oidc-provider answered, by type and result (lib/metrics.ts folds unknown values).
+  // Every grant oidc-provider answered, by type and result (lib/metrics.ts folds unknown values).
   const error = ctx.status >= 400 ? (ctx.body as { error?: unknown } | undefined)?.error : null;
   countTokenGrant(typeof grantType === "string" ? grantType : "other", ctx.status < 400 ? null : typeof error === "string" ? error : "other_error");
   if (!client || typeof grantType !== "string") return;
@@ -169,7 +169,7 @@ function claimedClientId(ctx: KoaContextWithOIDC): string | null {
 }
 
 /**
- * Issue 28: a token request naming the client ID of an app oidc-provider does not know (waiting
+ * A token request naming the client ID of an app oidc-provider does not know (waiting
  * for review, rejected, suspended: SPEC States) is answered `invalid_client` with no client set, so
  * meterGrant cannot attribute it. It is logged for that app all the same, as an unauthenticated
  * caller's (it proved nothing), so the developer of a pending app finds it by its request id; an ID
@@ -198,7 +198,7 @@ function meterUnknownClient(ctx: KoaContextWithOIDC, startedMs: number): void {
 }
 
 /**
- * Issue 27: oidc-provider says only "client authentication failed". A developer whose app waits for
+ * Oidc-provider says only "client authentication failed". A developer whose app waits for
  * review gets the same answer as one with a wrong secret (an unapproved app is unknown to the
  * provider, SPEC States), so the text names every cause without revealing which one it was.
  */
@@ -286,7 +286,7 @@ export async function buildProvider(): Promise<BuiltProvider> {
     if (!accountId || !clientId || !/^[0-9]{1,10}$/.test(accountId)) return;
     markConnectedAppUsed(Number(accountId), clientId);
   });
-  // Issue 29: where the person is signed in (Account security): the session that answered, with
+  // Where the person is signed in (Account security): the session that answered, with
   // this browser and its network. Not awaited: the authorization's answer does not wait for it.
   provider.on("authorization.success", (ctx: KoaContextWithOIDC) => {
     const session = ctx.oidc.session;

@@ -14,7 +14,7 @@ import { ID_TOKEN_TTL } from "./keys";
 import { accessTokenClaims, hasExactly, sendTokenResponse, signJwt, tokenRequestId, type TokenSigners } from "./token-form";
 
 /**
- * Issue 18: a fast path for a login client's refresh grant (SPEC Authentication, login client step
+ * A fast path for a login client's refresh grant (SPEC Authentication, login client step
  * 6), the request every signed-in app sends once per access-token lifetime. Through oidc-provider a
  * grant is six sequential round trips (the token, its session, its grant, the account, the consume,
  * the successor) plus its koa, parameter and client-auth pipelines; here it is one read
@@ -134,7 +134,7 @@ export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMa
   if (scopes.has("openid")) {
     // The account's claims that the granted OIDC scopes release (SCOPE_CLAIMS), then the nonce of
     // the original request, then the registered claims, as oidc-provider's IdToken and JWT helper do.
-    // Issue 29: the sign-in's acr and amr, kept with the token, as oidc-provider's IdToken has them.
+    // The sign-in's acr and amr, kept with the token, as oidc-provider's IdToken has them.
     const available: Record<string, unknown> = {
       ...accountClaims(user),
       ...(isString(token.acr) ? { acr: token.acr } : {}),
@@ -176,7 +176,7 @@ export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMa
       res,
       JSON.stringify({ access_token: accessToken, expires_in: ACCESS_TOKEN_TTL, id_token: idToken, refresh_token: successor, scope: atScope, token_type: "Bearer" }),
     );
-    // As provider.ts does for the grants oidc-provider answers: usage (issue 16) and "last used".
+    // As provider.ts does for the grants oidc-provider answers: usage and "last used".
     usageMeter().recordGrant(clientId, "refresh_token", 200, null, performance.now() - startedMs, Date.now(), true, tokenRequestId(res));
     markConnectedAppUsed(user.id, clientId);
   } catch (error) {

@@ -3,7 +3,7 @@ import type { SecondFactorMethod } from "../services/second-factors";
 import { hasSecondFactor } from "../services/second-factors";
 
 /**
- * The second factor at the sign-in service (issue 29), as apps see it (docs: "Second factor and
+ * The second factor at the sign-in service, as apps see it (docs: "Second factor and
  * step-up"). `amr` (RFC 8176) says how the person signed in:
  * - password only: `["pwd"]`;
  * - password and a code from the authenticator app: `["pwd", "otp", "mfa"]`;

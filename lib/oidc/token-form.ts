@@ -70,7 +70,7 @@ export function accessTokenClaims(input: { sub?: string; iat: number; scope: str
     client_id: input.clientId,
     iss: ISSUER,
     aud: API_URL,
-    // Issue 26: a sandbox token says so (config.ts's customizer adds the same claim, last, on oidc-provider's tokens).
+    // A sandbox token says so (config.ts's customizer adds the same claim, last, on oidc-provider's tokens).
     ...(sandbox ? { [SANDBOX_CLAIM]: true } : {}),
   };
 }
@@ -122,7 +122,7 @@ export async function signJwt(signer: JwtSigner, payload: Record<string, unknown
 }
 
 /** A 200 token response with the headers oidc-provider's token endpoint sends for a request without Origin. */
-/** Issue 27: the X-Request-Id lib/oidc/index.ts gave this token request (its answer carries it; usage logs it). */
+/** The X-Request-Id lib/oidc/index.ts gave this token request (its answer carries it; usage logs it). */
 export function tokenRequestId(res: ServerResponse): string | null {
   const id = res.getHeader("x-request-id");
   return typeof id === "string" ? id : null;

@@ -6,7 +6,7 @@ import { isHttps } from "./config";
 import { TRUSTED_DEVICE_COOKIE_PATH, TRUSTED_DEVICE_COOKIE_PREFIX } from "./constants";
 
 /**
- * Trusted-device cookies (issue 24; OWASP Blocking Brute Force Attacks, "device cookies"): after a
+ * Trusted-device cookies (OWASP Blocking Brute Force Attacks, "device cookies"): after a
  * successful sign-in the browser gets a cookie naming the account, signed by the platform. While an
  * account is locked by failures from elsewhere (lib/services/throttle.ts), a browser that shows a
  * valid one for it keeps full access: the lock holds the attackers, not the owner's own browsers.

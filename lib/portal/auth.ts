@@ -11,7 +11,7 @@ import { findSessionUidOfRefreshToken, isSignInSessionLive } from "../services/s
  * in on the hosted login page with PKCE, and no consent screen is shown.
  *
  * The portal keeps only who signed in (the user id from `sub`), the ID token (for `id_token_hint`
- * at sign-out) and the uid of the sign-in session it came from (issue 29: ended there, ended here)
+ * at sign-out) and the uid of the sign-in session it came from (ended there, ended here)
  * in its encrypted session cookie. Role, disabled and muted flags are
  * read from the database on every request by lib/portal/session.ts, so an admin demotion or a disabled
  * account takes effect at once.
@@ -34,7 +34,7 @@ declare module "next-auth/jwt" {
     /** Kept server-side only (never copied into the session object sent to the browser). */
     idToken?: string;
     /**
-     * Issue 29: the uid of the sign-in service's session this portal session came from, kept
+     * The uid of the sign-in service's session this portal session came from, kept
      * server-side only. A portal session whose sign-in session was ended is refused.
      */
     sessionUid?: string;
@@ -103,7 +103,7 @@ async function buildAuthOptions(): Promise<NextAuthOptions> {
         return token;
       },
       async session({ session, token }) {
-        // Issue 29: no user for a portal session whose sign-in session was ended (Account
+        // No user for a portal session whose sign-in session was ended (Account
         // security's "Sign out", `users sign-out`, `users mfa reset`) or that names none.
         const uid = token.uid && /^[0-9]{1,10}$/.test(token.uid) ? token.uid : undefined;
         const live = uid !== undefined && token.sessionUid !== undefined && (await isSignInSessionLive(token.sessionUid, Number(uid)));

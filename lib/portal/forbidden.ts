@@ -5,7 +5,7 @@ import { getAppForViewer } from "@/lib/services/apps";
 import { getCurrentUser, toActor } from "./session";
 
 /**
- * Why a page answered 403 (issue 28: "403s name the real reason"), for app/forbidden.tsx. forbidden()
+ * Why a page answered 403 ("403s name the real reason"), for app/forbidden.tsx. forbidden()
  * carries nothing to the 403 page, which renders outside the page that called it; it learns the
  * path from proxy.ts (`x-pathname`, set on every request) and works the reason out again from the
  * same rules the page used. Null: the admin area's reason.

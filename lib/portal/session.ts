@@ -13,7 +13,7 @@ import { getAppForViewer } from "../services/apps";
 import { findUserById } from "../services/users";
 import { isSecondFactorMissing } from "../services/mfa-policy";
 
-/** Where REQUIRE_MFA sends a person who must enrol first (issue 29). */
+/** Where REQUIRE_MFA sends a person who must enrol first. */
 export const ENROL_PATH = "/account/security?required=1";
 
 /**
@@ -34,7 +34,7 @@ export const getCurrentUser = cache(async (): Promise<UserView | null> => {
 });
 
 /**
- * Issue 29: the uid of the sign-in session behind this portal session (Account security marks it
+ * The uid of the sign-in session behind this portal session (Account security marks it
  * "This device" and keeps it on "Sign out everywhere else"), read from the encrypted session cookie.
  */
 export const getCurrentSessionUid = cache(async (): Promise<string | null> => {

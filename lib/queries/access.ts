@@ -5,10 +5,10 @@ import { pool } from "../database/client";
 /**
  * What the bearer check (lib/oidc/access-tokens.ts: the API and userinfo) needs from the database
  * after a token verified: whether its app is still approved, whether its user still exists and is
- * enabled, and the two revocation watermarks (issue 12): tokens of the app, or of this person for
+ * enabled, and the two revocation watermarks: tokens of the app, or of this person for
  * this app, issued at or before them are void. Misses of one event-loop turn share ONE query: with
  * many distinct users each token is seen about once per cache period, so a query of its own would
- * double the round trips of a one-query read (issue 6).
+ * double the round trips of a one-query read.
  */
 export interface AccessStatus {
   appApproved: boolean;
@@ -18,9 +18,9 @@ export interface AccessStatus {
   appTokensRevokedAt: number | null;
   /** Unix seconds: this person's tokens for the app with `iat` at or before it are void. */
   userTokensRevokedAt: number | null;
-  /** The app's API quota per minute as an admin set it; null: the platform default (issue 16). A sandbox's own quota. */
+  /** The app's API quota per minute as an admin set it; null: the platform default. A sandbox's own quota. */
   appRequestsPerMinute: number | null;
-  /** Issue 26: the token's world: 0 for a live client, the sandbox's id for an `sbx_` client. */
+  /** The token's world: 0 for a live client, the sandbox's id for an `sbx_` client. */
   worldId: number;
   /** The world of the token's user (undefined for app-only tokens or a missing user). */
   userWorldId: number | undefined;
@@ -41,7 +41,7 @@ const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefi
   }>({
     name: "api_access_status_batch_v4",
     // Timestamps hold UTC (as Prisma writes them): epoch of a timestamp without time zone is UTC.
-    // Issue 26: an `sbx_` client is its app's sandbox (its app row by the rest of the id, its
+    // An `sbx_` client is its app's sandbox (its app row by the rest of the id, its
     // Sandbox row by the whole id); a live client's row is found as before, and its Sandbox probe
     // has a null key (no index read).
     text: `SELECT k.i, a.status::text AS app_status, floor(extract(epoch FROM a."tokensRevokedAt"))::int AS app_revoked,
@@ -64,7 +64,7 @@ const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefi
     const appRevoked = row?.app_revoked ?? null;
     const sandboxRevoked = row?.sandbox_revoked ?? null;
     return {
-      // Issue 26: a sandbox works whatever its app's review status, except suspended.
+      // A sandbox works whatever its app's review status, except suspended.
       appApproved: sandbox ? row?.app_status != null && row.app_status !== "suspended" : row?.app_status === "approved",
       userDisabled: k.userId === undefined ? undefined : (row?.user_disabled ?? null),
       appTokensRevokedAt:

@@ -3,7 +3,7 @@ import { byPosition, turnBatched } from "../database/batch";
 import { pool } from "../database/client";
 
 /**
- * What oidc-provider's findAccount needs of a user (issue 18): every refresh grant, code exchange
+ * What oidc-provider's findAccount needs of a user: every refresh grant, code exchange
  * and userinfo call looks the account up, so it is a hot read. Prisma's per-query planning cost a
  * fifth of a refresh grant's CPU; this is one named statement, and the lookups of one event-loop
  * turn share it.
@@ -16,7 +16,7 @@ export interface AccountRow {
   disabled: boolean;
 }
 
-/** Issue 26: and its world, 0 live or a sandbox's (lib/oidc/account.ts matches it to the client's). */
+/** And its world, 0 live or a sandbox's (lib/oidc/account.ts matches it to the client's). */
 export interface WorldAccountRow extends AccountRow {
   worldId: number;
 }
@@ -37,7 +37,7 @@ export const findAccountRow = turnBatched<number, WorldAccountRow | null>(async 
 });
 
 /**
- * What the hosted login form's password check needs of a user, by handle (issue 24, sign-in flow
+ * What the hosted login form's password check needs of a user, by handle (sign-in flow
  * bench case F): one named statement, batched per turn, instead of Prisma's per-query planning
  * (about 2 ms of the event loop per sign-in under load).
  */
@@ -46,12 +46,12 @@ export interface CredentialRow {
   handle: string;
   disabled: boolean;
   passwordHash: string | null;
-  /** Issue 29: a confirmed second factor (TOTP or passkey), read with the credentials so a sign-in needs no query of its own for it. */
+  /** A confirmed second factor (TOTP or passkey), read with the credentials so a sign-in needs no query of its own for it. */
   hasSecondFactor: boolean;
 }
 
 /**
- * Issue 26: a handle is looked up in the signing-in client's world only (the unique index leads
+ * A handle is looked up in the signing-in client's world only (the unique index leads
  * with the world): the live world's people for a live client, the sandbox's test users for its
  * `sbx_` client (its generated people have no password, and are left out by name too). So a live
  * account never signs in to a sandbox client, nor a test user to a live one or the portal.

@@ -28,7 +28,7 @@ export async function reserveApiQuota(
 }
 
 /**
- * The same for one user's share of an app's window (issue 24): up to `want` of the user's `quota`,
+ * The same for one user's share of an app's window: up to `want` of the user's `quota`,
  * in ONE atomic upsert on the (app, user, window) row.
  */
 export async function reserveApiUserQuota(

@@ -10,7 +10,7 @@ export interface ActiveSecrets {
 
 /**
  * The active secret hashes of an approved API client, read fresh (no cache). Read on every
- * client-credentials grant, so the grants of one event-loop turn share the query (issue 6).
+ * client-credentials grant, so the grants of one event-loop turn share the query.
  * Null when the client is unknown, not an API client or not approved.
  */
 export function findActiveSecrets(clientId: string): Promise<ActiveSecrets | null> {

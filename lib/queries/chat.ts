@@ -37,7 +37,7 @@ export const MESSAGE_COLUMNS = `
   floor(extract(epoch FROM m."createdAt"))::int8 AS created_at,
   u.handle, u."displayName" AS display_name, u."avatarUrl" AS avatar_url`;
 
-/** A message as the chat statements return it: also the stored data of a `chat.message.created` event (issue 25). */
+/** A message as the chat statements return it: also the stored data of a `chat.message.created` event. */
 export function toRecord(r: ChatRow): ChatMessageRecord {
   return {
     id: r.id,
@@ -57,7 +57,7 @@ export function toRecord(r: ChatRow): ChatMessageRecord {
  */
 
 /**
- * The statements of the two functions below; bench/explain.ts shows their plans. Issue 26: one
+ * The statements of the two functions below; bench/explain.ts shows their plans. One
  * world's chat ($2), read on ChatMessage_worldId_id_idx, which the world leads, so the live chat
  * (`= 0`) costs what it did before worlds existed. The world is written as a range and named in the
  * order: PostgreSQL folds an equality out of the order, and then read the primary key backwards,
@@ -92,7 +92,7 @@ export async function listChatMessagesBefore(before: bigint, count: number, worl
  * ONE statement claims the user's posting slot with a conditional UPDATE of User.lastChatPostAt
  * (row lock: concurrent posts by one user serialize, and all but one find the slot taken, in every
  * process) and inserts the message only if the claim succeeded, with its `chat.message.created`
- * event (issue 25: the message and its event commit together or not at all; the Event trigger
+ * event (the message and its event commit together or not at all; the Event trigger
  * queues the fan-out). A muted or disabled user, a slot
  * still taken, or a reply to a missing message claims nothing.
  */
@@ -111,7 +111,7 @@ const POST_SQL = `
   ), posted AS (
     SELECT ${MESSAGE_COLUMNS} FROM m, author u
   ), event AS (
-    -- Issue 26: the event is of the author's world; fan-out and the stream deliver it in that world only.
+    -- The event is of the author's world; fan-out and the stream deliver it in that world only.
     INSERT INTO "Event" (id, type, "worldId", data, "createdAt")
     SELECT platform_public_id('evt'), 'chat.message.created', author."worldId", to_jsonb(posted), timezone('UTC', now())
     FROM posted, author

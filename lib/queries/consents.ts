@@ -3,7 +3,7 @@ import { byPosition, turnBatched } from "../database/batch";
 import { pool } from "../database/client";
 
 /**
- * The scopes a person allowed an app, or null when they never did (issue 24, sign-in flow bench
+ * The scopes a person allowed an app, or null when they never did (sign-in flow bench
  * case F): every sign-in to a third-party app reads it when oidc-provider resumes the
  * authorization (lib/oidc/config.ts loadExistingGrant), so it is one named statement, batched per
  * turn, instead of a Prisma query.

@@ -2,7 +2,7 @@
 import { pool } from "../database/client";
 
 /**
- * Issue 27: `Idempotency-Key` rows, one per (app, world, user, key). A key is claimed by the first
+ * `Idempotency-Key` rows, one per (app, world, user, key). A key is claimed by the first
  * request that carries it (status null while it runs), completed with that request's reply, or
  * released again when it failed. Timestamps are UTC wall-clock like Prisma's `timestamp(3)`.
  */

@@ -39,7 +39,7 @@ export interface PokeAttempt {
 }
 
 /**
- * Pokes the enabled user with stored handle `handle` in the caller's world (issue 26: a poke never
+ * Pokes the enabled user with stored handle `handle` in the caller's world (a poke never
  * crosses worlds); null when there is no such user.
  */
 export async function upsertPoke(callerId: number, handle: string): Promise<PokeAttempt | null> {

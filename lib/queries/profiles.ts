@@ -133,7 +133,7 @@ function publicProfileLoader(reader: Reader) {
 }
 
 const loadPublicProfile = publicProfileLoader(pool);
-/** Issue 30: one batching loader per read replica (and the primary's counted reader), made on first use. */
+/** One batching loader per read replica (and the primary's counted reader), made on first use. */
 const loadersByReader = new Map<Reader, ReturnType<typeof publicProfileLoader>>();
 
 type OwnProfileRow = ProfileRow & { i: string; property: unknown; has_stats: boolean } & Record<string, unknown>;
@@ -146,7 +146,7 @@ const loadOwnProfile = turnBatched<number, OwnProfileRecord | null>(async (userI
 });
 
 /**
- * The public profile of the enabled user with stored handle `handle` in world `worldId` (issue 26:
+ * The public profile of the enabled user with stored handle `handle` in world `worldId` (
  * 0 live, else a sandbox's), personalized for `viewerId`; null when no such user (disabled accounts
  * are hidden like unknown ones).
  */

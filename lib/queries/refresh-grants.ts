@@ -4,7 +4,7 @@ import { pool } from "../database/client";
 import type { AccountRow } from "./accounts";
 
 /**
- * Issue 18: everything a refresh grant checks, in ONE read instead of oidc-provider's six round
+ * Everything a refresh grant checks, in ONE read instead of oidc-provider's six round
  * trips (the token, its session, its grant, the account, the app, the revocation watermarks),
  * batched per event-loop turn. Rows of the OidcModel table as lib/oidc/adapter.ts writes them.
  */

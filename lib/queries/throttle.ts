@@ -43,7 +43,7 @@ export async function decrementRateLimits(entries: readonly { key: string; windo
 }
 
 /**
- * A successful sign-in's settlement in one statement (issue 24, sign-in flow bench case F): forgets
+ * A successful sign-in's settlement in one statement (sign-in flow bench case F): forgets
  * the (account, address) pair's counter and gives the attempt back to the other keys, as
  * deleteRateLimit then decrementRateLimits would, in one round trip. The pair's key is never one
  * of `entries` (lib/services/throttle.ts loginKeys: one prefix per kind of key).

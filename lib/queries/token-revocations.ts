@@ -2,7 +2,7 @@
 import type pg from "pg";
 
 /**
- * Voids this person's access tokens for the app issued up to now (issue 12: the per (user, app)
+ * Voids this person's access tokens for the app issued up to now (the per (user, app)
  * watermark the API and userinfo compare with `iat`). The database's clock (clock_timestamp), so
  * every process agrees; never moved backwards. Parameters: $1 user id, $2 client id.
  */

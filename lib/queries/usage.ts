@@ -1,4 +1,4 @@
-// Data layer (STYLE.md Layout): the usage tables' SQL over pg (issue 16); the rules live in
+// Data layer (STYLE.md Layout): the usage tables' SQL over pg; the rules live in
 // lib/services/usage.ts and lib/services/usage-meter.ts.
 import { pool } from "../database/client";
 import { dropDayPartitions, ensureDayPartitions, type DayPartitioned } from "./partitions";
@@ -87,11 +87,11 @@ const USAGE_TABLES: readonly DayPartitioned[] = [
   { table: "UsageCount", key: "periodStart" },
   { table: "UsageLatency", key: "periodStart" },
 ];
-/** Issue 30: the request log, range-partitioned by day on "at" (prisma/migrations/…_partitioned_history). */
+/** The request log, range-partitioned by day on "at" (prisma/migrations/…_partitioned_history). */
 const REQUEST_LOG: DayPartitioned = { table: "RequestLog", key: "at" };
 
 /**
- * Issue 30: creates the day partitions of the usage tables from `from` through `through` (UTC days)
+ * Creates the day partitions of the usage tables from `from` through `through` (UTC days)
  * that do not exist yet, each taking over what the default partition held for its day. Returns how
  * many it created.
  */
@@ -99,7 +99,7 @@ export function ensureUsagePartitions(from: Date, through: Date): Promise<number
   return ensureDayPartitions(USAGE_TABLES, from, through);
 }
 
-/** Issue 30: the same for the request log. */
+/** The same for the request log. */
 export function ensureRequestLogPartitions(from: Date, through: Date): Promise<number> {
   return ensureDayPartitions([REQUEST_LOG], from, through);
 }
@@ -116,7 +116,7 @@ export async function deleteUsageBefore(before: Date): Promise<number> {
 }
 
 /**
- * Issue 30: drops the request log's day partitions that end by `before` (past the longest age the
+ * Drops the request log's day partitions that end by `before` (past the longest age the
  * log promises), carrying into the default partition the rows still among their app's `keepRecent`
  * newest (a quiet app's last requests, whatever their age). The per-app trim (trimRequestLog)
  * bounds everything else, the default partition included. Returns the rows removed.
@@ -222,9 +222,9 @@ export interface AppTrafficRow {
 
 /**
  * Every app's totals in [`since`, `until`) (the admin overview), most traffic first. Failed token
- * requests of unauthenticated callers (`unauthenticated:…`, issue 24) are not the app's traffic or
+ * requests of unauthenticated callers (`unauthenticated:…`) are not the app's traffic or
  * errors. Every app with traffic, not a top few: the overview's platform totals are the sums of these
- * rows (issue 28), one row per metered client (a sandbox's is its own row, named after its app).
+ * rows, one row per metered client (a sandbox's is its own row, named after its app).
  */
 export async function selectTrafficByApp(since: Date, until: Date): Promise<AppTrafficRow[]> {
   const { rows } = await pool.query<AppTrafficRow>(
@@ -241,7 +241,7 @@ export async function selectTrafficByApp(since: Date, until: Date): Promise<AppT
 }
 
 /**
- * Issue 28: the platform's requests per time slot (`stepSeconds` wide, from the epoch) and status
+ * The platform's requests per time slot (`stepSeconds` wide, from the epoch) and status
  * class in [`since`, `until`), every app's, token requests included and unauthenticated callers'
  * failures left out, as selectTrafficByApp counts them.
  */
@@ -266,9 +266,9 @@ const toRecord = (r: RawLogRow): RequestLogRecord => ({ ...r, atMs: Number(r.atM
 
 /**
  * An app's request log, newest first, filtered; the user's handle is read here, not per request.
- * `clientIds`: the live client, its sandbox (issue 26) or both, each read newest first through
+ * `clientIds`: the live client, its sandbox or both, each read newest first through
  * ("clientId", at DESC) and merged, so showing both costs two index reads of `limit` rows.
- * Issue 28: a time window (`since` inclusive, `until` exclusive) and keyset paging: `after` is the
+ * A time window (`since` inclusive, `until` exclusive) and keyset paging: `after` is the
  * last row of the previous page, the page continues strictly after it in (at DESC, id DESC) order
  * (an index range, whatever the depth; never OFFSET).
  */
@@ -314,7 +314,7 @@ export async function selectRequestLog(
   return rows.map(toRecord);
 }
 
-/** Issue 28, the detail view: the rows of `clientIds` with this request id (usually one; a client may reuse an id), newest first. */
+/** The detail view: the rows of `clientIds` with this request id (usually one; a client may reuse an id), newest first. */
 export async function selectRequestLogById(clientIds: string[], requestId: string, limit: number): Promise<RequestLogRecord[]> {
   const { rows } = await pool.query<RawLogRow>(
     `SELECT ${LOG_COLUMNS}
@@ -334,7 +334,7 @@ export interface SandboxExerciseRow {
 }
 
 /**
- * Issue 26, for the reviewer: how much an app's sandbox client was exercised, in ONE statement —
+ * For the reviewer: how much an app's sandbox client was exercised, in ONE statement —
  * its calls per route since `since` (the sandbox's rows of the last days: one index range of the
  * primary key) and its newest counted minute of any age (a backward read of the same index that
  * stops at the first row). Failed unauthenticated token requests are not the sandbox's use.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Issue 27: the API changelog, one committed file (docs/api-changelog.json) that the portal's
+ * The API changelog, one committed file (docs/api-changelog.json) that the portal's
  * changelog page renders and the OpenAPI compatibility check (scripts/openapi-snapshot.ts) reads:
  * a breaking change of the OpenAPI document passes only when an entry records its location.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkPublicLink, createAppSchema, logoInputSchema, logoPath, MAX_LOGO_BYTES, sniffLogoType, updateAppSchema } from "./apps";
 
-/** The pure parts of the identity rules (issue 15); the decode check and serving: tests/services/app-identity.test.ts. */
+/** The pure parts of the identity rules; the decode check and serving: tests/services/app-identity.test.ts. */
 describe("app links", () => {
   it("accept https only, without credentials; an empty value clears a link", () => {
     expect(checkPublicLink("https://example.com/privacy")).toBeNull();

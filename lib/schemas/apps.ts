@@ -91,7 +91,7 @@ const publicLinkSchema = storable(z.string().trim().max(2000, "must be at most 2
   .transform((value) => (value === "" ? null : value))
   .nullable();
 
-/** Logos (issue 15): PNG, JPEG or WebP, at most 256 KiB, 16 to 1024 px a side, at most twice as wide as high (or high as wide). */
+/** Logos: PNG, JPEG or WebP, at most 256 KiB, 16 to 1024 px a side, at most twice as wide as high (or high as wide). */
 export const MAX_LOGO_BYTES = 256 * 1024;
 export const LOGO_MIN_SIDE = 16;
 export const LOGO_MAX_SIDE = 1024;
@@ -143,7 +143,7 @@ export const logoInputSchema = z
   })
   .nullable();
 
-/** What the identity block shows: the approved presentation of an app (issue 15). */
+/** What the identity block shows: the approved presentation of an app. */
 export interface AppIdentityData {
   clientId: string;
   name: string;
@@ -200,7 +200,7 @@ export function checkScopesForType(type: (typeof APP_TYPES)[number], scopes: rea
 }
 
 /**
- * The device-flow rule that depends on the client type (issue 17): only a login client signs a
+ * The device-flow rule that depends on the client type: only a login client signs a
  * person in, so only it may use the device authorization grant. Field → message.
  */
 export function checkDeviceFlowForType(type: (typeof APP_TYPES)[number], deviceFlow: boolean | undefined): Record<string, string> {
@@ -252,7 +252,7 @@ export const updateAppSchema = z.object({
 export type UpdateAppInput = z.infer<typeof updateAppSchema>;
 
 /**
- * A widening change of an approved app, waiting for review (issue 15): the requested values of the
+ * A widening change of an approved app, waiting for review: the requested values of the
  * fields it changes (a list is the whole requested list), who asked and when.
  */
 export const pendingChangeSchema = z.object({
@@ -269,7 +269,7 @@ export const pendingChangeSchema = z.object({
   /** Only ever `true`: turning device sign-in off applies at once. */
   deviceFlow: z.boolean().optional(),
   /**
-   * A new owner who accepted a transfer of an approved app (issue 24): who people see "built by"
+   * A new owner who accepted a transfer of an approved app: who people see "built by"
    * on the consent page is identity, so it waits for review like a name.
    */
   owner: z.object({ id: z.number().int(), handle: z.string() }).optional(),
@@ -297,7 +297,7 @@ const reasonSchema = storable(z.string().trim().min(1, "Give a reason").max(500,
 export const rejectAppSchema = z.object({ reason: reasonSchema });
 
 /**
- * The revision of an app a reviewer looked at (issue 24): approvals and rejections carry it, and
+ * The revision of an app a reviewer looked at: approvals and rejections carry it, and
  * are refused if the app changed since.
  */
 export const revisionSchema = z.number().int().positive().max(2_147_483_647);
@@ -306,13 +306,13 @@ export const reviewRejectionSchema = rejectAppSchema.extend({ revision: revision
 
 export const suspendAppSchema = z.object({ reason: reasonSchema });
 
-/** The admin queue's URL (issue 14): every filter survives a reload and a shared link; junk is ignored. */
+/** The admin queue's URL: every filter survives a reload and a shared link; junk is ignored. */
 export const appQueueQuerySchema = z.object({
   q: z.string().trim().max(100).optional().catch(undefined),
   status: z.union([appStatusSchema, z.literal("all")]).optional().catch(undefined),
   type: appTypeSchema.optional().catch(undefined),
   resubmitted: z.literal("1").optional().catch(undefined),
-  /** Only approved apps with a change waiting for review (issue 15). */
+  /** Only approved apps with a change waiting for review. */
   changes: z.literal("1").optional().catch(undefined),
   cursor: z.string().max(200).optional().catch(undefined),
 });
@@ -325,7 +325,7 @@ export const clientIdSchema = z
   .max(100)
   .regex(/^[A-Za-z0-9_-]+$/, "is not a client id");
 
-/** One of an API client's active secrets, as the owner and admins see it (issue 12). */
+/** One of an API client's active secrets, as the owner and admins see it. */
 export const secretViewSchema = z.object({
   /** `sec_…`: names the secret in the portal, the CLI and the audit log. */
   id: z.string(),
@@ -338,7 +338,7 @@ export const secretViewSchema = z.object({
 export type SecretView = z.infer<typeof secretViewSchema>;
 
 /** An application as the portal, admin area and CLI see it. Never carries a secret or its hash. */
-/** A role on an app's team; "owner" is the one owner, the others are member rows (issue 15). */
+/** A role on an app's team; "owner" is the one owner, the others are member rows. */
 export const appRoleSchema = z.enum(["owner", "admin", "viewer"]);
 export type AppRole = z.infer<typeof appRoleSchema>;
 export const memberRoleSchema = z.enum(["admin", "viewer"]);
@@ -373,18 +373,18 @@ export const appViewSchema = z.object({
   deviceFlow: z.boolean(),
   firstParty: z.boolean(),
   owner: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }),
-  /** A widening change waiting for review (issue 15); the fields above are the approved ones. */
+  /** A widening change waiting for review; the fields above are the approved ones. */
   pendingChange: pendingChangeSchema.nullable(),
-  /** Moves with every stored change a reviewer sees; decisions name the one they looked at (issue 24). */
+  /** Moves with every stored change a reviewer sees; decisions name the one they looked at. */
   revision: z.number().int(),
-  /** A transfer offered to this person, waiting for them to accept or decline (issue 24). */
+  /** A transfer offered to this person, waiting for them to accept or decline. */
   transferTo: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }).nullable(),
   transferRequestedAt: z.date().nullable(),
   /** Why the last change request was refused (shown to the team until the next request). */
   pendingChangeRejection: z.string().nullable(),
-  /** The team besides the owner (issue 15), longest-standing first. */
+  /** The team besides the owner, longest-standing first. */
   members: z.array(appMemberSchema),
-  /** API requests per minute this app may make (issue 16: the admin's setting, or the default). */
+  /** API requests per minute this app may make (the admin's setting, or the default). */
   requestsPerMinute: z.number().int(),
   /** Whether an admin set the quota (false: the platform default applies). */
   customQuota: z.boolean(),

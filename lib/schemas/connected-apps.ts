@@ -1,9 +1,9 @@
-/** A login client a person authorized, as Connected apps, the admin's user page and the CLI show it (issue 15). */
+/** A login client a person authorized, as Connected apps, the admin's user page and the CLI show it. */
 export interface ConnectedApp {
   clientId: string;
   name: string;
   description: string;
-  /** The approved logo's file name (served at logoPath), or null (issue 15). */
+  /** The approved logo's file name (served at logoPath), or null. */
   logo: string | null;
   ownerHandle: string;
   ownerDisplayName: string;

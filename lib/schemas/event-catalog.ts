@@ -3,7 +3,7 @@ import { EVENT_AUDIENCE, eventDataSchemas, type EventType } from "./events";
 
 /**
  * The event catalog as the OpenAPI document's `webhooks` section and the docs page "Events and webhooks"
- * show it (issue 25), generated from EVENT_TYPES, EVENT_AUDIENCE and eventDataSchemas.
+ * show it, generated from EVENT_TYPES, EVENT_AUDIENCE and eventDataSchemas.
  *
  * One example body of each event type, for the OpenAPI document's `webhooks` section and
  * the docs' event catalog. Typed by the payload schemas, and tests/api/openapi.test.ts validates each

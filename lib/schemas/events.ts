@@ -3,7 +3,7 @@ import { chatMessageSchema } from "./chat";
 import { notificationSchema } from "./notifications";
 
 /**
- * The event catalog (issue 25): what an app may hear, by webhook or on the event stream, each with
+ * The event catalog: what an app may hear, by webhook or on the event stream, each with
  * its payload schema (the OpenAPI document's `webhooks` section is built from these). Every event is
  * `{ id: "evt_…", type, created_at: <unix seconds>, data }`; `id` is stable across every retry and
  * redelivery, so receivers deduplicate by it.
@@ -84,7 +84,7 @@ export const MAX_STREAMS_PER_USER = 5;
 export const STREAM_RESUME_WINDOW_HOURS = 24;
 
 /**
- * Issue 26: the event types "Trigger event" (portal Sandbox tab, `apps sandbox trigger`) writes in an
+ * The event types "Trigger event" (portal Sandbox tab, `apps sandbox trigger`) writes in an
  * app's sandbox with synthetic data. `ping` is not among them: "Send test event" sends it to one
  * endpoint (sandbox endpoints too).
  */

@@ -8,7 +8,7 @@ import type { AppIdentityData } from "./apps";
  * (lib/server/hosted-page.ts), so they cannot drift apart.
  */
 export type InteractionPageProps = {
-  /** Issue 29: the page's language (lib/i18n) and its own path for the language switch. */
+  /** The page's language (lib/i18n) and its own path for the language switch. */
   locale: Locale;
   path: string;
 } & (
@@ -17,17 +17,17 @@ export type InteractionPageProps = {
       kind: "login";
       uid: string;
       clientName: string;
-      /** Issue 26: a sandbox client's page (its banner). */
+      /** A sandbox client's page (its banner). */
       sandbox: boolean;
-      /** A device sign-in: cancelling goes back to the code page, not to the app (issue 28). */
+      /** A device sign-in: cancelling goes back to the code page, not to the app. */
       device: boolean;
       username: string;
-      /** Issue 29: "Sign in with a passkey" is offered (a live app's page; the button needs JavaScript). */
+      /** "Sign in with a passkey" is offered (a live app's page; the button needs JavaScript). */
       passkey: boolean;
       error: { code: string; message: string } | null;
     }
   | {
-      /** Issue 29: the account's second factor, after its password or for a step-up. */
+      /** The account's second factor, after its password or for a step-up. */
       kind: "second_factor";
       uid: string;
       clientName: string;

@@ -16,7 +16,7 @@ import { lenientIntParam, unixSecondsSchema, userRefSchema } from "./api";
  * | app_review     |      |       |            | yes (a decision on one of your apps, with the reason) |
  *
  * `from` is also absent when the sender's account no longer exists. The account's `security` notices
- * (a new device, a second factor set up or removed; issue 29) and `app_review` developer notices (a
+ * (a new device, a second factor set up or removed) and `app_review` developer notices (a
  * review decision, a disabled webhook endpoint with its URL) are the person's own: shown in the
  * portal only, never listed here nor sent as notification.created (lib/events/audience.ts).
  */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Passkeys (issue 29, part 1): what the browser sends back from navigator.credentials (as
+ * Passkeys (part 1): what the browser sends back from navigator.credentials (as
  * @simplewebauthn/browser serializes it) and the names people give their passkeys. Parsed at the
  * edge (the portal's actions, the hosted sign-in's post); @simplewebauthn/server checks the rest.
  */

@@ -3,7 +3,7 @@ import { CHAT_POST_INTERVAL_SECONDS } from "./chat";
 import { POKE_COOLDOWN_SECONDS } from "./pokes";
 
 /**
- * The API's rate limits (issue 16), announced on every response an app makes (lib/api/rate-limit-headers.ts)
+ * The API's rate limits, announced on every response an app makes (lib/api/rate-limit-headers.ts)
  * and listed on the docs' errors-and-limits page:
  * - `app`: the per-app request quota, DEFAULT_REQUESTS_PER_MINUTE unless an admin set another;
  * - `user`: one user's share of it (user-delegated tokens), USER_QUOTA_PERCENT of the app's quota;
@@ -11,7 +11,7 @@ import { POKE_COOLDOWN_SECONDS } from "./pokes";
  * - `poke`: one poke per (caller, target) every POKE_COOLDOWN_SECONDS (SPEC.md).
  */
 export const DEFAULT_REQUESTS_PER_MINUTE = 6_000;
-/** Issue 24, `"user"`: one user's tokens may use this share of an app's quota, in percent (USER_QUOTA_PERCENT). */
+/** `"user"`: one user's tokens may use this share of an app's quota, in percent (USER_QUOTA_PERCENT). */
 export const DEFAULT_USER_QUOTA_PERCENT = 10;
 export const QUOTA_WINDOW_SECONDS = 60;
 /** The quota of an app whose stored `requestsPerMinute` is `stored` (null: no admin set one). */

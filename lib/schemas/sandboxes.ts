@@ -2,7 +2,7 @@ import { z } from "zod";
 import { handleSchema } from "./users";
 
 /**
- * Issue 26: every app's sandbox. The world is a column (User.worldId, ChatMessage.worldId,
+ * Every app's sandbox. The world is a column (User.worldId, ChatMessage.worldId,
  * DirectoryLink.worldId), like Stripe's livemode: 0 is the live world, a sandbox's world is its
  * Sandbox.id. A request's world comes from its token's client: `sbx_…` → that sandbox, else live.
  */
@@ -39,7 +39,7 @@ export interface SandboxSecret {
   clientSecret: string;
 }
 
-/** Issue 26 point 3: at most this many test users per sandbox. */
+/** At most this many test users per sandbox. */
 export const SANDBOX_TEST_USER_LIMIT = 20;
 
 /** Adding a test user: the handle is a real handle's (same rules), generated when absent. */

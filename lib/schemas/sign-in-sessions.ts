@@ -1,4 +1,4 @@
-/** One of a person's sign-in sessions, as Account security and `users sessions` show it (issue 29). */
+/** One of a person's sign-in sessions, as Account security and `users sessions` show it. */
 export interface SignInSessionView {
   /** Public id (derived from the session's uid, which stays internal). */
   id: string;

@@ -1,14 +1,14 @@
 import { z } from "zod";
 
 /**
- * Issue 16, usage metering: the shapes shared by the meter (lib/services/usage-meter.ts), the usage
+ * Usage metering: the shapes shared by the meter (lib/services/usage-meter.ts), the usage
  * service, the portal's Usage tab and the CLI (`apps usage`, `apps requests`).
  */
 
 /**
  * Fixed log-scale latency buckets: bucket i holds requests that took at most
  * LATENCY_BUCKET_BOUNDS_MS[i] (0.25 ms × √2^i), the last one everything slower. Fixed bounds make
- * histograms of different minutes, routes and processes mergeable by plain addition (issue 16).
+ * histograms of different minutes, routes and processes mergeable by plain addition.
  * Changing them would make old rows mean something else: add buckets at the end only.
  */
 export const LATENCY_BUCKET_COUNT = 32;
@@ -54,13 +54,13 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
 export const GRANT_ROUTE_PREFIX = "token:";
 /**
  * Route names of failed token requests that carried no client authentication
- * (`unauthenticated:<grant_type>`, issue 24): a login client has no secret, so anyone can send its
+ * (`unauthenticated:<grant_type>`): a login client has no secret, so anyone can send its
  * client ID with a made-up code or refresh token. Those failures are the callers', not the app's:
  * shown as "unauthenticated callers", never in the app's own totals or error rate.
  */
 export const UNAUTHENTICATED_ROUTE_PREFIX = "unauthenticated:";
 /**
- * Issue 28: the route name of an API request that carried the app's valid token but matched no
+ * The route name of an API request that carried the app's valid token but matched no
  * route (an unknown path: 404, or a method the path does not take: 405). One name for all of them,
  * so made-up paths cannot multiply the usage rows; the log row keeps the path itself.
  */
@@ -82,7 +82,7 @@ export const USAGE_RANGE_MS: Record<UsageRange, number> = {
 };
 
 /**
- * Issue 26, seen apart: an app's figures are of its live client or of its sandbox (`sbx_` + its
+ * Seen apart: an app's figures are of its live client or of its sandbox (`sbx_` + its
  * client id), which are metered as two clients (lib/services/usage-meter.ts counts by the token's
  * client id). The Usage tab's switch (`?mode=sandbox`), `apps usage --mode`.
  */
@@ -108,7 +108,7 @@ export type StatusFilter = z.infer<typeof statusFilterSchema>;
 export const requestIdSchema = z.string().regex(/^[A-Za-z0-9._-]{8,64}$/, "is not a request id");
 
 /**
- * One entry of an app's request log (issue 16), declared once (issue 24): what the meter keeps per
+ * One entry of an app's request log, declared once: what the meter keeps per
  * request (lib/services/usage-meter.ts), the `RequestLog` table holds (lib/queries/usage.ts), the
  * usage service returns, and the portal's table and `apps requests` show. Never a token, body or
  * query value. The app is the log's key, not a field.
@@ -129,31 +129,31 @@ export const requestLogEntrySchema = z.object({
   /** That person's handle, read with the log (never on the request path); null when app-only or the account is gone. */
   userHandle: z.string().nullable(),
   /**
-   * Issue 28: the path without its query string, only when no route matched (route NO_ROUTE); null
+   * The path without its query string, only when no route matched (route NO_ROUTE); null
    * otherwise. At most MAX_LOGGED_PATH characters.
    */
   path: z.string().nullable(),
-  /** Issue 28: the error message exactly as the answer carried it (API `message`, token endpoint `error_description`). */
+  /** The error message exactly as the answer carried it (API `message`, token endpoint `error_description`). */
   errorMessage: z.string().nullable(),
-  /** Issue 28: X-RateLimit-Limit / X-RateLimit-Remaining as the answer sent them; null when it sent none. */
+  /** X-RateLimit-Limit / X-RateLimit-Remaining as the answer sent them; null when it sent none. */
   rateLimit: z.number().int().nullable(),
   rateRemaining: z.number().int().nullable(),
 });
 export type RequestLogEntry = z.infer<typeof requestLogEntrySchema>;
 
-/** The longest path (issue 28, unmatched requests) and error message a log row keeps. */
+/** The longest path (unmatched requests) and error message a log row keeps. */
 export const MAX_LOGGED_PATH = 300;
 export const MAX_LOGGED_MESSAGE = 500;
 
 /**
- * A request-log entry as the usage service returns it: which of the app's two clients made it
- * (issue 26), and the row's id (issue 28: the keyset cursor's tie-breaker, the detail view's key
+ * A request-log entry as the usage service returns it: which of the app's two clients made it,
+ * and the row's id (the keyset cursor's tie-breaker, the detail view's key
  * among rows that share a request id).
  */
 export type RequestLogRow = RequestLogEntry & { mode: UsageMode; id: string };
 
 /**
- * Issue 28, keyset paging of the request log: an opaque cursor naming the last row shown (its time
+ * Keyset paging of the request log: an opaque cursor naming the last row shown (its time
  * and id); the next page starts strictly after it in (at DESC, id DESC) order.
  */
 export const requestLogCursorSchema = z
@@ -201,10 +201,10 @@ export const requestLogFilterSchema = z.object({
   requestId: requestIdSchema.optional(),
   /** Live (the default), the sandbox's requests, or both. */
   mode: requestLogModeSchema.optional(),
-  /** Issue 28: only requests answered at or after `since`, and before `until`. */
+  /** Only requests answered at or after `since`, and before `until`. */
   since: logTimeSchema.optional(),
   until: logTimeSchema.optional(),
-  /** Issue 28: the page after this cursor (the previous page's `nextCursor`). */
+  /** The page after this cursor (the previous page's `nextCursor`). */
   cursor: requestLogCursorSchema.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(50),
 });

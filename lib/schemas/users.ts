@@ -44,7 +44,7 @@ export type UserView = z.infer<typeof userViewSchema>;
 export const userPageSchema = z.object({ users: z.array(userViewSchema), nextCursor: z.string().nullable() });
 export type UserPage = z.infer<typeof userPageSchema>;
 
-/** Why an admin disables (or enables) an account: kept in the audit log (issue 14). */
+/** Why an admin disables (or enables) an account: kept in the audit log. */
 export const userStatusReasonSchema = z
   .string()
   .trim()

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { eventTypeSchema, EVENT_TYPES, type EventType } from "./events";
 
-/** Webhook endpoints and their delivery log (issue 25): inputs and views, shared by the CLI, the portal and the docs. */
+/** Webhook endpoints and their delivery log: inputs and views, shared by the CLI, the portal and the docs. */
 export const WEBHOOK_ID_PATTERN = /^wh_[a-z2-7]{24}$/;
 export const DELIVERY_ID_PATTERN = /^dlv_[a-z2-7]{24}$/;
 

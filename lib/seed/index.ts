@@ -61,7 +61,7 @@ export async function seedDemoWorld(options: { log?: Log } = {}): Promise<{ seed
 }
 
 /**
- * Inserts a generated world into world `worldId` (0: the live demo world; issue 26: a sandbox's
+ * Inserts a generated world into world `worldId` (0: the live demo world; A sandbox's
  * synthetic world, lib/services/sandboxes.ts). Returns how many people it holds.
  */
 export async function insertWorld(
@@ -195,7 +195,7 @@ export async function insertWorld(
 }
 
 /**
- * A sandbox's chat (issue 26): ids taken from the sequence in one statement (ascending, so they grow
+ * A sandbox's chat: ids taken from the sequence in one statement (ascending, so they grow
  * with time within the world as the keyset order expects) rather than after a table lock, so
  * building a sandbox never holds up the live chat.
  */

@@ -13,7 +13,7 @@ export const GENERATED_USERS = 300;
 const CHAT_MESSAGES = 720;
 
 /**
- * What to generate (issue 26): the demo world by default; a sandbox's synthetic world is smaller and
+ * What to generate: the demo world by default; a sandbox's synthetic world is smaller and
  * has no demo accounts (no one can sign in as a generated person, and `alice` is live only).
  */
 export interface WorldShape {

@@ -52,9 +52,9 @@ export async function buildNext(root = process.cwd(), log: (line: string) => voi
 }
 
 /**
- * Makes Next take its configuration from the build instead of next.config.ts (issue 24): loading a
- * TypeScript config transpiles it with Next's native SWC binding, ~24 MB of RSS at every start
- * (issue 18). `next build` serializes the resolved config into .next/required-server-files.json,
+ * Makes Next take its configuration from the build instead of next.config.ts: loading a
+ * TypeScript config transpiles it with Next's native SWC binding, ~24 MB of RSS at every start.
+ * `next build` serializes the resolved config into .next/required-server-files.json,
  * and Next's own standalone server (its generated server.js) passes that to Next through
  * `__NEXT_PRIVATE_STANDALONE_CONFIG`, which loadConfig then returns as is (next/dist/server/config.js).
  * Production only: `next dev` reads next.config.ts as usual.

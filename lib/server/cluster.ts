@@ -4,7 +4,7 @@ import pg from "pg";
 import type { Env } from "../env";
 
 /**
- * `WEB_CONCURRENCY=N` (issue 18): N worker processes share the port (node:cluster; the primary
+ * `WEB_CONCURRENCY=N`: N worker processes share the port (node:cluster; the primary
  * accepts and hands connections round robin). The primary owns what must happen once: the
  * embedded PostgreSQL, migrations and the Next build (server.ts, before it gets here). Workers
  * start one after the other for the first (it seeds the demo world and ensures settings, keys and
@@ -48,7 +48,7 @@ export async function runPrimary(options: {
   stop: () => Promise<void>;
 }): Promise<void> {
   const { config, workers, say, stop } = options;
-  // Behind PgBouncer (issue 30) the pooler shares out PostgreSQL's connections: each worker keeps DATABASE_POOL_SIZE.
+  // Behind PgBouncer the pooler shares out PostgreSQL's connections: each worker keeps DATABASE_POOL_SIZE.
   const poolSize = config.DATABASE_PGBOUNCER
     ? config.DATABASE_POOL_SIZE
     : await poolSizePerWorker(config.DATABASE_URL!, workers, config.DATABASE_POOL_SIZE);

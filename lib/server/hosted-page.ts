@@ -13,7 +13,7 @@ import { INTERACTION_COOKIE, LOGIN_USERNAME_COOKIE } from "../oidc/constants";
 import { findInteractionPageProps } from "../oidc/interaction-page";
 
 /**
- * The hosted login and consent page's fast path (issue 24, sign-in flow bench case F). Next's
+ * The hosted login and consent page's fast path (sign-in flow bench case F). Next's
  * Pages Router spent ~18 ms of the event loop on each GET of `/interaction/:uid` (routing, proxy.ts,
  * the document, gzip) for a page without any JavaScript: about a third of a login's non-hash CPU.
  * The server renders the same page itself: the same data (lib/oidc/interaction-page.ts, which
@@ -34,7 +34,7 @@ export interface HostedPageFastPath {
   isInteractionPage(segment: string): boolean;
 }
 
-/** pages/_document.tsx's <html> (with the page's language, issue 29) and <body> attributes. */
+/** pages/_document.tsx's <html> (with the page's language) and <body> attributes. */
 const htmlOpen = (locale: Locale) => `<!DOCTYPE html><html lang="${locale}" class="hosted bg-slate-50">`;
 const BODY_OPEN = '<body class="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased"><div id="__next">';
 const PAGE_QUERY = new Set(["error", "retry_at"]);

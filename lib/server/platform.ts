@@ -21,7 +21,7 @@ import type { HostedPageFastPath } from "./hosted-page";
 export interface Platform {
   handle(req: IncomingMessage, res: ServerResponse): void;
   banner(port: number): string;
-  /** Ends every event stream (issue 25): shutdown does not wait for long-lived responses. */
+  /** Ends every event stream: shutdown does not wait for long-lived responses. */
   closeStreams(): void;
   stop(): Promise<void>;
 }
@@ -60,7 +60,7 @@ function setClientIpHeader(req: IncomingMessage, config: Env): void {
 }
 
 /**
- * `GET /metrics` (issue 24, issue 30): this process's metrics in Prometheus text (lib/metrics.ts).
+ * `GET /metrics`: this process's metrics in Prometheus text (lib/metrics.ts).
  * On the main port, for a scraper holding METRICS_TOKEN as its bearer token (without the variable
  * the path does not exist there); on METRICS_PORT too when METRICS_TOKEN is set, so that no port
  * answers without it (without the variable, METRICS_PORT listens on loopback unless METRICS_HOST
@@ -95,7 +95,7 @@ function serveMetrics(req: IncomingMessage, res: ServerResponse, token: string |
 const READY_DATABASE_TIMEOUT_MS = 2_000;
 
 /**
- * `GET /readyz` (issue 30): whether this process can serve. The database answers a `SELECT 1`
+ * `GET /readyz`: whether this process can serve. The database answers a `SELECT 1`
  * within READY_DATABASE_TIMEOUT_MS, and the change channel is connected and listening (without it
  * control actions taken elsewhere would reach this process only when its caches expire). 200 with
  * `{ status: "ready" }`, or 503 naming what is down. A deaf channel (connected, but its own probe went
@@ -163,7 +163,7 @@ function httpRoutes(issuerPath: string, oidcRoutes: Record<string, string>) {
 }
 
 /**
- * METRICS_PORT (issue 30): a small server of its own for the scraper, `GET /metrics` (and nothing
+ * METRICS_PORT: a small server of its own for the scraper, `GET /metrics` (and nothing
  * else) on METRICS_HOST, behind METRICS_TOKEN when it is set. With WEB_CONCURRENCY > 1 the workers
  * share the port (node:cluster).
  */
@@ -205,7 +205,7 @@ export async function startPlatform(options: {
   const changes = startChangeListener();
   await Promise.race([changes.ready, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
 
-  // Issue 30: read replicas (DATABASE_REPLICA_URLS), checked every second; nothing without them.
+  // Read replicas (DATABASE_REPLICA_URLS), checked every second; nothing without them.
   const { startReplicas } = await import("../database/replicas");
   const replicas = startReplicas();
 
@@ -222,7 +222,7 @@ export async function startPlatform(options: {
     postLogoutRedirectUri: `${config.APP_URL}/`,
   });
 
-  // Issue 16: usage metering flushes every USAGE_FLUSH_MS (and at stop); the rollup and
+  // Usage metering flushes every USAGE_FLUSH_MS (and at stop); the rollup and
   // retention job runs in every process (it is idempotent), every USAGE_RETENTION_SECONDS.
   const { usageMeter } = await import("../services/usage-meter");
   const { startUsageRetention } = await import("../services/usage");
@@ -230,7 +230,7 @@ export async function startPlatform(options: {
   meter.start(config.USAGE_FLUSH_MS);
   const stopRetention = meter.enabled ? startUsageRetention(config.USAGE_RETENTION_SECONDS * 1000) : () => {};
 
-  // Issue 25: this process takes its share of webhook fan-out and delivery (lib/events/worker.ts).
+  // This process takes its share of webhook fan-out and delivery (lib/events/worker.ts).
   const { startEventWorker } = await import("../events/worker");
   const { renderEvent } = await import("../api/serialize/events");
   const events = startEventWorker(renderEvent);
@@ -252,7 +252,7 @@ export async function startPlatform(options: {
       await ensureNextBuild(process.cwd(), log, { once: true });
       // The config `next build` resolved, not next.config.ts (which would load SWC to transpile it).
       applyBuiltNextConfig(process.cwd());
-      // Issue 24: the login and consent page's GET, rendered here from the same components. Not in
+      // The login and consent page's GET, rendered here from the same components. Not in
       // development, where Next's page (with its dev runtime) stays the one being edited.
       const { createHostedPageFastPath } = await import("./hosted-page");
       hostedPage = createHostedPageFastPath({ distDir: distDir(process.cwd()), https: config.APP_URL.startsWith("https:") });
@@ -270,7 +270,7 @@ export async function startPlatform(options: {
 
   const apiOrigin = new URL(config.APP_URL).origin;
 
-  // Issue 27: {APP_URL}/sdk/latest.tgz. A production start packs it now, in the background; otherwise
+  // {APP_URL}/sdk/latest.tgz. A production start packs it now, in the background; otherwise
   // the first download does (lib/server/sdk-package.ts).
   const { sdkTarballServer, SDK_TARBALL_PATH } = await import("./sdk-package");
   const sdkTarball = sdkTarballServer(process.cwd(), log);
@@ -372,7 +372,7 @@ export async function startPlatform(options: {
         lines.push("", "Demo accounts (username / password):");
         for (const a of demoAccounts) lines.push(`  ${a.handle.padEnd(8)} ${a.password.padEnd(20)} ${a.note}`);
       }
-      // Issue 29: say how to require a second factor when nobody is asked for one.
+      // Say how to require a second factor when nobody is asked for one.
       if (config.REQUIRE_MFA === "off") {
         lines.push("", "Second factor: not required (REQUIRE_MFA=off). Set REQUIRE_MFA=admins to require one of admins.");
       }

@@ -7,7 +7,7 @@ import { sendBytes, sendJson } from "../http/reply";
 import { logger } from "../logger";
 
 /**
- * Issue 27: the platform serves the tarball of its own SDK (sdk/), so a developer anywhere installs
+ * The platform serves the tarball of its own SDK (sdk/), so a developer anywhere installs
  * it with `npm install {APP_URL}/sdk/latest.tgz`. The tarball is `npm pack` of sdk/ (its `prepack`
  * builds the ESM and CommonJS outputs), kept in `.sdk-package/` beside a fingerprint of the SDK's
  * sources: made by `npm run build` (or `npm run sdk:pack`), in the background by a production start,

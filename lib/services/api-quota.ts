@@ -10,9 +10,9 @@ import { getAppForViewer } from "./apps";
 import { recordAudit } from "./audit";
 
 /**
- * The per-app API request quota (issue 16): at most `quota` requests per app in each minute window
- * (Unix minutes, the same for every process on synchronized clocks), over all processes. Issue 24:
- * each user's tokens of an app may use at most USER_QUOTA_PERCENT of it (`userShare`), so one
+ * The per-app API request quota: at most `quota` requests per app in each minute window
+ * (Unix minutes, the same for every process on synchronized clocks), over all processes.
+ * Each user's tokens of an app may use at most USER_QUOTA_PERCENT of it (`userShare`), so one
  * person cannot spend a login app's minute for all its users; a request over the user's share is
  * refused without spending anything of the app's.
  *

@@ -5,7 +5,7 @@ import { isAdminActor, type Actor } from "./actor";
 import { recordAudit } from "./audit";
 
 /**
- * Who may do what with an app (STYLE.md Permissions; issue 24 point 6): the app row as the
+ * Who may do what with an app (STYLE.md Permissions): the app row as the
  * services load it, and the one permission table, `capabilities(app, actor)`, that services,
  * server actions, pages and the CLI all read. Nothing else compares team roles: ESLint refuses a
  * comparison with a role literal or a role rank outside this file (eslint.config.mjs, "one home
@@ -82,7 +82,7 @@ function teamRole(app: AppTeam, actor: Actor): AppRole | null {
 }
 
 /**
- * The permission table (issue 15). Viewers read; team admins manage everything but deleting, the
+ * The permission table. Viewers read; team admins manage everything but deleting, the
  * team and transfers; the owner may do all of that. Platform admins and the operator may do all
  * of it too (an admin transfers an app whose owner is gone), except handling secrets: a platform
  * admin never sees or mints another team's secret (only the team and the operator do). Only
@@ -129,7 +129,7 @@ export async function assertCapability(app: AppRow, actor: Actor, capability: Ca
   if (granted[capability]) return;
   await recordAudit({ actor, action, targetType: "app", targetId: app.clientId, outcome: "denied" });
   if (!granted.view) throw notFound(app.clientId);
-  // A team member whose role falls short learns whom to ask (issue 28: 403s name the real reason).
+  // A team member whose role falls short learns whom to ask (403s name the real reason).
   const ask = granted.onTeam && capability !== "review" ? ` Ask the owner, @${app.owner.handle}.` : "";
   throw new AppError("forbidden", REFUSALS[capability] + ask);
 }

@@ -13,7 +13,7 @@ import {
 } from "../schemas/apps";
 
 /**
- * App logos (issue 15): uploads are checked twice, by their magic bytes and by decoding them with
+ * App logos: uploads are checked twice, by their magic bytes and by decoding them with
  * sharp (the decoded format must be the one the bytes claim), then stored in the database and served
  * from the platform's own origin (app/media/logos) under a content-hash file name, so a hosted page
  * never loads an image from a developer's server.
@@ -47,7 +47,7 @@ export async function checkLogo(input: Uint8Array): Promise<CheckedLogo> {
   let width: number;
   let height: number;
   // Loaded on first use: libvips is ~6 MB of resident code every process would otherwise carry
-  // (issue 18, peak RSS), for the rare logo upload.
+  // (peak RSS), for the rare logo upload.
   const { default: sharp } = await import("sharp");
   try {
     // limitInputPixels: a small file can claim a huge canvas (a decompression bomb). sharp checks it
@@ -107,7 +107,7 @@ export async function pruneLogos(tx: Tx, applicationId: number, keep: readonly (
  * platform publishes (consent page, Connected apps), cached for good under its content hash. The
  * logo of an app that is not approved (pending, rejected, suspended) and one waiting in a pending
  * change are private (`public: false`): only for the app's team and admins, which the caller
- * checks (issue 24: nothing unreviewed or withdrawn is published from our origin). Anything else
+ * checks (nothing unreviewed or withdrawn is published from our origin). Anything else
  * (a replaced logo, a refused change's, a guessed name) is null, so 404.
  */
 export async function findServedLogo(

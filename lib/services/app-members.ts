@@ -13,7 +13,7 @@ import { getUserByHandle } from "./users";
 const SYSTEM: Actor = { kind: "system", name: "transfer" };
 
 /**
- * Teams (issue 15): an app has one owner and members who are team admins (manage everything but
+ * Teams: an app has one owner and members who are team admins (manage everything but
  * delete and transfer) or viewers (read-only). The owner adds, re-roles and removes members and
  * transfers ownership; a member may leave; platform admins and the operator may do all of it (an
  * admin transfers an app whose owner is gone). Every change is audited and announced.
@@ -75,7 +75,7 @@ export async function setMember(
 
 /**
  * The owner (or a platform admin) removes a member; a member may remove themselves (leave).
- * `rollSecrets` says the person could handle the app's client secrets (issue 24 point 4): they may
+ * `rollSecrets` says the person could handle the app's client secrets: they may
  * have copied one, so the portal offers and the CLI prints the advice to roll them.
  */
 export async function removeMember(
@@ -109,7 +109,7 @@ export async function removeMember(
 }
 
 /**
- * Offers the app to another person (issue 24: ownership changes are reviewed identity changes).
+ * Offers the app to another person (ownership changes are reviewed identity changes).
  * Nothing changes until they accept it in the portal (their apps list); both are notified. The
  * operator who obtained consent elsewhere passes `accepted` (the CLI's --accepted), which accepts
  * at once. Only the owner, a platform admin or the operator offers; an offer replaces an earlier one.

@@ -21,7 +21,7 @@ import { findLatestAudit, recordAudit } from "./audit";
 import { revokeClientGrants, voidAppTokens } from "./token-revocation";
 
 /**
- * The review workflow (issue 14, 15): admins approve, reject, suspend and reinstate apps, undo an
+ * The review workflow: admins approve, reject, suspend and reinstate apps, undo an
  * approval, and approve or refuse the change waiting on an approved app; a team resubmits a
  * rejected app. Every decision is audited, announced, and told to the owner.
  */
@@ -32,7 +32,7 @@ export interface ReviewedRevision {
 }
 
 /**
- * Refused: the app changed since the reviewer looked at it (issue 24). `extra` carries the current
+ * Refused: the app changed since the reviewer looked at it. `extra` carries the current
  * revision, so the CLI can print it and the portal shows the app again.
  */
 function changedSinceReview(app: AppRow): AppError {
@@ -135,7 +135,7 @@ export async function rejectPendingChange(
 }
 
 /**
- * "Save and resubmit" (issue 14): the owner's edit of a rejected app, saved and sent back to the
+ * "Save and resubmit": the owner's edit of a rejected app, saved and sent back to the
  * review queue in one step. The app becomes pending, marked resubmitted, and keeps the rejection
  * reason it answers so the admin can check the change against it. Only the app's team (owner or
  * team admins) or the operator asks for another review; a platform admin who wants the app
@@ -212,7 +212,7 @@ async function transition(
   await requireReviewer(actor, rule.audit, clientId);
   return transactionWithChanges(async (tx, announce) => {
     // Under the row lock, so two admins acting at once cannot both succeed, and a decision applies
-    // to the revision it names (issue 24), not to whatever an edit stored meanwhile.
+    // to the revision it names, not to whatever an edit stored meanwhile.
     const app = await lockApp(tx, clientId);
     if (rule.to !== "approved") refuseFirstParty(app, `${kind === "reject" ? "rejected" : "suspended"}`);
     if (!(rule.from as readonly AppStatus[]).includes(app.status)) {
@@ -258,7 +258,7 @@ async function transition(
       tx,
     );
     if (!app.firstParty) await notifyTeam(tx, app, decisionMessage(kind, app, reason));
-    // Issue 25: the app hears it too (a suspended app included: it learns why its calls fail).
+    // The app hears it too (a suspended app included: it learns why its calls fail).
     await recordEvent(tx, {
       type: "app.status.changed",
       clientId,
@@ -272,7 +272,7 @@ async function transition(
 }
 
 /**
- * What the owner reads in their platform notifications (issue 15: "owners hear about decisions"),
+ * What the owner reads in their platform notifications ("owners hear about decisions"),
  * type `app_review`, with the reason the admin gave. Never a secret.
  */
 function decisionMessage(kind: Transition, app: Pick<AppRow, "name" | "status" | "type">, reason?: string): string {

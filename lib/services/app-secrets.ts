@@ -14,7 +14,7 @@ import { lastUsedRecorder } from "./last-used";
 import { revokeClientGrants, voidAppTokens } from "./token-revocation";
 
 /**
- * The client secrets of API clients (issue 12: rotation without downtime). An approved API client
+ * The client secrets of API clients (rotation without downtime). An approved API client
  * holds one or two active secrets, and the token endpoint accepts either:
  *
  *   reveal  the first secret, shown once on the app page after approval (SPEC States)
@@ -201,7 +201,7 @@ export async function verifyClientCredentials(
   clientId: string,
   secret: string,
 ): Promise<{ tokensRevokedAt: number | null } | null> {
-  // Issue 26: a sandbox client's one secret (lib/services/sandboxes.ts), off the live hot path.
+  // A sandbox client's one secret (lib/services/sandboxes.ts), off the live hot path.
   if (isSandboxClientId(clientId)) return verifySandboxCredentials(clientId, secret);
   // Read fresh (no cache): a retired or rolled secret fails at once, in every process, whatever the
   // change channel does.

@@ -103,7 +103,7 @@ export function refuseFirstParty(app: AppRow, what: string): void {
 
 
 /**
- * Registers an app (pending review) with its sandbox (issue 26): `sandbox` carries the sandbox's
+ * Registers an app (pending review) with its sandbox: `sandbox` carries the sandbox's
  * client id and, for an API client, its secret, which exists only in this answer (shown once).
  */
 export async function createApp(
@@ -193,13 +193,13 @@ function decodeAppCursor(cursor: string): { createdAt: Date; id: number } {
   return { createdAt: new Date(Number(match[1])), id: Number(match[2]) };
 }
 
-/** The admin queue's filters (issue 14); every one is optional and they combine with AND. */
+/** The admin queue's filters; every one is optional and they combine with AND. */
 export interface AppFilters {
   status?: AppStatus;
   type?: AppType;
   /** Only apps sent back to review after a rejection (and not reviewed since). */
   resubmitted?: boolean;
-  /** Only apps with a change waiting for review (issue 15). */
+  /** Only apps with a change waiting for review. */
   changes?: boolean;
   /** Matches the name, client id, description (case-insensitive) or the owner's handle. */
   search?: string;
@@ -318,7 +318,7 @@ const LIST_FIELDS = ["scopes", "redirectUris", "postLogoutRedirectUris"] as cons
 type ChangeFields = Partial<Omit<PendingChange, "requestedAt" | "requestedBy">>;
 
 /**
- * Splits an edit of an approved (or suspended) app (issue 15): what narrows or keeps what the app
+ * Splits an edit of an approved (or suspended) app: what narrows or keeps what the app
  * may do applies at once; what widens it or changes how it presents itself to people waits for
  * review. A list that both drops and adds entries applies the drops now and asks for the whole
  * new list. The pending change merges with one already waiting; a field edited back to its
@@ -352,7 +352,7 @@ function splitChange(
     if (value.some((entry) => !current.includes(entry))) Object.assign(pending, { [field]: value });
     else delete pending[field];
   }
-  // Device sign-in (issue 17): turning it on widens what the app may do; turning it off applies at
+  // Device sign-in: turning it on widens what the app may do; turning it off applies at
   // once (and withdraws a waiting request to turn it on).
   if (changed.deviceFlow !== undefined) {
     if (changed.deviceFlow && !app.deviceFlow) pending.deviceFlow = true;
@@ -365,7 +365,7 @@ function splitChange(
 }
 
 /**
- * A login app must keep an applied redirect URI (issue 24 point 4): narrowing applies at once while
+ * A login app must keep an applied redirect URI: narrowing applies at once while
  * new URIs wait for review, so replacing every approved URI would leave the app with nowhere to send
  * people back to until an admin acts. Refused with the field named.
  */
@@ -380,7 +380,7 @@ function refuseUnreachable(app: AppRow, now: AppChanges): void {
  * Edits an app. A rejected app stays rejected (the admin's decision stands until the owner asks
  * for another look with resubmitApp). A pending or rejected app (never approved) changes at once;
  * an approved or suspended one keeps running on its approved configuration while a widening
- * change waits for review (issue 15): narrowing parts apply at once.
+ * change waits for review: narrowing parts apply at once.
  */
 export async function updateApp(clientId: string, input: UpdateAppInput, actor: Actor): Promise<AppView> {
   refuseFirstParty(await loadFor(clientId, actor, "manage", "app.update"), "edited");
@@ -388,7 +388,7 @@ export async function updateApp(clientId: string, input: UpdateAppInput, actor: 
   return transactionWithChanges(async (tx, announce) => {
     // The status decision ("never approved: apply at once" or "approved: widening waits for
     // review") is taken on the row as locked here, not as loaded before: an edit that started
-    // while the app was pending cannot land on an app approved in between (issue 24).
+    // while the app was pending cannot land on an app approved in between.
     const app = await lockApp(tx, clientId);
     const changed = checkedChanges(app, prepared.changes);
     const reviewed = app.status === "approved" || app.status === "suspended";
@@ -446,7 +446,7 @@ export async function deleteApp(clientId: string, actor: Actor): Promise<void> {
   refuseFirstParty(app, "deleted");
   await transactionWithChanges(async (tx, announce) => {
     const revoked = await revokeClientGrants(tx, clientId, true);
-    // Issue 26: the sandbox's synthetic people go with the app (its Sandbox row cascades).
+    // The sandbox's synthetic people go with the app (its Sandbox row cascades).
     await deleteSandboxWorldOf(tx, app.id);
     await tx.application.delete({ where: { clientId } });
     await recordAudit(
@@ -468,7 +468,7 @@ export async function notifyOwner(tx: Tx, ownerId: number, message: string, clie
 }
 
 /**
- * A review decision reaches the app's whole team (issue 28): the owner and every team admin and
+ * A review decision reaches the app's whole team: the owner and every team admin and
  * viewer, each with a link to the app.
  */
 export async function notifyTeam(tx: Tx, app: { id: number; ownerId: number; clientId: string }, message: string): Promise<void> {
@@ -479,7 +479,7 @@ export async function notifyTeam(tx: Tx, app: { id: number; ownerId: number; cli
 
 
 /**
- * Whether a live app has this client ID, whatever its review status (issue 28: a failed token
+ * Whether a live app has this client ID, whatever its review status (a failed token
  * request for a pending or rejected app is logged for it; an unknown ID for nobody).
  */
 export async function isAppClientId(clientId: string): Promise<boolean> {
@@ -507,7 +507,7 @@ export async function findClientForSignIn(clientId: string) {
 }
 
 /**
- * Who is asking, for the consent page (issue 15): the approved name, description, links and logo
+ * Who is asking, for the consent page: the approved name, description, links and logo
  * and the owner. A read of its own, so the sign-in service's hot client cache (lib/oidc/clients.ts)
  * stays small. Null if the app is unknown.
  */

@@ -61,7 +61,7 @@ export async function findLatestAudit(
   return row ? { action: row.action, detail: (row.detail ?? {}) as Record<string, unknown>, createdAt: row.createdAt } : null;
 }
 
-/** The audit log's filters (issue 14); they combine with AND. */
+/** The audit log's filters; they combine with AND. */
 export interface AuditFilters {
   /** The actor's handle (or "system:cli"), exact. */
   actor?: string;

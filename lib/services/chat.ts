@@ -10,7 +10,7 @@ import {
 import { CHAT_POST_INTERVAL_SECONDS } from "../schemas/chat";
 
 export type { ChatMessageRecord } from "../queries/chat";
-/** The message a `chat.message.created` event stores (its statement's row), as the chat reads return it (issue 25). */
+/** The message a `chat.message.created` event stores (its statement's row), as the chat reads return it. */
 export { toRecord as chatRecordFromRow, type ChatRow } from "../queries/chat";
 
 /**
@@ -22,9 +22,9 @@ export { toRecord as chatRecordFromRow, type ChatRow } from "../queries/chat";
 export async function listChatMessages(options: {
   limit: number;
   before?: bigint;
-  /** Issue 26: the caller's world (0 live); a post is in its author's world. */
+  /** The caller's world (0 live); a post is in its author's world. */
   worldId: number;
-  /** Issue 30: the API caller; its read may go to a read replica (lib/database/replicas.ts). Absent: the primary. */
+  /** The API caller; its read may go to a read replica (lib/database/replicas.ts). Absent: the primary. */
   readAs?: ReadCaller;
 }): Promise<{ messages: ChatMessageRecord[]; hasMore: boolean }> {
   const { limit, before, worldId, readAs } = options;
@@ -47,7 +47,7 @@ export async function listChatMessages(options: {
 export async function postChatMessage(
   userId: number,
   input: { text: string; replyToId?: bigint },
-  /** Issue 30: the API client posting; its and the user's reads stay on the primary until replicas have the post. */
+  /** The API client posting; its and the user's reads stay on the primary until replicas have the post. */
   clientId?: string,
 ): Promise<ChatMessageRecord> {
   const replyTo = input.replyToId ?? null;

@@ -8,7 +8,7 @@ import { lastUsedRecorder } from "./last-used";
 import { getUserByHandle } from "./users";
 
 /**
- * "Connected apps" (issue 15): the third-party login clients a person has authorized, as Google's
+ * "Connected apps": the third-party login clients a person has authorized, as Google's
  * and GitHub's account pages list them, and the way to take an authorization back. The person
  * themselves and admins (portal, CLI) may see and revoke; everyone else gets not_found, as for any
  * account they cannot see.

@@ -17,7 +17,7 @@ export async function findConsentScopes(userId: number, clientId: string): Promi
 
 /**
  * Records the scopes granted, merged with what was granted before, with its
- * `app.authorization.granted` event (issue 25: all scopes now granted). One statement, so two
+ * `app.authorization.granted` event (all scopes now granted). One statement, so two
  * consent submissions at the same instant both succeed and both sets of scopes are kept.
  */
 export async function rememberConsent(userId: number, clientId: string, scopes: string[]): Promise<void> {

@@ -28,9 +28,9 @@ export function resolveIdentifiers(identifiers: Identifier[], worldId: number, r
 export async function listDirectoryUsers(options: {
   afterId: number;
   limit: number;
-  /** Issue 26: the caller's world (0 live). */
+  /** The caller's world (0 live). */
   worldId: number;
-  /** Issue 30: the API caller; its read may go to a read replica (lib/database/replicas.ts). Absent: the primary. */
+  /** The API caller; its read may go to a read replica (lib/database/replicas.ts). Absent: the primary. */
   readAs?: ReadCaller;
 }): Promise<{ users: (DirectoryIdentityRecord & { id: number })[]; hasMore: boolean }> {
   // One extra row tells whether a next page exists.

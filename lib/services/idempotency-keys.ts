@@ -1,5 +1,5 @@
 /**
- * Issue 27: the API's Idempotency-Key store (lib/api/idempotency.ts holds the rules; the SQL, one
+ * The API's Idempotency-Key store (lib/api/idempotency.ts holds the rules; the SQL, one
  * statement each, is lib/queries/idempotency-keys.ts). Keys expire after 24 hours; the usage
  * retention job deletes them (lib/services/usage.ts).
  */

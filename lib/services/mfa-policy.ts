@@ -4,7 +4,7 @@ import { isAdminActor, type Actor } from "./actor";
 import { hasSecondFactor } from "./second-factors";
 
 /**
- * REQUIRE_MFA (issue 29): who must have a second factor before doing what.
+ * REQUIRE_MFA: who must have a second factor before doing what.
  * - `admins` (the default wherever DATABASE_URL is set): admins, before any admin page or action;
  * - `developers`: also owners and team admins of apps, before managing apps or their secrets;
  * - `everyone`: every person, before admin pages and actions and before managing apps;

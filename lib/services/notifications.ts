@@ -10,7 +10,7 @@ export type { NotificationRecord } from "../queries/notifications";
 export async function listNotifications(
   userId: number,
   options: { limit: number; page: number },
-  /** Issue 30: the API caller; its read may go to a read replica (lib/database/replicas.ts). Absent: the primary. */
+  /** The API caller; its read may go to a read replica (lib/database/replicas.ts). Absent: the primary. */
   readAs?: ReadCaller,
 ): Promise<{ notifications: NotificationRecord[]; hasMore: boolean }> {
   const { limit, page } = options;

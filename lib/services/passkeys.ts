@@ -16,7 +16,7 @@ import { recordAudit, type Actor } from "./audit";
 import { checkAccountProof, issueFirstRecoveryCodes, notifySecurity, PASSKEY_KIND, removeRecoveryCodesIfNoFactor, selfOnly, type AccountProof } from "./second-factors";
 
 /**
- * Passkeys (issue 29, part 1): WebAuthn credentials with @simplewebauthn/server, kept as rows of
+ * Passkeys (part 1): WebAuthn credentials with @simplewebauthn/server, kept as rows of
  * the second factors' list (SecondFactor.kind "passkey"), so a passkey meets REQUIRE_MFA and the
  * hosted sign-in's second step like an authenticator app.
  * - Discoverable credentials (residentKey required), so the hosted login page can sign a person in

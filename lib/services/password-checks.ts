@@ -2,7 +2,7 @@ import { MAX_CONCURRENT_HASHES } from "../crypto/passwords";
 import { env } from "../env";
 
 /**
- * The password-check gate (issue 24, "sign-in that cannot be stalled"): every sign-in's password
+ * The password-check gate ("sign-in that cannot be stalled"): every sign-in's password
  * hash, known user or not (an unknown one hashes a dummy), passes here after the throttle admitted
  * the attempt (lib/services/throttle.ts, lib/oidc/account.ts).
  * - At most one check in flight per client (address, or IPv6 network: throttleKeyOf): a client

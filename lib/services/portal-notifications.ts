@@ -1,7 +1,7 @@
 import { db } from "../database/client";
 
 /**
- * The portal's notices (issue 28): what happened to the apps a person works on (review decisions,
+ * The portal's notices: what happened to the apps a person works on (review decisions,
  * transfers), the `app_review` rows of their platform notifications. The header's bell counts the
  * unread ones; the Notifications page lists them and marks them read once shown.
  */
@@ -13,7 +13,7 @@ export interface PortalNotice {
   createdAt: Date;
 }
 
-/** Issue 29: `security` notices too (a second factor set up or removed, an operator's reset). */
+/** `security` notices too (a second factor set up or removed, an operator's reset). */
 const NOTICE: { type: { in: string[] } } = { type: { in: ["app_review", "security"] } };
 
 /** Unread notices of `userId` (the header's count), up to 100 (the bell shows "99+" beyond). */

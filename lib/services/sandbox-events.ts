@@ -10,7 +10,7 @@ import { recordAudit } from "./audit";
 import { ensureSandbox, ensureSandboxWorld } from "./sandboxes";
 
 /**
- * Issue 26 point 4, "Trigger event": one event of a documented type in an app's sandbox, with
+ * "Trigger event": one event of a documented type in an app's sandbox, with
  * synthetic data from its world (built now if it was not yet), delivered like any other event of
  * that world (its sandbox endpoints, its sandbox tokens' streams; never live ones):
  *

@@ -17,7 +17,7 @@ import { loadSandboxFor, lockSandbox, lockSandboxWithWorld, WORLD_BUILD_TIMEOUT_
 import { avatarPaths, SYSTEM_USER_HANDLE } from "./users";
 
 /**
- * Issue 26 point 3: a sandbox's test users. The team (those who may manage the app: owner, team
+ * A sandbox's test users. The team (those who may manage the app: owner, team
  * admins, platform admins, the operator) adds up to SANDBOX_TEST_USER_LIMIT of them; each is a User
  * row of the sandbox's world marked `isTestUser`, with a generated password shown once and stored
  * hashed as every password is (lib/crypto/passwords.ts). They sign in on the hosted login page

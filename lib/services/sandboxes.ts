@@ -12,7 +12,7 @@ import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
 
 /**
- * Issue 26: every app's sandbox. A Sandbox row is the app's twin client (`sbx_` + its client id)
+ * Every app's sandbox. A Sandbox row is the app's twin client (`sbx_` + its client id)
  * and the id of its synthetic world (User.worldId, ChatMessage.worldId, DirectoryLink.worldId).
  *
  *  - It exists from the app's creation (createApp calls createSandboxFor in its transaction; the

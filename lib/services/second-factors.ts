@@ -11,7 +11,7 @@ import { endSignInSessionsIn } from "./sign-in-sessions";
 import { getUserByHandle, verifyUserCredentials } from "./users";
 
 /**
- * Second factors (issue 29): TOTP (RFC 6238, otplib) with ten single-use recovery codes. Factors
+ * Second factors: TOTP (RFC 6238, otplib) with ten single-use recovery codes. Factors
  * are rows of one list (SecondFactor.kind; passkeys too, lib/services/passkeys.ts); the hosted sign-in asks for
  * whichever the account has (lib/oidc/interactions.ts). TOTP secrets are sealed with the secret box
  * (AES-256-GCM, lib/events/secret-box.ts); recovery codes are kept as SHA-256 digests only (they
@@ -312,7 +312,7 @@ export async function resetSecondFactors(
   });
 }
 
-/** Issue 29: a sign-in whose password was right waits for the second factor (lib/oidc/interactions.ts). */
+/** A sign-in whose password was right waits for the second factor (lib/oidc/interactions.ts). */
 export async function createSignInChallenge(interactionUid: string, userId: number, ttlSeconds: number): Promise<void> {
   const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
   await db.signInChallenge.deleteMany({ where: { expiresAt: { lt: new Date() } } });

@@ -11,7 +11,7 @@ import type { SignInSessionView } from "../schemas/sign-in-sessions";
 import { recordAudit, type Actor } from "./audit";
 
 /**
- * Sign-in sessions people can see and end (issue 29, part 4). A session is oidc-provider's Session
+ * Sign-in sessions people can see and end (part 4). A session is oidc-provider's Session
  * (the OidcModel row of kind Session, lib/oidc/adapter.ts); the SignInSession row beside it, by the
  * session's `uid`, keeps what Account security shows: the browser's user agent, the address's
  * network only (lib/http/address-prefix.ts), created and last active. lib/oidc/provider.ts records
@@ -184,7 +184,7 @@ export async function signOutSessions(
 }
 
 /**
- * Issue 29: a sign-in from a browser that holds no trusted-device cookie for the account (issue 24,
+ * A sign-in from a browser that holds no trusted-device cookie for the account (issue 24,
  * lib/oidc/trusted-device.ts) is a new device: it is audited, and the person is told (a `security`
  * notice naming the browser and the network, never the address) unless it is the account's first
  * (lib/queries/sign-in-sessions.ts).

@@ -13,8 +13,8 @@ import {
  * (PRODUCT.md: rate limits live in PostgreSQL).
  *
  * An attempt is reserved before the password is checked, in one atomic upsert per key, so attempts
- * sent in parallel each see their own count and at most the limit are ever evaluated (issue 12:
- * reading the count, running scrypt and then writing let 50 parallel guesses through). Three keys:
+ * sent in parallel each see their own count and at most the limit are ever evaluated (
+ * Reading the count, running scrypt and then writing let 50 parallel guesses through). Three keys:
  * - the (account, client IP) pair: 5 attempts, with growing delays before the 3rd, 4th and 5th;
  *   a stranger's guesses lock the pair, not the account's owner elsewhere;
  * - the client IP: 30 attempts, whichever accounts (password spraying);
@@ -196,7 +196,7 @@ export async function reserveSecondFactorAttempt(handle: string): Promise<Second
 }
 
 /**
- * Device sign-in (issue 17, RFC 8628 §5.1): the user code is short (8 characters of 20, about
+ * Device sign-in (RFC 8628 §5.1): the user code is short (8 characters of 20, about
  * 34 bits), so wrong entries are counted per client IP in the same RateLimit table. Only wrong
  * codes stay counted: an entry that found its code is given back.
  */

@@ -3,7 +3,7 @@ import type { Tx } from "../database/client";
 import { VOID_GRANT_TOKENS_SQL } from "../queries/token-revocations";
 
 /**
- * Taking back what was issued (issue 12). Two watermarks void access tokens by their `iat`: the
+ * Taking back what was issued. Two watermarks void access tokens by their `iat`: the
  * app's (`Application.tokensRevokedAt`: suspension, secret roll, an undone approval) and a
  * person's for one app (`TokenRevocation`: a revoked consent or grant). Both are written with the
  * database's clock and only ever move forward; the API and userinfo read both in one statement

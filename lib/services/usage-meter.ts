@@ -12,7 +12,7 @@ import {
 } from "../schemas/usage";
 
 /**
- * Issue 16, usage metering: every API request made with a verified token (issue 28: an unknown
+ * Usage metering: every API request made with a verified token (an unknown
  * path or method included) and every token request naming a known client is counted here, in this process's memory, per app × route × minute (a counter per status and error
  * code, plus a fixed log-scale latency histogram), and written to PostgreSQL every USAGE_FLUSH_MS by
  * one additive upsert (lib/queries/usage.ts insertUsageBatch), so processes add up and a crash loses
@@ -101,10 +101,10 @@ export class UsageMeter {
 
   /**
    * Counts one token request (`grantType` as sent: client_credentials, authorization_code,
-   * refresh_token). `authenticated: false`: a failed request that carried no client authentication
-   * (issue 24), counted apart as the unauthenticated callers', not as the app's own. Issue 27:
-   * with its `requestId` (the answer's X-Request-Id) it is also kept for the app's request log, under
-   * the same route name, so a failed grant can be found by the id its client saw. Issue 28: with the
+   * refresh_token). `authenticated: false`: a failed request that carried no client authentication,
+   * counted apart as the unauthenticated callers', not as the app's own.
+   * With its `requestId` (the answer's X-Request-Id) it is also kept for the app's request log, under
+   * the same route name, so a failed grant can be found by the id its client saw. With the
    * answer's `error_description` as `errorMessage`.
    */
   recordGrant(

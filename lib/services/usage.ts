@@ -39,11 +39,11 @@ import { isAdminActor, type Actor } from "./actor";
 import { loadFor, requireReviewer } from "./app-access";
 
 /**
- * Issue 16: what an app's team (owner, team admins, viewers) and platform admins read about its
+ * What an app's team (owner, team admins, viewers) and platform admins read about its
  * traffic — totals, time series, latency percentiles and the request log — and the rollup and
  * retention job. The counting itself is lib/services/usage-meter.ts.
  *
- * Issue 26: an app's sandbox is metered as its own client (`sbx_` + the app's client id, the id its
+ * An app's sandbox is metered as its own client (`sbx_` + the app's client id, the id its
  * tokens carry), so its figures never mix with the live app's; each reader takes a `mode` and reads
  * the one client it names, with the app's permissions.
  */
@@ -62,7 +62,7 @@ export const LOG_KEEP_RECENT = 1000;
 /** …and the non-2xx rows of this long, up to LOG_ERROR_CAP per app. */
 export const LOG_KEEP_ERRORS_MS = 7 * 24 * 3600_000;
 export const LOG_ERROR_CAP = 10_000;
-/** Issue 30: how many days of usage partitions the retention job keeps created ahead. */
+/** How many days of usage partitions the retention job keeps created ahead. */
 const PARTITIONS_AHEAD_DAYS = 7;
 /** …and of the request log's (fewer: every partition is one more index scan for its readers). */
 const LOG_PARTITIONS_AHEAD_DAYS = 2;
@@ -71,25 +71,25 @@ export interface RetentionResult {
   rolledUp: number;
   deleted: number;
   logTrimmed: number;
-  /** Issue 27: Idempotency-Key rows past their 24 hours. */
+  /** Idempotency-Key rows past their 24 hours. */
   idempotencyKeysExpired: number;
 }
 
 /**
  * Rolls minute rows older than a day (whole hours only, so the last day keeps its minutes) into hour
- * rows, deletes usage older than 90 days and trims the request log (issue 30: dropping its days past
+ * rows, deletes usage older than 90 days and trims the request log (dropping its days past
  * 7 whole). Safe to run in several
  * processes at once and again at any time (lib/queries/usage.ts). It also deletes expired
- * Idempotency-Key rows (issue 27; a claim treats an expired row as free, so this only bounds the table).
+ * Idempotency-Key rows (a claim treats an expired row as free, so this only bounds the table).
  */
 export async function runUsageRetention(nowMs = Date.now()): Promise<RetentionResult> {
   const hour = 3600_000;
-  // Issue 30: the usage tables' day partitions, from yesterday to a week ahead (created before they are written to).
+  // The usage tables' day partitions, from yesterday to a week ahead (created before they are written to).
   await ensureUsagePartitions(new Date(nowMs - 24 * hour), new Date(nowMs + PARTITIONS_AHEAD_DAYS * 24 * hour));
   const rollupBefore = new Date(Math.floor((nowMs - ROLLUP_AFTER_MS) / hour) * hour);
   const rolled = await rollUpUsage(rollupBefore);
   const deleted = await deleteUsageBefore(new Date(nowMs - KEEP_USAGE_MS));
-  // Issue 30: the request log's day partitions too; the days past the errors' 7 days are dropped
+  // The request log's day partitions too; the days past the errors' 7 days are dropped
   // whole, each app's newest LOG_KEEP_RECENT carried over; the per-app trim bounds the rest.
   await ensureRequestLogPartitions(new Date(nowMs - 24 * hour), new Date(nowMs + LOG_PARTITIONS_AHEAD_DAYS * 24 * hour));
   const logTrimmed =
@@ -139,7 +139,7 @@ export interface UsageSummary {
   /** Error answers by code, most frequent first. */
   errors: { code: string; status: number; count: number }[];
   /**
-   * Failed token requests that named the app but carried no client authentication (issue 24):
+   * Failed token requests that named the app but carried no client authentication:
    * anyone can send a login client's ID, so these are not the app's errors and are in none of the
    * figures above. By grant and error code, most frequent first.
    */
@@ -297,7 +297,7 @@ function statusBounds(status: StatusFilter | undefined): { statusFrom: number; s
   return { statusFrom: base, statusTo: base + 99 };
 }
 
-/** The metered clients a request-log read covers: the live client, its sandbox, or both (issue 26). */
+/** The metered clients a request-log read covers: the live client, its sandbox, or both. */
 function logClientIds(appClientId: string, mode: RequestLogMode): string[] {
   return mode === "all" ? [appClientId, sandboxClientId(appClientId)] : [meteredClientId(appClientId, mode)];
 }
@@ -315,7 +315,7 @@ export interface RequestLogPage {
 /**
  * An app's request log, newest first (filters: status class or code, route, request id, a time
  * window, and live, sandbox or both: each row says which), one page of `limit` rows after
- * `cursor` (issue 28: keyset paging).
+ * `cursor` (keyset paging).
  */
 export async function listRequestLogPage(appClientId: string, filter: RequestLogFilter, actor: Actor): Promise<RequestLogPage> {
   await loadFor(appClientId, actor, "view", "app.usage");
@@ -343,7 +343,7 @@ export async function listRequestLog(appClientId: string, filter: RequestLogFilt
 const SAME_ID_ROWS = 20;
 
 /**
- * Issue 28, the request log's detail view: the app's logged requests with this request id, live or
+ * The request log's detail view: the app's logged requests with this request id, live or
  * sandbox, newest first (usually one). Team members and admins; anyone else gets not_found.
  */
 export async function getRequestLogEntries(appClientId: string, requestId: string, actor: Actor): Promise<RequestLogRow[]> {
@@ -357,7 +357,7 @@ export async function getRequestLogEntries(appClientId: string, requestId: strin
 export const SANDBOX_EXERCISE_DAYS = 7;
 
 /**
- * Issue 26, next to the review: how much an app's sandbox was exercised — calls and token requests
+ * Next to the review: how much an app's sandbox was exercised — calls and token requests
  * of the last SANDBOX_EXERCISE_DAYS days, the endpoints used, its last activity — from the usage
  * tables in one statement. Reviewers only (the admins who see the Review panel).
  */
@@ -387,7 +387,7 @@ export interface AppTraffic {
   limited: number;
 }
 
-/** Requests, errors (4xx and 5xx) and 429s, summed over the rows of the overview (issue 28). */
+/** Requests, errors (4xx and 5xx) and 429s, summed over the rows of the overview. */
 export interface TrafficTotals {
   requests: number;
   errors: number;
@@ -424,7 +424,7 @@ const withRate = (rows: Omit<AppTraffic, "errorRate">[]): AppTraffic[] => rows.m
 /**
  * Admins: every app's traffic over a range, for the overview's rankings, with the platform's totals
  * (sums of the same rows, so the figures and the tables cannot disagree), the previous range's
- * totals and the requests over time (issue 28).
+ * totals and the requests over time.
  */
 export async function getUsageOverview(range: UsageRange, actor: Actor, nowMs = Date.now()): Promise<UsageOverview> {
   if (!isAdminActor(actor)) throw new AppError("forbidden", "Only an admin can see every app's usage.");

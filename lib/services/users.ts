@@ -129,7 +129,7 @@ export async function verifyUserCredentials(
 ): Promise<CredentialCheck> {
   const normalized = handle.trim().replace(/^@/, "").toLowerCase();
   // The hot path's raw statement (lib/queries/accounts.ts), not Prisma: every sign-in reads it.
-  // Issue 26: in the signing-in client's world only (live people, or that sandbox's test users).
+  // In the signing-in client's world only (live people, or that sandbox's test users).
   const row = HANDLE_PATTERN.test(normalized) ? await findCredentialRow({ worldId, handle: normalized }) : null;
   if (!row?.passwordHash) {
     const dummy = await dummyPasswordHash();
@@ -182,7 +182,7 @@ async function setFlag(
   const row = await transactionWithChanges(async (tx, announce) => {
     const updated = await tx.user.update({ where: { id: user.id }, data: { [flag]: value }, select: userViewSelect });
     if (flag === "disabled" && value !== user.disabled) {
-      // Issue 25: a disabled person's authorizations stop working (revoked), and work again when enabled (granted).
+      // A disabled person's authorizations stop working (revoked), and work again when enabled (granted).
       const consents = await tx.consent.findMany({ where: { userId: user.id }, select: { userId: true, clientId: true, scopes: true } });
       await recordAuthorizationEvents(tx, value ? "app.authorization.revoked" : "app.authorization.granted", consents, user.handle);
     }

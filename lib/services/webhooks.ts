@@ -26,12 +26,12 @@ import { recordAudit } from "./audit";
 import { ensureSandbox } from "./sandboxes";
 
 /**
- * Webhook endpoints of an app (issue 25). The team's owner and admins (and the operator) manage
+ * Webhook endpoints of an app. The team's owner and admins (and the operator) manage
  * them, since they hold signing secrets (the `handleSecrets` capability); viewers and platform
  * admins read them. The signing secret is shown once, at creation and on rotation, and stored
  * encrypted (lib/events/secret-box.ts). A rotation keeps the old secret signing for 24 hours.
  *
- * Issue 26: every function takes `{ sandbox: true }` for the endpoints of the app's sandbox, stored
+ * Every function takes `{ sandbox: true }` for the endpoints of the app's sandbox, stored
  * under its sandbox client id (`sbx_…`): the same rights, limit (5), signing, retries, delivery log
  * and test event, receiving only the sandbox's events (lib/events/worker.ts), with the types the
  * sandbox's scopes allow (the app's current configuration, its pending change included).
@@ -204,7 +204,7 @@ export async function sendTestEvent(clientId: string, webhookId: string, actor: 
       clientId: owner,
       data: { message: `Test event from the developer portal for ${app.name}.`, webhook_id: endpoint.id },
     });
-    // Issue 30: Event is partitioned by day, its id indexed but not unique-constrained (random, 120 bits).
+    // Event is partitioned by day, its id indexed but not unique-constrained (random, 120 bits).
     const event = await tx.event.findFirstOrThrow({ where: { id: eventId }, select: { seq: true, id: true, type: true } });
     // Its one attempt: fan-out passes pings by (lib/events/worker.ts).
     const deliveryId = await queueDelivery(tx, endpoint, event, false);

@@ -15,7 +15,7 @@ export const config: PageConfig = { unstable_runtimeJS: false };
 /**
  * Hosted login and consent (STYLE: render only). What it shows is decided by
  * lib/oidc/interaction-page.ts; the form posts go to server.ts. In production the server answers
- * the plain GET of this page itself (lib/server/hosted-page.ts, issue 24) with the same
+ * the plain GET of this page itself (lib/server/hosted-page.ts) with the same
  * components; this route answers everything else (other query parameters, HEAD, expired
  * interactions, `next dev`).
  */
@@ -28,10 +28,10 @@ export const getServerSideProps: GetServerSideProps<InteractionPageProps & { non
     localeCookie: req.cookies[LOCALE_COOKIE],
     acceptLanguage: req.headers["accept-language"],
   });
-  // The language switch's choice (issue 29) is remembered for the next hosted pages.
+  // The language switch's choice is remembered for the next hosted pages.
   if (query[LOCALE_QUERY] === props.locale) rememberLocale(res, props.locale);
   if (props.kind === "expired") res.statusCode = EXPIRED_INTERACTION_STATUS;
-  // The passkey script's CSP nonce (proxy.ts makes one per request; issue 29).
+  // The passkey script's CSP nonce (proxy.ts makes one per request).
   const nonce = req.headers["x-nonce"];
   return { props: typeof nonce === "string" ? { ...props, nonce } : props };
 };

@@ -69,7 +69,7 @@ export const getServerSideProps: GetServerSideProps<Props> = async ({ query, req
   let throttledUntil: number | null = null;
   if (q.step === "confirm" && q.user_code) {
     // The code comes from the URL, i.e. from whoever sent it: a lookup counts toward the client's
-    // user-code limit like a typed code (issue 24). The client address is the one rule's (server.ts).
+    // user-code limit like a typed code. The client address is the one rule's (server.ts).
     const ipHeader = req.headers[CLIENT_IP_HEADER];
     const counted = await findDeviceRequestViewCounted(q.user_code, (typeof ipHeader === "string" && ipHeader) || "unknown");
     if (!counted.ok) throttledUntil = Math.ceil(counted.retryAt.getTime() / 1000);

@@ -9,7 +9,7 @@ import { hostedPageLocale, type PageLocale } from "@/lib/http/page-locale";
 /** Plain HTML, no JavaScript (pages/_app.tsx). */
 export const config: PageConfig = { unstable_runtimeJS: false };
 
-/** Rendered per request for its language (issue 29). */
+/** Rendered per request for its language. */
 export const getServerSideProps: GetServerSideProps<PageLocale> = async ({ req, res, resolvedUrl }) => ({
   props: hostedPageLocale(req, res, { url: resolvedUrl }),
 });

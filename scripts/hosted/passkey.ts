@@ -1,5 +1,5 @@
 /**
- * The hosted sign-in pages' one script (issue 29): "Sign in with a passkey" on the login page and
+ * The hosted sign-in pages' one script: "Sign in with a passkey" on the login page and
  * "Use a passkey" on the second-factor page (components/interaction/passkey-option.tsx). Bundled by
  * scripts/hosted-script.ts into public/hosted/passkey.js; the pages work without it (the password
  * and code forms are plain HTML). It holds no words: the page's language comes in data attributes.

@@ -230,7 +230,7 @@ export function createClient(options: ClientOptions) {
   };
 
   /**
-   * The live event stream (issue 25): `for await (const event of client.events({ types: ["chat.message.created"] }))`.
+   * The live event stream: `for await (const event of client.events({ types: ["chat.message.created"] }))`.
    * Reconnects with Last-Event-ID by itself; ends when `signal` aborts (see EventStreamOptions).
    */
   const events = (streamOptions: EventStreamOptions = {}) =>

@@ -6,7 +6,7 @@ import { newDatabase, pointAppAt, startServer, type TestServer } from "../helper
 import type { UsageOverview } from "../../lib/services/usage";
 
 /**
- * Issue 28: the admin usage overview's platform totals, trend and chart, from traffic made through
+ * The admin usage overview's platform totals, trend and chart, from traffic made through
  * a real server (API calls, unknown paths, a quota's 429s, token requests) plus older minutes
  * written in SQL for the range before: the totals are the sums of the per-app rows the rankings are
  * read from, the chart's slots add up to them, and the previous range counts what lies before the
@@ -123,7 +123,7 @@ describe("the admin usage overview's totals and trend", () => {
     await insertCounts(limited.clientId, 240, [{ route: "GET /users/{username}", status: 429, code: "rate_limited", count: 7 }]);
     // 50 days ago: before every range but 30d's previous one.
     await insertCounts(busy.clientId, 50 * 24, [{ route: "GET /me", status: 200, count: 3 }]);
-    // Failed token requests of unauthenticated callers are nobody's traffic (issue 24): in no figure.
+    // Failed token requests of unauthenticated callers are nobody's traffic: in no figure.
     await insertCounts(busy.clientId, 2, [{ route: "unauthenticated:client_credentials", status: 401, code: "invalid_client", count: 99 }]);
 
     const day = await overview("24h");

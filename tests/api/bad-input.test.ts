@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SPEC_ERROR_CODES, SPEC_ERROR_STATUS, startApi, type Api } from "./support";
 
 /**
- * Bad-input sweep (issue 4): random JSON of wrong types, nulls, huge numbers, long and odd unicode
+ * Bad-input sweep: random JSON of wrong types, nulls, huge numbers, long and odd unicode
  * strings, duplicate query parameters, SQL- and path-looking strings, odd tokens and methods, over
  * every endpoint. Whatever comes in: never a 5xx, and every error is exactly the envelope with a
  * code from SPEC.md's table.

@@ -7,7 +7,7 @@ import { dayName, dayOf, noon, partitions } from "../helpers/partitions";
 import { newDatabase } from "../helpers/server";
 
 /**
- * Issue 30, part 3: the request log ("at"), the events and the webhook deliveries ("createdAt") are
+ * Part 3: the request log ("at"), the events and the webhook deliveries ("createdAt") are
  * range-partitioned by UTC day like the usage tables (tests/api/usage-partitions.test.ts). Retention
  * (`usage retention` for the request log, `events retention` for events and deliveries, both also
  * run by every server) creates the coming days' partitions and drops the days past 7 whole, carrying

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type Api } from "./support";
 
 /**
- * Issue 27: `Idempotency-Key` on POST /global-chat/messages and POST /users/{handle}/poke. A retry
+ * `Idempotency-Key` on POST /global-chat/messages and POST /users/{handle}/poke. A retry
  * with the same key replays the first success (`Idempotent-Replayed: true`) and writes nothing; the
  * same key with another body is 422 `idempotency_key_reused`; while the first runs, 409
  * `idempotency_key_in_use`; a replay spends neither the chat nor the poke limit.

@@ -101,7 +101,7 @@ describe("paging", () => {
   });
 
   it("never lists the account's security notices (portal only), wherever they fall in the order", async () => {
-    // Issue 29: a new device, a second factor set up or removed — the person's own, never an app's to read.
+    // A new device, a second factor set up or removed — the person's own, never an app's to read.
     for (const at of ["2026-05-01 00:05:30", "2026-06-01 00:00:00"]) {
       await api.sql(
         `INSERT INTO "Notification" ("userId", type, read, message, "createdAt") VALUES ($1, 'security', false, 'A new device signed in', timestamp '${at}')`,

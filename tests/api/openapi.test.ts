@@ -128,7 +128,7 @@ describe("the document", () => {
   it("documents parameters and request bodies", () => {
     const params = (m: string, p: string) => (doc.paths[p][m].parameters ?? []).map((x: { name: string; in: string }) => `${x.in}:${x.name}`).sort();
     expect(params("get", "/users/{username}")).toEqual(["path:username"]);
-    // Issue 27: the two writes that honour Idempotency-Key say so, with the replay header on success.
+    // The two writes that honour Idempotency-Key say so, with the replay header on success.
     expect(params("post", "/users/{handle}/poke")).toEqual(["header:Idempotency-Key", "path:handle"]);
     expect(params("post", "/global-chat/messages")).toEqual(["header:Idempotency-Key"]);
     for (const [p, status] of [["/users/{handle}/poke", "200"], ["/global-chat/messages", "201"]] as const) {

@@ -3,7 +3,7 @@ import { cliJson, runCli } from "../helpers/cli";
 import { startApi, type Api, type ApiResult } from "./support";
 
 /**
- * Issue 16, point 4: every API response to a request with a token announces its limits
+ * Point 4: every API response to a request with a token announces its limits
  * (RateLimit-Policy / RateLimit of the IETF draft, X-RateLimit-*), for the per-app quota and the
  * chat-post and poke limits of SPEC.md; over the quota, 429 rate_limited with Retry-After in the
  * SPEC envelope. Quotas are set as an operator would, with `apps limit`. (Two processes sharing a

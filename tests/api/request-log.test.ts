@@ -5,7 +5,7 @@ import { clientCredentialsToken, createTestApp, createTestUser, refreshTokens, s
 import { newDatabase, pointAppAt, startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 28, a request log that explains, through a real server: the requests developers most need
+ * A request log that explains, through a real server: the requests developers most need
  * to see are in their app's log under the request id their client saw — a token request with a
  * wrong secret (401 invalid_client, through the client-credentials fast path's hand-over), a call
  * with a valid token to an unknown path (404) or with a wrong method (405) — each with what its
@@ -168,7 +168,7 @@ describe("the request log holds the requests developers most need to see", () =>
       errorCode: "not_found",
       errorMessage: missing.body!.error!.message,
       userHandle: null,
-      // It counts against the app's quota (issue 28, docs: Rate limits), so its answer carried the app's state.
+      // It counts against the app's quota (docs: Rate limits), so its answer carried the app's state.
       rateLimit: 6000,
       rateRemaining: expect.any(Number),
     });

@@ -255,7 +255,7 @@ export const SPEC_ERROR_STATUS: Readonly<Record<string, readonly number[]>> = {
   not_found: [404],
   user_not_found: [404],
   method_not_allowed: [405],
-  // Issue 27: Idempotency-Key on the chat post and the poke (additions to SPEC.md's table).
+  // Idempotency-Key on the chat post and the poke (additions to SPEC.md's table).
   idempotency_key_in_use: [409],
   idempotency_key_reused: [422],
   rate_limited: [429],

@@ -6,7 +6,7 @@ import { dayName, dayOf, noon, partitions } from "../helpers/partitions";
 import { newDatabase } from "../helpers/server";
 
 /**
- * Issue 30, part 3: the usage tables (UsageCount, UsageLatency) are range-partitioned by UTC day on
+ * Part 3: the usage tables (UsageCount, UsageLatency) are range-partitioned by UTC day on
  * "periodStart". The retention job (`usage retention`, and every USAGE_RETENTION_SECONDS in each
  * server) creates the coming days' partitions ahead and drops the days past the 90 days kept, whole;
  * a row of a day without a partition lands in the default partition and is moved into its day's

@@ -5,7 +5,7 @@ import { clientCredentialsToken, createTestApp, createTestUser, refreshTokens, s
 import { newDatabase, pointAppAt, startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 16, usage metering and the request log, through a real server: what `apps usage`, the
+ * Usage metering and the request log, through a real server: what `apps usage`, the
  * usage service and `apps requests` report equals the requests made; a request is found by its
  * X-Request-Id; nothing secret reaches the usage tables; the rollup and retention job rolls and
  * removes old rows. (Two processes and SIGTERM: tests/reliability/usage-flush.test.ts.)
@@ -120,7 +120,7 @@ describe("usage metering", () => {
     made.push(call("/users?limit=2", appToken));
     made.push(call("/me", appToken)); // 403 requires_user
     made.push(call("/global-chat/messages", appToken)); // 403 insufficient_scope
-    // Not this app's: no token, a forged token. Issue 28: an unknown path with its token is the app's.
+    // Not this app's: no token, a forged token. An unknown path with its token is the app's.
     made.push(call("/users/alice"), call("/users/alice", "not-a-token"), call("/no-such-endpoint", appToken));
     const answers = await Promise.all(made);
     const statuses = answers.map((r) => r.status);
@@ -134,7 +134,7 @@ describe("usage metering", () => {
     expect(Object.keys(byRoute).sort()).toEqual(
       ["(no route)", "GET /global-chat/messages", "GET /me", "GET /users", "GET /users/{username}", "token:client_credentials"].sort(),
     );
-    // Issue 28: the total is the sum of the API routes' rows (token requests apart), as the Usage tab shows them.
+    // The total is the sum of the API routes' rows (token requests apart), as the Usage tab shows them.
     expect(usage.routes.filter((r) => !r.route.startsWith("token:")).reduce((n, r) => n + r.total, 0)).toBe(usage.total);
     expect(byRoute["GET /users/{username}"]!.total).toBe(10);
     expect(byRoute["GET /users/{username}"]!.by_status).toEqual([
@@ -151,7 +151,7 @@ describe("usage metering", () => {
     );
     expect(usage.p50_ms).toBeGreaterThan(0);
     expect(usage.p95_ms).toBeGreaterThanOrEqual(usage.p50_ms!);
-    // Latencies are the server's own, within what the client measured (issue 24).
+    // Latencies are the server's own, within what the client measured.
     await expectLatenciesWithinRoundTrips(apiApp.clientId, answers.slice(0, 13), usage);
 
     // The service the portal reads answers the same, and only for the app's team and admins.
@@ -218,7 +218,7 @@ describe("usage metering", () => {
     expect(own.routes.find((r) => r.route === "token:authorization_code")!.by_status).toEqual([{ status: 400, error_code: error, count: 1 }]);
     expect(own.unauthenticated_callers.total).toBe(0);
     const log = await cliJson<LogJson[]>(databaseUrl, ["apps", "requests", loginApp.clientId]);
-    // Issue 27: the token requests are in the log too (findable by their X-Request-Id), the
+    // The token requests are in the log too (findable by their X-Request-Id), the
     // unauthenticated callers' under their own route names.
     expect(log.filter((e) => e.route.startsWith("GET "))).toEqual([expect.objectContaining({ route: "GET /me/stats", status: 200, user: "usagefan" })]);
     expect(log.map((e) => `${e.route} ${e.status}`).sort()).toEqual([
@@ -378,7 +378,7 @@ describe("rollup and retention", () => {
 
     // Again: nothing more to do, nothing counted twice.
     const again = await cliJson<{ rolled_up: number; deleted: number; log_trimmed: number }>(databaseUrl, ["usage", "retention"]);
-    // Issue 27: the job also deletes expired Idempotency-Key rows (none here).
+    // The job also deletes expired Idempotency-Key rows (none here).
     expect(again).toEqual({ rolled_up: 0, deleted: 0, log_trimmed: 0, idempotency_keys_expired: 0 });
   });
 });

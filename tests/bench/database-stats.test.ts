@@ -8,7 +8,7 @@ import { findFreePort, startEmbeddedPostgres } from "../../lib/database/embedded
 import { withClient } from "../helpers/db";
 
 /**
- * Issue 30: the bench's database meter against the test PostgreSQL (no pg_stat_statements loaded
+ * The bench's database meter against the test PostgreSQL (no pg_stat_statements loaded
  * there): the CPU of its processes, transactions and WAL move with the work another session does.
  */
 describe("bench database meter", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildRatiosAndTargets, capacityTable, expectedChat, toConsoleTable, toMarkdown, type BenchReport, type CaseResult } from "../../bench/report";
 
 /**
- * Issue 30: the bench report's database columns (statements, execution time, CPU, WAL per request)
+ * The bench report's database columns (statements, execution time, CPU, WAL per request)
  * and the ratio of case P (API mix, 2 processes through PgBouncer with a replica) to case M (1
  * process straight to the database), next to the existing columns and targets.
  */

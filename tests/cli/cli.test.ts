@@ -57,7 +57,7 @@ describe("apps", () => {
     expect(run.stderr).toBe("");
     const out = JSON.parse(run.stdout) as { client_id: string; status: string; client_secret: string; sandbox: { client_id: string; client_secret: string } };
     expect(Object.keys(out).sort()).toEqual(["client_id", "client_secret", "sandbox", "status"]);
-    // Issue 26: the sandbox's credentials, its secret shown once too and stored only as a hash.
+    // The sandbox's credentials, its secret shown once too and stored only as a hash.
     expect(out.sandbox).toEqual({ client_id: `sbx_${out.client_id}`, client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     const [sandbox] = await query<{ secretHash: string }>(databaseUrl, `SELECT "secretHash" FROM "Sandbox" WHERE "clientId" = $1`, [out.sandbox.client_id]);
     expect(sandbox!.secretHash).toBe(createHash("sha256").update(out.sandbox.client_secret).digest("hex"));
@@ -112,7 +112,7 @@ describe("apps", () => {
       "--post-logout-redirect-uri", "https://spa.example/", "--approve", "--json",
     ]);
     expect(login.code, login.stderr).toBe(0);
-    // A login client's sandbox has no secret (issue 26).
+    // A login client's sandbox has no secret.
     const loginOut = JSON.parse(login.stdout) as { client_id: string };
     expect(loginOut).toEqual({ client_id: expect.stringMatching(/^app_/), status: "approved", sandbox: { client_id: `sbx_${loginOut.client_id}` } });
     const [row] = await query<{ redirectUris: string[]; postLogoutRedirectUris: string[]; secrets: number }>(
@@ -128,7 +128,7 @@ describe("apps", () => {
     });
 
     const pending = await cli(["apps", "create", "--name", "Later", "--type", "api", "--owner", "alice", "--json"]);
-    // Pending: no live secret yet, but the sandbox works from the start (issue 26).
+    // Pending: no live secret yet, but the sandbox works from the start.
     expect(JSON.parse(pending.stdout)).toEqual({
       client_id: expect.stringMatching(/^api_/),
       status: "pending",
@@ -208,7 +208,7 @@ describe("apps", () => {
       cli(["apps", "reject", b, "--reason", "Needs a description", "--json"]),
     ]);
     expect(approved.code, approved.stderr).toBe(0);
-    // Issue 24: without --expect-revision the CLI acts on the current revision and says which.
+    // Without --expect-revision the CLI acts on the current revision and says which.
     expect(JSON.parse(approved.stdout)).toEqual({ client_id: a, status: "approved", status_reason: null, reviewed_revision: expect.any(Number) });
     expect(approved.stdout).not.toMatch(/secret/);
     expect(JSON.parse(rejected.stdout)).toEqual({ client_id: b, status: "rejected", status_reason: "Needs a description", reviewed_revision: expect.any(Number) });

@@ -6,7 +6,7 @@ import { DOCS_SEARCH_OPTIONS, type DocsSearchDocument, type DocsSearchResult } f
 import { DOCS_SEARCH_INDEX_PATH } from "../../scripts/docs-search-index";
 
 /**
- * The docs search index (issue 28): public/docs-search-index.json is what scripts/docs-search-index.ts
+ * The docs search index: public/docs-search-index.json is what scripts/docs-search-index.ts
  * builds from the docs pages and the OpenAPI document today, so a page or an operation changed
  * without rebuilding it fails here; and the index, loaded as the browser loads it, finds guide
  * sections and API operations by keyword.

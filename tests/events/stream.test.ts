@@ -7,7 +7,7 @@ import { createTestApp, signInAndGetTokens } from "../helpers/oidc";
 import { newDatabase, pointAppAt } from "../helpers/server";
 import { startApi, TEST_PASSWORD, type Api } from "../api/support";
 
-/** Issue 25: `GET /api/v1/events`, the live stream, through real HTTP. */
+/** `GET /api/v1/events`, the live stream, through real HTTP. */
 interface Frame {
   id?: string;
   event?: string;
@@ -219,7 +219,7 @@ describe("GET /api/v1/events", () => {
 });
 
 /**
- * Issue 38: a stream lives no longer than its token, costs a bounded amount of memory however far
+ * A stream lives no longer than its token, costs a bounded amount of memory however far
  * behind its reader is, and shares the app's slots fairly. The control actions run in this process
  * (the services the portal and CLI call) or through the sign-in service's HTTP endpoints; the
  * server hears of them on the change channel, like the API's token check.

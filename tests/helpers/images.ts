@@ -4,7 +4,7 @@ import { deflateSync } from "node:zlib";
 import sharp from "sharp";
 
 /**
- * Test images for the logo checks (issue 15), drawn with sharp so every format and size is a real,
+ * Test images for the logo checks, drawn with sharp so every format and size is a real,
  * decodable file; the two hostile ones (an HTML page and an SVG renamed to .png) are committed
  * under tests/fixtures/logos/.
  */
@@ -43,7 +43,7 @@ export function hostileLogo(kind: "html" | "svg"): Buffer {
 }
 
 /**
- * A real two-frame animation (issue 24): frames of different colours stacked as pages, encoded
+ * A real two-frame animation: frames of different colours stacked as pages, encoded
  * by sharp as an animated WebP or GIF. Must be refused (a logo is a still image; GIF is no
  * accepted type at all).
  */
@@ -73,7 +73,7 @@ function pngChunk(type: string, data: Buffer): Buffer {
 }
 
 /**
- * A decompression bomb's header (issue 24): a well-formed PNG of a few KiB whose IHDR claims
+ * A decompression bomb's header: a well-formed PNG of a few KiB whose IHDR claims
  * `side`×`side` RGB pixels (50,000² × 3 bytes = 7.5 GB decoded), with a first IDAT of zeros and
  * a valid IEND. Decoding it would take the memory of the machine; it must be refused from its
  * header alone.

@@ -235,7 +235,7 @@ export interface AuthorizeOptions {
   /** Answer the consent page with Allow (default) or Deny. */
   consent?: "allow" | "deny";
   extraParams?: Record<string, string>;
-  /** Issue 29: the code the second-factor step is answered with, asked when the step shows. */
+  /** The code the second-factor step is answered with, asked when the step shows. */
   secondFactor?: () => Promise<string>;
 }
 
@@ -454,7 +454,7 @@ export async function confirmLogout(server: ServerLike, jar: CookieJar, endSessi
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Device sign-in (RFC 8628, issue 17): the device's requests and the person's side, by plain HTTP.
+ * Device sign-in (RFC 8628): the device's requests and the person's side, by plain HTTP.
  * ------------------------------------------------------------------------------------------- */
 
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";

@@ -1,7 +1,7 @@
 import { query } from "./db";
 
 /**
- * Issue 30: the day partitions of a table (tests/api/usage-partitions.test.ts and
+ * The day partitions of a table (tests/api/usage-partitions.test.ts and
  * history-partitions.test.ts): partitions are named `<table>_pYYYYMMDD` (UTC day) and `<table>_default`.
  */
 const DAY = 24 * 3600_000;

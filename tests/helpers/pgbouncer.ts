@@ -7,7 +7,7 @@ import pg from "pg";
 import { findFreePort } from "../../lib/database/embedded";
 
 /**
- * Issue 30: a real PgBouncer (Debian's package, installed by .ci/run) in transaction mode in front
+ * A real PgBouncer (Debian's package, installed by .ci/run) in transaction mode in front
  * of a test PostgreSQL. As root it drops to the system user the embedded PostgreSQL runs as
  * (`user = postgres`: PgBouncer refuses to run as root); otherwise it runs as the current user.
  */

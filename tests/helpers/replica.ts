@@ -6,7 +6,7 @@ import pg from "pg";
 import { findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../../lib/database/embedded";
 
 /**
- * Issue 30: a primary and a real streaming replica from the embedded PostgreSQL binaries, which
+ * A primary and a real streaming replica from the embedded PostgreSQL binaries, which
  * have no pg_basebackup: the primary (wal_level=replica, initdb's replication lines in pg_hba.conf)
  * reserves WAL in a physical slot; its data directory is copied between `pg_backup_start()` and
  * `pg_backup_stop()`, without pg_wal's contents and postmaster.pid; the stop's label file becomes
@@ -35,7 +35,7 @@ async function ownLike(file: string, reference: string): Promise<void> {
 
 /**
  * A streaming replica of `primary` (an embedded PostgreSQL whose cluster is in `primaryDir`/pg), in
- * `replicaDir`: once it returns, the primary lists it as streaming. The bench's case P (issue 30)
+ * `replicaDir`: once it returns, the primary lists it as streaming. The bench's case P
  * makes one of its seeded database this way. `settings` are passed to the replica's server as to
  * the primary's (the bench's pg_stat_statements).
  */

@@ -68,11 +68,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     APP_URL: url,
     DATABASE_URL: databaseUrl,
     SEED_DEMO: "0",
-    // Issue 29: tests set DATABASE_URL (REQUIRE_MFA would default to admins); the ones about the
+    // Tests set DATABASE_URL (REQUIRE_MFA would default to admins); the ones about the
     // requirement set it themselves.
     REQUIRE_MFA: "off",
     NEXT_TELEMETRY_DISABLED: "1",
-    // Tests read which path answered from GET /metrics (issue 24).
+    // Tests read which path answered from GET /metrics.
     METRICS_TOKEN: randomBytes(24).toString("base64url"),
     ...options.env,
   };

@@ -8,7 +8,7 @@ import type {
 import { isoCBOR } from "@simplewebauthn/server/helpers";
 
 /**
- * A software authenticator for tests (issue 29): makes discoverable ES256 passkeys with "none"
+ * A software authenticator for tests: makes discoverable ES256 passkeys with "none"
  * attestation and signs assertions, as a browser's navigator.credentials would answer, with
  * node:crypto and the CBOR encoder @simplewebauthn/server ships (WebAuthn §6.1 authenticator data,
  * §6.5 attestation object, COSE_Key of RFC 9053). It lets tests break an answer on purpose.

@@ -3,7 +3,7 @@ import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
 
 /**
- * Issue 13: the layering of STYLE.md is enforced by `npm run lint` (eslint.config.mjs). This lints
+ * The layering of STYLE.md is enforced by `npm run lint` (eslint.config.mjs). This lints
  * code as if it were the content of a given (existing) file of the project, so an upward import must fail the config and
  * a downward one must pass; a config that stopped classifying files would let both through.
  */

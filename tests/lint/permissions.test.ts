@@ -3,7 +3,7 @@ import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
 
 /**
- * Issue 24 point 6: `capabilities(app, actor)` in lib/services/app-access.ts is the one place that
+ * `capabilities(app, actor)` in lib/services/app-access.ts is the one place that
  * decides who may do what with an app. `npm run lint` (eslint.config.mjs, `permissionChecks`) must
  * refuse a permission check written anywhere else that acts on apps, and let app-access.ts do it.
  */

@@ -46,7 +46,7 @@ describe("client credentials", () => {
       }),
     );
     expect(status).toBe(200);
-    // lib/oidc/client-credentials.ts answered it (issue 24: the server's counters, GET /metrics).
+    // lib/oidc/client-credentials.ts answered it (the server's counters, GET /metrics).
     expect(paths).toEqual({ client_credentials_fast: 1 });
     expect(headers.get("cache-control")).toContain("no-store");
     expect(body).toMatchObject({ token_type: "Bearer", expires_in: 3600 });
@@ -104,7 +104,7 @@ describe("client credentials", () => {
     expect(asked.status).toBe(200);
     expect(asked.body.scope).toBe("svc:chat.read");
     expect(decodeJwt(String(asked.body.access_token)).scope).toBe("svc:chat.read");
-    // Issue 27: asking for one the app may not hold is invalid_scope naming it (tests/oidc/invalid-scope.test.ts).
+    // Asking for one the app may not hold is invalid_scope naming it (tests/oidc/invalid-scope.test.ts).
     const userOnly = await tokenRequest(server, {
       grant_type: "client_credentials",
       client_id: app.clientId,

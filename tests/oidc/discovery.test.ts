@@ -51,7 +51,7 @@ describe("discovery", () => {
     expect(doc.scopes_supported).toEqual(
       expect.arrayContaining(["openid", "profile", "offline_access", "svc:chat.read", "svc:directory.read", "svc:pokes.write"]),
     );
-    // Issue 29: the hosted pages' languages, chosen by ui_locales (lib/i18n).
+    // The hosted pages' languages, chosen by ui_locales (lib/i18n).
     expect(doc.ui_locales_supported).toEqual(["en", "de", "es", "fr"]);
   });
 

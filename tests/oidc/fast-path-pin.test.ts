@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
- * Issue 12: the client-credentials fast path (lib/oidc/client-credentials.ts) answers the plain
+ * The client-credentials fast path (lib/oidc/client-credentials.ts) answers the plain
  * grant with the token oidc-provider would issue, by mirroring a handful of provider settings. This
  * test pins every one of them, so a change to the provider's configuration that the fast path
  * would silently ignore (DPoP or mTLS-bound tokens, extra token claims, per-client lifetimes, token
@@ -40,7 +40,7 @@ describe("settings the client-credentials fast path mirrors", () => {
   it("the configuration has exactly the keys the fast path was checked against", () => {
     expect(Object.keys(config).sort()).toEqual(
       [
-        // Issue 29: acr_values_supported (the MFA acr); acr and amr ride on the refresh token.
+        // Acr_values_supported (the MFA acr); acr and amr ride on the refresh token.
         "acrValues",
         "adapter",
         "allowOmittingSingleRegisteredRedirectUri",
@@ -117,7 +117,7 @@ describe("settings the client-credentials fast path mirrors", () => {
 });
 
 /**
- * Issue 18: the refresh fast path (lib/oidc/refresh-grant.ts) rebuilds oidc-provider's answer to a
+ * The refresh fast path (lib/oidc/refresh-grant.ts) rebuilds oidc-provider's answer to a
  * refresh grant (lib/actions/grants/refresh_token.js and helpers/grant_common.js of 9.13): these
  * are the settings it mirrors. tests/oidc/refresh-fast-path.test.ts compares the two answers.
  */
@@ -137,7 +137,7 @@ describe("settings the refresh fast path mirrors", () => {
     expect(config.clientDefaults).toMatchObject({ id_token_signed_response_alg: "RS256" });
     expect(config.ttl!.IdToken).toBe(ID_TOKEN_TTL);
     expect(config.claims).toBe(SCOPE_CLAIMS);
-    // Issue 29: acr and amr (how the person signed in) ride with openid; the fast path copies them from the token.
+    // Acr and amr (how the person signed in) ride with openid; the fast path copies them from the token.
     expect(SCOPE_CLAIMS).toEqual({ openid: ["sub", "acr", "amr"], profile: ["name", "preferred_username", "picture"] });
     expect(config).not.toHaveProperty("conformIdTokenClaims");
   });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { buildPasskeyScript, PASSKEY_SCRIPT_FILE } from "../../scripts/hosted/build";
 
 /**
- * The hosted pages' passkey script (issue 29) is committed built (public/hosted/passkey.js, served
+ * The hosted pages' passkey script is committed built (public/hosted/passkey.js, served
  * by Next as a static file): it must be what scripts/hosted/passkey.ts builds to now, and stay small
  * (e2e/js-budget measures it on the wire; this is the same bound, offline).
  */

@@ -8,7 +8,7 @@ import { pointAppAt, startServer, type TestServer } from "../helpers/server";
 import { SoftwareAuthenticator, type AssertOptions } from "../helpers/webauthn";
 
 /**
- * Issue 29, part 1: passkeys. Registered the way Account security does it (the service, with a
+ * Part 1: passkeys. Registered the way Account security does it (the service, with a
  * software authenticator answering navigator.credentials.create), then used at the hosted sign-in
  * through real HTTP as the page's script does: POST /interaction/:uid/passkey-options for the
  * challenge, the authenticator's answer posted as a form to /interaction/:uid/passkey. As the only

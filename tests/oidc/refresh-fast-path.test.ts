@@ -5,13 +5,13 @@ import { createTestApp, createTestUser, refreshTokens, signInAndGetTokens, token
 import { answeredBy, startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 18: a plain refresh grant (grant_type, client_id, refresh_token) is answered by
+ * A plain refresh grant (grant_type, client_id, refresh_token) is answered by
  * lib/oidc/refresh-grant.ts, in front of oidc-provider. Sending the same grant with a `scope`
  * parameter equal to the token's sends it through oidc-provider instead, whose answer is the
  * reference: the fast path must answer, and store, the same thing. Its refusals (replays, revoked
  * grants, disabled users…) are oidc-provider's own: tests/oidc/refresh-token.test.ts and
  * token-revocation.test.ts run through it. Which path answered is read from the server's counters
- * (GET /metrics, issue 24): a switched-off fast path fails here.
+ * (GET /metrics): a switched-off fast path fails here.
  */
 const REDIRECT = "http://localhost:9/callback";
 const PASSWORD = "refresh fast path passphrase";
@@ -93,7 +93,7 @@ describe("the refresh fast path", () => {
       const { access_token: fa, id_token: fi, refresh_token: fr, ...fastRest } = fast.body as Record<string, string>;
       const { access_token: sa, id_token: si, refresh_token: sr, ...slowRest } = slow.body as Record<string, string>;
       expect(fastRest).toEqual(slowRest);
-      // X-Request-Id is each answer's own (issue 27): both carry one.
+      // X-Request-Id is each answer's own: both carry one.
       const headers = (h: Headers) =>
         [...h].map(([name, value]): [string, string] => [name, name === "x-request-id" ? (value ? "(present)" : "") : value]).filter(([name]) => name !== "date" && name !== "content-length");
       expect(headers(fast.headers)).toEqual(headers(slow.headers));

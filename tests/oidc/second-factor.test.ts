@@ -18,7 +18,7 @@ import {
 } from "../helpers/oidc";
 
 /**
- * Issue 29, part 2: the hosted sign-in asks for the second factor of an account that has one (a
+ * Part 2: the hosted sign-in asks for the second factor of an account that has one (a
  * TOTP code from otplib here, or a recovery code, each once), wrong codes count in the sign-in
  * throttle, the ID token's `amr`/`acr` say what was used, and `acr_values` asking for
  * urn:social-dev-platform:mfa steps a password-only session up. Through real HTTP, as a browser

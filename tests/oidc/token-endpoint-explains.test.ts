@@ -5,7 +5,7 @@ import { authorize, createTestApp, createTestUser, refreshTokens, signInAndGetTo
 import { answeredBy, startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 27 point 4, "the token endpoint explains": a scope the app may not have, or one the
+ * "the token endpoint explains": a scope the app may not have, or one the
  * platform does not know, is `invalid_scope` naming it (client credentials on either path,
  * authorization requests as an error redirect, refresh narrowing); every token-endpoint answer
  * carries an X-Request-Id under which the app's request log (`apps requests --request-id`) finds
@@ -161,7 +161,7 @@ describe("X-Request-Id on every token-endpoint answer, found in the app's reques
     expect(badId).toBeTruthy();
 
     expect(await logged(app.clientId, fastId)).toEqual([expect.objectContaining({ route: "token:refresh_token", status: 200 })]);
-    // A login client authenticates with nothing: its failures are logged as the unauthenticated callers' (issue 24).
+    // A login client authenticates with nothing: its failures are logged as the unauthenticated callers'.
     expect(await logged(app.clientId, badId)).toEqual([
       expect.objectContaining({ route: "unauthenticated:refresh_token", status: 400, error_code: "invalid_grant" }),
     ]);

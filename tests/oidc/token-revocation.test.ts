@@ -14,7 +14,7 @@ import {
 import { answeredBy, pointAppAt, startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 12, "Access tokens die when their grant, app or secret does": access tokens are JWTs
+ * "Access tokens die when their grant, app or secret does": access tokens are JWTs
  * verified locally, yet a suspension, a secret roll, a revoked consent, a refresh-token reuse and
  * a logout void them at once (401 invalid_token), through the per-app and per (user, app)
  * watermarks; a reinstated app does not revive them; a retired secret voids nothing; userinfo

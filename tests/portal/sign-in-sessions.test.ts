@@ -7,7 +7,7 @@ import { newDatabase, pointAppAt, startServer, type TestServer } from "../helper
 import { callServerAction, portalSignIn, serverActions, type PortalSession, type ServerAction } from "../security/portal-client";
 
 /**
- * Issue 29, part 4: "Where you're signed in" on Account security, through real HTTP against two
+ * Part 4: "Where you're signed in" on Account security, through real HTTP against two
  * server processes on one database behind a load balancer (tests/helpers/load-balancer.ts; each
  * request pinned to process 0 or 1 where it matters). The person's sign-in sessions
  * are listed with browser, OS and only the address's network; "Sign out" and "Sign out everywhere

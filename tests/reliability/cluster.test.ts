@@ -6,7 +6,7 @@ import { startServer, type TestServer } from "../helpers/server";
 import { slowResolve } from "../helpers/slow-request";
 
 /**
- * Issue 18, "Every core": WEB_CONCURRENCY=2 runs two workers of server.ts on one port under a
+ * "Every core": WEB_CONCURRENCY=2 runs two workers of server.ts on one port under a
  * cluster primary (lib/server/cluster.ts). Everything is served (portal pages through Next, the
  * sign-in service, the API); the limits that must hold across processes (chat posts, pokes, the
  * per-app quota) stay exact across workers; a worker that dies is replaced; SIGTERM to the primary

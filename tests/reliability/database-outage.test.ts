@@ -5,7 +5,7 @@ import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy";
 import { errorShapeOk, leaksInternals, prepareTraffic, startTraffic, type Sample, type TrafficSetup } from "./traffic";
 
 /**
- * Issue 7, "Faults": PostgreSQL goes away under steady load and comes back. The shared test
+ * "Faults": PostgreSQL goes away under steady load and comes back. The shared test
  * PostgreSQL cannot be stopped (other files use it), so the server reaches its database through a
  * TCP proxy (tests/helpers/tcp-proxy.ts) that can drop every connection and then reset new ones
  * at once (a crashed server), refuse them (a stopped one) or swallow them, or let every connection

@@ -7,7 +7,7 @@ import { createTestApp, createTestUser, signInAndGetTokens } from "../helpers/oi
 import { newDatabase, startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 25, "never lost": a server killed between an event's commit and its delivery loses nothing
+ * "never lost": a server killed between an event's commit and its delivery loses nothing
  * (another process takes the attempt once the dead one's lease on it runs out, and delivers it), and two
  * processes on one database deliver each event exactly as often as one does.
  */

@@ -7,7 +7,7 @@ import { createTestApp, createTestUser, refreshTokens, signInAndGetTokens, token
 import { newDatabase, startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 7, "Several processes, one database": two app processes on one PostgreSQL behind a
+ * "Several processes, one database": two app processes on one PostgreSQL behind a
  * round-robin load balancer (no sticky sessions), both with the balancer's URL as APP_URL/ISSUER.
  * Nothing that matters may live in one process's memory: tokens, sign-in interactions, the chat
  * rate limit, the poke cooldown and the signing keys all have to hold across both.
@@ -244,7 +244,7 @@ describe("two processes, one database", () => {
 });
 
 /**
- * Issue 12, "Every control action takes effect in every process at once": the CLI (a third
+ * "Every control action takes effect in every process at once": the CLI (a third
  * process) changes something; both server processes must answer the new state within 250 ms of
  * the command's exit. They hear of it on the change channel (PostgreSQL LISTEN/NOTIFY); without it
  * they would answer from their caches for up to 2 s (statuses) or 5 s (clients).
@@ -373,7 +373,7 @@ describe("control actions reach both processes within 250 ms", () => {
   it("killing the LISTEN connection under load: both reconnect, no request fails, the next change is seen in 250 ms", async () => {
     const app = await loginApp([]);
     // Six loops of one user's token for seconds: well over a user's share of the default quota
-    // (issue 24: 10 % of 6,000 a minute), which is not what this test is about. The quota is
+    // (10 % of 6,000 a minute), which is not what this test is about. The quota is
     // raised so that only the change channel can make a request fail.
     const limit = await runCli(databaseUrl, ["apps", "limit", app.clientId, "--per-minute", "1000000", "--json"]);
     expect(limit.code, limit.stderr).toBe(0);

@@ -9,7 +9,7 @@ import { startServer, type TestServer } from "../helpers/server";
 import { databaseUrl as databaseUrlOf } from "../helpers/templates";
 
 /**
- * Issue 30, "PgBouncer in transaction mode": a real PgBouncer (Debian's package; .ci/run installs
+ * "PgBouncer in transaction mode": a real PgBouncer (Debian's package; .ci/run installs
  * it) pools the connections of two application processes. Their ordinary queries (Prisma and the
  * hot paths' `pg`) go through it, without named prepared statements (DATABASE_PGBOUNCER, implied by
  * DATABASE_DIRECT_URL); what needs a session of its own (the change channel's LISTEN, migrations and
@@ -174,7 +174,7 @@ describe("behind PgBouncer with DATABASE_DIRECT_URL", () => {
     for (const server of servers) {
       expect(server.logs.some((l) => l.includes("change channel: probe heard"))).toBe(true);
       expect(server.logs.some((l) => l.includes("change channel is deaf"))).toBe(false);
-      // GET /readyz says so too (issue 30, part 4).
+      // GET /readyz says so too (part 4).
       const ready = await fetch(`${server.url}/readyz`);
       expect(ready.status).toBe(200);
       expect(await ready.json()).toMatchObject({ status: "ready", checks: { database: "up", change_channel: "up" }, down: [] });

@@ -8,7 +8,7 @@ import { startServer, type TestServer } from "../helpers/server";
 import { startTcpProxy } from "../helpers/tcp-proxy";
 
 /**
- * Issue 30, read replicas: a primary and a real streaming replica (tests/helpers/replica.ts), two
+ * Read replicas: a primary and a real streaming replica (tests/helpers/replica.ts), two
  * application processes with DATABASE_URL at the primary and DATABASE_REPLICA_URLS at the replica.
  * With the replica's replay paused, what the replica serves is visibly old, so each test shows
  * where a read was answered: lag-tolerant reads (profiles, chat history) come from the replica;

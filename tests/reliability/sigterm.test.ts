@@ -5,7 +5,7 @@ import { slowResolve } from "../helpers/slow-request";
 import { prepareTraffic, startTraffic, type Sample, type TrafficSetup } from "./traffic";
 
 /**
- * Issue 7, "Faults": SIGTERM under load. Requests the server already has finish with a real answer
+ * "Faults": SIGTERM under load. Requests the server already has finish with a real answer
  * (including ones whose body is still arriving), new connections are refused at once, and the
  * process exits 0 within a bounded time even when a client never finishes its request.
  */

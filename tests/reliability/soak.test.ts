@@ -5,7 +5,7 @@ import { startServer, type TestServer } from "../helpers/server";
 import { percentile, prepareTraffic, startTraffic, type Sample, type TrafficSetup } from "./traffic";
 
 /**
- * Issue 7, "Soak": one process under a steady mix of real client traffic (tokens, profile reads,
+ * "Soak": one process under a steady mix of real client traffic (tokens, profile reads,
  * chat reads and posts, pokes, directory) for SOAK_SECONDS (default 300) at SOAK_RATE requests a
  * second (default 20), after a warm-up. It must not fail (429s from the chat rate limit and the
  * poke cooldown are expected), must not leak (what survives a full GC at the end within what survived one after

@@ -5,7 +5,7 @@ import { clientCredentialsToken, createTestApp } from "../helpers/oidc";
 import { newDatabase, startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 16: two processes on one database meter the same app, the same route and the same minutes;
+ * Two processes on one database meter the same app, the same route and the same minutes;
  * their counts add up in PostgreSQL (additive upserts), and SIGTERM writes what each process still
  * holds, so no answered request goes uncounted. The periodic flush is set far beyond the test, so
  * every count reaches the database through the shutdown flush alone.

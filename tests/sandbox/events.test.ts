@@ -7,7 +7,7 @@ import { runCli } from "../helpers/cli";
 import { createTestApp } from "../helpers/oidc";
 
 /**
- * Issue 26 point 4, through real HTTP: an event in a sandbox world reaches only that sandbox's
+ * Through real HTTP: an event in a sandbox world reaches only that sandbox's
  * webhook endpoints (`--sandbox`, stored under its sbx_ client) and its sandbox tokens' streams; a
  * live event never reaches them; two sandboxes never hear each other. "Trigger event" writes a
  * signed event of any catalog type with data from the sandbox's world.

@@ -5,7 +5,7 @@ import { cliJson } from "../helpers/cli";
 import { createTestApp, tokenRequest } from "../helpers/oidc";
 
 /**
- * Issue 26, first increment: every app's sandbox (`sbx_` + its client id) signs in with client
+ * First increment: every app's sandbox (`sbx_` + its client id) signs in with client
  * credentials whatever the app's review status, reads and writes only its own synthetic world, and
  * no live token ever sees that world.
  */

@@ -7,7 +7,7 @@ import { withClient } from "../helpers/db";
 import { newDatabase } from "../helpers/server";
 
 /**
- * Issue 26: the live world's hot lists cost what they did before sandboxes existed, and a sandbox's
+ * The live world's hot lists cost what they did before sandboxes existed, and a sandbox's
  * lists never walk the live rows. Sandbox people and messages are created after the live ones, so
  * they hold the newest ids; a plan that walks the primary key and filters by world steps over all
  * of them on every live chat page (the bench's 7c fell from 3,456 to 161 requests/s with 100

@@ -17,7 +17,7 @@ import {
 import { startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 26 point 3: a sandbox's test users. The team adds them (CLI `apps sandbox users add`), each
+ * A sandbox's test users. The team adds them (CLI `apps sandbox users add`), each
  * with a generated password shown once; they sign in on the hosted login page through the sandbox's
  * client only (code + PKCE, device sign-in), which shows a "Sandbox" banner. A real account cannot
  * sign in to a sandbox client, and a test user cannot sign in to a live client or the portal.

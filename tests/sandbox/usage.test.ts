@@ -5,7 +5,7 @@ import { createTestApp, tokenRequest } from "../helpers/oidc";
 import { pointAppAt } from "../helpers/server";
 
 /**
- * Issue 26 point 5, seen apart: an app's sandbox (`sbx_` + its client id) is metered as its own
+ * Seen apart: an app's sandbox (`sbx_` + its client id) is metered as its own
  * client, so the usage service the Usage tab reads, `apps usage` and the request log show the live
  * app and its sandbox separately (the log also both at once, each row marked); reviewers get a
  * summary of the sandbox's use (calls, endpoints, last activity); and the two quotas are spent
@@ -136,7 +136,7 @@ describe("usage, live and sandbox apart", () => {
 
   it("filters the request log by live, sandbox or both, newest first, each row marked", async () => {
     const { usage, actor } = await services();
-    // The log also holds each token request (issue 27: `token:client_credentials`); these are the API calls.
+    // The log also holds each token request (`token:client_credentials`); these are the API calls.
     const apiCalls = <T extends { route: string }>(entries: T[]) => entries.filter((e) => !e.route.startsWith("token:"));
     const live = apiCalls(await usage.listRequestLog(pair.appClientId, { limit: 50 }, actor));
     expect(live.map((e) => e.requestId)).toEqual([...liveIds].reverse());

@@ -3,7 +3,7 @@ import { createClient, type WebhookEvent } from "../../sdk/src/index";
 import { startApi, type Api } from "../api/support";
 
 /**
- * Issue 25: the SDK's `client.events()` against a real server: events arrive as they happen, and a
+ * The SDK's `client.events()` against a real server: events arrive as they happen, and a
  * dropped connection is resumed with Last-Event-ID without a gap or a repeat.
  */
 let api: Api;

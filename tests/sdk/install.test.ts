@@ -9,7 +9,7 @@ import { createTestApp, createTestUser, signInAndGetTokens } from "../helpers/oi
 import { startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 27, "the SDK installs anywhere": a developer outside this repository runs
+ * "the SDK installs anywhere": a developer outside this repository runs
  * `npm install {APP_URL}/sdk/latest.tgz` in an empty folder, and a strict TypeScript file, an ES
  * module and a CommonJS script work against the platform (client credentials, a paginated read, a
  * chat post). The tarball is the one the running server serves (npm pack of sdk/, lib/server/sdk-package.ts);

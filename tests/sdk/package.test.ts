@@ -9,7 +9,7 @@ import { currentSdk, readRecordedVersions, versionProblem } from "../../scripts/
 
 /**
  * The SDK package (sdk/): its generated endpoint types and error codes are current with the OpenAPI
- * document the server serves, and `npm pack` makes a complete package (issue 27): ESM and CommonJS
+ * document the server serves, and `npm pack` makes a complete package: ESM and CommonJS
  * builds with declarations behind `exports`, and nothing of the repository's own. Installing and
  * running it outside the repository: tests/sdk/install.test.ts.
  */

@@ -6,7 +6,7 @@ import { createTestApp, createTestUser, signInAndGetTokens } from "../helpers/oi
 import { startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 27, "retries done once, for everyone": the SDK against a real server retries a 429 after
+ * "retries done once, for everyone": the SDK against a real server retries a 429 after
  * its Retry-After, retries a POST whose answer was lost (a TCP proxy cuts the first response) without
  * posting twice (its Idempotency-Key, replayed by the server), and reports a failure without an
  * answer as a PlatformError (`network_error`, `timeout`, `aborted`).

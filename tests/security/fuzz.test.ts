@@ -5,7 +5,7 @@ import { clientCredentialsToken, createTestApp, createTestUser, signInAndGetToke
 import { startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 7, "Fuzz": a property-based sweep (fast-check) over every API endpoint, the token
+ * "Fuzz": a property-based sweep (fast-check) over every API endpoint, the token
  * endpoint's form parameters and the authorization endpoint's query, more than 10,000 generated
  * requests against one real server, about
  * 20 at a time. Property: never a 5xx, and every error in the right shape: the API's envelope with

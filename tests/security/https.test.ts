@@ -4,7 +4,7 @@ import { createTestApp } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 7, security headers: with an https APP_URL (TLS ends at a proxy in front of the app) every
+ * Security headers: with an https APP_URL (TLS ends at a proxy in front of the app) every
  * page and answer carries HSTS, next to the headers every page has anyway. The test talks plain
  * http to the app's port, as the TLS-terminating proxy would (README: Operations, TRUST_PROXY=1).
  */

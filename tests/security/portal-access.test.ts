@@ -300,7 +300,7 @@ describe("hostile form input", () => {
       ]);
       expect(call.result, JSON.stringify(name)).toMatchObject({ ok: false, error: { code: "invalid_request" } });
     }
-    // With the right revision (issue 24), so only the reason's NUL byte is what is refused.
+    // With the right revision, so only the reason's NUL byte is what is refused.
     const [row] = await query<{ revision: number }>(server.databaseUrl, `SELECT revision FROM "Application" WHERE "clientId" = $1`, [bobPending.clientId]);
     const reject = await callServerAction(server, admin.jar, action("rejectAppAction"), [bobPending.clientId, { reason: "no\u0000", revision: row!.revision }]);
     expect(reject.result).toMatchObject({ ok: false, error: { code: "invalid_request", fields: { reason: expect.any(String) } } });

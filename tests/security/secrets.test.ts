@@ -8,7 +8,7 @@ import { startServer, type TestServer } from "../helpers/server";
 import { callServerAction, portalSignIn, serverActions } from "./portal-client";
 
 /**
- * Issue 7, "Secrets": the whole journey through the real server at LOG_LEVEL=debug, capturing
+ * "Secrets": the whole journey through the real server at LOG_LEVEL=debug, capturing
  * every line it prints: a developer registers an API client and a login client in the portal, an
  * admin approves them, the developer sees the secret once and rotates it (add, retire, roll), the app gets tokens,
  * a user signs in through the login client (code, tokens, refresh, userinfo, logout), and a wrong
@@ -16,7 +16,7 @@ import { callServerAction, portalSignIn, serverActions } from "./portal-client";
  * ID token, session cookie, cookie signing key, next-auth secret or private signing key (the last
  * three read from the server's database) may appear in any log line, and the database holds only
  * hashes of secrets and passwords. The logs are searched once the server has exited and its output
- * has been read to the end (issue 24: no sleep that a slow machine outruns).
+ * has been read to the end (no sleep that a slow machine outruns).
  */
 const REDIRECT = "http://localhost:9/callback";
 const password = (handle: string) => DEMO_ACCOUNTS.find((a) => a.handle === handle)!.password;
@@ -63,7 +63,7 @@ describe("the full journey", () => {
     const apiId = await create({ name: "Secret journey bot", type: "api", scopes: ["svc:chat.read"] });
     const loginId = await create({ name: "Secret journey login", type: "login", scopes: ["svc:chat.read"], redirectUris: [REDIRECT] });
     for (const id of [apiId, loginId]) {
-      // Issue 24: an approval names the revision the admin looked at.
+      // An approval names the revision the admin looked at.
       const [row] = await query<{ revision: number }>(server.databaseUrl, `SELECT revision FROM "Application" WHERE "clientId" = $1`, [id]);
       const call = await callServerAction(server, admin.jar, actions.approveAppAction!, [id, row!.revision]);
       expect(call.result?.ok, call.text.slice(0, 300)).toBe(true);
@@ -123,7 +123,7 @@ describe("the full journey", () => {
     const bearer = { authorization: `Bearer ${refreshed.body.access_token}` };
     expect((await fetch(`${server.apiUrl}/me`, { headers: bearer })).status).toBe(200);
     expect((await fetch(`${server.issuer}/protocol/openid-connect/userinfo`, { headers: bearer })).status).toBe(200);
-    // Reusing the old refresh token revokes the grant and voids its access tokens (issue 12): the
+    // Reusing the old refresh token revokes the grant and voids its access tokens: the
     // refusals of the voided token are logged too, without the token.
     const reused = await refreshTokens(server, loginId, tokens.body.refresh_token as string);
     expect(reused.body.error).toBe("invalid_grant");
@@ -183,7 +183,7 @@ describe("the full journey", () => {
       `SELECT handle, "passwordHash" FROM "User" WHERE "passwordHash" IS NOT NULL`,
     );
     expect(users.length).toBeGreaterThanOrEqual(6);
-    // Argon2id at OWASP's parameters (issue 24); the demo accounts are hashed at start, so none is scrypt.
+    // Argon2id at OWASP's parameters; the demo accounts are hashed at start, so none is scrypt.
     for (const u of users) expect(u.passwordHash, u.handle).toMatch(CURRENT_HASH_PATTERN);
 
     // After the roll the app has exactly one secret: the rolled one, as a SHA-256 hash and a hint.

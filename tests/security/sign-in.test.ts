@@ -9,7 +9,7 @@ import { startServer, type TestServer } from "../helpers/server";
 import { callServerAction, portalSignIn, serverActions } from "./portal-client";
 
 /**
- * Issue 7, "Hostile input and access: sign-in", and issue 12, "Sign-in hardening", against the
+ * "Hostile input and access: sign-in", and issue 12, "Sign-in hardening", against the
  * hosted pages (Next) and the sign-in service, behind a trusted proxy (TRUST_PROXY=1) so each test
  * can come from its own client address (the right-most X-Forwarded-For entry): failed logins
  * throttled per (account, address), per address and per account, with attempts reserved before
@@ -178,7 +178,7 @@ describe("failed logins are throttled", () => {
     // 25 addresses, 2 guesses each (no pair delay yet): 50 failures, the account's whole budget.
     const attackers = Array.from({ length: 25 }, () => freshIp());
     for (const round of [0, 1]) {
-      // A few at a time: 25 hashes at once outlast the password-check gate's wait on a busy machine (issue 24: 503).
+      // A few at a time: 25 hashes at once outlast the password-check gate's wait on a busy machine (503).
       const results = await inBatches(attackers.map((ip, i) => () => login(jar, page, "si_besieged", `r${round}-${i}`, ip)), 5);
       const seen = results.map((r) => `${r.status} ${r.location?.pathname ?? "-"}${r.location?.search ?? ""}`);
       expect(results.map((r) => r.error), seen.join(", ") + "\n" + server.logs.slice(-20).join("\n")).toEqual(Array(25).fill("invalid_credentials"));

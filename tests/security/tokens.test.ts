@@ -13,7 +13,7 @@ import {
 import { startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 7, "Hostile input and access: tokens". Every kind of bad bearer token is refused by the
+ * "Hostile input and access: tokens". Every kind of bad bearer token is refused by the
  * API with the right code, using real tokens from the sign-in service as the starting point:
  * forged signature, alg none, HS256 with the public key, an unknown or embedded key, wrong aud or
  * iss (signed with the platform's own key, as a confused deputy would), an ID token or refresh

@@ -8,12 +8,12 @@ import { newDatabase, startServer, type TestServer } from "../helpers/server";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy";
 
 /**
- * Issue 24: GET /metrics, this process's counters in Prometheus text, exists only with
+ * GET /metrics, this process's counters in Prometheus text, exists only with
  * METRICS_TOKEN and answers only its bearer; token responses never carry which path answered.
- * Issue 30: the operator's metrics on the same registry (HTTP by route template and status, token
+ * The operator's metrics on the same registry (HTTP by route template and status, token
  * grants, the change channel, webhooks, the pool, process defaults), strictly parseable; a
  * METRICS_PORT of their own; GET /readyz, 503 while the database is away.
- * Issue 38: no port answers /metrics to anyone on the network without the token: METRICS_PORT asks
+ * No port answers /metrics to anyone on the network without the token: METRICS_PORT asks
  * for METRICS_TOKEN when it is set, and listens on loopback unless METRICS_HOST says otherwise.
  */
 const TOKEN = "metrics-token-for-this-test-0123456789abcdef";
@@ -130,7 +130,7 @@ describe("the operator's metrics (issue 30)", () => {
     expect(sampleValue(exposition, "platform_change_channel_deaf")).toBe(0);
     expect(sampleValue(exposition, "platform_database_pool_connections", { pool: "primary", state: "max" })).toBeGreaterThan(0);
     expect(sampleValue(exposition, "platform_webhook_queue_depth", { scope: "database" })).toBe(0);
-    // Issue 30: without DATABASE_REPLICA_URLS nothing of the read replicas starts (lib/database/replicas.ts).
+    // Without DATABASE_REPLICA_URLS nothing of the read replicas starts (lib/database/replicas.ts).
     expect(types.platform_database_replica_up).toBeUndefined();
     expect(types.platform_database_routed_reads_total).toBeUndefined();
   });

@@ -9,7 +9,7 @@ import { findFreePort } from "../../lib/database/embedded";
 import { query } from "../helpers/db";
 
 /**
- * Issue 13, "Runs wherever it is cloned": a clone inside a mode-700 directory (root's home on most
+ * "Runs wherever it is cloned": a clone inside a mode-700 directory (root's home on most
  * machines). As root, PostgreSQL runs as the system user postgres, which cannot traverse into that
  * directory: neither to node_modules (spawn initdb EACCES) nor to the default DATA_DIR (.data).
  *

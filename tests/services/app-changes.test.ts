@@ -5,7 +5,7 @@ import { clientCredentialsToken, createTestApp } from "../helpers/oidc";
 import { pointAppAt, startServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 15, re-review of widened apps, through real HTTP and the CLI: on an approved app, a change
+ * Re-review of widened apps, through real HTTP and the CLI: on an approved app, a change
  * that widens what it may do or how it presents itself waits for review while the app keeps
  * running on its approved configuration; narrowing applies at once; a pending app is edited
  * freely; an admin approves (new tokens carry the added scope) or refuses (with a reason).

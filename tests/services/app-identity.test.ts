@@ -221,7 +221,7 @@ describe("logos", () => {
     expect(await refusal("damaged.png", damaged)).toMatch(/could not be read as an image/);
     const truncated = Buffer.concat([(await makeLogo("png")).subarray(0, 40), Buffer.from("<html><script>alert(1)</script></html>".repeat(20))]);
     expect(await refusal("truncated.png", truncated)).toMatch(/could not be read as an image/);
-    // Animations (issue 24): an animated WebP is a WebP, but not a still one; a GIF is no accepted type.
+    // Animations: an animated WebP is a WebP, but not a still one; a GIF is no accepted type.
     // Soft: each of these three refusals is reported on its own when the product breaks.
     expect.soft(await refusal("spinning.webp", await animatedLogo("webp"))).toMatch(/The logo must be a still image, not an animation$/);
     expect.soft(await refusal("spinning.gif", await animatedLogo("gif"))).toMatch(/The logo is a GIF; it must be a still PNG, JPEG or WebP image$/);
@@ -355,7 +355,7 @@ describe("the consent page", () => {
     first.html = plain(first.html);
     expect(first.html).toContain('data-kind="first"');
     expect(first.html).toContain("This is the first time");
-    // Issue 28: the name in the title, the heading and on the identity card, not in every sentence.
+    // The name in the title, the heading and on the identity card, not in every sentence.
     const body = first.html.slice(first.html.indexOf("<body"));
     expect(body.split("Asker").length - 1).toBeLessThanOrEqual(3);
     expect(first.html).toContain("Shows your stats on a big screen.");

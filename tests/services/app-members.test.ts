@@ -4,7 +4,7 @@ import { query } from "../helpers/db";
 import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
- * Teams (issue 15): the owner adds team admins and viewers, changes roles, removes members and
+ * Teams: the owner adds team admins and viewers, changes roles, removes members and
  * transfers ownership; team admins manage everything but delete and transfer; viewers read only,
  * checked in the services (the portal's actions and the CLI call them), not by hiding buttons;
  * anyone else still gets not_found. The CLI's `apps members` and `apps transfer` print JSON.

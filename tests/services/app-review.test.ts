@@ -3,7 +3,7 @@ import { query } from "../helpers/db";
 import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
- * The admin area's review work (issue 14) through the services: resubmission of a rejected app,
+ * The admin area's review work through the services: resubmission of a rejected app,
  * the queue's search and filters, bulk approval, undoing an approval (and what it takes back), the
  * reason of a disabled account, and the audit log's filters, names and keyset pages.
  */

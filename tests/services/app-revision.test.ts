@@ -3,7 +3,7 @@ import { cliJson, runCli } from "../helpers/cli";
 import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
- * Issue 24 point 1, "approve what was looked at": every app carries a revision that moves with
+ * "approve what was looked at": every app carries a revision that moves with
  * every stored change a reviewer sees; approvals, rejections and change decisions name the
  * revision they looked at and are refused if it moved; an edit racing an approval cannot ride it.
  */

@@ -3,7 +3,7 @@ import { query } from "../helpers/db";
 import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
- * Issue 24 point 2, "ownership changes are reviewed identity changes": a transfer is an offer the
+ * "ownership changes are reviewed identity changes": a transfer is an offer the
  * new owner accepts or declines; for an app never approved, acceptance applies it; for an approved
  * app the new owner waits for review like a new name, and the consent and device pages keep the
  * approved owner meanwhile. Both people are notified and every step is audited.

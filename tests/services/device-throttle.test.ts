@@ -3,7 +3,7 @@ import { query } from "../helpers/db";
 import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
- * Device sign-in's counters (issue 17, lib/services/throttle.ts), in-process on a fresh database:
+ * Device sign-in's counters (lib/services/throttle.ts), in-process on a fresh database:
  * wrong user codes per IP (only wrong ones stay counted), the polling pace behind slow_down, and
  * the clean-up of polling counters. Through real HTTP: tests/oidc/device-flow.test.ts.
  */

@@ -3,7 +3,7 @@ import { query } from "../helpers/db";
 import { newDatabase, pointAppAt } from "../helpers/server";
 
 /**
- * "Secret ready" on My apps (issue 14): the owner's list says which approved API clients still
+ * "Secret ready" on My apps: the owner's list says which approved API clients still
  * hold an unrevealed first secret, by the same rule the reveal uses, and listing never creates or
  * reveals one.
  */

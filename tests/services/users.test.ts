@@ -116,7 +116,7 @@ describe("ensureSystemUser", () => {
   it("is safe when instances start at once: concurrent calls create one row and all return it", async () => {
     // This file's own database: the platform account (and the portal client it owns) can go.
     for (let round = 0; round < 10; round++) {
-      // An owner cannot be deleted while it owns apps (teams, issue 15): its apps go first.
+      // An owner cannot be deleted while it owns apps (teams): its apps go first.
       await query(databaseUrl, `DELETE FROM "Application" WHERE "ownerId" IN (SELECT id FROM "User" WHERE handle = 'platform')`);
       await query(databaseUrl, `DELETE FROM "User" WHERE handle = 'platform'`);
       const results = await Promise.all(Array.from({ length: 6 }, () => users.ensureSystemUser()));

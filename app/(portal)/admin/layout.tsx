@@ -16,7 +16,7 @@ export default async function AdminLayout({ children }: { children: React.ReactN
           <p className="text-lg font-semibold text-slate-900">Platform administration</p>
         </div>
       </div>
-      {/* Every tab fits a phone's width (issue 28: "Audit log" was off screen with nothing to say so): icons from sm up. */}
+      {/* Every tab fits a phone's width ("Audit log" was off screen with nothing to say so): icons from sm up. */}
       <nav aria-label="Admin sections" className="mt-6 -mb-px flex gap-4 overflow-x-auto border-b border-slate-200 sm:gap-6">
         <AdminTab href="/admin/apps" also={["/admin"]}>
           <Icon name="clock" className="hidden sm:block" /> Review queue

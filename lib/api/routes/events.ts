@@ -6,7 +6,7 @@ import { tokenLifetimeOf } from "../auth";
 import { defineRoute } from "../handler";
 import type { ReplyStream } from "../request-reply";
 
-/** Issue 25: the live event stream for apps without a public URL (Server-Sent Events). */
+/** The live event stream for apps without a public URL (Server-Sent Events). */
 
 const streamQuerySchema = z.object({
   types: z
@@ -48,7 +48,7 @@ export const eventStreamRoute = defineRoute({
   errors: ["invalid_request", "forbidden", "rate_limited"],
   async handler({ caller, query, request }) {
     if (caller.kind === "anonymous") throw new AppError("unauthorized", "This endpoint requires a bearer token.");
-    // Issue 26: a sandbox token streams its sandbox's events only (the caller's world).
+    // A sandbox token streams its sandbox's events only (the caller's world).
     const opened = await openEventStream(
       { clientId: caller.clientId, userId: caller.kind === "user" ? caller.userId : null, scopes: caller.scopes, worldId: caller.worldId },
       await tokenLifetimeOf(request),

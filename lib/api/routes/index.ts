@@ -9,7 +9,7 @@ import { getMe, getProfile } from "./profiles";
 import { getMyStats } from "./stats";
 
 /**
- * The API's route table: the eleven endpoints of SPEC.md and the event stream (issue 25), declared one file per resource.
+ * The API's route table: the eleven endpoints of SPEC.md and the event stream, declared one file per resource.
  * lib/api/router.ts serves it (from server.ts and from app/api/v1), lib/api/openapi.ts documents
  * it. Handlers are thin: one service call and one serializer each.
  */
@@ -27,6 +27,6 @@ export const API_ROUTES: readonly Route[] = [
   postChatRoute,
   resolveRoute,
   listUsersRoute,
-  // Issue 25: beyond SPEC.md's eleven.
+  // Beyond SPEC.md's eleven.
   eventStreamRoute,
 ];

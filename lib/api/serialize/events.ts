@@ -6,7 +6,7 @@ import { serializeChatMessage } from "./chat";
 import { serializeNotification } from "./notification";
 
 /**
- * An event as apps receive it (issue 25), by webhook and on the stream alike. Chat and notification
+ * An event as apps receive it, by webhook and on the stream alike. Chat and notification
  * events store the record their statement or trigger wrote; they are rendered here by the API's own
  * serializers, so `data` is exactly what `GET /global-chat/messages` and `GET /me/notifications`
  * return. The other types store their `data` as it is sent.

@@ -1,6 +1,6 @@
 import type { Catalog } from "./en";
 
-/** The hosted sign-in pages in German (issue 29); keys and placeholders as in ./en.ts. */
+/** The hosted sign-in pages in German; keys and placeholders as in ./en.ts. */
 export const de: Catalog = {
   "hosted.skip": "Zum Inhalt springen",
   "hosted.passwordNote": "Gib dein Passwort nur auf Seiten der Plattform ein. Apps sehen es nie.",

@@ -1,5 +1,5 @@
 /**
- * The hosted sign-in pages' words in English: the reference catalog (issue 29). Every other
+ * The hosted sign-in pages' words in English: the reference catalog. Every other
  * language has exactly these keys (the `Catalog` type makes a missing or extra key a type error;
  * tests/i18n/catalogs.test.ts checks the same at run time, placeholders included).
  *

@@ -1,6 +1,6 @@
 import type { Catalog } from "./en";
 
-/** The hosted sign-in pages in Spanish (issue 29); keys and placeholders as in ./en.ts. */
+/** The hosted sign-in pages in Spanish; keys and placeholders as in ./en.ts. */
 export const es: Catalog = {
   "hosted.skip": "Saltar al contenido",
   "hosted.passwordNote": "Escribe tu contraseña solo en páginas de la plataforma. Las apps nunca la ven.",

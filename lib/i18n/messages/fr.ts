@@ -1,6 +1,6 @@
 import type { Catalog } from "./en";
 
-/** The hosted sign-in pages in French (issue 29); keys and placeholders as in ./en.ts. */
+/** The hosted sign-in pages in French; keys and placeholders as in ./en.ts. */
 export const fr: Catalog = {
   "hosted.skip": "Aller au contenu",
   "hosted.passwordNote": "Ne saisissez votre mot de passe que sur les pages de la plateforme. Les applications ne le voient jamais.",

@@ -6,7 +6,7 @@ import { listConnectedApps } from "@/lib/services/connected-apps";
 
 export const metadata: Metadata = { title: "Connected apps" };
 
-/** Every signed-in person's list of the apps they let sign them in (issue 15), from the avatar menu. */
+/** Every signed-in person's list of the apps they let sign them in, from the avatar menu. */
 export default async function ConnectedAppsPage() {
   const user = await requireUser();
   const apps = await listConnectedApps(user.handle, await toActor(user));

@@ -9,7 +9,7 @@ import { listNotices, markNoticesRead } from "@/lib/services/portal-notification
 export const metadata: Metadata = { title: "Notifications" };
 
 /**
- * What happened to the apps the signed-in person works on (issue 28): review decisions reach the
+ * What happened to the apps the signed-in person works on: review decisions reach the
  * whole team here, from the header's bell. The notices shown are marked read once this page has
  * read them (they still show as new on this visit); a newer one stays unread.
  */

@@ -11,7 +11,7 @@ import { listSignInSessions } from "@/lib/services/sign-in-sessions";
 
 export const metadata: Metadata = { title: "Account security" };
 
-/** The signed-in person's second factors (issue 29), from the avatar menu. */
+/** The signed-in person's second factors, from the avatar menu. */
 export default async function AccountSecurityPage({ searchParams }: { searchParams: Promise<{ required?: string }> }) {
   const user = await requireUser();
   const [status, passkeys] = await Promise.all([getSecondFactorStatus(user.id), listPasskeys(user.id)]);

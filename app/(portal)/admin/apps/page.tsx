@@ -38,7 +38,7 @@ function queueHref(query: AppQueueQuery, change: Partial<AppQueueQuery>): string
 }
 
 /**
- * The review queue (issue 14), also served at /admin: pending apps oldest first by default; search,
+ * The review queue, also served at /admin: pending apps oldest first by default; search,
  * status, type and "resubmitted" filters in the URL; keyset pages; bulk approve with undo.
  */
 export default async function ReviewQueuePage({
@@ -48,7 +48,7 @@ export default async function ReviewQueuePage({
 }) {
   await requireAdmin();
   // One reading of the clock for the page, sent to the client rows too: their relative times then
-  // hydrate to the server's text (issue 24: React #418 when the browser read its own clock).
+  // hydrate to the server's text (React #418 when the browser read its own clock).
   const now = new Date();
   const query = appQueueQuerySchema.parse(await searchParams);
   const status = query.status ?? "pending";

@@ -15,8 +15,8 @@ import { getUsageOverview, type AppTraffic, type TrafficTotals } from "@/lib/ser
 export const metadata: Metadata = { title: "Usage of all apps" };
 
 /**
- * Issue 16: which apps send the most traffic, fail most often and hit limits most (admins only).
- * Issue 28: the platform's totals over the range, each against the range of equal length before it,
+ * Which apps send the most traffic, fail most often and hit limits most (admins only).
+ * The platform's totals over the range, each against the range of equal length before it,
  * the requests over time, and the rankings as tables that become stacked cards below sm. The totals
  * are sums of the same per-app rows the rankings are read from; "Most traffic" ends with the apps
  * it does not list and a total row, so its rows add up to the figures.

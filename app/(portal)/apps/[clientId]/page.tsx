@@ -53,7 +53,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
   // it also announces the change, so the new secret works at once in every process.
   const revealed = can.handleSecrets && isSecretWaiting(app) ? await revealSecretOnce(app.clientId, actor) : null;
   const secrets = revealed ? await listSecrets(app.clientId, actor) : app.secrets;
-  // Issue 26: reviewers see how much the app's sandbox was exercised, next to the Review panel.
+  // Reviewers see how much the app's sandbox was exercised, next to the Review panel.
   const sandboxExercise = can.review && !isOwner && !app.firstParty ? await getSandboxExercise(app.clientId, actor, now.getTime()) : null;
   const config = env();
   const discoveryUrl = `${config.ISSUER}/.well-known/openid-configuration`;
@@ -93,7 +93,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
         <div className="min-w-0 space-y-6 lg:col-span-2">
           <AppStatusCallout app={app} viewer={isOwner ? "owner" : "admin"} secretShownAbove={revealed !== null} now={now} />
 
-          {/* API clients never meet a person: no consent page, so their card is what reviewers read (issue 28). */}
+          {/* API clients never meet a person: no consent page, so their card is what reviewers read. */}
           {app.firstParty ? null : (
             <Card
               title={app.type === "login" ? "On the consent page" : "About the app"}

@@ -6,7 +6,7 @@ import changelogFile from "@/docs/api-changelog.json";
 
 export const metadata: Metadata = { title: "Changelog" };
 
-/** Issue 27: rendered from the one committed file, docs/api-changelog.json (also read by the OpenAPI check). */
+/** Rendered from the one committed file, docs/api-changelog.json (also read by the OpenAPI check). */
 const changelog = apiChangelogSchema.parse(changelogFile);
 
 export default function ChangelogPage() {

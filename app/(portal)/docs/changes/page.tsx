@@ -5,7 +5,7 @@ import { CodeBlock } from "@/components/ui/code-block";
 
 export const metadata: Metadata = { title: "Versioning and changes" };
 
-/** Issue 27: the promise about how /api/v1 changes (the changelog page lists what did). */
+/** The promise about how /api/v1 changes (the changelog page lists what did). */
 export default function ChangesPage() {
   return (
     <DocsPage

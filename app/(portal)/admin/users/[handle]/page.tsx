@@ -17,8 +17,8 @@ import { findUserByHandle } from "@/lib/services/users";
 export const metadata: Metadata = { title: "User · Admin" };
 
 /**
- * An admin's view of one person: the apps they authorized, with the same "Revoke access" they have
- * (issue 15); the apps they own or work on and what was done to their account (issue 28).
+ * An admin's view of one person: the apps they authorized, with the same "Revoke access" they have;
+ * the apps they own or work on and what was done to their account.
  */
 export default async function AdminUserPage({ params }: { params: Promise<{ handle: string }> }) {
   const admin = await requireAdmin();

@@ -17,8 +17,8 @@ export default async function EditAppPage({ params }: { params: Promise<{ client
   const now = new Date();
   const { actor, app } = await requireAppPage(params);
   if (app.firstParty) notFound();
-  // Viewers read only (issue 15); the service refuses their changes too. The 403 page says so, and
-  // whom to ask (issue 28, lib/portal/forbidden.ts), rather than the admin area's text.
+  // Viewers read only; the service refuses their changes too. The 403 page says so, and
+  // whom to ask (lib/portal/forbidden.ts), rather than the admin area's text.
   if (!capabilities(app, actor).manage) forbidden();
   return (
     <div className="mx-auto max-w-3xl space-y-8">
@@ -41,7 +41,7 @@ export default async function EditAppPage({ params }: { params: Promise<{ client
               : "Changes apply at once."
         }
       />
-      {/* Issue 28, the review loop: what the reviewer said and what waits, next to the form that answers it. */}
+      {/* The review loop: what the reviewer said and what waits, next to the form that answers it. */}
       {app.status === "rejected" || app.resubmittedAt ? <AppStatusCallout app={app} now={now} /> : null}
       {app.pendingChange ? (
         <Card

@@ -22,7 +22,7 @@ import { receivableTypes } from "@/lib/services/webhooks";
 export const metadata: Metadata = { title: "Sandbox" };
 
 /**
- * Issue 26: an app's Sandbox tab, whatever its review status (a pending app builds here). Its team
+ * An app's Sandbox tab, whatever its review status (a pending app builds here). Its team
  * and platform admins read it; what each may do is decided by capabilities() and checked again by
  * lib/services/sandboxes.ts: the owner and team admins roll the secret (handleSecrets), whoever may
  * manage the app resets it.

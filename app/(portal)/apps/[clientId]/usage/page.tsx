@@ -36,13 +36,13 @@ import { getAppUsage, getAppUsageSeries, listRequestLogPage, type RouteUsage } f
 export const metadata: Metadata = { title: "Usage" };
 
 /**
- * Issue 16: an app's Usage tab, for its team (owner, team admins, viewers) and platform admins (the
+ * An app's Usage tab, for its team (owner, team admins, viewers) and platform admins (the
  * services answer not_found to anyone else). Range and request-log filters live in the URL, parsed
  * here with zod; junk falls back to the defaults (never a 500), and a malformed request id says so.
- * Issue 26: `mode=sandbox` shows the app's sandbox (metered as its own client, with its own quota)
+ * `mode=sandbox` shows the app's sandbox (metered as its own client, with its own quota)
  * instead of the live app, so a link to either view can be shared; the request log follows it, or
  * shows both (`log=all`) with the sandbox's rows marked.
- * Issue 28: the log's time window (`since`, `until`, UTC) and keyset paging (`before`: the cursor of
+ * The log's time window (`since`, `until`, UTC) and keyset paging (`before`: the cursor of
  * the last row shown), each row opening its detail view; the figures at the top are sums of the
  * Top routes table's rows (API requests; token requests are summed apart below them).
  */
@@ -87,7 +87,7 @@ const TOP_ROUTES = 10;
 /** A time as a datetime-local field shows it, in UTC: `2026-11-26T14:05`. */
 const utcInputValue = (date: Date) => date.toISOString().slice(0, 16);
 
-/** Top routes: a card per route below sm, a table row from sm (issue 28). */
+/** Top routes: a card per route below sm, a table row from sm. */
 const ROW = stackRow("sm", "flex flex-wrap gap-x-4 gap-y-1 border-t border-slate-100 py-2 sm:py-0");
 const NAME_CELL = "min-w-0 basis-full sm:basis-auto sm:py-2";
 const NUM = "whitespace-nowrap tabular-nums sm:py-2 sm:pr-3 sm:text-right";
@@ -162,7 +162,7 @@ export default async function AppUsagePage({
   const activeFilters = [query.status, query.route, query.request_id, query.since, query.until, logMode !== mode].filter(Boolean).length;
   const filtered = activeFilters > 0;
   const config = env();
-  // Issue 28: the figures are sums of the Top routes table's rows (API requests; token requests are
+  // The figures are sums of the Top routes table's rows (API requests; token requests are
   // summed apart below them), so they cannot disagree with it.
   const countOf = (r: RouteUsage, keep: (status: number) => boolean) => r.byStatus.reduce((n, b) => (keep(b.status) ? n + b.count : n), 0);
   const sum = (list: RouteUsage[], of: (r: RouteUsage) => number) => list.reduce((n, r) => n + of(r), 0);
@@ -314,7 +314,7 @@ export default async function AppUsagePage({
               )}
             </Card>
             <Card className="min-w-0" title="Top routes" description="Route templates, most called first, adding up to the requests above; token requests below.">
-              {/* Below sm each route is a card (issue 28): its name at full width, then calls, errors and
+              {/* Below sm each route is a card: its name at full width, then calls, errors and
                   p95, each named; from sm a table. */}
               <div role="region" aria-label="Top routes" tabIndex={0} className="max-w-full overflow-x-auto">
               <StackTable at="sm" columns={TOP_ROUTE_COLUMNS} testId="top-routes">

@@ -20,10 +20,10 @@ import { listDeliveries, listWebhooks, receivableTypes } from "@/lib/services/we
 export const metadata: Metadata = { title: "Webhooks" };
 
 /**
- * Issue 25: an app's Webhooks tab. Its team and platform admins read the endpoints and the delivery
+ * An app's Webhooks tab. Its team and platform admins read the endpoints and the delivery
  * log; the owner and team admins (`handleSecrets`: they hold signing secrets) manage them. The log's
  * filters live in the URL, parsed here with zod; junk falls back to no filter (never a 500).
- * Issue 26: `?world=sandbox` shows the app's sandbox endpoints and their log (its sandbox events only).
+ * `?world=sandbox` shows the app's sandbox endpoints and their log (its sandbox events only).
  */
 const querySchema = z.object({
   world: z.enum(["live", "sandbox"]).optional().catch(undefined),

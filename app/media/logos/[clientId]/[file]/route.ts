@@ -4,15 +4,15 @@ import { findServedLogo } from "@/lib/services/app-logos";
 import { getAppForViewer } from "@/lib/services/apps";
 
 /**
- * `/media/logos/<clientId>/<sha256 prefix>.<png|jpg|webp>`: app logos from the platform's own origin
- * (issue 15), so hosted pages never load a developer's server. The file name is the content hash, so
+ * `/media/logos/<clientId>/<sha256 prefix>.<png|jpg|webp>`: app logos from the platform's own origin,
+ * so hosted pages never load a developer's server. The file name is the content hash, so
  * the answer never changes: cached for a year, immutable. A replaced logo's old name (or any other)
  * is 404. Content-Type is the one the upload check found (magic bytes + decode), never the upload's
  * claim; nosniff so no browser second-guesses it. Only an approved app's current logo is public;
  * the logo of an app that is not approved (pending, rejected, suspended) and one still waiting for
  * review are served only to the app's team and admins (the app page and the diff they review show
  * it), privately and uncached, and are 404 to anyone else: nothing unreviewed or withdrawn is
- * published from our origin (issue 24), and no shared cache keeps it.
+ * published from our origin, and no shared cache keeps it.
  */
 const FILE = /^[0-9a-f]{16}\.(png|jpg|webp)$/;
 

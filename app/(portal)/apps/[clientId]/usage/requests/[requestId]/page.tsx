@@ -14,7 +14,7 @@ import { getRequestLogEntries } from "@/lib/services/usage";
 export const metadata: Metadata = { title: "Request" };
 
 /**
- * Issue 28: one request of an app's log, explained, at a URL that can be shared with the team
+ * One request of an app's log, explained, at a URL that can be shared with the team
  * (`/apps/<clientId>/usage/requests/<requestId>`). The request id comes from the URL, parsed with
  * the log's own schema; the service checks the reader may see the app's usage (its team, platform
  * admins) and answers not_found otherwise, as it does for an id the log does not hold. A client
