@@ -2,6 +2,7 @@
 import { pool } from "../database/client";
 import type { Reader } from "../database/replicas";
 import { CHAT_POST_INTERVAL_SECONDS } from "../schemas/chat";
+import { insertEventSql } from "./events";
 
 /**
  * The global chat. Ids are 64-bit and grow with time, so paging is a keyset on the primary key
@@ -112,9 +113,7 @@ const POST_SQL = `
     SELECT ${MESSAGE_COLUMNS} FROM m, author u
   ), event AS (
     -- The event is of the author's world; fan-out and the stream deliver it in that world only.
-    INSERT INTO "Event" (id, type, "worldId", data, "createdAt")
-    SELECT platform_public_id('evt'), 'chat.message.created', author."worldId", to_jsonb(posted), timezone('UTC', now())
-    FROM posted, author
+    ${insertEventSql({ type: "'chat.message.created'", worldId: 'author."worldId"', data: "to_jsonb(posted)" }, "posted, author")}
   )
   SELECT * FROM posted`;
 

@@ -1,6 +1,7 @@
 import { transactionWithChanges } from "../database/changes";
-import { db } from "../database/client";
+import { db, Prisma } from "../database/client";
 import { findConsentScopesRow } from "../queries/consents";
+import { insertEventSql } from "../queries/events";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
 import { recordAuthorizationEvents } from "../events/outbox";
@@ -20,6 +21,19 @@ export async function findConsentScopes(userId: number, clientId: string): Promi
  * `app.authorization.granted` event (all scopes now granted). One statement, so two
  * consent submissions at the same instant both succeed and both sets of scopes are kept.
  */
+const GRANTED_EVENT_SQL = Prisma.raw(
+  insertEventSql(
+    {
+      type: "'app.authorization.granted'",
+      clientId: 'c."clientId"',
+      userId: 'c."userId"',
+      worldId: 'u."worldId"',
+      data: "jsonb_build_object('user', u.handle, 'scopes', to_jsonb(c.scopes))",
+    },
+    'c JOIN "User" u ON u.id = c."userId"',
+  ),
+);
+
 export async function rememberConsent(userId: number, clientId: string, scopes: string[]): Promise<void> {
   const granted = [...new Set(scopes)].sort();
   // UTC wall-clock, as Prisma writes its timestamp(3) columns.
@@ -32,10 +46,7 @@ export async function rememberConsent(userId: number, clientId: string, scopes: 
         "updatedAt" = EXCLUDED."updatedAt"
       RETURNING "userId", "clientId", scopes
     )
-    INSERT INTO "Event" (id, type, "clientId", "userId", "worldId", data, "createdAt")
-    SELECT platform_public_id('evt'), 'app.authorization.granted', c."clientId", c."userId", u."worldId",
-           jsonb_build_object('user', u.handle, 'scopes', to_jsonb(c.scopes)), timezone('UTC', now())
-    FROM c JOIN "User" u ON u.id = c."userId"`;
+    ${GRANTED_EVENT_SQL}`;
 }
 
 /**

@@ -2,6 +2,7 @@ import { db, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import { recordEvent } from "../events/outbox";
 import { MESSAGE_COLUMNS } from "../queries/chat";
+import { insertEventSql } from "../queries/events";
 import { pendingChangeSchema } from "../schemas/apps";
 import { EVENT_AUDIENCE, TRIGGERABLE_EVENT_TYPES, type TriggerableEventType } from "../schemas/events";
 import { loadFor, type AppRow } from "./app-access";
@@ -66,8 +67,7 @@ async function writeEvent(tx: Tx, type: TriggerableEventType, sandbox: { id: num
            VALUES ($1, $2, $3, timezone('UTC', now())::timestamp(3))
            RETURNING id, text, "replyToId", media, reactions, "editedAt", "createdAt"
          ), posted AS (SELECT ${MESSAGE_COLUMNS} FROM m, "User" u WHERE u.id = $2)
-         INSERT INTO "Event" (id, type, "worldId", data, "createdAt")
-         SELECT platform_public_id('evt'), 'chat.message.created', $1, to_jsonb(posted), timezone('UTC', now()) FROM posted
+         ${insertEventSql({ type: "'chat.message.created'", worldId: "$1", data: "to_jsonb(posted)" }, "posted")}
          RETURNING id`,
         worldId,
         author!.id,
