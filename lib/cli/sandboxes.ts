@@ -1,3 +1,4 @@
+import { TRIGGERABLE_EVENT_TYPES } from "../schemas/events";
 import { parseWith, services, type Command } from "./command";
 import { sandboxJson, sandboxSecretJson, sandboxTestUserJson, sandboxTestUsersJson } from "./json";
 
@@ -66,7 +67,7 @@ export const appsSandboxTrigger: Command = {
   summary: "Write one event of EVENT_TYPE in the app's sandbox with synthetic data; its sandbox endpoints and streams receive it",
   options: {},
   positionals: ["CLIENT_ID", "EVENT_TYPE"],
-  helpDetails: ["", "EVENT_TYPE: chat.message.created, notification.created, app.authorization.granted, app.authorization.revoked or app.status.changed."],
+  helpDetails: ["", `EVENT_TYPE: one of ${TRIGGERABLE_EVENT_TYPES.join(", ")}.`],
   async run({ args }) {
     const [{ schemas, actor }, { triggerSandboxEvent }] = await Promise.all([services(), import("../services/sandbox-events")]);
     const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });

@@ -85,14 +85,10 @@ export const STREAM_RESUME_WINDOW_HOURS = 24;
 
 /**
  * The event types "Trigger event" (portal Sandbox tab, `apps sandbox trigger`) writes in an
- * app's sandbox with synthetic data. `ping` is not among them: "Send test event" sends it to one
- * endpoint (sandbox endpoints too).
+ * app's sandbox with synthetic data: every type of the catalog but `ping`, which "Send test event"
+ * sends to one endpoint (sandbox endpoints too). A new type is triggerable at once, so the sandbox's
+ * writer (lib/services/sandbox-events.ts) does not compile until it can write one, and
+ * tests/sandbox/events.test.ts triggers each and receives it by webhook and on the stream.
  */
-export const TRIGGERABLE_EVENT_TYPES = [
-  "chat.message.created",
-  "notification.created",
-  "app.authorization.granted",
-  "app.authorization.revoked",
-  "app.status.changed",
-] as const satisfies readonly EventType[];
+export const TRIGGERABLE_EVENT_TYPES = EVENT_TYPES.filter((t): t is Exclude<EventType, "ping"> => t !== "ping");
 export type TriggerableEventType = (typeof TRIGGERABLE_EVENT_TYPES)[number];

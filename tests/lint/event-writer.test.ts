@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { listSourceFiles, ROOT } from "../helpers/source-files";
 
 /**
  * The Event table has one writer in TypeScript: insertEventSql in lib/queries/events.ts builds
@@ -10,23 +11,9 @@ import { describe, expect, it } from "vitest";
  * event must commit with the row the trigger sees); migrations are not scanned. Tests are not
  * scanned either: they plant rows the product would never write (old partitions, rolled-back events).
  */
-const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const WRITER = "lib/queries/events.ts";
 const SCANNED = ["server.ts", "proxy.ts", "app", "pages", "components", "lib", "bin", "scripts", "sdk/src", "bench"];
 const EVENT_INSERT = /INSERT\s+INTO\s+"?Event"?[\s(]/i;
-
-function sourceFiles(entry: string): string[] {
-  const full = path.join(ROOT, entry);
-  let names: string[];
-  try {
-    names = readdirSync(full);
-  } catch (error) {
-    if ((error as { code?: string }).code === "ENOTDIR") return /\.(ts|tsx|mts|mjs|js)$/.test(entry) ? [entry] : [];
-    if ((error as { code?: string }).code === "ENOENT") return [];
-    throw error;
-  }
-  return names.filter((n) => n !== "node_modules" && n !== "generated").flatMap((n) => sourceFiles(path.join(entry, n)));
-}
 
 /** Files other than the writer whose text inserts into the Event table. */
 function findEventWriters(files: readonly string[], read: (file: string) => string): string[] {
@@ -35,7 +22,7 @@ function findEventWriters(files: readonly string[], read: (file: string) => stri
 
 describe("the Event table's one writer", () => {
   const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
-  const files = SCANNED.flatMap(sourceFiles);
+  const files = listSourceFiles(SCANNED);
 
   it("is lib/queries/events.ts: no other source file inserts into Event", () => {
     expect(files).toContain("lib/queries/chat.ts");

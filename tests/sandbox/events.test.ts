@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EVENT_ID_PATTERN, EVENT_TYPES, TRIGGERABLE_EVENT_TYPES, eventEnvelopeSchema, type EventType } from "../../lib/schemas/events";
 import { startApi, type Api } from "../api/support";
 import { runCli } from "../helpers/cli";
 import { createTestApp } from "../helpers/oidc";
@@ -260,41 +261,65 @@ describe("the event stream in the sandbox", () => {
 });
 
 describe("trigger", () => {
-  it("apps sandbox trigger writes a signed event of the type asked for, with data from the sandbox's world, to its sandbox endpoints only", async () => {
+  /*
+   * Every type in the catalog can be delivered: each one "Trigger event" writes (all but ping, from
+   * EVENT_TYPES) reaches the sandbox's endpoint signed and its stream, ping reaches the endpoint
+   * ("Send test event"), and every body is valid under the catalog's schema for its type (the same
+   * one the OpenAPI document and the SDK's types are built from). A type added to the catalog
+   * without a writer, an audience, a renderer or a fan-out rule fails here.
+   */
+  it("apps sandbox trigger writes a signed event of each catalog type, with data from the sandbox's world, to its sandbox endpoints and stream only", async () => {
     const sandbox = await sandboxApp();
     const live = await startReceiver();
     await cli(["apps", "webhooks", "add", sandbox.appClientId, "--url", live.url]);
+    const stream = await openStream(await api.mintToken({ clientId: sandbox.sandboxClientId, scopes: SCOPES }));
+    expect(stream.status).toBe(200);
 
-    const trigger = <T>(type: string) => cli<T>(["apps", "sandbox", "trigger", sandbox.appClientId, type]);
-    const [chat, poke, status, unknown] = await Promise.all([
-      trigger<Record<string, unknown>>("chat.message.created"),
-      trigger<{ event_id: string }>("notification.created"),
-      trigger<{ event_id: string }>("app.status.changed"),
-      runCli(api.server.databaseUrl, ["apps", "sandbox", "trigger", sandbox.appClientId, "chat.deleted", "--json"], { env: ENV }),
-    ]);
-    expect(Object.keys(chat)).toEqual(["event_id"]);
-    expect(chat.event_id).toMatch(/^evt_[a-z2-7]{24}$/);
-    expect(unknown.code).not.toBe(0);
-    expect(unknown.stderr).toContain("chat.message.created, notification.created, app.authorization.granted, app.authorization.revoked, app.status.changed");
+    try {
+      const trigger = <T>(type: string) => cli<T>(["apps", "sandbox", "trigger", sandbox.appClientId, type]);
+      const [triggered, ping, unknown] = await Promise.all([
+        Promise.all(TRIGGERABLE_EVENT_TYPES.map((type) => trigger<{ event_id: string }>(type))),
+        cli<{ event_id: string }>(["apps", "webhooks", "test", sandbox.appClientId, sandbox.webhook.id, "--sandbox"]),
+        runCli(api.server.databaseUrl, ["apps", "sandbox", "trigger", sandbox.appClientId, "chat.deleted", "--json"], { env: ENV }),
+      ]);
+      for (const t of triggered) {
+        expect(Object.keys(t)).toEqual(["event_id"]);
+        expect(t.event_id).toMatch(EVENT_ID_PATTERN);
+      }
+      expect(unknown.code).not.toBe(0);
+      expect(unknown.stderr).toContain(TRIGGERABLE_EVENT_TYPES.join(", "));
 
-    const wh = new Webhook(sandbox.webhook.secret);
-    const byId = (id: string) => () => sandbox.receiver.received.find((r) => parsed(r).id === id);
-    const chatHit = await until("the chat event", byId(chat.event_id as string));
-    const chatEvent = wh.verify(chatHit.body, chatHit.headers) as EventBody;
-    expect(chatEvent.type).toBe("chat.message.created");
-    // Its message is in the sandbox's chat, written by one of its people.
-    const author = (chatEvent.data.author as { handle: string }).handle;
-    const [person] = await api.sql(`SELECT 1 FROM "User" WHERE "worldId" = $1 AND handle = $2`, [sandbox.worldId, author]);
-    expect(person).toBeDefined();
-    const read = await api.call("/global-chat/messages?limit=5", { token: await api.mintToken({ clientId: sandbox.sandboxClientId, scopes: ["svc:chat.read"] }) });
-    expect(read.body.data.messages.map((m: { id: string }) => m.id)).toContain(chatEvent.data.id);
+      const wh = new Webhook(sandbox.webhook.secret);
+      const byId = (id: string) => () => sandbox.receiver.received.find((r) => parsed(r).id === id);
+      const sent = new Map<EventType, string>([...TRIGGERABLE_EVENT_TYPES.map((type, i) => [type, triggered[i]!.event_id] as const), ["ping", ping.event_id]]);
+      expect([...sent.keys()].sort()).toEqual([...EVENT_TYPES].sort());
+      const delivered = new Map<EventType, EventBody>();
+      for (const [type, id] of sent) {
+        const hit = await until(`the ${type} event by webhook`, byId(id));
+        const body = wh.verify(hit.body, hit.headers) as EventBody;
+        expect(eventEnvelopeSchema(type).safeParse(body).error, type).toBeUndefined();
+        delivered.set(type, body);
+        if (type === "ping") continue;
+        // The stream sends the same body (ping is for one endpoint only: lib/events/audience.ts `webhook_only`).
+        const frame = await until(`the ${type} event on the stream`, () => stream.frames.find((f) => f.id === id));
+        expect(frame, type).toEqual(body);
+      }
+      expect(stream.frames.map((f) => f.id)).not.toContain(ping.event_id);
 
-    const pokeHit = await until("the notification event", byId(poke.event_id));
-    expect(wh.verify(pokeHit.body, pokeHit.headers)).toMatchObject({ type: "notification.created", data: { type: "poke", user: expect.any(String) } });
-    const statusHit = await until("the status event", byId(status.event_id));
-    expect(wh.verify(statusHit.body, statusHit.headers)).toMatchObject({ type: "app.status.changed", data: { status: "approved" } });
+      // The chat message is in the sandbox's chat, written by one of its people.
+      const chatEvent = delivered.get("chat.message.created")!;
+      const author = (chatEvent.data.author as { handle: string }).handle;
+      const [person] = await api.sql(`SELECT 1 FROM "User" WHERE "worldId" = $1 AND handle = $2`, [sandbox.worldId, author]);
+      expect(person).toBeDefined();
+      const read = await api.call("/global-chat/messages?limit=5", { token: await api.mintToken({ clientId: sandbox.sandboxClientId, scopes: ["svc:chat.read"] }) });
+      expect(read.body.data.messages.map((m: { id: string }) => m.id)).toContain(chatEvent.data.id);
+      expect(delivered.get("notification.created")).toMatchObject({ data: { type: "poke", user: expect.any(String) } });
+      expect(delivered.get("app.status.changed")).toMatchObject({ data: { status: "approved" } });
 
-    for (const id of [chat.event_id as string, poke.event_id, status.event_id]) expect(await endpointsOf(id)).toEqual([sandbox.webhook.id]);
-    expect(live.received).toEqual([]);
+      for (const [type, id] of sent) if (type !== "ping") expect(await endpointsOf(id), type).toEqual([sandbox.webhook.id]);
+      expect(live.received).toEqual([]);
+    } finally {
+      stream.close();
+    }
   }, SLOW);
 });
