@@ -3,7 +3,7 @@ import { LRUCache } from "lru-cache";
 import { onChange } from "../database/changes";
 import { env } from "../env";
 import { OIDC_SCOPES, USER_ONLY_SCOPES, isSvcScope, type SvcScope } from "../scopes";
-import { isSandboxClientId, LIVE_WORLD_ID, sandboxClientId } from "../schemas/sandboxes";
+import { isAppLiveIn, isSandboxClientId, LIVE_WORLD_ID, sandboxClientId } from "../schemas/sandboxes";
 import { findClientForSignIn } from "../services/apps";
 import { findSandboxForSignIn } from "../services/sandboxes";
 
@@ -103,7 +103,7 @@ export async function findSignInClient(clientId: string): Promise<SignInClient |
   }
   const row = await findClientForSignIn(clientId);
   let value: SignInClient | null = null;
-  if (row && row.status === "approved") {
+  if (row && isAppLiveIn(row.status, "live")) {
     const registered = row.scopes.filter(isSvcScope);
     value = {
       clientId: row.clientId,

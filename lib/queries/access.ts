@@ -1,6 +1,7 @@
 // Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; rules live in the callers (lib/oidc/access-tokens.ts).
 import { byPosition, turnBatched } from "../database/batch";
 import { pool } from "../database/client";
+import { isAppLiveIn } from "../schemas/sandboxes";
 
 /**
  * What the bearer check (lib/oidc/access-tokens.ts: the API and userinfo) needs from the database
@@ -64,8 +65,7 @@ const loadAccessStatus = turnBatched<{ clientId: string; userId: number | undefi
     const appRevoked = row?.app_revoked ?? null;
     const sandboxRevoked = row?.sandbox_revoked ?? null;
     return {
-      // A sandbox works whatever its app's review status, except suspended.
-      appApproved: sandbox ? row?.app_status != null && row.app_status !== "suspended" : row?.app_status === "approved",
+      appApproved: isAppLiveIn(row?.app_status, sandbox ? "sandbox" : "live"),
       userDisabled: k.userId === undefined ? undefined : (row?.user_disabled ?? null),
       appTokensRevokedAt:
         appRevoked === null ? sandboxRevoked : sandboxRevoked === null ? appRevoked : Math.max(appRevoked, sandboxRevoked),

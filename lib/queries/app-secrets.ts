@@ -1,6 +1,7 @@
 // Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; the rules stay in lib/services/app-secrets.ts.
 import { turnBatched } from "../database/batch";
 import { pool } from "../database/client";
+import { appLiveSql } from "../schemas/sandboxes";
 
 export interface ActiveSecrets {
   secrets: { id: string; hash: string }[];
@@ -22,7 +23,7 @@ const loadActiveSecrets = turnBatched<string, ActiveSecrets | null>(async (clien
     name: "apps_active_secrets",
     text: `SELECT a."clientId", floor(extract(epoch FROM a."tokensRevokedAt"))::int AS revoked, s.id, s.hash
            FROM "Application" a LEFT JOIN "ClientSecret" s ON s."applicationId" = a.id
-           WHERE a."clientId" = ANY($1::text[]) AND a.status = 'approved' AND a.type = 'api'`,
+           WHERE a."clientId" = ANY($1::text[]) AND ${appLiveSql("a.status", "live")} AND a.type = 'api'`,
     values: [[...new Set(clientIds)]],
   });
   const byClient = new Map<string, ActiveSecrets>();

@@ -1,6 +1,7 @@
 // Data layer (STYLE.md Layout): hot-path SQL over pg, one statement per export; the rules stay in lib/oidc/refresh-grant.ts.
 import { byPosition, turnBatched } from "../database/batch";
 import { pool } from "../database/client";
+import { isAppLiveIn } from "../schemas/sandboxes";
 import type { AccountRow } from "./accounts";
 
 /**
@@ -18,8 +19,12 @@ export interface RefreshGrantState {
   session: Record<string, unknown> | null;
   /** The token's user, or null when the account id names no user. */
   user: AccountRow | null;
+  /** The token's app is live in the token's world (isAppLiveIn): a `sbx_` client's, in its sandbox. */
   appApproved: boolean;
-  /** Unix seconds (lib/queries/access.ts): the app's and this person's token watermarks. */
+  /**
+   * Unix seconds (lib/queries/access.ts): the app's token watermark (a sandbox client's: the later
+   * of its app's and its sandbox's) and this person's.
+   */
   appTokensRevokedAt: number | null;
   userTokensRevokedAt: number | null;
 }
@@ -38,22 +43,30 @@ const loadRefreshGrantState = turnBatched<string, RefreshGrantState | null>(asyn
     disabled: boolean | null;
     app_status: string | null;
     app_revoked: number | null;
+    sandbox_world: number | null;
+    sandbox_revoked: number | null;
     grant_revoked: number | null;
   }>({
-    name: "oidc_refresh_grant_state_v1",
-    // Timestamps hold UTC (as Prisma writes them), compared with the adapter's ISO strings.
+    name: "oidc_refresh_grant_state_v2",
+    // Timestamps hold UTC (as Prisma writes them), compared with the adapter's ISO strings. An
+    // `sbx_` client's token belongs to its app's sandbox: the app row by the rest of the id, the
+    // Sandbox row by the whole id, as lib/queries/access.ts joins them (a live client's Sandbox
+    // probe has a null key: no index read).
     text: `SELECT k.i, rt.payload AS token, rt."consumedAt" IS NOT NULL AS consumed,
                   g.payload AS grant, s.payload AS session,
                   u.id AS user_id, u.handle, u."displayName" AS display_name, u."avatarUrl" AS avatar_url, u.disabled,
                   a.status::text AS app_status,
                   floor(extract(epoch FROM a."tokensRevokedAt"))::int AS app_revoked,
+                  sb.id AS sandbox_world, floor(extract(epoch FROM sb."tokensRevokedAt"))::int AS sandbox_revoked,
                   floor(extract(epoch FROM r."revokedAt"))::int AS grant_revoked
            FROM unnest($1::text[]) WITH ORDINALITY AS k(id, i)
            JOIN "OidcModel" rt ON rt.kind = 'RefreshToken' AND rt.id = k.id AND (rt."expiresAt" IS NULL OR rt."expiresAt" > $2)
            LEFT JOIN "OidcModel" g ON g.kind = 'Grant' AND g.id = rt."grantId" AND (g."expiresAt" IS NULL OR g."expiresAt" > $2)
            LEFT JOIN "OidcModel" s ON s.kind = 'Session' AND s.uid = rt.payload->>'sessionUid' AND (s."expiresAt" IS NULL OR s."expiresAt" > $2)
            LEFT JOIN "User" u ON u.id = CASE WHEN rt.payload->>'accountId' ~ '^[1-9][0-9]{0,8}$' THEN (rt.payload->>'accountId')::int END
-           LEFT JOIN "Application" a ON a."clientId" = rt."clientId"
+           LEFT JOIN "Application" a
+             ON a."clientId" = CASE WHEN starts_with(rt."clientId", 'sbx_') THEN substr(rt."clientId", 5) ELSE rt."clientId" END
+           LEFT JOIN "Sandbox" sb ON sb."clientId" = CASE WHEN starts_with(rt."clientId", 'sbx_') THEN rt."clientId" END
            LEFT JOIN "TokenRevocation" r ON r."userId" = u.id AND r."clientId" = rt."clientId"`,
     values: [keys, new Date().toISOString()],
   });
@@ -68,13 +81,17 @@ const loadRefreshGrantState = turnBatched<string, RefreshGrantState | null>(asyn
             row.user_id === null
               ? null
               : { id: row.user_id, handle: row.handle!, displayName: row.display_name!, avatarUrl: row.avatar_url!, disabled: row.disabled! },
-          appApproved: row.app_status === "approved",
-          appTokensRevokedAt: row.app_revoked,
+          appApproved: isAppLiveIn(row.app_status, row.sandbox_world !== null ? "sandbox" : "live"),
+          appTokensRevokedAt: laterOf(row.app_revoked, row.sandbox_world !== null ? row.sandbox_revoked : null),
           userTokensRevokedAt: row.grant_revoked,
         }
       : null,
   );
 });
+
+function laterOf(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
+}
 
 /** The state behind a refresh token's row key (lib/oidc/adapter.ts bearerRowKey), or null when there is no live row. */
 export function findRefreshGrantState(key: string): Promise<RefreshGrantState | null> {

@@ -19,6 +19,37 @@ export function sandboxClientId(appClientId: string): string {
   return SANDBOX_CLIENT_PREFIX + appClientId;
 }
 
+/**
+ * Which world a client speaks for: its app's live client, or the app's sandbox (`sbx_` client).
+ * The same app is live in one and not in the other: a pending app's sandbox works before review.
+ */
+export type AppWorld = "live" | "sandbox";
+
+export function worldOfClient(clientId: string): AppWorld {
+  return isSandboxClientId(clientId) ? "sandbox" : "live";
+}
+
+/**
+ * "This app is live in this world" (STYLE.md, Surfaces share the rules): its live client only while
+ * approved; its sandbox whatever its review status, except suspended (the sandbox is where an app is
+ * built before review). `status` null or undefined: the app is gone. Sign-in, token checks, the
+ * token fast paths and webhook delivery all ask this, in TypeScript here or in SQL through
+ * appLiveSql, which says the same (tests/sandbox/app-live.test.ts runs both over every status).
+ */
+export function isAppLiveIn(status: string | null | undefined, world: AppWorld): boolean {
+  if (status == null) return false;
+  return world === "live" ? status === "approved" : status !== "suspended";
+}
+
+/**
+ * isAppLiveIn as a SQL condition on `status`, an expression of type "AppStatus" (e.g. `a.status`).
+ * It expands to the plain comparison the hot paths have always run, so their statement text, plan
+ * and indexes stay as they were; a NULL status (no app row) is not true, as isAppLiveIn's null.
+ */
+export function appLiveSql(status: string, world: AppWorld): string {
+  return world === "live" ? `${status} = 'approved'` : `${status} <> 'suspended'`;
+}
+
 /** The access-token claim that marks a sandbox token (documented in docs; SPEC's shapes are unchanged). */
 export const SANDBOX_CLAIM = "sandbox";
 

@@ -1,6 +1,7 @@
-import { db } from "../database/client";
+import { db, Prisma } from "../database/client";
 import { AppError } from "../errors";
 import type { ConnectedApp } from "../schemas/connected-apps";
+import { appLiveSql } from "../schemas/sandboxes";
 import { isAdminActor, type Actor } from "./actor";
 import { recordAudit } from "./audit";
 import { revokeConsent } from "./consents";
@@ -25,22 +26,10 @@ async function userIdFor(handle: string, actor: Actor, action: string): Promise<
 /** Most recently used first, then most recently authorized. First-party clients (the portal) are not listed. */
 export async function listConnectedApps(handle: string, actor: Actor): Promise<ConnectedApp[]> {
   const userId = await userIdFor(handle, actor, "consent.list");
-  const rows = await db.$queryRaw<
-    Array<{
-      clientId: string;
-      name: string;
-      description: string;
-      logo: string | null;
-      ownerHandle: string;
-      ownerDisplayName: string;
-      scopes: string[];
-      authorizedAt: Date;
-      lastUsedAt: Date | null;
-    }>
-  >`
+  const rows = await db.$queryRaw<ConnectedApp[]>`
     SELECT a."clientId", a.name, a.description,
            -- A suspended app's logo is no longer published (app/media/logos): its initial instead.
-           CASE WHEN a.status = 'approved' THEN a.logo END AS logo, o.handle AS "ownerHandle", o."displayName" AS "ownerDisplayName",
+           CASE WHEN ${Prisma.raw(appLiveSql("a.status", "live"))} THEN a.logo END AS logo, o.handle AS "ownerHandle", o."displayName" AS "ownerDisplayName",
            c.scopes, c."createdAt" AS "authorizedAt", c."lastUsedAt"
       FROM "Consent" c
       JOIN "Application" a ON a."clientId" = c."clientId"

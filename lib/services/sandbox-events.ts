@@ -4,6 +4,7 @@ import { recordEvent } from "../events/outbox";
 import { MESSAGE_COLUMNS } from "../queries/chat";
 import { insertEventSql } from "../queries/events";
 import { pendingChangeSchema } from "../schemas/apps";
+import { isAppLiveIn } from "../schemas/sandboxes";
 import { EVENT_AUDIENCE, TRIGGERABLE_EVENT_TYPES, type TriggerableEventType } from "../schemas/events";
 import { loadFor, type AppRow } from "./app-access";
 import type { Actor } from "./actor";
@@ -101,7 +102,7 @@ async function writeEvent(tx: Tx, type: TriggerableEventType, sandbox: { id: num
 export async function triggerSandboxEvent(appClientId: string, actor: Actor, type: string): Promise<{ eventId: string }> {
   const eventType = parseType(type);
   const app = await loadFor(appClientId, actor, "manage", "app.sandbox.trigger");
-  if (app.status === "suspended") throw new AppError("conflict", "The app is suspended: its sandbox hears no events.");
+  if (!isAppLiveIn(app.status, "sandbox")) throw new AppError("conflict", "The app is suspended: its sandbox hears no events.");
   const scopes = sandboxScopes(app);
   const needs = EVENT_AUDIENCE[eventType].scope;
   if (needs !== null && !scopes.includes(needs)) {

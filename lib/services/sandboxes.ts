@@ -4,7 +4,7 @@ import { db, type Prisma, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { pendingChangeSchema } from "../schemas/apps";
-import { sandboxClientId, SANDBOX_CLIENT_PREFIX, type SandboxSecret, type SandboxView } from "../schemas/sandboxes";
+import { isAppLiveIn, sandboxClientId, SANDBOX_CLIENT_PREFIX, type SandboxSecret, type SandboxView } from "../schemas/sandboxes";
 import { insertWorld } from "../seed";
 import { generateWorld } from "../seed/world";
 import { assertCapability, loadFor } from "./app-access";
@@ -96,7 +96,7 @@ export async function findSandboxForSignIn(clientId: string): Promise<SandboxSig
       },
     },
   });
-  if (!row || row.application.status === "suspended") return null;
+  if (!row || !isAppLiveIn(row.application.status, "sandbox")) return null;
   const app = row.application;
   const pending = app.pendingChange === null ? null : pendingChangeSchema.safeParse(app.pendingChange).data ?? null;
   return {
@@ -122,7 +122,7 @@ export async function verifySandboxCredentials(clientId: string, secret: string)
     where: { clientId },
     select: { secretHash: true, tokensRevokedAt: true, application: { select: { type: true, status: true, tokensRevokedAt: true } } },
   });
-  if (!row?.secretHash || row.application.type !== "api" || row.application.status === "suspended") return null;
+  if (!row?.secretHash || row.application.type !== "api" || !isAppLiveIn(row.application.status, "sandbox")) return null;
   if (!matchClientSecret(secret, [{ hash: row.secretHash }])) return null;
   const marks = [row.tokensRevokedAt, row.application.tokensRevokedAt].filter((d): d is Date => d !== null);
   return { tokensRevokedAt: marks.length ? Math.floor(Math.max(...marks.map((d) => d.getTime())) / 1000) : null };
