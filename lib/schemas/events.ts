@@ -58,7 +58,7 @@ export const EVENT_ID_PATTERN = /^evt_[a-z2-7]{24}$/;
 /** The envelope of every event. */
 export function eventEnvelopeSchema<T extends EventType>(type: T) {
   return z.object({
-    id: z.string().regex(EVENT_ID_PATTERN),
+    id: z.string().regex(EVENT_ID_PATTERN).describe("`evt_…`, the same on every retry and redelivery of the event (and its `webhook-id` header): deduplicate by it."),
     type: z.literal(type),
     created_at: z.number().int().describe("Unix seconds at which what the event reports was committed."),
     data: eventDataSchemas[type],

@@ -1,4 +1,4 @@
-import type { ChatMessage, Schemas } from "./client.js";
+import type { webhooks } from "./generated/openapi.js";
 
 /**
  * Verifying the platform's webhooks (Standard Webhooks, https://www.standardwebhooks.com): the
@@ -8,40 +8,22 @@ import type { ChatMessage, Schemas } from "./client.js";
  * browsers, Deno, Bun and edge runtimes alike.
  */
 
-interface EventBase<Type extends string, Data> {
-  /** `evt_…`, the same on every retry of the event: deduplicate by it. Also the `webhook-id` header. */
-  id: string;
-  type: Type;
-  /** Unix seconds. */
-  created_at: number;
-  data: Data;
-}
-
-/** Who consented to or revoked the app, and with which scopes. */
-export interface AuthorizationEventData {
-  user: string;
-  scopes: string[];
-}
-
-export interface AppStatusEventData {
-  status: "pending" | "approved" | "rejected" | "suspended";
-  /** The admin's reason, on a rejection or suspension (of the app or of its pending change). */
-  reason?: string;
-  /** Set when a pending change of the app was decided. */
-  change?: "approved" | "rejected";
-}
+/** The body of each event type, as the OpenAPI document's `webhooks` section publishes it. */
+type EventBodies = { [Type in keyof webhooks]: webhooks[Type]["post"]["requestBody"]["content"]["application/json"] };
 
 /**
- * Every event the platform sends (issue 25's catalog). Switch on `type` and `data` is typed; keep a
- * `default` branch: types added to the catalog later reach receivers before they update the SDK.
+ * Every event the platform sends, by webhook and on the event stream: generated with the rest of the
+ * SDK's types from the OpenAPI document, whose `webhooks` section is the platform's event catalog.
+ * Switch on `type` and `data` is typed; keep a `default` branch: types added to the catalog later
+ * reach receivers before they update the SDK.
  */
-export type WebhookEvent =
-  | EventBase<"chat.message.created", ChatMessage>
-  | EventBase<"notification.created", Schemas["Notification"] & { user: string }>
-  | EventBase<"app.authorization.granted", AuthorizationEventData>
-  | EventBase<"app.authorization.revoked", AuthorizationEventData>
-  | EventBase<"app.status.changed", AppStatusEventData>
-  | EventBase<"ping", Record<string, unknown>>;
+export type WebhookEvent = EventBodies[keyof webhooks];
+
+/** Who consented to or revoked the app, and with which scopes. */
+export type AuthorizationEventData = EventBodies["app.authorization.granted" | "app.authorization.revoked"]["data"];
+
+/** An app's review decision: `reason` on a rejection or suspension, `change` when a pending change of the app was decided. */
+export type AppStatusEventData = EventBodies["app.status.changed"]["data"];
 
 export type WebhookEventType = WebhookEvent["type"];
 

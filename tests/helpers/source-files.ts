@@ -10,15 +10,17 @@ export const ROOT = path.resolve(import.meta.dirname, "..", "..");
  * that does not exist yields none.
  */
 export function listSourceFiles(entries: readonly string[]): string[] {
-  return entries.flatMap(function walk(entry: string): string[] {
-    let names: string[];
-    try {
-      names = readdirSync(path.join(ROOT, entry));
-    } catch (error) {
-      if ((error as { code?: string }).code === "ENOTDIR") return /\.(ts|tsx|mts|mjs|js)$/.test(entry) ? [entry] : [];
-      if ((error as { code?: string }).code === "ENOENT") return [];
-      throw error;
-    }
-    return names.filter((n) => n !== "node_modules" && n !== "generated").flatMap((n) => walk(path.join(entry, n)));
-  });
+  return entries.flatMap(walk);
+}
+
+function walk(entry: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(path.join(ROOT, entry));
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOTDIR") return /\.(ts|tsx|mts|mjs|js)$/.test(entry) ? [entry] : [];
+    if ((error as { code?: string }).code === "ENOENT") return [];
+    throw error;
+  }
+  return names.filter((n) => n !== "node_modules" && n !== "generated").flatMap((n) => walk(path.join(entry, n)));
 }

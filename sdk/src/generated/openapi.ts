@@ -2102,6 +2102,7 @@ export interface operations {
                         scopes: string[];
                         user: string;
                     };
+                    /** @description `evt_…`, the same on every retry and redelivery of the event (and its `webhook-id` header): deduplicate by it. */
                     id: string;
                     /** @enum {string} */
                     type: "app.authorization.granted";
@@ -2169,6 +2170,7 @@ export interface operations {
                         scopes: string[];
                         user: string;
                     };
+                    /** @description `evt_…`, the same on every retry and redelivery of the event (and its `webhook-id` header): deduplicate by it. */
                     id: string;
                     /** @enum {string} */
                     type: "app.authorization.revoked";
@@ -2239,6 +2241,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "approved" | "rejected" | "suspended";
                     };
+                    /** @description `evt_…`, the same on every retry and redelivery of the event (and its `webhook-id` header): deduplicate by it. */
                     id: string;
                     /** @enum {string} */
                     type: "app.status.changed";
@@ -2306,6 +2309,7 @@ export interface operations {
                     /** @description Unix seconds at which what the event reports was committed. */
                     created_at: number;
                     data: components["schemas"]["ChatMessage"];
+                    /** @description `evt_…`, the same on every retry and redelivery of the event (and its `webhook-id` header): deduplicate by it. */
                     id: string;
                     /** @enum {string} */
                     type: "chat.message.created";
@@ -2378,6 +2382,7 @@ export interface operations {
                         /** @description The handle of the person notified. */
                         user: string;
                     };
+                    /** @description `evt_…`, the same on every retry and redelivery of the event (and its `webhook-id` header): deduplicate by it. */
                     id: string;
                     /** @enum {string} */
                     type: "notification.created";
@@ -2442,6 +2447,7 @@ export interface operations {
                         message: string;
                         webhook_id: string;
                     };
+                    /** @description `evt_…`, the same on every retry and redelivery of the event (and its `webhook-id` header): deduplicate by it. */
                     id: string;
                     /** @enum {string} */
                     type: "ping";
