@@ -211,12 +211,16 @@ function ends(sub: Subscriber, event: Row): boolean {
 /** Each event's SSE frame, rendered once per read however many subscribers get it. */
 type Frames = (event: Row) => string;
 
+function frameOf(event: Row): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(render!(event))}\n\n`;
+}
+
 function framesOf(): Frames {
   const made = new Map<string, string>();
   return (event) => {
     let text = made.get(event.seq);
     if (text === undefined) {
-      text = `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(render!(event))}\n\n`;
+      text = frameOf(event);
       made.set(event.seq, text);
     }
     return text;
@@ -242,12 +246,35 @@ function deliver(sub: Subscriber, rows: readonly Row[], grants: ReadonlySet<stri
 }
 
 /**
- * Writes to one reader, noting back-pressure: a backlog reader waits for the drain before its next
- * page (catchUp); a live one is written to until its connection holds MAX_BUFFERED_BYTES, then
- * disconnected, since the hub cannot wait for one reader without delaying all the others.
+ * A backlog page to a resuming reader, one event per write, until its connection pushes back: the
+ * rest of the page is neither rendered nor buffered, and is read again after the drain. A page
+ * written whole left every paused reader's last page, and the socket's copy of it, in the server's
+ * memory. Says whether it stopped for the connection.
  */
-function send(sub: Subscriber, chunk: string): void {
-  if (sub.closed) return;
+function deliverBacklog(sub: Subscriber, rows: readonly Row[], grants: ReadonlySet<string>): boolean {
+  for (const event of rows) {
+    if (sub.closed) return false;
+    if (compare(event, sub.cursor) <= 0) continue;
+    sub.cursor = { txid: event.txid, seq: event.seq };
+    if (!visible(sub, event, grants)) continue;
+    const wantsMore = send(sub, frameOf(event));
+    if (ends(sub, event)) {
+      close(sub, "token_revoked");
+      return false;
+    }
+    if (!wantsMore) return !sub.closed;
+  }
+  return false;
+}
+
+/**
+ * Writes to one reader, noting back-pressure: a backlog reader waits for the drain before its next
+ * event (catchUp); a live one is written to until its connection holds MAX_BUFFERED_BYTES, then
+ * disconnected, since the hub cannot wait for one reader without delaying all the others. Says
+ * whether the connection takes more.
+ */
+function send(sub: Subscriber, chunk: string): boolean {
+  if (sub.closed) return false;
   if (!sub.sink.write(chunk) && sub.blockedSince === null) {
     sub.blockedSince = Date.now();
     sub.sink.onDrain(() => {
@@ -256,6 +283,7 @@ function send(sub: Subscriber, chunk: string): void {
     });
   }
   if (sub.live && sub.sink.buffered() > MAX_BUFFERED_BYTES) close(sub, "slow_reader");
+  return !sub.closed && sub.blockedSince === null;
 }
 
 /** Resolves once the reader's connection took what was buffered, or the stream closed. */
@@ -359,8 +387,8 @@ async function catchUp(sub: Subscriber): Promise<void> {
       if (sub.closed) return false;
       const rows = await readAfter(sub.cursor, BACKLOG_PAGE);
       if (sub.closed) return false;
-      deliver(sub, rows, await notificationGrants(rows), framesOf());
-      return rows.length === BACKLOG_PAGE;
+      const pushedBack = deliverBacklog(sub, rows, await notificationGrants(rows));
+      return pushedBack || rows.length === BACKLOG_PAGE;
     });
     if (sub.closed) return;
     if (!more) break;

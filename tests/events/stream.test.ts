@@ -424,7 +424,6 @@ describe("GET /api/v1/events: the stream's limits", () => {
         }
         quiet = (await cpuMs()) - before < 100;
       }
-      console.log(`DIAG idle ${(idle / 2 ** 20).toFixed(1)} peak ${(peak / 2 ** 20).toFixed(1)} growth ${((peak - idle) / 2 ** 20).toFixed(1)}`);
       expect((peak - idle) / 2 ** 20, `idle ${(idle / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB`).toBeLessThan(50);
 
       // Paused is not dropped: a reader that reads again gets its whole backlog, to the last event.
