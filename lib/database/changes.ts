@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { z } from "zod";
 import { db, pool, type Tx } from "./client";
+import { pgTransaction } from "./transaction";
 import { env } from "../env";
 import { logger } from "../logger";
 import { changeChannelMetrics } from "../metrics";
@@ -123,28 +124,19 @@ export async function transactionWithChanges<T>(
 
 /**
  * The same on one raw pg connection of the pool (for the paths that stay on `pg`: the sign-in
- * service's storage, the signing keys): BEGIN, `work`, COMMIT (ROLLBACK on any error), then the
- * announced changes are applied in this process.
+ * service's storage, the signing keys): pgTransaction, then the announced changes are applied in
+ * this process.
  */
 export async function pgTransactionWithChanges<T>(
   work: (client: pg.PoolClient, announce: (change: Change) => Promise<void>) => Promise<T>,
 ): Promise<T> {
   const changes: Change[] = [];
-  const client = await pool.connect();
-  let result: T;
-  try {
-    await client.query("BEGIN");
-    result = await work(client, async (change) => {
+  const result = await pgTransaction(pool, (client) =>
+    work(client, async (change) => {
       changes.push(change);
       await publishChangeWith(client, change);
-    });
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+    }),
+  );
   for (const change of changes) applyChange(change);
   return result;
 }

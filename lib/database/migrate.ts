@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
+import { inPgTransaction } from "./transaction";
 
 /**
  * Applies pending Prisma migrations over plain `pg`, recording them in Prisma's own
@@ -62,17 +63,16 @@ export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promis
         continue;
       }
       const id = randomUUID();
-      await client.query("BEGIN");
       try {
-        await client.query(m.sql);
-        await client.query(
-          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count)
-           VALUES ($1, $2, now(), $3, now(), 1)`,
-          [id, m.checksum, m.name],
-        );
-        await client.query("COMMIT");
+        await inPgTransaction(client, async () => {
+          await client.query(m.sql);
+          await client.query(
+            `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count)
+             VALUES ($1, $2, now(), $3, now(), 1)`,
+            [id, m.checksum, m.name],
+          );
+        });
       } catch (error) {
-        await client.query("ROLLBACK");
         throw new Error(`Migration ${m.name} failed: ${(error as Error).message}`);
       }
       applied.push(m.name);

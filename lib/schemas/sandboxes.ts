@@ -25,10 +25,6 @@ export function sandboxClientId(appClientId: string): string {
  */
 export type AppWorld = "live" | "sandbox";
 
-export function worldOfClient(clientId: string): AppWorld {
-  return isSandboxClientId(clientId) ? "sandbox" : "live";
-}
-
 /**
  * "This app is live in this world" (STYLE.md, Surfaces share the rules): its live client only while
  * approved; its sandbox whatever its review status, except suspended (the sandbox is where an app is

@@ -4,7 +4,7 @@ import type { Tx } from "../database/client";
 import { AppError } from "../errors";
 import { findActiveSecrets, updateSecretLastUsedAt } from "../queries/app-secrets";
 import type { RevealedSecret, SecretView } from "../schemas/apps";
-import { assertCapability, capabilities, loadFor, notFound } from "./app-access";
+import { assertCapability, capabilities, loadFor, lockApp } from "./app-access";
 import { randomBase62 } from "./apps";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit";
@@ -48,13 +48,6 @@ async function loadForSecretChange(clientId: string, actor: Actor, action: Secre
   return app;
 }
 
-/** Serializes secret changes of one app (the two-secret limit, the first reveal) on its row. */
-async function lockApp(tx: Tx, clientId: string): Promise<{ id: number; status: string } | null> {
-  const rows = await tx.$queryRaw<{ id: number; status: string }[]>`
-    SELECT id, status::text AS status FROM "Application" WHERE "clientId" = ${clientId} FOR UPDATE`;
-  return rows[0] ?? null;
-}
-
 async function insertSecret(tx: Tx, applicationId: number, clientId: string): Promise<RevealedSecret> {
   const secret = generateClientSecret();
   const id = newSecretId();
@@ -89,8 +82,9 @@ export async function revealSecretOnce(clientId: string, actor: Actor): Promise<
   if (!capabilities(app, actor).handleSecrets) return null;
   if (!isSecretWaiting({ type: app.type, status: app.status, hasSecret: app.secrets.length > 0 })) return null;
   return transactionWithChanges(async (tx, announce) => {
+    // The app's row lock (lockApp) serializes secret changes: the two-secret limit, the first reveal.
     const locked = await lockApp(tx, clientId);
-    if (!locked || locked.status !== "approved") return null;
+    if (locked.status !== "approved") return null;
     if ((await tx.clientSecret.count({ where: { applicationId: locked.id } })) > 0) return null;
     const revealed = await insertSecret(tx, locked.id, clientId);
     await recordAudit(
@@ -116,7 +110,6 @@ export async function addSecret(clientId: string, actor: Actor): Promise<Reveale
   await loadForSecretChange(clientId, actor, "add");
   return transactionWithChanges(async (tx, announce) => {
     const locked = await lockApp(tx, clientId);
-    if (!locked) throw notFound(clientId);
     requireApproved(locked.status);
     const active = await tx.clientSecret.count({ where: { applicationId: locked.id } });
     if (active >= MAX_ACTIVE_SECRETS) {
@@ -144,7 +137,6 @@ export async function retireSecret(clientId: string, secretId: string, actor: Ac
   await loadForSecretChange(clientId, actor, "retire");
   return transactionWithChanges(async (tx, announce) => {
     const locked = await lockApp(tx, clientId);
-    if (!locked) throw notFound(clientId);
     const secrets = await tx.clientSecret.findMany({ where: { applicationId: locked.id } });
     const target = secrets.find((s) => s.id === secretId);
     if (!target) throw new AppError("not_found", `No active secret "${secretId}" on ${clientId}.`);
@@ -172,7 +164,6 @@ export async function rollSecret(clientId: string, actor: Actor): Promise<Reveal
   await loadForSecretChange(clientId, actor, "roll");
   return transactionWithChanges(async (tx, announce) => {
     const locked = await lockApp(tx, clientId);
-    if (!locked) throw notFound(clientId);
     requireApproved(locked.status);
     const { count: retired } = await tx.clientSecret.deleteMany({ where: { applicationId: locked.id } });
     const revealed = await insertSecret(tx, locked.id, clientId);
