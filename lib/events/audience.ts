@@ -1,5 +1,5 @@
 import { EVENT_AUDIENCE, type EventType } from "../schemas/events";
-import { LIVE_WORLD_ID } from "../schemas/sandboxes";
+import { isAppLiveIn, LIVE_WORLD_ID } from "../schemas/sandboxes";
 
 /**
  * Who may receive an event: the one rule (STYLE: Surfaces share the rules) behind the event stream,
@@ -70,10 +70,10 @@ export function audienceRefusal(audience: Audience, event: AudienceEvent): Audie
   if (event.type === "notification.created" && (PORTAL_ONLY_NOTIFICATION_TYPES as readonly unknown[]).includes(event.data.type)) return "portal_only";
   const rule = EVENT_AUDIENCE[event.type];
   const live = audience.worldId === LIVE_WORLD_ID;
-  if (audience.status !== null) {
-    // A live app always hears about itself (its own suspension included); a sandbox of a suspended app hears nothing.
-    if (!live && audience.status === "suspended") return "app_suspended";
-    if (live && !rule.own && audience.status !== "approved") return "app_not_approved";
+  // The one liveness rule (lib/schemas/sandboxes.ts), except that a live app always hears about
+  // itself (its own suspension included); a sandbox of a suspended app hears nothing.
+  if (audience.status !== null && !(live && rule.own) && !isAppLiveIn(audience.status, live ? "live" : "sandbox")) {
+    return live ? "app_not_approved" : "app_suspended";
   }
   if (rule.own && event.clientId !== audience.clientId) return "not_own";
   const personal = rule.grant || (rule.own && event.userId !== null);

@@ -6,7 +6,7 @@ import { dropDayPartitions, ensureDayPartitions, type DayPartitioned } from "../
 import { logger } from "../logger";
 import { countWebhookDelivery, watchWebhookQueue } from "../metrics";
 import { EVENT_AUDIENCE, EVENT_TYPES, type EventEnvelope, type EventType } from "../schemas/events";
-import { isSandboxClientId, LIVE_WORLD_ID, SANDBOX_CLIENT_PREFIX } from "../schemas/sandboxes";
+import { appLiveSql, isSandboxClientId, LIVE_WORLD_ID, SANDBOX_CLIENT_PREFIX } from "../schemas/sandboxes";
 import { audienceRefusal, PORTAL_ONLY_NOTIFICATION_TYPES, type Audience } from "./audience";
 import { deliverWebhook, type DeliveryResult } from "./deliver-http";
 import { openSecret } from "./secret-box";
@@ -141,7 +141,7 @@ export const FANOUT_TARGETS_SQL = `
     -- A ping's one attempt is written with it (lib/services/webhooks.ts sendTestEvent).
     WHERE ev."worldId" = 0 AND ev.type <> 'ping' AND NOT ${PORTAL_ONLY_SQL} AND CASE
       WHEN aud.own THEN w."clientId" = ev."clientId"
-      ELSE a.status = 'approved' AND aud.scope = ANY (a.scopes)
+      ELSE ${appLiveSql("a.status", "live")} AND aud.scope = ANY (a.scopes)
         AND (NOT aud."grant" OR EXISTS (
           SELECT 1 FROM "Consent" c JOIN "User" u ON u.id = c."userId"
           WHERE c."userId" = ev."userId" AND c."clientId" = a."clientId" AND aud.scope = ANY (c.scopes) AND NOT u.disabled))
@@ -154,7 +154,7 @@ export const FANOUT_TARGETS_SQL = `
     JOIN "Sandbox" s ON s.id = ev."worldId"
     JOIN "Application" a ON a.id = s."applicationId"
     JOIN "WebhookEndpoint" w ON w."clientId" = s."clientId" AND w.enabled AND (cardinality(w.events) = 0 OR ev.type = ANY (w.events))
-    WHERE ev."worldId" <> 0 AND ev.type <> 'ping' AND NOT ${PORTAL_ONLY_SQL} AND a.status <> 'suspended' AND CASE
+    WHERE ev."worldId" <> 0 AND ev.type <> 'ping' AND NOT ${PORTAL_ONLY_SQL} AND ${appLiveSql("a.status", "sandbox")} AND CASE
       WHEN aud.own THEN w."clientId" = ev."clientId"
       WHEN a."pendingChange" ? 'scopes' THEN a."pendingChange"->'scopes' ? aud.scope
       ELSE aud.scope = ANY (a.scopes)
