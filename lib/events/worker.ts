@@ -682,15 +682,7 @@ class DeliveryLoop {
     const queued = [...this.queues.values()].flatMap((endpoints) => [...endpoints.values()].flat()).map((a) => a.row);
     this.queues.clear();
     for (const row of queued) this.release(row.delivery_id);
-    if (queued.length) {
-      await pool
-        .query(
-          `UPDATE "WebhookDelivery" d SET "lockedUntil" = NULL FROM unnest($1::text[], $2::timestamp[]) AS q(id, created_at)
-           WHERE d.id = q.id AND d."createdAt" = q.created_at AND d.state = 'pending'`,
-          [queued.map((r) => r.delivery_id), queued.map((r) => r.created_at)],
-        )
-        .catch((error: Error) => logger.warn("webhook delivery: releasing queued attempts failed", { error: error.message }));
-    }
+    if (queued.length) await this.unlock(queued);
     await new Promise<void>((resolve) => {
       this.idle.add(resolve);
       this.settleIdle();

@@ -185,14 +185,28 @@ export type SecondFactorAdmission =
  */
 export async function reserveSecondFactorAttempt(handle: string): Promise<SecondFactorAdmission> {
   const key = `login:factor:${keyPart(handle.toLowerCase(), 100)}`;
-  const [counter] = await incrementRateLimits([key], LOGIN_WINDOW_SECONDS);
-  if (!counter) throw new Error("second-factor throttle: no counter returned");
+  const reserved = await reserveOne(key, LOGIN_WINDOW_SECONDS, SECOND_FACTOR_LIMIT_PER_ACCOUNT);
+  if (!reserved.ok) return reserved;
+  return { ok: true, settle: async (outcome) => (outcome === "failure" ? undefined : reserved.release()) };
+}
+
+/**
+ * Counts one attempt under `key` in its window; over `limit`, the count is given back at once and
+ * the answer says when the window ends. `release` gives the attempt back later.
+ */
+async function reserveOne(
+  key: string,
+  windowSeconds: number,
+  limit: number,
+): Promise<{ ok: true; release: () => Promise<void> } | { ok: false; retryAt: Date }> {
+  const [counter] = await incrementRateLimits([key], windowSeconds);
+  if (!counter) throw new Error(`throttle ${key.split(":")[0]}: no counter returned`);
   const entry = { key, windowStart: counter.windowStart };
-  if (counter.count > SECOND_FACTOR_LIMIT_PER_ACCOUNT) {
+  if (counter.count > limit) {
     await giveBack([entry]);
     return { ok: false, retryAt: counter.windowEnd };
   }
-  return { ok: true, settle: async (outcome) => (outcome === "failure" ? undefined : giveBack([entry])) };
+  return { ok: true, release: () => giveBack([entry]) };
 }
 
 /**
@@ -210,15 +224,7 @@ export type DeviceCodeAdmission =
 
 /** Reserves one user-code entry for this IP; `release` gives it back (the code was not a wrong one). */
 export async function reserveDeviceCodeEntry(ip: string): Promise<DeviceCodeAdmission> {
-  const key = `device:ip:${keyPart(clientThrottleKey(ip), 64)}`;
-  const [counter] = await incrementRateLimits([key], DEVICE_CODE_WINDOW_SECONDS);
-  if (!counter) throw new Error("device throttle: no counter returned");
-  const entry = { key, windowStart: counter.windowStart };
-  if (counter.count > DEVICE_CODE_LIMIT_PER_IP) {
-    await giveBack([entry]);
-    return { ok: false, retryAt: counter.windowEnd };
-  }
-  return { ok: true, release: () => giveBack([entry]) };
+  return reserveOne(`device:ip:${keyPart(clientThrottleKey(ip), 64)}`, DEVICE_CODE_WINDOW_SECONDS, DEVICE_CODE_LIMIT_PER_IP);
 }
 
 /**
