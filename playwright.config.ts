@@ -4,7 +4,10 @@ import { defineConfig } from "@playwright/test";
  * The browser journeys (`e2e/*.spec.ts`) in Debian's Chromium against the real server (Next, the
  * sign-in service, the API) on an embedded PostgreSQL with the demo world; `e2e/global-setup.ts`
  * starts both once for the run and removes them afterwards. The journeys share that server and
- * its data, so they run one file at a time.
+ * its data: no file assumes it is alone in the database (each creates its own rows, or its own
+ * people), so two files run at once, one per worker; a file's tests run in order in its worker.
+ * While one worker's page runs axe, a CPU-bound script in one renderer, the other core serves the
+ * other worker; the layout sweep is two files (e2e/sweep.ts) so that neither worker waits on it.
  */
 export default defineConfig({
   testDir: "e2e",
@@ -12,7 +15,7 @@ export default defineConfig({
   globalSetup: "./e2e/global-setup.ts",
   outputDir: "test-results/e2e",
   reporter: [["list"], ["html", { open: "never", outputFolder: "test-results/e2e-report" }]],
-  workers: 1,
+  workers: 2,
   fullyParallel: false,
   // No retries: a flaky journey is a defect to fix, not to hide (STYLE, Tests and config).
   retries: 0,

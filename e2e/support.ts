@@ -321,6 +321,46 @@ function measureLayout(): Measured {
   return { overflow: root.scrollWidth - vw, widest: widest.slice(-4), clipped, tall, squeezed, small, sideways, dialogs };
 }
 
+/** The checks at the viewport's current width (see `checkLayout`), with a full-page screenshot. */
+async function checkAtWidth(page: Page, width: number, name: string): Promise<LayoutProblem[]> {
+  const problems: LayoutProblem[] = [];
+  const m = await page.evaluate(measureLayout);
+  if (m.overflow > 0) {
+    problems.push({ width, check: "overflow", detail: `document ${m.overflow} px wider than the viewport: ${m.widest.join("; ")}` });
+  }
+  for (const detail of m.clipped) problems.push({ width, check: "clipped", detail });
+  for (const detail of m.tall) problems.push({ width, check: "tall", detail });
+  for (const detail of m.squeezed) problems.push({ width, check: "squeezed", detail });
+  for (const detail of m.small) problems.push({ width, check: "small", detail });
+  for (const detail of m.sideways) problems.push({ width, check: "sideways", detail });
+  for (const detail of m.dialogs) problems.push({ width, check: "dialog", detail });
+  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
+  for (const v of axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")) {
+    const where = v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ");
+    problems.push({ width, check: "axe", detail: `${v.id} (${v.impact}, ${v.nodes.length} nodes) ${v.help}: ${where}` });
+  }
+  await page.screenshot({ path: path.join(SHOTS, `sweep-${name}-${width}.png`), fullPage: true });
+  return problems;
+}
+
+/**
+ * Emulates the browser's preferred colour scheme and brings the colour transitions it starts
+ * (Tailwind's transition-colors, 150 ms) to their end at once: axe measuring mid-transition sees
+ * colours of neither theme.
+ */
+async function switchTheme(page: Page, theme: "light" | "dark"): Promise<void> {
+  await page.emulateMedia({ colorScheme: theme });
+  await page.evaluate(() => {
+    for (const animation of document.getAnimations()) if (animation instanceof CSSTransition) animation.finish();
+  });
+}
+
+/** A problem when the page's body is not drawn in `theme` (dark exactly when the browser prefers it). */
+async function themeProblems(page: Page, width: number, theme: "light" | "dark"): Promise<LayoutProblem[]> {
+  const { dark, background } = await bodyIsDark(page);
+  return dark === (theme === "dark") ? [] : [{ width, check: "theme", detail: `body background ${background} in the ${theme} theme` }];
+}
+
 /**
  * The layout sweep's checks for one page: `open` navigates (or acts) at 1280×800; then at
  * 1280 px and 390 px: the document is no wider than the viewport; no content cut off at a box's
@@ -338,12 +378,18 @@ function measureLayout(): Measured {
  * checks, `again` (default: `open`) visits the page a second time, watching only the console and
  * the requests: an intermittent defect, such as a hydration mismatch that shows only when the
  * server's and the browser's clocks straddle a boundary (React #418), gets two chances.
+ *
+ * `dark`: at each width the page is then switched to the dark theme in place (prefers-color-scheme
+ * emulated, no second visit: the theme is CSS only, app/globals.css and lib/oidc/html.ts) and checked
+ * again, with its screenshot named sweep-dark-<name>-<width>.png; the body must be drawn dark there
+ * and light before. A page whose script reads the theme once when it opens (Scalar's client) needs a
+ * visit per theme instead (e2e/api-reference.spec.ts).
  */
 export async function checkLayout(
   page: Page,
   name: string,
   open: (page: Page) => Promise<unknown>,
-  options: { status?: number | "4xx"; again?: (page: Page) => Promise<unknown> } = {},
+  options: { status?: number | "4xx"; again?: (page: Page) => Promise<unknown>; dark?: boolean } = {},
 ): Promise<LayoutProblem[]> {
   const problems: LayoutProblem[] = [];
   const consoleErrors: string[] = [];
@@ -391,22 +437,14 @@ export async function checkLayout(
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
       await page.waitForTimeout(200);
-      const m = await page.evaluate(measureLayout);
-      if (m.overflow > 0) {
-        problems.push({ width, check: "overflow", detail: `document ${m.overflow} px wider than the viewport: ${m.widest.join("; ")}` });
+      problems.push(...(await checkAtWidth(page, width, name)));
+      if (options.dark) {
+        problems.push(...(await themeProblems(page, width, "light")));
+        await switchTheme(page, "dark");
+        problems.push(...(await themeProblems(page, width, "dark")));
+        for (const problem of await checkAtWidth(page, width, `dark-${name}`)) problems.push({ ...problem, detail: `(dark) ${problem.detail}` });
+        await switchTheme(page, "light");
       }
-      for (const detail of m.clipped) problems.push({ width, check: "clipped", detail });
-      for (const detail of m.tall) problems.push({ width, check: "tall", detail });
-      for (const detail of m.squeezed) problems.push({ width, check: "squeezed", detail });
-      for (const detail of m.small) problems.push({ width, check: "small", detail });
-      for (const detail of m.sideways) problems.push({ width, check: "sideways", detail });
-      for (const detail of m.dialogs) problems.push({ width, check: "dialog", detail });
-      const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
-      for (const v of axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")) {
-        const where = v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ");
-        problems.push({ width, check: "axe", detail: `${v.id} (${v.impact}, ${v.nodes.length} nodes) ${v.help}: ${where}` });
-      }
-      await page.screenshot({ path: path.join(SHOTS, `sweep-${name}-${width}.png`), fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 800 });
     await (options.again ?? open)(page);
