@@ -5,7 +5,7 @@ import "@scalar/api-reference-react/style.css";
 import { useEffect, useRef } from "react";
 
 /**
- * Overrides of Scalar's themes (@scalar/api-reference 1.72, dist/style.css `.light-mode` and
+ * Overrides of Scalar's themes (@scalar/api-reference 1.46, dist/style.css `.light-mode` and
  * `.dark-mode`), so that axe finds no serious violation and the client looks like the page:
  * - text colours: its light grey text (#757575, #8e8e8e) and HTTP method colours (#0082d0 blue…) fall
  *   below 4.5:1 on its white and #f6f6f6 backgrounds; these keep at least 4.5:1 on both (the
@@ -14,7 +14,10 @@ import { useEffect, useRef } from "react";
  * - dark mode (the client follows the page's prefers-color-scheme): the portal's dark
  *   slates for backgrounds, borders and text, and method colours (Tailwind's -300 and -400 shades)
  *   at 4.5:1 or more on them.
- * - target size: the sidebar's expand/collapse buttons are 22 px; WCAG 2.2 asks for 24.
+ * - names: below 380 px its client-library picker (blocks/scalar-client-selector-block,
+ *   ClientDropdown.vue) hides every `span` of its "More" button, the screen-reader text "Select
+ *   from all clients" too; that one is shown again (still visually hidden), so the button keeps
+ *   its name on phones.
  * Also: its sticky sidebar sticks below the portal's sticky header (4 rem + its 1 px border), not
  * underneath it; its phone header, a second menu button under the portal's, is hidden.
  */
@@ -63,21 +66,31 @@ const SCALAR_OVERRIDES = `
 .scalar-app .t-doc__header {
   display: none !important;
 }
-.scalar-app li[data-sidebar-id] > div > button[aria-expanded] {
-  min-width: 24px;
-  min-height: 24px;
+.scalar-app .client-libraries__select .sr-only {
+  display: inline !important;
 }
 `;
 
 /**
- * Three of Scalar's landmarks duplicate the portal's own, and it has no option for any, so they are
- * adjusted as they appear (axe: landmark-unique, landmark-no-duplicate-banner, landmark-no-duplicate-main):
- * - its `<main>` sits inside the docs page's main: it becomes a named region;
+ * Scalar's markup (@scalar/api-reference 1.46) is adjusted as it appears, since it has no option for
+ * any of this. Three of its landmarks duplicate the portal's own (axe: landmark-unique,
+ * landmark-no-duplicate-banner, landmark-no-duplicate-main):
+ * - its `<main>`s (the reference's and its API client's) sit inside the docs page's main: they
+ *   become named regions;
  * - its toast region (vue-sonner) has the portal toaster's label, "Notifications alt+T": renamed;
- * - its phone-width header (@scalar/api-reference 1.72 components/MobileHeader.vue, a `<header>`
- *   outside its `<main>`) is a second banner under the portal's: it becomes a named group.
+ * - its phone-width header (components/MobileHeader.vue, a `<header>` outside its `<main>`, rendered
+ *   below its `lg` breakpoint only) is a second banner under the portal's: it becomes a named group.
+ * And three ARIA errors of 1.46 (axe: aria-allowed-attr, aria-required-children, button-name):
+ * - its sidebar entries (@scalar/components 0.19 ScalarSidebarButton) are buttons with
+ *   `aria-selected`, which a button may not have: the selected one gets `aria-current="page"`
+ *   instead, as later versions of that component give it;
+ * - the "More" button of its client-library picker (blocks/scalar-client-selector-block,
+ *   ClientDropdown.vue) sits inside the tab list with the tabs, where only tabs may be: it becomes
+ *   a tab too (the tab of the other clients; it opens their list);
+ * - the copy buttons of its code blocks (@scalar/components ScalarCodeBlockCopy) hide their label,
+ *   "Copy", until the block is hovered or focused, so they have no name: "Copy code".
  */
-function useDistinctLandmarks(root: React.RefObject<HTMLDivElement | null>) {
+function useScalarMarkupFixes(root: React.RefObject<HTMLDivElement | null>) {
   useEffect(() => {
     const element = root.current;
     if (!element) return;
@@ -94,10 +107,22 @@ function useDistinctLandmarks(root: React.RefObject<HTMLDivElement | null>) {
         header.setAttribute("role", "group");
         header.setAttribute("aria-label", "API reference menu");
       }
+      // Vue sets aria-selected again when the selection changes: hence the attribute filter below.
+      for (const entry of element.querySelectorAll("[data-sidebar-id] [aria-selected]:not([role])")) {
+        if (entry.getAttribute("aria-selected") === "true") entry.setAttribute("aria-current", "page");
+        else entry.removeAttribute("aria-current");
+        entry.removeAttribute("aria-selected");
+      }
+      for (const more of element.querySelectorAll('[role="tablist"] .client-libraries__select:not([role])')) {
+        more.setAttribute("role", "tab");
+      }
+      for (const copy of element.querySelectorAll("button.scalar-code-copy:not([aria-label])")) {
+        copy.setAttribute("aria-label", "Copy code");
+      }
     };
     adjust();
     const observer = new MutationObserver(adjust);
-    observer.observe(element, { childList: true, subtree: true });
+    observer.observe(element, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-selected"] });
     return () => observer.disconnect();
   }, [root]);
 }
@@ -108,15 +133,15 @@ function useDistinctLandmarks(root: React.RefObject<HTMLDivElement | null>) {
  */
 export function ApiReference({ specUrl }: { specUrl: string }) {
   const root = useRef<HTMLDivElement>(null);
-  useDistinctLandmarks(root);
+  useScalarMarkupFixes(root);
   return (
     <div ref={root}>
       <ApiReferenceReact
         configuration={{
           url: specUrl,
-          // "Ask AI" and "Generate MCP" call Scalar's hosted services: off, nothing leaves our origin.
+          // "Ask AI" calls Scalar's hosted agent: off, nothing leaves our origin. (1.46 has no
+          // "Generate MCP" button, so no `mcp` option.)
           agent: { disabled: true },
-          mcp: { disabled: true },
           withDefaultFonts: false,
           telemetry: false,
           hideClientButton: true,
