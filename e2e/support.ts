@@ -334,8 +334,9 @@ async function checkAtWidth(page: Page, width: number, name: string, axeRules?: 
   for (const detail of m.small) problems.push({ width, check: "small", detail });
   for (const detail of m.sideways) problems.push({ width, check: "sideways", detail });
   for (const detail of m.dialogs) problems.push({ width, check: "dialog", detail });
-  const builder = new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]);
-  const axe = await (axeRules ? builder.withRules([...axeRules]) : builder).analyze();
+  // Either these rules or every WCAG 2.2 A/AA one (AxeBuilder keeps only the last runOnly set).
+  const builder = new AxeBuilder({ page });
+  const axe = await (axeRules ? builder.withRules([...axeRules]) : builder.withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"])).analyze();
   for (const v of axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")) {
     const where = v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ");
     problems.push({ width, check: "axe", detail: `${v.id} (${v.impact}, ${v.nodes.length} nodes) ${v.help}: ${where}` });

@@ -329,7 +329,7 @@ export function sweep(who: keyof typeof people, name: string, open: (page: Page)
 
 /** The same checks in the light theme only. */
 export function sweepLight(who: keyof typeof people, name: string, open: (page: Page) => Promise<unknown>, options: SweepOptions = {}): Promise<LayoutProblem[]> {
-  return checkLayout(people[who]!, name, open, options);
+  return sweep(who, name, open, { ...options, dark: false });
 }
 
 export function expectClean(problems: LayoutProblem[]): void {
