@@ -36,7 +36,7 @@ const schema = z.object({
   /** Serve Next too (production build, built if needed) — off: API and sign-in only. */
   next: z.enum(["auto", "on", "off"]).default("auto"),
   /**
-   * Comma-separated case ids to run (A,B,C,4,4on,4off,4w,5,5on,5off,5w,6a,6b,7a,7b,7c,7d,8a,8b,M,P; 4on/4off and 5on/5off
+   * Comma-separated case ids to run (A,B,C,4,4on,4off,4w,5,5on,5off,5w,6a,6b,7a,7b,7c,7d,8a,8b,M,P,D,F,R,Rp,W,E,E100,E400; 4on/4off and 5on/5off
    * run on twin processes with METERING=on/off, 4w and 5w on one with WEB_CONCURRENCY=workers, M and P on
    * their own processes: the API mix direct, and through PgBouncer with a replica); default all.
    */
@@ -51,6 +51,22 @@ const schema = z.object({
    * receive each one (the target is stated at 200/s; lower it to see where a loaded machine stands).
    */
   eventsRate: z.coerce.number().positive().max(5000).default(200),
+  /**
+   * Case E again at these rates (cases E100, E400…), each alone, so the report shows latency
+   * against load; "none" runs E at --events-rate only. Each rate needs 4 signed-in users per post/s.
+   */
+  eventsCurve: z
+    .string()
+    .default("100,400")
+    .transform((list, context) => {
+      if (list.trim() === "none") return [];
+      const rates = list.split(",").map((r) => Number(r.trim()));
+      if (rates.some((r) => !Number.isInteger(r) || r <= 0 || r > 5000)) {
+        context.addIssue({ code: "custom", message: "a comma-separated list of whole posts/s (1 to 5000), or none" });
+        return z.NEVER;
+      }
+      return rates;
+    }),
   /**
    * The embedded database preloads pg_stat_statements for the statements and execution
    * time per request (the database columns); off leaves them out (CPU, transactions and WAL stay).
@@ -88,6 +104,7 @@ const FLAGS = {
   only: "BENCH_ONLY",
   workers: "BENCH_WORKERS",
   "events-rate": "BENCH_EVENTS_RATE",
+  "events-curve": "BENCH_EVENTS_CURVE",
   "statement-stats": "BENCH_STATEMENT_STATS",
   profile: "BENCH_PROFILE",
   "server-node-args": "BENCH_SERVER_NODE_ARGS",
@@ -110,6 +127,7 @@ export const USAGE = `npm run bench -- [options]
   --only A,B,4,…         run only these cases (results not written)  BENCH_ONLY
   --workers N            4w, 5w on N workers (default 2; 0/1: skip)  BENCH_WORKERS
   --events-rate N        case E's chat posts/s (default 200)         BENCH_EVENTS_RATE
+  --events-curve N,N     case E again at these rates: E100, E400 (default 100,400; none)  BENCH_EVENTS_CURVE
   --statement-stats on|off  pg_stat_statements in the embedded database (default on)  BENCH_STATEMENT_STATS
   --profile DIR          run the server under node --cpu-prof        BENCH_PROFILE
   --server-node-args="…" extra Node flags for the server process    BENCH_SERVER_NODE_ARGS

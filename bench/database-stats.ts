@@ -18,6 +18,14 @@ import { readTreeCpuSeconds } from "./processes";
 /** The embedded bench database's (and case P's replica's) settings for pg_stat_statements. */
 export const STATEMENT_STATS_SETTINGS = { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "top" };
 
+/**
+ * The meter's own statements, which read pg_stat_statements or pg_stat_database, are not the
+ * case's. Only those: the app's event statements read pg_stat_activity (the event horizon,
+ * lib/events/worker.ts), and an earlier filter on every pg_stat_ view left out the webhook fan-out
+ * and the event stream's reads.
+ */
+const NOT_THE_METERS = `query !~ 'pg_stat_(statements|database)'`;
+
 export interface DatabaseCounters {
   /** CPU seconds of all the servers' processes; undefined when a server's processes cannot be read (not local). */
   cpuSeconds?: number;
@@ -100,10 +108,10 @@ export class DatabaseMeter {
       transactions += Number(rows[0]?.xacts ?? 0);
       if (rows[0]?.wal !== null && rows[0]?.wal !== undefined) walBytes = (walBytes ?? 0) + Number(rows[0].wal);
       if (server.statements && statements !== undefined && execMs !== undefined) {
-        // The meter's own statements are left out (they touch pg_stat_*); the app's are all in this database.
+        // The meter's own statements are left out; the app's are all in this database.
         const { rows: s } = await server.client.query<{ calls: string | null; ms: number | null }>(
           `SELECT sum(calls) AS calls, sum(total_exec_time) AS ms FROM pg_stat_statements
-           WHERE toplevel AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query !~ 'pg_stat_'`,
+           WHERE toplevel AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ${NOT_THE_METERS}`,
         );
         statements += Number(s[0]?.calls ?? 0);
         execMs += Number(s[0]?.ms ?? 0);
@@ -145,4 +153,46 @@ export function counterDelta(before: DatabaseCounters, after: DatabaseCounters):
 /** Sums of deltas (a field missing from any is missing from the sum). */
 export function addCounters(a: DatabaseCounters | undefined, b: DatabaseCounters): DatabaseCounters {
   return a ? combine(a, b, (x, y) => x + y) : b;
+}
+
+/** One statement's share of a case (pg_stat_statements, by query id). */
+export interface StatementShare {
+  query: string;
+  calls: number;
+  /** Execution time, ms (planning not included). */
+  ms: number;
+  rows: number;
+  walBytes: number;
+}
+
+/**
+ * The bench database's top-level statements by query id, with their counters so far: read before
+ * and after a case, `statementDelta` gives what each statement cost it. Empty when the server did
+ * not load pg_stat_statements.
+ */
+export async function readStatements(url: string): Promise<Map<string, StatementShare>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; query: string; calls: string; ms: number; rows: string; wal: string }>(
+      `SELECT queryid::text AS id, query, calls, total_exec_time AS ms, rows, wal_bytes AS wal FROM pg_stat_statements
+       WHERE toplevel AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ${NOT_THE_METERS}`,
+    );
+    return new Map(rows.map((r) => [r.id, { query: r.query, calls: Number(r.calls), ms: r.ms, rows: Number(r.rows), walBytes: Number(r.wal) }]));
+  } catch {
+    return new Map();
+  } finally {
+    await client.end();
+  }
+}
+
+/** What each statement cost between two readings, the costliest (execution time) first. */
+export function statementDelta(before: Map<string, StatementShare>, after: Map<string, StatementShare>): StatementShare[] {
+  const out: StatementShare[] = [];
+  for (const [id, a] of after) {
+    const b = before.get(id);
+    const share = { query: a.query, calls: a.calls - (b?.calls ?? 0), ms: a.ms - (b?.ms ?? 0), rows: a.rows - (b?.rows ?? 0), walBytes: a.walBytes - (b?.walBytes ?? 0) };
+    if (share.calls > 0) out.push(share);
+  }
+  return out.sort((x, y) => y.ms - x.ms);
 }

@@ -15,6 +15,7 @@ import pg from "pg";
 import type { BenchConfig } from "./config";
 import type { PostOutcome, ReceiverSummary } from "./events-worker";
 import type { LoadResult, LoadScenario } from "./load";
+import { postmasterPid } from "./database-stats";
 import { readCpuSeconds, readTreeCpuSeconds, ROOT } from "./processes";
 import type { EventsResult } from "./report";
 import { benchHandle, type SeedInfo } from "./seed-large";
@@ -32,7 +33,7 @@ const SETTLE_MAX_MS = 60_000;
 /** A post per user per 2 s at most (SPEC Limits): spread the posts so each user's are ≥ 4 s apart (server-side queueing under load brings them closer). */
 const USER_SPACING_SECONDS = 4;
 
-interface EventsContext {
+export interface EventsContext {
   config: BenchConfig;
   databaseUrl: string;
   origin: string;
@@ -41,7 +42,7 @@ interface EventsContext {
   server?: { pid: number };
 }
 
-interface Deps<C extends EventsContext> {
+export interface Deps<C extends EventsContext> {
   needUserTokens(ctx: C): string[];
   platformCli(databaseUrl: string, args: string[], extraEnv?: Record<string, string>): Promise<Record<string, unknown>>;
   query<T extends pg.QueryResultRow>(url: string, sql: string, params?: unknown[]): Promise<T[]>;
@@ -49,14 +50,14 @@ interface Deps<C extends EventsContext> {
   Unavailable: new (message: string) => Error;
 }
 
-interface Worker {
+export interface Worker {
   pid: number;
   call<T>(cmd: string, args?: Record<string, unknown>): Promise<T>;
   stop(): Promise<void>;
 }
 
 /** A bench/events-worker.ts process, driven over IPC. */
-function forkWorker(): Worker {
+export function forkWorker(): Worker {
   const child: ChildProcess = fork(path.join(ROOT, "bench", "events-worker.ts"), [], {
     cwd: ROOT,
     execArgv: ["--import", "tsx"],
@@ -96,7 +97,7 @@ function forkWorker(): Worker {
 }
 
 /** Webhook work not done yet (events not fanned out, attempts pending) that the previous cases left. */
-async function queuedJobs<C extends EventsContext>(deps: Deps<C>, ctx: C): Promise<number> {
+async function queuedJobs<C extends EventsContext>(deps: Pick<Deps<C>, "query">, ctx: C): Promise<number> {
   const rows = await deps.query<{ n: string }>(
     ctx.databaseUrl,
     `SELECT (SELECT count(*) FROM "WebhookDelivery" WHERE state = 'pending')
@@ -105,18 +106,18 @@ async function queuedJobs<C extends EventsContext>(deps: Deps<C>, ctx: C): Promi
   return Number(rows[0]?.n ?? 0);
 }
 
-/** The PostgreSQL server's pid (its postmaster: a backend's parent), when it runs on this machine. */
-async function postmasterPid(databaseUrl: string): Promise<number | undefined> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows: [row] } = await client.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
-    const { readFile } = await import("node:fs/promises");
-    const stat = await readFile(`/proc/${row!.pid}/stat`, "utf8").catch(() => undefined);
-    return stat ? Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) : undefined;
-  } finally {
-    await client.end();
+/**
+ * Waits (at most 3 minutes) until the webhook work earlier cases left is done, so a case's
+ * endpoints hear only its own events and its CPU is its own; a note when that took a while.
+ */
+export async function drainWebhookWork<C extends EventsContext>(deps: Pick<Deps<C>, "query">, ctx: C): Promise<string | undefined> {
+  const started = Date.now();
+  let queued = await queuedJobs(deps, ctx);
+  while (queued > 0 && Date.now() - started < 180_000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    queued = await queuedJobs(deps, ctx);
   }
+  return Date.now() - started > 1500 ? `queue drained in ${((Date.now() - started) / 1000).toFixed(0)} s first${queued ? ` (${queued} jobs still queued)` : ""}` : undefined;
 }
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
@@ -160,10 +161,13 @@ function summarize(kind: string, s: ReceiverSummary, firstPostAt: number): Event
   };
 }
 
-export function eventsCase<C extends EventsContext>(config: BenchConfig, deps: Deps<C>) {
-  const rate = config.eventsRate;
+/**
+ * Case E at `rate` posts/s: `E` at --events-rate (the issue's 200/s, the row the committed run
+ * has), and `E<rate>` for each rate of --events-curve, so the report shows latency against load.
+ */
+export function eventsCase<C extends EventsContext>(config: BenchConfig, deps: Deps<C>, id: string, rate: number) {
   return {
-    id: "E",
+    id,
     name: `Events: chat posts at ${rate}/s with ${EVENT_WEBHOOKS} webhooks and ${EVENT_STREAMS} stream subscribers`,
     app: true,
     async prepare(ctx: C) {
@@ -176,13 +180,7 @@ export function eventsCase<C extends EventsContext>(config: BenchConfig, deps: D
       const discovery = ctx.discovery;
       // Chat posts of earlier cases queued fan-outs; the case starts on an empty queue, so its
       // endpoints hear only its own posts and its CPU is its own.
-      const drainStarted = Date.now();
-      let queued = await queuedJobs(deps, ctx);
-      while (queued > 0 && Date.now() - drainStarted < 180_000) {
-        await new Promise((r) => setTimeout(r, 1000));
-        queued = await queuedJobs(deps, ctx);
-      }
-      const drainNote = Date.now() - drainStarted > 1500 ? `queue drained in ${((Date.now() - drainStarted) / 1000).toFixed(0)} s first${queued ? ` (${queued} jobs still queued)` : ""}` : undefined;
+      const drainNote = await drainWebhookWork(deps, ctx);
 
       // One reader app per 20 streams (the per-app limit), the first ten with a webhook endpoint each.
       const owner = benchHandle(1, ctx.seed.handleWidth);

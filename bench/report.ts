@@ -29,6 +29,42 @@ export interface CaseResult {
   note?: string;
   /** Case E: what the webhooks and the streams received. */
   events?: EventsResult;
+  /** Case W: what one webhook delivery costs at saturation. */
+  deliveries?: DeliveryCostResult;
+}
+
+/**
+ * Case W (bench/deliveries.ts): a backlog of events committed at once to endpoints on this
+ * machine, measured from the commit until every attempt is recorded.
+ */
+export interface DeliveryCostResult {
+  apps: number;
+  endpoints: number;
+  events: number;
+  /** events × endpoints. */
+  expected: number;
+  /** First receipts at the endpoints. */
+  delivered: number;
+  /** Commit to the last receipt. */
+  seconds: number;
+  /** delivered ÷ seconds: sustained deliveries per second. */
+  perSecond: number;
+  /** Receipt − commit: how long the backlog's deliveries waited. */
+  latencyMs: { p50: number; p99: number; max: number };
+  lost: number;
+  duplicates: number;
+  /** Attempts recorded failed (a retry follows each) and still pending when the case ended. */
+  attemptsFailed: number;
+  attemptsPending: number;
+  /** From the commit until every attempt was recorded: the app's process, PostgreSQL (all its processes), the receivers' process. */
+  cpuSeconds: { server?: number; postgres?: number; bench?: number };
+  serverCpuMsPerDelivery?: number;
+  /** 1,000 ÷ serverCpuMsPerDelivery. */
+  deliveriesPerAppCoreSecond?: number;
+  /** What the database spent per delivery (statements, transactions, CPU, WAL). */
+  database: DatabasePerRequest;
+  /** The costliest statements (pg_stat_statements), per delivery. */
+  statements?: { query: string; calls: number; perDelivery: number; msPerDelivery: number; rowsPerCall: number; walBytesPerDelivery: number }[];
 }
 
 /** One kind of receiver in case E: webhook endpoints, or event-stream subscribers. */
@@ -187,6 +223,8 @@ export function expectedChat(committed: CommittedChat, cases: CaseResult[]): { o
 
 /** Case E's targets hold at this rate of chat posts. */
 export const EVENTS_TARGET_RATE = 200;
+/** At twice that rate, webhooks may wait twice as long, no more (latency degrades, it does not collapse). */
+export const EVENTS_DOUBLE_RATE = 2 * EVENTS_TARGET_RATE;
 
 export function machineInfo(): BenchReport["machine"] {
   const cpus = os.cpus();
@@ -441,6 +479,14 @@ export function buildRatiosAndTargets(
       : "not measured",
     pass: e ? e.webhooks.lost + e.stream.lost === 0 : null,
   });
+  const double = cases.find((c) => ok(c) && c.events?.rate === EVENTS_DOUBLE_RATE);
+  const d = ok(double) ? double.events : undefined;
+  targets.push({
+    name: `Events: commit-to-receipt p99, webhooks at ${EVENTS_DOUBLE_RATE} posts/s (case ${double?.id ?? `E${EVENTS_DOUBLE_RATE}`})`,
+    goal: `≤ 2 s at ${EVENTS_DOUBLE_RATE} posts/s, 0 lost`,
+    measured: d ? `${fmt(d.webhooks.latencyMs.p99)} ms (p50 ${fmt(d.webhooks.latencyMs.p50)} ms) at ${fmt(d.postsPerSecond, 1)} posts/s; ${d.webhooks.lost + d.stream.lost} lost` : "not measured",
+    pass: d ? d.webhooks.latencyMs.p99 <= 2000 && d.webhooks.lost + d.stream.lost === 0 : null,
+  });
   targets.push({
     name: "Events: peak RSS of the app's process during case E",
     goal: "≤ 300 MB",
@@ -488,8 +534,12 @@ export function toMarkdown(report: BenchReport): string {
       `| ${r.id} | ${r.name} | ${rate(l.rps)} | ${rate(l.okRps)} | ${fmt(l.latency.p50, 1)} | ${fmt(l.latency.p99, 1)} | ${l.errors} | ${l.non2xx} | ${fmt(r.serverCpuMsPerRequest, 2)} | ${fmt(r.database?.queries, 2)} | ${fmt(r.database?.execMs, 3)} | ${fmt(r.database?.cpuMs, 2)} | ${fmt(r.database?.walBytes)} | ${fmt(r.peakRssMb)} | ${notes} |`,
     );
   }
-  const events = report.cases.find((r) => ok(r) && r.events);
+  const events = report.cases.find((r) => ok(r) && r.id === "E" && r.events) ?? report.cases.find((r) => ok(r) && r.events);
   if (events?.events) lines.push("", ...eventsTable(events.events));
+  const curve = loadCurve(report.cases);
+  if (curve.length) lines.push("", ...curve);
+  const cost = report.cases.find((r) => ok(r) && r.deliveries);
+  if (cost?.deliveries) lines.push("", ...deliveryCostLines(cost.deliveries));
   lines.push(...capacityTable(report.cases));
   lines.push("", "| Ratio | Value | Detail |", "|---|---:|---|");
   for (const r of report.ratios) lines.push(`| ${r.name} | ${r.value === null ? "–" : fmt(r.value, 2)} | ${r.detail} |`);
@@ -559,6 +609,77 @@ function eventsTable(e: EventsResult): string[] {
   ];
 }
 
+/**
+ * Case E at each rate it ran (E, and --events-curve's E100, E400…): latency against load as a table,
+ * then the p99s as bars on one scale, so a curve that bends shows.
+ */
+export function loadCurve(cases: CaseResult[]): string[] {
+  const runs = cases
+    .filter((c): c is CaseResult & { events: EventsResult } => ok(c) && c.events !== undefined)
+    .sort((a, b) => a.events.rate - b.events.rate);
+  if (runs.length < 2) return [];
+  const lines = [
+    "Case E against load: the same posts, endpoints and streams at each rate (each rate its own group; peak RSS of the app's process during it).",
+    "",
+    "| # | posts/s asked | posts/s | webhooks p50 ms | webhooks p99 ms | webhook deliveries/s | stream p50 ms | stream p99 ms | lost | duplicates | server CPU ms/post | peak RSS MB |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...runs.map((c) => {
+      const e = c.events;
+      return (
+        `| ${c.id} | ${fmt(e.rate)} | ${fmt(e.postsPerSecond, 1)} | ${fmt(e.webhooks.latencyMs.p50, 1)} | ${fmt(e.webhooks.latencyMs.p99, 1)} | ${fmt(e.webhooks.perSecond)} | ` +
+        `${fmt(e.stream.latencyMs.p50, 1)} | ${fmt(e.stream.latencyMs.p99, 1)} | ${e.webhooks.lost + e.stream.lost} | ${e.webhooks.duplicates + e.stream.duplicates} | ` +
+        `${fmt(c.serverCpuMsPerRequest, 2)} | ${fmt(c.peakRssMb)} |`
+      );
+    }),
+  ];
+  const series: [string, (e: EventsResult) => number][] = [
+    ["webhooks p99", (e) => e.webhooks.latencyMs.p99],
+    ["stream p99", (e) => e.stream.latencyMs.p99],
+  ];
+  const top = Math.max(...runs.flatMap((c) => series.map(([, value]) => value(c.events))), 1);
+  const WIDTH = 50;
+  const label = Math.max(...series.map(([name]) => name.length));
+  lines.push("", "```");
+  for (const [name, value] of series) {
+    for (const [i, c] of runs.entries()) {
+      const v = value(c.events);
+      const bar = "█".repeat(Math.max(v > 0 ? 1 : 0, Math.round((v / top) * WIDTH)));
+      lines.push(`${(i === 0 ? name : "").padEnd(label)}  ${`${fmt(c.events.rate)}/s`.padStart(7)} |${bar.padEnd(WIDTH)}| ${fmt(v)} ms`);
+    }
+  }
+  lines.push("```");
+  return lines;
+}
+
+/** Case W's figures: deliveries per second, and what one costs on each side. */
+function deliveryCostLines(d: DeliveryCostResult): string[] {
+  const cpu = d.cpuSeconds;
+  const db = d.database;
+  return [
+    `Case W (webhook delivery cost): ${fmt(d.events)} events committed at once for ${d.endpoints} endpoints on ${d.apps} apps (receivers on this machine): ` +
+      `${fmt(d.delivered)} of ${fmt(d.expected)} delivered in ${fmt(d.seconds, 1)} s, **${fmt(d.perSecond)} deliveries/s**; lost ${d.lost}, duplicates ${d.duplicates}, ` +
+      `attempts failed ${d.attemptsFailed}, still pending ${d.attemptsPending}; receipt − commit p50 ${fmt(d.latencyMs.p50)} ms, p99 ${fmt(d.latencyMs.p99)} ms. ` +
+      `CPU from the commit until every attempt was recorded: server ${fmt(cpu.server, 1)} s, PostgreSQL ${fmt(cpu.postgres, 1)} s, receivers ${fmt(cpu.bench, 1)} s.`,
+    "",
+    "| per delivery | app CPU ms | deliveries per app-core-second | DB statements | DB transactions | DB time ms | DB CPU ms | WAL B |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    `| W | ${fmt(d.serverCpuMsPerDelivery, 3)} | ${fmt(d.deliveriesPerAppCoreSecond)} | ${fmt(db.queries, 3)} | ${fmt(db.transactions, 3)} | ${fmt(db.execMs, 3)} | ${fmt(db.cpuMs, 3)} | ${fmt(db.walBytes)} |`,
+    ...(d.statements?.length
+      ? [
+          "",
+          "Its costliest statements (pg_stat_statements, execution time), per delivery:",
+          "",
+          "| calls | per delivery | rows per call | ms per delivery | WAL B per delivery | statement |",
+          "|---:|---:|---:|---:|---:|---|",
+          ...d.statements.map(
+            (st) =>
+              `| ${fmt(st.calls)} | ${fmt(st.perDelivery, 4)} | ${fmt(st.rowsPerCall, 0)} | ${fmt(st.msPerDelivery, 4)} | ${fmt(st.walBytesPerDelivery)} | \`${st.query.replace(/\|/g, "/").replace(/`/g, "'")}\` |`,
+          ),
+        ]
+      : []),
+  ];
+}
+
 export function toConsoleTable(report: BenchReport): string {
   const rows = report.cases.map((r) =>
     ok(r)
@@ -572,8 +693,12 @@ export function toConsoleTable(report: BenchReport): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   const out = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ""];
-  const events = report.cases.find((r) => ok(r) && r.events);
+  const events = report.cases.find((r) => ok(r) && r.id === "E" && r.events) ?? report.cases.find((r) => ok(r) && r.events);
   if (events?.events) out.push(...eventsTable(events.events).filter((l) => !l.startsWith("|---")), "");
+  const curve = loadCurve(report.cases).filter((l) => !l.startsWith("|---") && l !== "```");
+  if (curve.length) out.push(...curve, "");
+  const cost = report.cases.find((r) => ok(r) && r.deliveries);
+  if (cost?.deliveries) out.push(...deliveryCostLines(cost.deliveries), "");
   for (const r of report.ratios) out.push(`${r.name}: ${r.value === null ? "–" : fmt(r.value, 2)} (${r.detail})`);
   out.push("");
   for (const t of report.targets) {

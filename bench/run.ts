@@ -36,6 +36,7 @@ import { explainStatement, type QueryPlan, type Statement } from "./explain";
 import { runLoad, type LoadResult, type LoadScenario } from "./load";
 import { listeningPort, readCpuSeconds, readRss, readTreeCpuSeconds, readTreeRss, ROOT, RssSampler, startChild, type Child } from "./processes";
 import { eventsCase } from "./events";
+import { deliveryCostCase } from "./deliveries";
 import { capacityCases } from "./capacity";
 import { STATEMENT_STATS_SETTINGS } from "./database-stats";
 import {
@@ -49,6 +50,7 @@ import {
   type BenchReport,
   type CaseResult,
   type DatabasePerRequest,
+  type DeliveryCostResult,
   type EventsResult,
 } from "./report";
 import { BENCH_PASSWORD, benchHandle, seedLarge, type SeedInfo } from "./seed-large";
@@ -512,9 +514,18 @@ interface Prepared {
   cleanup?: () => Promise<void>;
   /**
    * A case that drives its own load instead of autocannon (case E: chat posts at a steady rate,
-   * webhooks and streams listening): run alone, after the group's autocannon scenarios.
+   * webhooks and streams listening; case W: a backlog of webhook deliveries): run alone, after the
+   * group's autocannon scenarios.
    */
-  run?: () => Promise<{ load: LoadResult; events: EventsResult; note?: string }>;
+  run?: () => Promise<OwnRun>;
+}
+
+/** What a case that drives its own load found (case E: receipts; case W: the cost of a delivery). */
+interface OwnRun {
+  load: LoadResult;
+  events?: EventsResult;
+  deliveries?: DeliveryCostResult;
+  note?: string;
 }
 
 interface CaseSpec {
@@ -966,14 +977,24 @@ function buildCases(config: BenchConfig): CaseSpec[] {
     // the fast path saves, in the same run (report only).
     refreshCase("Rp", "Refresh grant through oidc-provider (the same, with scope=openid)", 1, "&scope=openid"),
     ...capacityCases<Context>({ needUserTokens, needAppToken, tokenUserIds, startApp: startAppProcess, probe, query, Unavailable }),
-    eventsCase(config, {
-      needUserTokens,
-      platformCli,
-      query,
-      resetChatStamps: (ctx) => query(ctx.databaseUrl, `UPDATE "User" SET "lastChatPostAt" = NULL WHERE id BETWEEN $1 AND $2`, [tokenUserIds(ctx).first, tokenUserIds(ctx).last]),
-      Unavailable,
-    }),
+    deliveryCostCase(config, eventDeps),
+    eventsCase(config, eventDeps, "E", config.eventsRate),
+    ...config.eventsCurve.map((rate) => eventsCase(config, eventDeps, curveCaseId(rate), rate)),
   ];
+}
+
+const eventDeps = {
+  needUserTokens,
+  platformCli,
+  query,
+  resetChatStamps: (ctx: Context) =>
+    query(ctx.databaseUrl, `UPDATE "User" SET "lastChatPostAt" = NULL WHERE id BETWEEN $1 AND $2`, [tokenUserIds(ctx).first, tokenUserIds(ctx).last]),
+  Unavailable,
+};
+
+/** Case E at another rate of --events-curve: E100, E400… */
+function curveCaseId(rate: number): string {
+  return `E${rate}`;
 }
 
 /**
@@ -1054,7 +1075,16 @@ async function reuseDetectionNote(ctx: Context, client: LoginClient): Promise<st
 }
 
 /** Measured together, interleaved: a case with its baseline, a first page with its deep page. */
-const GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["M", "P"], ["D", "F"], ["E"]];
+const FIXED_GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["M", "P"], ["D", "F"], ["W"]];
+
+/**
+ * The groups in order; the event cases last, each alone (their own RSS peak), by rate: E at
+ * --events-rate among the curve's rates.
+ */
+function groupsOf(config: BenchConfig): string[][] {
+  const rates = [...new Set([config.eventsRate, ...config.eventsCurve])].sort((a, b) => a - b);
+  return [...FIXED_GROUPS, ...rates.map((rate) => [rate === config.eventsRate ? "E" : curveCaseId(rate)])];
+}
 /** Rounds a group's measured time is split into (each member gets duration / ROUNDS per round). */
 const ROUNDS = 4;
 
@@ -1148,7 +1178,7 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
       }
       const cpuBefore = await Promise.all(processes.map(readCpu));
       const loads: LoadResult[] = [];
-      const own = new Map<number, { events: EventsResult; note?: string }>();
+      const own = new Map<number, Omit<OwnRun, "load">>();
       try {
         const slow = ready.some((r) => r.prepared.scenario.settle !== undefined);
         const driven = ready.filter((r) => !r.prepared.run);
@@ -1158,9 +1188,9 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
             loads[i] = results.shift()!;
             continue;
           }
-          const { load, events, note } = await r.prepared.run();
+          const { load, ...found } = await r.prepared.run();
           loads[i] = load;
-          own.set(i, { events, note });
+          own.set(i, found);
         }
       } finally {
         await ctx.sampler?.setPhase("between");
@@ -1188,8 +1218,16 @@ async function runGroup(ctx: Context, specs: CaseSpec[]): Promise<CaseResult[]> 
         const finished = prepared.finish ? await prepared.finish(load) : undefined;
         const note = [prepared.note, own.get(i)?.note, finished, spec.workers ? workersNote : undefined].filter(Boolean).join("; ") || undefined;
         const { ackedIds: _dropped, ...kept } = load;
-        const events = own.get(i)?.events;
-        const result: CaseResult = { id: spec.id, name: spec.name, status: "ok", load: kept, ...(note ? { note } : {}), ...(events ? { events } : {}) };
+        const { events, deliveries } = own.get(i) ?? {};
+        const result: CaseResult = {
+          id: spec.id,
+          name: spec.name,
+          status: "ok",
+          load: kept,
+          ...(note ? { note } : {}),
+          ...(events ? { events } : {}),
+          ...(deliveries ? { deliveries } : {}),
+        };
         // Its own rounds' CPU per measured request; the group's figure for its process otherwise.
         const caseCpu =
           load.serverCpuSeconds !== undefined && load.requests > 0 ? (load.serverCpuSeconds * 1000) / load.requests : cpuPerRequest.get(processOf(spec));
@@ -1294,7 +1332,7 @@ async function main(): Promise<number> {
     }
 
     const specs = new Map(buildCases(config).map((c) => [c.id, c]));
-    for (const group of GROUPS) {
+    for (const group of groupsOf(config)) {
       const members = group.filter((id) => !skipped.has(id) && (!only || only.has(id.toLowerCase()))).map((id) => specs.get(id)!);
       if (members.length) ctx.cases.push(...(await runGroup(ctx, members)));
     }
