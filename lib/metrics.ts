@@ -48,6 +48,14 @@ const GRANT_RESULTS = [
 /** What happened to one webhook attempt (lib/events/worker.ts). */
 export type DeliveryResult = "delivered" | "failed" | "skipped";
 
+/**
+ * The delivery loop's trips to the database (lib/events/worker.ts), each one transaction: a fan-out
+ * batch, loading what it took, claiming due attempts, recording delivered attempts, recording a
+ * failed one (and its retry), renewing leases, handing attempts back.
+ */
+export type WebhookQueueStep = "fanout" | "load" | "claim" | "record" | "record_failure" | "renew" | "unlock";
+const WEBHOOK_QUEUE_STEPS: readonly WebhookQueueStep[] = ["fanout", "load", "claim", "record", "record_failure", "renew", "unlock"];
+
 /** Seconds; from well under a millisecond (a cached read) to the 60 s request timeout. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -112,6 +120,12 @@ function createMetrics() {
     labelNames: ["result"] as const,
     registers: [registry],
   });
+  const queueTransactions = new client.Counter({
+    name: "platform_webhook_queue_transactions_total",
+    help: "Transactions the webhook delivery loop ran, by step: fan-out batches, loads, claims, recordings of delivered attempts (one per batch), of failed ones (one each), lease renewals, hand-backs.",
+    labelNames: ["step"] as const,
+    registers: [registry],
+  });
 
   // Fixed label sets, created at load: a scrape shows every series from 0.
   const bound = <T extends string>(counter: client.Counter<T>, ...values: string[]) => {
@@ -122,6 +136,7 @@ function createMetrics() {
   const tokenPathChildren = new Map(TOKEN_PATHS.map((p) => [p, bound(tokenRequests, p)]));
   const hostedPageChildren = new Map(HOSTED_PAGE_PATHS.map((p) => [p, bound(hostedPageRequests, p)]));
   const deliveryChildren = new Map((["delivered", "failed", "skipped"] as const).map((r) => [r, bound(deliveries, r)]));
+  const queueStepChildren = new Map(WEBHOOK_QUEUE_STEPS.map((step) => [step, bound(queueTransactions, step)]));
   // Grants: bound here, shown once counted (5 types × 14 results would be 70 series of zeros).
   const grantChildren = new Map<string, Map<string, client.Counter.Internal>>();
   for (const type of GRANT_TYPES) grantChildren.set(type, new Map(GRANT_RESULTS.map((r) => [r, tokenGrants.labels(type, r)])));
@@ -134,6 +149,7 @@ function createMetrics() {
     tokenPathChildren,
     hostedPageChildren,
     deliveryChildren,
+    queueStepChildren,
     grantChildren,
     httpRequests,
     httpDuration,
@@ -173,6 +189,10 @@ export function countTokenGrant(grantType: string, error: string | null): void {
 
 export function countWebhookDelivery(result: DeliveryResult, n = 1): void {
   if (n > 0) metrics.deliveryChildren.get(result)!.inc(n);
+}
+
+export function countWebhookQueueTransaction(step: WebhookQueueStep): void {
+  metrics.queueStepChildren.get(step)!.inc();
 }
 
 /** The change channel (lib/database/changes.ts): listening now, lost, or a heartbeat's round trip. */

@@ -4,7 +4,7 @@ import { pool } from "../database/client";
 import { env } from "../env";
 import { dropDayPartitions, ensureDayPartitions, type DayPartitioned } from "../queries/partitions";
 import { logger } from "../logger";
-import { countWebhookDelivery, watchWebhookQueue } from "../metrics";
+import { countWebhookDelivery, countWebhookQueueTransaction, watchWebhookQueue } from "../metrics";
 import { EVENT_AUDIENCE, EVENT_TYPES, type EventEnvelope, type EventType } from "../schemas/events";
 import { appLiveSql, isSandboxClientId, LIVE_WORLD_ID, SANDBOX_CLIENT_PREFIX } from "../schemas/sandboxes";
 import { audienceRefusal, PORTAL_ONLY_NOTIFICATION_TYPES, type Audience } from "./audience";
@@ -412,6 +412,7 @@ class DeliveryLoop {
       if (fanned.full) this.again = true;
       if (room > 0 && !this.stopping) {
         // Named: planned once per connection (its tables are partitioned, ~12 partitions each), not at every poll.
+        countWebhookQueueTransaction("claim");
         const { rows } = await pool.query<AttemptRow & { taken_over: boolean } & Record<string, unknown>>({
           name: "webhook-claim-v3",
           text: CLAIM_SQL,
@@ -429,6 +430,7 @@ class DeliveryLoop {
   /** One fan-out batch, if no other process holds the cursor; takes up to `room` of the new attempts. */
   private async fanout(room: number): Promise<{ taken: number; full: boolean }> {
     const client = await pool.connect();
+    countWebhookQueueTransaction("fanout");
     let taken: string[] = [];
     let takenAt = "";
     let full = false;
@@ -457,6 +459,7 @@ class DeliveryLoop {
       client.release();
     }
     if (taken.length) {
+      countWebhookQueueTransaction("load");
       const { rows } = await pool.query<AttemptRow & Record<string, unknown>>(LOAD_SQL, [taken, takenAt]);
       // A taken row not found was recorded meanwhile: its lease simply runs out.
       await this.enqueue(rows);
@@ -509,6 +512,7 @@ class DeliveryLoop {
 
   /** Attempts this process took but will not hold: free for any process at once (this one skips their apps while full). */
   private async unlock(rows: readonly AttemptRow[]): Promise<void> {
+    countWebhookQueueTransaction("unlock");
     await pool
       .query(
         `UPDATE "WebhookDelivery" d SET "lockedUntil" = NULL FROM unnest($1::text[], $2::timestamp[]) AS q(id, created_at)
@@ -618,6 +622,7 @@ class DeliveryLoop {
     countWebhookDelivery("skipped", skipped);
     countWebhookDelivery("failed", batch.length - delivered.length - skipped);
     if (delivered.length) {
+      countWebhookQueueTransaction("record");
       await pool.query(DELIVERED_SQL, [
         delivered.map((o) => o.attempt.row.delivery_id),
         delivered.map((o) => o.attempt.row.created_at),
@@ -647,6 +652,7 @@ class DeliveryLoop {
 
   private async renew(): Promise<void> {
     if (!this.held.size) return;
+    countWebhookQueueTransaction("renew");
     await pool
       .query(
         `UPDATE "WebhookDelivery" d SET "lockedUntil" = timezone('UTC', now()) + make_interval(secs => $3)
@@ -697,6 +703,7 @@ class DeliveryLoop {
  * are left), and the endpoint's failing mark or disabling. Returns when the next attempt is due.
  */
 async function recordFailure({ attempt: { row, event }, result, skipped }: Outcome): Promise<number | null> {
+  countWebhookQueueTransaction("record_failure");
   if (!result) {
     // Not sent, and never retried: the log's error says why (disabled, or the audience rule's refusal).
     await pool.query(
