@@ -18,12 +18,12 @@ import client from "prom-client";
  */
 
 /** Which path answered a token endpoint request (lib/oidc/index.ts). */
-export type TokenPath = "client_credentials_fast" | "refresh_fast" | "oidc_provider";
-const TOKEN_PATHS: readonly TokenPath[] = ["client_credentials_fast", "refresh_fast", "oidc_provider"];
+const TOKEN_PATHS = ["client_credentials_fast", "refresh_fast", "oidc_provider"] as const;
+export type TokenPath = (typeof TOKEN_PATHS)[number];
 
 /** Which path answered a GET of the hosted login and consent page `/interaction/:uid` (lib/server/platform.ts). */
-export type HostedPagePath = "fast" | "next";
-const HOSTED_PAGE_PATHS: readonly HostedPagePath[] = ["fast", "next"];
+const HOSTED_PAGE_PATHS = ["fast", "next"] as const;
+export type HostedPagePath = (typeof HOSTED_PAGE_PATHS)[number];
 
 /** The grant types the platform offers; anything else a client sends is counted as "other". */
 const GRANT_TYPES = ["client_credentials", "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code", "other"] as const;
@@ -46,15 +46,16 @@ const GRANT_RESULTS = [
 ] as const;
 
 /** What happened to one webhook attempt (lib/events/worker.ts). */
-export type DeliveryResult = "delivered" | "failed" | "skipped";
+const DELIVERY_RESULTS = ["delivered", "failed", "skipped"] as const;
+export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
 
 /**
  * The delivery loop's trips to the database (lib/events/worker.ts), each one transaction: a fan-out
  * batch, loading what it took, claiming due attempts, recording delivered attempts, recording a
  * failed one (and its retry), renewing leases, handing attempts back.
  */
-export type WebhookQueueStep = "fanout" | "load" | "claim" | "record" | "record_failure" | "renew" | "unlock";
-const WEBHOOK_QUEUE_STEPS: readonly WebhookQueueStep[] = ["fanout", "load", "claim", "record", "record_failure", "renew", "unlock"];
+const WEBHOOK_QUEUE_STEPS = ["fanout", "load", "claim", "record", "record_failure", "renew", "unlock"] as const;
+export type WebhookQueueStep = (typeof WEBHOOK_QUEUE_STEPS)[number];
 
 /** Seconds; from well under a millisecond (a cached read) to the 60 s request timeout. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -135,7 +136,7 @@ function createMetrics() {
   };
   const tokenPathChildren = new Map(TOKEN_PATHS.map((p) => [p, bound(tokenRequests, p)]));
   const hostedPageChildren = new Map(HOSTED_PAGE_PATHS.map((p) => [p, bound(hostedPageRequests, p)]));
-  const deliveryChildren = new Map((["delivered", "failed", "skipped"] as const).map((r) => [r, bound(deliveries, r)]));
+  const deliveryChildren = new Map(DELIVERY_RESULTS.map((r) => [r, bound(deliveries, r)]));
   const queueStepChildren = new Map(WEBHOOK_QUEUE_STEPS.map((step) => [step, bound(queueTransactions, step)]));
   // Grants: bound here, shown once counted (5 types × 14 results would be 70 series of zeros).
   const grantChildren = new Map<string, Map<string, client.Counter.Internal>>();
