@@ -3,7 +3,7 @@
  *
  * 1. PostgreSQL: a temporary embedded one (never the developer's .data), or DATABASE_URL.
  * 2. Migrations, then the large data set (bench/seed-large.ts), separate from the demo world.
- * 3. An approved API client and a login client, through the operator CLI (bin/platform.ts).
+ * 3. An approved API client and a login client, through the operator CLI (bin/platform.mjs).
  * 4. The real server (server.ts, started as `npm start` starts it, SEED_DEMO=0) as a child process whose RSS
  *    is sampled from /proc; with Next when a production build exists or can be made (--next).
  * 5. Real tokens from its sign-in service: client credentials, and the authorization-code flow
@@ -189,7 +189,7 @@ async function count(url: string, sql: string, params: unknown[] = []): Promise<
 /** The operator CLI, as an operator would run it; returns its --json output. */
 async function platformCli(databaseUrl: string, args: string[], extraEnv: Record<string, string> = {}): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bin", "platform.ts"), ...args, "--json"], {
+    const child = spawn(process.execPath, [path.join(ROOT, "bin", "platform.mjs"), ...args, "--json"], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", LOG_LEVEL: "warn", ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],

@@ -11,7 +11,7 @@ import { query } from "../helpers/db";
 import { newDatabase } from "../helpers/server";
 
 /** The operator CLI of PRODUCT.md, run as a real child process the way `npm run platform --` does. */
-// Each test spawns several CLI processes (tsx + Prisma start-up, ~1.5 s each, far more on a busy
+// Each test spawns several CLI processes (~0.7 s of start-up each, far more on a busy
 // 2-core machine); the generous bound is about load, not about what is being tested.
 vi.setConfig({ testTimeout: 300_000 });
 let databaseUrl: string;

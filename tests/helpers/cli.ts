@@ -9,7 +9,7 @@ export interface CliRun {
   stderr: string;
 }
 
-/** The operator CLI as a real child process, the way `npm run platform --` runs it, against `databaseUrl`. */
+/** The operator CLI as a real child process, the way `npm run platform --` runs it (bin/platform.mjs), against `databaseUrl`. */
 export function runCli(
   databaseUrl: string,
   args: string[],
@@ -18,7 +18,7 @@ export function runCli(
   const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, ...options.env };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bin/platform.ts"), ...args], {
+    const child = spawn(process.execPath, [path.join(ROOT, "bin/platform.mjs"), ...args], {
       cwd: ROOT,
       env: env as NodeJS.ProcessEnv,
       stdio: ["pipe", "pipe", "pipe"],
