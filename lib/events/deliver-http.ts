@@ -28,7 +28,8 @@ export interface DeliveryResult {
 
 export interface DeliverWebhookInput {
   url: string;
-  body: string;
+  /** The JSON body, or its UTF-8 bytes. */
+  body: string | Buffer;
   headers: Record<string, string>;
   /** Default 10 000. */
   timeoutMs?: number;
@@ -245,19 +246,9 @@ export function checkWebhookUrl(
   return parsed.ok ? { ok: true, url: parsed.url.href } : { ok: false, message: parsed.message };
 }
 
-class AttemptError extends Error {
-  constructor(
-    readonly kind: DeliveryError,
-    options?: { cause?: unknown },
-  ) {
-    super(kind, options);
-  }
-}
-
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH|ERR_OSSL_)/;
 
 function classify(error: unknown): DeliveryError {
-  if (error instanceof AttemptError) return error.kind;
   const code = (error as { code?: unknown })?.code;
   if (typeof code === "string") {
     if (code === "ECONNREFUSED") return "refused";
@@ -270,189 +261,277 @@ function classify(error: unknown): DeliveryError {
 }
 
 async function resolve(host: string): Promise<Address[]> {
-  const family = net.isIP(host);
-  if (family !== 0) return [{ address: host, family: family as Family }];
   // Read at call time (not destructured at import): tests observe which names are resolved.
   const answers = await dns.promises.lookup(host, { all: true, verbatim: true });
   return answers.map((a) => ({ address: a.address, family: a.family as Family }));
 }
 
 /**
+ * Where an attempt goes, from its URL alone: the check of parseWebhookUrl and what the request
+ * needs, kept per URL (the same string, WEBHOOKS_ALLOW_PRIVATE and port list always give the same
+ * answer), so a delivery does not parse and judge its endpoint's URL again. A literal address was
+ * judged by the check; a name is resolved and judged at every attempt.
+ */
+interface Target {
+  protocol: "http:" | "https:";
+  host: string;
+  port: string | undefined;
+  path: string;
+  /** A literal address's one answer and the lookup that gives it; null for a name. */
+  literal: { addresses: Address[]; lookup: net.LookupFunction } | null;
+}
+
+type TargetCheck = { ok: true; target: Target } | { ok: false; error: "invalid_url" | "blocked_address" };
+
+const MAX_TARGETS = 4096;
+/** Checks by URL, per port list (the env's array, the same object every time) and WEBHOOKS_ALLOW_PRIVATE. */
+const targetsByPorts = new WeakMap<readonly number[], [Map<string, TargetCheck>, Map<string, TargetCheck>]>();
+
+function targetOf(input: string, allowPrivate: boolean, allowedPorts: readonly number[]): TargetCheck {
+  let byFlag = targetsByPorts.get(allowedPorts);
+  if (!byFlag) targetsByPorts.set(allowedPorts, (byFlag = [new Map(), new Map()]));
+  const cache = byFlag[allowPrivate ? 1 : 0];
+  let check = cache.get(input);
+  if (check) return check;
+  const parsed = parseWebhookUrl(input, allowPrivate, allowedPorts);
+  if (!parsed.ok) check = { ok: false, error: parsed.error };
+  else {
+    const { url, host } = parsed;
+    const family = net.isIP(host);
+    const addresses: Address[] = [{ address: host, family: family as Family }];
+    check = {
+      ok: true,
+      target: {
+        protocol: url.protocol as Target["protocol"],
+        host,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        literal: family === 0 ? null : { addresses, lookup: pinnedLookup(addresses) },
+      },
+    };
+  }
+  if (cache.size >= MAX_TARGETS) cache.clear();
+  cache.set(input, check);
+  return check;
+}
+
+/**
+ * The connection goes to the addresses checked, whatever a second lookup would answer (no DNS
+ * rebinding). net.connect asks with `all: true` when it may try several (Happy Eyeballs).
+ */
+function pinnedLookup(addresses: Address[]): net.LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
+  }) as unknown as net.LookupFunction;
+}
+
+/** Headers that are ours to set: Host and the body's framing. */
+const OWN_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection"]);
+
+/**
+ * One attempt in flight: its request (and the one resend on a new connection), its deadline, what
+ * of the answer was read. The request's and answer's listeners are module functions that find it
+ * through FLIGHT (no closures made per attempt).
+ */
+interface Flight {
+  target: Target;
+  /** Answers with the addresses checked; set before the request is made. */
+  lookup: net.LookupFunction | undefined;
+  headers: Record<string, string>;
+  body: Buffer;
+  started: number;
+  deadline: NodeJS.Timeout | undefined;
+  request: http.ClientRequest | undefined;
+  /** On a new connection (the one resend): a failure there is final. */
+  fresh: boolean;
+  /** What the socket had written before this request (see onSocket). */
+  socket: net.Socket | undefined;
+  writtenBefore: number;
+  statusCode: number | null;
+  chunks: Buffer[] | null;
+  received: number;
+  settled: boolean;
+  resolve: (result: DeliveryResult) => void;
+}
+
+const FLIGHT = Symbol("webhook attempt");
+type Carrier = { [FLIGHT]?: Flight };
+
+function settle(flight: Flight, result: DeliveryResult, keep = false): void {
+  if (flight.settled) return;
+  flight.settled = true;
+  clearTimeout(flight.deadline);
+  // Unless the answer was read to its end, the connection goes with the attempt: no socket outlives it.
+  if (!keep) flight.request?.destroy();
+  flight.resolve(result);
+}
+
+function failure(flight: Flight, error: DeliveryError, statusCode: number | null = null): DeliveryResult {
+  return { ok: false, statusCode, error, latencyMs: Math.round(performance.now() - flight.started), responseBody: "" };
+}
+
+/**
+ * The one deadline of an attempt, whatever connections it used: before the answer's status line it
+ * is a timeout; after it, it only cuts the body read short (the receiver did answer).
+ */
+function onDeadline(flight: Flight): void {
+  if (flight.statusCode === null) settle(flight, failure(flight, "timeout"));
+  else finishAnswer(flight, false);
+}
+
+function finishAnswer(flight: Flight, keep: boolean): void {
+  const statusCode = flight.statusCode;
+  let responseBody = "";
+  if (flight.chunks) {
+    const all = Buffer.concat(flight.chunks, flight.received).subarray(0, KEEP_LIMIT);
+    // A character cut at the limit is left out.
+    responseBody = new StringDecoder("utf8").write(all);
+  }
+  settle(
+    flight,
+    {
+      ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
+      statusCode,
+      error: null,
+      latencyMs: Math.round(performance.now() - flight.started),
+      responseBody,
+    },
+    keep,
+  );
+}
+
+function onSocket(this: http.ClientRequest & Carrier, socket: net.Socket): void {
+  // The 'socket' event comes before the request is flushed to it (node:_http_client onSocketNT),
+  // so an unchanged count at an error means none of this request left the process.
+  const flight = this[FLIGHT]!;
+  flight.socket = socket;
+  flight.writtenBefore = socket.bytesWritten ?? 0;
+}
+
+function onRequestError(this: http.ClientRequest & Carrier, error: Error): void {
+  const flight = this[FLIGHT]!;
+  if (flight.settled || flight.request !== this) return;
+  const code = (error as { code?: unknown }).code;
+  // A kept connection the receiver had closed while it was idle, found before any of the request
+  // was written to it: nothing was sent, so it goes once on a new connection, under the same
+  // deadline. A reset after bytes left (the receiver may have the request) or by our own
+  // deadline ends the attempt: an attempt is sent at most once.
+  const nothingSent = flight.socket !== undefined && (flight.socket.bytesWritten ?? 0) === flight.writtenBefore;
+  if (!flight.fresh && flight.statusCode === null && this.reusedSocket && nothingSent && (code === "ECONNRESET" || code === "EPIPE")) {
+    flight.fresh = true;
+    flight.socket = undefined;
+    request(flight);
+    return;
+  }
+  settle(flight, failure(flight, classify(error)));
+}
+
+function onResponse(this: http.ClientRequest & Carrier, response: http.IncomingMessage & Carrier): void {
+  const flight = this[FLIGHT]!;
+  if (flight.settled) return;
+  flight.statusCode = response.statusCode ?? null;
+  response[FLIGHT] = flight;
+  response.on("data", onAnswerData);
+  // 'close' follows 'end', an abort or an error (an answer with no 'error' listener is destroyed
+  // without emitting one: node:_http_incoming onError).
+  response.once("end", onAnswerEnd);
+  response.once("close", onAnswerClose);
+}
+
+function onAnswerData(this: http.IncomingMessage & Carrier, chunk: Buffer): void {
+  const flight = this[FLIGHT]!;
+  const room = READ_LIMIT - flight.received;
+  if (room <= 0 || flight.settled) return;
+  const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+  (flight.chunks ??= []).push(part);
+  flight.received += part.length;
+  if (flight.received >= READ_LIMIT) finishAnswer(flight, false); // the rest is not read: the connection goes
+}
+
+function onAnswerEnd(this: http.IncomingMessage & Carrier): void {
+  // Read to its end: the connection may serve the next delivery.
+  finishAnswer(this[FLIGHT]!, true);
+}
+
+function onAnswerClose(this: http.IncomingMessage & Carrier): void {
+  finishAnswer(this[FLIGHT]!, false);
+}
+
+function request(flight: Flight): void {
+  const { target } = flight;
+  const req = (target.protocol === "https:" ? https : http).request({
+    method: "POST",
+    protocol: target.protocol,
+    hostname: target.host,
+    port: target.port,
+    path: target.path,
+    headers: flight.headers,
+    lookup: flight.lookup!,
+    // SNI and certificate checks against the URL's name (not the address connected to); none for an IP literal.
+    ...(target.protocol === "https:" && target.literal === null ? { servername: target.host } : {}),
+    agent: flight.fresh ? false : target.protocol === "https:" ? HTTPS_AGENT : HTTP_AGENT,
+  }) as http.ClientRequest & Carrier;
+  req[FLIGHT] = flight;
+  flight.request = req;
+  req.once("socket", onSocket);
+  req.on("error", onRequestError);
+  req.once("response", onResponse);
+  req.end(flight.body);
+}
+
+/**
  * POSTs `body` to `url` once. Never throws: every outcome is a DeliveryResult. A timeout before the
  * answer's status line is `timeout`; once the status line is in, the deadline only cuts the body
- * read short (the receiver did answer).
+ * read short (the receiver did answer). `body` may be given as bytes (UTF-8), which the caller can
+ * share between the attempts of one event.
  */
-export async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryResult> {
+export function deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryResult> {
   const started = performance.now();
-  const timeoutMs = input.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const allowPrivate = input.allowPrivate ?? env().WEBHOOKS_ALLOW_PRIVATE;
-  const elapsed = () => Math.round(performance.now() - started);
-  const failed = (error: DeliveryError, statusCode: number | null = null): DeliveryResult => ({
-    ok: false,
-    statusCode,
-    error,
-    latencyMs: elapsed(),
-    responseBody: "",
-  });
-
-  const parsed = parseWebhookUrl(input.url, allowPrivate, input.allowedPorts ?? env().WEBHOOK_ALLOWED_PORTS);
-  if (!parsed.ok) return failed(parsed.error);
-  const { url, host } = parsed;
-
-  let timer: NodeJS.Timeout | undefined;
-  const attempt: Attempt = { request: undefined, expired: false };
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      attempt.expired = true;
-      reject(new AttemptError("timeout"));
-      // Ends the request in flight with its connection, kept-alive or not: no socket outlives the attempt.
-      attempt.request?.destroy();
-    }, timeoutMs);
-  });
-  try {
-    // Whatever getaddrinfo answers (ENOTFOUND, EAI_AGAIN, EAI_FAIL, ENODATA…), the name did not resolve.
-    const lookedUp = resolve(host).catch((error: unknown) => {
-      throw new AttemptError("dns", { cause: error });
-    });
-    const addresses = await Promise.race([lookedUp, deadline]);
-    if (addresses.length === 0) return failed("dns");
-    // Any blocked answer refuses the whole name: an attacker's name resolving to one public and
-    // one private address must not get a chance at the private one.
-    if (addresses.some((a) => blockedReason(a.address, allowPrivate) !== null)) return failed("blocked_address");
-    return await Promise.race([send(url, host, addresses, input, { started, attempt, onAnswer: () => clearTimeout(timer) }), deadline]);
-  } catch (error) {
-    return failed(classify(error));
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** One attempt's state, shared by its request and its one resend: the deadline ends whichever is in flight. */
-interface Attempt {
-  request: http.ClientRequest | undefined;
-  /** The deadline passed: nothing more may be sent. */
-  expired: boolean;
-}
-
-function send(
-  url: URL,
-  host: string,
-  addresses: Address[],
-  input: DeliverWebhookInput,
-  context: { started: number; attempt: Attempt; onAnswer: () => void; fresh?: boolean },
-): Promise<DeliveryResult> {
-  const { started, attempt, onAnswer, fresh = false } = context;
-  return new Promise<DeliveryResult>((resolvePromise, reject) => {
-    if (attempt.expired) {
-      reject(new AttemptError("timeout"));
+  const check = targetOf(input.url, allowPrivate, input.allowedPorts ?? env().WEBHOOK_ALLOWED_PORTS);
+  if (!check.ok) return Promise.resolve({ ok: false, statusCode: null, error: check.error, latencyMs: Math.round(performance.now() - started), responseBody: "" });
+  const { target } = check;
+  const body = typeof input.body === "string" ? Buffer.from(input.body, "utf8") : input.body;
+  const headers: Record<string, string> = {};
+  for (const name in input.headers) if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = input.headers[name]!;
+  headers["content-length"] = String(body.length);
+  return new Promise<DeliveryResult>((resolvePromise) => {
+    const flight: Flight = {
+      target,
+      lookup: target.literal?.lookup,
+      headers,
+      body,
+      started,
+      deadline: undefined,
+      request: undefined,
+      fresh: false,
+      socket: undefined,
+      writtenBefore: 0,
+      statusCode: null,
+      chunks: null,
+      received: 0,
+      settled: false,
+      resolve: resolvePromise,
+    };
+    flight.deadline = setTimeout(onDeadline, input.timeoutMs ?? DEFAULT_TIMEOUT_MS, flight);
+    if (target.literal) {
+      // Judged with the URL (parseWebhookUrl): nothing to resolve.
+      request(flight);
       return;
     }
-    const body = Buffer.from(input.body, "utf8");
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(input.headers)) {
-      // Host and the body's framing are ours to set.
-      if (!["host", "content-length", "transfer-encoding", "connection"].includes(name.toLowerCase())) headers[name] = value;
-    }
-    headers["content-length"] = String(body.length);
-
-    /**
-     * The connection goes to the addresses checked above, whatever a second lookup would answer
-     * (no DNS rebinding). net.connect asks with `all: true` when it may try several (Happy Eyeballs).
-     */
-    const lookup = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-      if (options.all) callback(null, addresses);
-      else callback(null, addresses[0]!.address, addresses[0]!.family);
-    }) as unknown as net.LookupFunction;
-
-    const transport = url.protocol === "https:" ? https : http;
-    const request = transport.request({
-      method: "POST",
-      protocol: url.protocol,
-      hostname: host,
-      port: url.port || undefined,
-      path: `${url.pathname}${url.search}`,
-      headers,
-      lookup,
-      // SNI and certificate checks against the URL's name (not the address connected to); none for an IP literal.
-      ...(url.protocol === "https:" && net.isIP(host) === 0 ? { servername: host } : {}),
-      agent: fresh ? false : url.protocol === "https:" ? HTTPS_AGENT : HTTP_AGENT,
-    });
-    attempt.request = request;
-    /**
-     * What the socket had written before this request: the 'socket' event comes before the request
-     * is flushed to it (node:_http_client onSocketNT), so an unchanged count at an error means none
-     * of this request left the process.
-     */
-    let socket: net.Socket | undefined;
-    let writtenBefore = 0;
-    request.once("socket", (s: net.Socket) => {
-      socket = s;
-      writtenBefore = s.bytesWritten ?? 0;
-    });
-
-    let settled = false;
-    let answered = false;
-    /** `keep`: the answer was read to its end, so the connection may serve the next delivery. */
-    const done = (result: DeliveryResult, keep = false) => {
-      if (settled) return;
-      settled = true;
-      if (!keep) request.destroy();
-      resolvePromise(result);
-    };
-
-    request.on("error", (error) => {
-      if (settled) return;
-      settled = true;
-      const code = (error as { code?: unknown }).code;
-      // A kept connection the receiver had closed while it was idle, found before any of the request
-      // was written to it: nothing was sent, so it goes once on a new connection, under the same
-      // deadline. A reset after bytes left (the receiver may have the request) or by our own
-      // deadline ends the attempt: an attempt is sent at most once.
-      const nothingSent = socket !== undefined && (socket.bytesWritten ?? 0) === writtenBefore;
-      if (!fresh && !answered && !attempt.expired && request.reusedSocket && nothingSent && (code === "ECONNRESET" || code === "EPIPE")) {
-        resolvePromise(send(url, host, addresses, input, { ...context, fresh: true }));
-        return;
-      }
-      reject(error);
-    });
-
-    request.once("response", (response) => {
-      answered = true;
-      const statusCode = response.statusCode ?? null;
-      const chunks: Buffer[] = [];
-      let received = 0;
-      const finish = (keep = false) => {
-        clearTimeout(bodyDeadline);
-        const all = Buffer.concat(chunks, received).subarray(0, KEEP_LIMIT);
-        done(
-          {
-            ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
-            statusCode,
-            error: null,
-            latencyMs: Math.round(performance.now() - started),
-            responseBody: new StringDecoder("utf8").write(all),
-          },
-          keep,
-        );
-      };
-      // The status line is in: the overall deadline now only ends the body read.
-      onAnswer();
-      const left = Math.max(0, (input.timeoutMs ?? DEFAULT_TIMEOUT_MS) - (performance.now() - started));
-      const bodyDeadline = setTimeout(() => finish(), left);
-      response.on("data", (chunk: Buffer) => {
-        const room = READ_LIMIT - received;
-        if (room <= 0) return;
-        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-        chunks.push(part);
-        received += part.length;
-        if (received >= READ_LIMIT) finish(); // the rest is not read: the connection goes
-      });
-      response.once("end", () => finish(true));
-      response.once("error", () => finish());
-      response.once("aborted", () => finish());
-      response.once("close", () => finish());
-    });
-
-    request.end(body);
+    // Whatever getaddrinfo answers (ENOTFOUND, EAI_AGAIN, EAI_FAIL, ENODATA…), the name did not resolve.
+    resolve(target.host).then(
+      (addresses) => {
+        if (flight.settled) return;
+        if (addresses.length === 0) return settle(flight, failure(flight, "dns"));
+        // Any blocked answer refuses the whole name: an attacker's name resolving to one public and
+        // one private address must not get a chance at the private one.
+        if (addresses.some((a) => blockedReason(a.address, allowPrivate) !== null)) return settle(flight, failure(flight, "blocked_address"));
+        flight.lookup = pinnedLookup(addresses);
+        request(flight);
+      },
+      () => settle(flight, failure(flight, "dns")),
+    );
   });
 }

@@ -22,24 +22,45 @@ function secretKey(secret: string): Buffer {
   return key;
 }
 
+/** Signs deliveries with one endpoint's current secrets. */
+export type WebhookSigner = (id: string, timestampSeconds: number, body: string | Buffer) => Record<string, string>;
+
+/**
+ * A signer for `secrets`, their keys decoded once: the delivery loop keeps one per endpoint and
+ * secret set, rather than decoding each secret at every attempt. The body may be given as its UTF-8
+ * bytes (the bytes sent), which sign exactly as the string does.
+ */
+export function webhookSigner(secrets: readonly string[]): WebhookSigner {
+  if (secrets.length === 0) throw new Error("at least one webhook secret signs a delivery");
+  const keys = secrets.map(secretKey);
+  return (id, timestampSeconds, body) => {
+    if (!Number.isSafeInteger(timestampSeconds)) throw new Error("webhook-timestamp is whole Unix seconds");
+    const prefix = `${id}.${timestampSeconds}.`;
+    let signature = "";
+    for (const key of keys) {
+      const hmac = createHmac("sha256", key).update(prefix, "utf8");
+      const digest = (typeof body === "string" ? hmac.update(body, "utf8") : hmac.update(body)).digest("base64");
+      signature += `${signature ? " " : ""}v1,${digest}`;
+    }
+    return {
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": String(timestampSeconds),
+      "webhook-signature": signature,
+      "user-agent": "SocialDevPlatform-Webhooks/1",
+    };
+  };
+}
+
 /**
  * The `webhook-signature` header: `v1,<sig>` for each secret, space-separated. During a rotation
  * the old and the new secret both sign (for 24 h), so receivers holding either verify.
  */
 export function signatureHeader(id: string, timestampSeconds: number, body: string, secrets: readonly string[]): string {
-  if (secrets.length === 0) throw new Error("at least one webhook secret signs a delivery");
-  if (!Number.isSafeInteger(timestampSeconds)) throw new Error("webhook-timestamp is whole Unix seconds");
-  const content = `${id}.${timestampSeconds}.${body}`;
-  return secrets.map((secret) => `v1,${createHmac("sha256", secretKey(secret)).update(content, "utf8").digest("base64")}`).join(" ");
+  return webhookSigner(secrets)(id, timestampSeconds, body)["webhook-signature"]!;
 }
 
 /** Every header a delivery carries (Standard Webhooks names plus our user agent). */
 export function webhookHeaders(id: string, timestampSeconds: number, body: string, secrets: readonly string[]): Record<string, string> {
-  return {
-    "content-type": "application/json",
-    "webhook-id": id,
-    "webhook-timestamp": String(timestampSeconds),
-    "webhook-signature": signatureHeader(id, timestampSeconds, body, secrets),
-    "user-agent": "SocialDevPlatform-Webhooks/1",
-  };
+  return webhookSigner(secrets)(id, timestampSeconds, body);
 }

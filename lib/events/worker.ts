@@ -10,7 +10,7 @@ import { appLiveSql, isSandboxClientId, LIVE_WORLD_ID, SANDBOX_CLIENT_PREFIX } f
 import { audienceRefusal, PORTAL_ONLY_NOTIFICATION_TYPES, type Audience } from "./audience";
 import { deliverWebhook, type DeliveryResult } from "./deliver-http";
 import { openSecret } from "./secret-box";
-import { webhookHeaders } from "./signing";
+import { webhookSigner, type WebhookSigner } from "./signing";
 
 /**
  * Fan-out and webhook delivery, in batches, with PostgreSQL as the queue:
@@ -193,12 +193,22 @@ const FANOUT_SQL = `
          (SELECT count(*) FROM moved)::int AS moved`;
 
 /**
+ * An event's data and an endpoint's secrets come with the first of a batch's attempts that need
+ * them (null on the others): a fan-out batch is many endpoints × many events, and the rows the
+ * process parses and holds stay the size of an attempt, not of its event.
+ */
+const ONCE_PER_EVENT = (column: string) => `CASE WHEN row_number() OVER (PARTITION BY d."eventSeq" ORDER BY d.id) = 1 THEN ${column} END`;
+const ONCE_PER_ENDPOINT = (column: string) => `CASE WHEN row_number() OVER (PARTITION BY d."endpointId" ORDER BY d.id) = 1 THEN ${column} END`;
+
+/**
  * What an attempt needs: the delivery, its endpoint (null when deleted) and its event. The
  * delivery's createdAt (its partition key, as text: exact) comes along, and every later update of
  * the row names it with the id, so that update reads one partition.
  */
 const ATTEMPT_COLUMNS = `d.id AS delivery_id, d."createdAt"::text AS created_at, d."endpointId" AS endpoint_id, d.attempt, d."clientId" AS client_id,
-  w.url, w.enabled, w.secrets, w."failingSince" AS failing_since, e.seq IS NOT NULL AS has_event, ${EVENT_COLUMNS},
+  w.url, w.enabled, ${ONCE_PER_ENDPOINT("w.secrets")} AS secrets, w."failingSince" AS failing_since, e.seq IS NOT NULL AS has_event,
+  e.seq::text AS seq, e.id, e.type, e."clientId" AS "clientId", e."userId" AS "userId", e."worldId" AS "worldId", ${ONCE_PER_EVENT("e.data")} AS data,
+  floor(extract(epoch FROM e."createdAt"))::int8 AS "createdAt",
   coalesce(la.status, sa.status)::text AS app_status, coalesce(s.id, ${LIVE_WORLD_ID}) AS app_world,
   CASE WHEN sa."pendingChange" ? 'scopes' THEN ARRAY(SELECT jsonb_array_elements_text(sa."pendingChange"->'scopes')) ELSE coalesce(la.scopes, sa.scopes) END AS app_scopes,
   CASE WHEN cu.disabled THEN NULL ELSE c.scopes END AS consent_scopes`;
@@ -259,9 +269,11 @@ interface AttemptRow {
   client_id: string;
   url: string | null;
   enabled: boolean | null;
-  secrets: { box: string; expiresAt?: string }[] | null;
+  /** The endpoint's secrets, on the first of a batch's attempts to it only (ONCE_PER_ENDPOINT). */
+  secrets: SecretBox[] | null;
   failing_since: Date | null;
   has_event: boolean;
+  seq: string | null;
   /** The receiving app's review status; null when the app is gone. */
   app_status: string | null;
   /** 0 for a live endpoint, else its sandbox's world. */
@@ -272,9 +284,18 @@ interface AttemptRow {
   consent_scopes: string[] | null;
 }
 
+/** A signing secret as the endpoint stores it: sealed, and when it stops signing (a rotated-out one). */
+interface SecretBox {
+  box: string;
+  expiresAt?: string;
+}
+
 interface Attempt {
   row: AttemptRow;
+  /** One object for all the attempts of a batch to the same event. */
   event: StoredEvent | null;
+  /** The endpoint's secrets, one array for all the attempts of a batch to the same endpoint. */
+  secrets: readonly SecretBox[];
   /** The app whose share it counts against (appKey). */
   app: string;
 }
@@ -363,8 +384,11 @@ class DeliveryLoop {
   private readonly timers: NodeJS.Timeout[] = [];
   private dueTimer: { at: number; timer: NodeJS.Timeout } | null = null;
   private readonly idle = new Set<() => void>();
-  private readonly bodies = new Memo<string>(2048);
+  /** An event's body as sent (UTF-8), made once for every endpoint and attempt. */
+  private readonly bodies = new Memo<Buffer>(2048);
   private readonly secrets = new Memo<Promise<string>>(1024);
+  /** Signers by the secrets array a batch shares between an endpoint's attempts; made again once a secret in it expires. */
+  private readonly signers = new WeakMap<readonly SecretBox[], { validUntil: number; made: Promise<WebhookSigner>; ready: WebhookSigner | null }>();
 
   constructor(private readonly render: EventRenderer) {
     this.concurrency = env().EVENT_WORKER_CONCURRENCY;
@@ -491,6 +515,13 @@ class DeliveryLoop {
 
   /** Holds and queues what was taken, up to each app's share; the rest is handed back to the table at once. */
   private async enqueue(rows: (AttemptRow & Record<string, unknown>)[]): Promise<void> {
+    // Each event's data and each endpoint's secrets came once (with the first row needing them).
+    const events = new Map<string, StoredEvent>();
+    const secrets = new Map<string, SecretBox[]>();
+    for (const row of rows) {
+      if (row.has_event && row.data !== null && !events.has(row.seq!)) events.set(row.seq!, toStoredEvent(row));
+      if (row.secrets !== null && !secrets.has(row.endpoint_id)) secrets.set(row.endpoint_id, row.secrets);
+    }
     const over: AttemptRow[] = [];
     for (const row of rows) {
       const app = appKey(row.client_id);
@@ -499,7 +530,7 @@ class DeliveryLoop {
         continue;
       }
       this.hold(row.delivery_id, row.created_at, app);
-      const attempt: Attempt = { row, event: row.has_event ? toStoredEvent(row) : null, app };
+      const attempt: Attempt = { row, event: row.has_event ? (events.get(row.seq!) ?? null) : null, secrets: secrets.get(row.endpoint_id) ?? [], app };
       let endpoints = this.queues.get(app);
       if (!endpoints) this.queues.set(app, (endpoints = new Map()));
       const queue = endpoints.get(row.endpoint_id);
@@ -573,22 +604,35 @@ class DeliveryLoop {
     // Asked again before every attempt: a consent revoked, a scope removed or an app suspended since the event stops it here.
     const refusal = refusalOf(attempt);
     if (refusal) return { attempt, result: null, skipped: refusal };
-    return { attempt, result: await this.post(row, row.url, event) };
-  }
-
-  private async post(row: AttemptRow, url: string, event: StoredEvent): Promise<DeliveryResult> {
     try {
-      const body = this.bodies.get(event.seq, () => JSON.stringify(this.render(event)));
+      const body = this.bodies.get(event.seq, () => Buffer.from(JSON.stringify(this.render(event)), "utf8"));
       const now = Date.now();
-      const live = (row.secrets ?? []).filter((s) => !s.expiresAt || Date.parse(s.expiresAt) > now);
-      const secrets = await Promise.all(live.map((s) => this.secrets.get(s.box, () => openSecret(s.box))));
-      const headers = webhookHeaders(event.id, Math.floor(now / 1000), body, secrets);
-      return await deliverWebhook({ url, body, headers });
+      const signer = this.signerOf(attempt.secrets, now);
+      // Signed when sent (webhook-timestamp is the attempt's), with keys decoded once per secret set.
+      const sign = typeof signer === "function" ? signer : await signer;
+      return { attempt, result: await deliverWebhook({ url: row.url, body, headers: sign(event.id, Math.floor(now / 1000), body) }) };
     } catch (error) {
       // deliverWebhook never throws; rendering or a secret that cannot be opened does.
       logger.error("webhook delivery: attempt not sent", { delivery: row.delivery_id, error: (error as Error).message });
-      return { ok: false, statusCode: null, error: "network", latencyMs: 0, responseBody: "" };
+      return { attempt, result: { ok: false, statusCode: null, error: "network", latencyMs: 0, responseBody: "" } };
     }
+  }
+
+  /** The endpoint's signer: its secrets that have not expired, opened once (a promise the first time). */
+  private signerOf(boxes: readonly SecretBox[], now: number): WebhookSigner | Promise<WebhookSigner> {
+    let entry = this.signers.get(boxes);
+    if (!entry || now >= entry.validUntil) {
+      const live = boxes.filter((s) => !s.expiresAt || Date.parse(s.expiresAt) > now);
+      const validUntil = Math.min(Infinity, ...live.flatMap((s) => (s.expiresAt ? [Date.parse(s.expiresAt)] : [])));
+      const made = Promise.all(live.map((s) => this.secrets.get(s.box, () => openSecret(s.box)))).then(webhookSigner);
+      const created: { validUntil: number; made: Promise<WebhookSigner>; ready: WebhookSigner | null } = { validUntil, made, ready: null };
+      made.then(
+        (signer) => (created.ready = signer),
+        () => {},
+      );
+      this.signers.set(boxes, (entry = created));
+    }
+    return entry.ready ?? entry.made;
   }
 
   private record(outcome: Outcome): void {
