@@ -30,17 +30,22 @@ import { webhookSigner, type WebhookSigner } from "./signing";
  *   person counts as having authorized it. Sandbox endpoints have no Application row of their own,
  *   so the live join never meets them.
  * - **Taking work.** A pending attempt is taken by setting its lease (lockedUntil): the fan-out
- *   takes the rows it writes, up to what this process has room for; the rest, retries that fall
- *   due, test events and redeliveries are taken by any process with `FOR UPDATE SKIP LOCKED`. A
- *   process renews the leases of what it holds every EVENT_WORKER_STALE_SECONDS / 3; a process
- *   killed mid-delivery stops renewing, and its attempts are taken by another once their leases
- *   pass (at-least-once: a delivery cut short may arrive twice, with the same webhook-id).
+ *   takes the rows it writes, up to what this process has room for and each app up to its share
+ *   (its batch ends where that room is full, so it seldom writes rows nobody takes); the rest,
+ *   retries that fall due, test events and redeliveries are taken by any process with `FOR UPDATE
+ *   SKIP LOCKED`. A process renews the leases it holds while at least half of each is left; a
+ *   process killed mid-delivery stops renewing, and its attempts are taken by another once their
+ *   leases pass (at-least-once: a delivery cut short may arrive twice, with the same webhook-id).
+ *   A step runs only when it may find work (an event announced, a retry due, rows left free, the
+ *   poll), not at every refill.
  * - **Delivering.** EVENT_WORKER_CONCURRENCY attempts run at once per process, at most
  *   PER_ENDPOINT_IN_FLIGHT per endpoint and a quarter of the slots per app (its live and sandbox
  *   endpoints together), apps served in rotation and each app's endpoints in turn: slow receivers
  *   hold their own app's share, never the slots another app's deliveries need. An app also holds at
- *   most an eighth of what a process may hold; the rest of its attempts wait in the table. Each attempt is signed (Standard Webhooks) and sent by deliverWebhook
- *   (SSRF rules, 10 s, no redirects); an event's body is rendered once for all its endpoints.
+ *   most an eighth of what a process may hold; the rest of its attempts wait in the table. Each
+ *   attempt is signed (Standard Webhooks, each endpoint's keys decoded once) and sent by
+ *   deliverWebhook (SSRF rules, 10 s, no redirects, kept-alive connections); an event's body is
+ *   rendered once for all its endpoints, and read from the database once per batch.
  * - **Recording.** Successes are written in batches (one statement per flush). Any 2xx is
  *   delivered; `410 Gone` disables the endpoint; any other failure schedules the next attempt
  *   (WEBHOOK_RETRY_SCHEDULE, with jitter) as a new pending row due then, so the log shows every
@@ -72,7 +77,12 @@ const FAILING_DISABLE_AFTER_MS = 3 * 24 * 3600 * 1000;
 const FANOUT_BATCH = 500;
 const CLAIM_BATCH = 500;
 /** Attempts a process holds at most (queued, running, or waiting to be recorded), per slot. */
-const HELD_PER_SLOT = 64;
+/**
+ * Attempts a process holds at most (queued, running, or waiting to be recorded), per slot: enough
+ * to keep every slot busy between two refills (a refill when half is left), and few enough that the
+ * claim's scan past what is held, the lease renewals and the heap stay small.
+ */
+const HELD_PER_SLOT = 16;
 const POLL_MS = 1000;
 /** Results are recorded at most this long after they came in, or at once when this many wait. */
 const FLUSH_MS = 25;
@@ -161,9 +171,18 @@ export const FANOUT_TARGETS_SQL = `
     END
     ORDER BY txid, seq`;
 
+/** An attempt's app (appKey in SQL): a sandbox client's attempts count against its app's share. */
+const APP_KEY_SQL = (column: string) =>
+  `CASE WHEN left(${column}, ${SANDBOX_CLIENT_PREFIX.length}) = '${SANDBOX_CLIENT_PREFIX}' THEN substr(${column}, ${SANDBOX_CLIENT_PREFIX.length + 1}) ELSE ${column} END`;
+
 /**
- * $1/$2 the cursor, $3 the batch size, $4 how many of the new rows this process takes, $5 their
- * lease in seconds. Runs in the transaction holding the cursor.
+ * $1/$2 the cursor, $3 the batch size (events), $4 how many of the new rows this process takes,
+ * $5 their lease in seconds, $6/$7 the apps this process holds attempts of and the room left in
+ * their share, $8 an app's whole share. It takes new rows in order, each app's up to the room in its
+ * share, so an app's pile-up is never taken past its share (and never handed back); the rest stay
+ * free for any process. The batch ends with the event whose attempts fill the room, so it writes
+ * few attempts that no process holds (each would cost a claim, a second write). Runs in the
+ * transaction holding the cursor.
  */
 const FANOUT_SQL = `
   WITH horizon AS MATERIALIZED (SELECT ${EVENT_HORIZON_SQL} AS txid),
@@ -174,22 +193,42 @@ const FANOUT_SQL = `
   ),
   targets AS (${FANOUT_TARGETS_SQL}
   ),
+  shared AS (
+    SELECT t.*, row_number() OVER (PARTITION BY t.app ORDER BY t.txid, t.seq, t.endpoint_id) <= coalesce(s.room, $8) AS in_share
+    FROM (SELECT targets.*, ${APP_KEY_SQL("targets.client_id")} AS app FROM targets) t
+    LEFT JOIN unnest($6::text[], $7::int[]) AS s(app, room) ON s.app = t.app
+  ),
+  counted AS (
+    -- the attempts this process takes, counted in event order
+    SELECT shared.*, count(*) FILTER (WHERE in_share) OVER (ORDER BY txid, seq, endpoint_id ROWS UNBOUNDED PRECEDING) AS n
+    FROM shared
+  ),
+  -- what this process can take of the batch's apps: the room in their shares, at most the room
+  capacity AS (
+    SELECT least($4, coalesce(sum(coalesce(s.room, $8)), 0)) AS n
+    FROM (SELECT DISTINCT app FROM shared) a LEFT JOIN unnest($6::text[], $7::int[]) AS s(app, room) ON s.app = a.app
+  ),
+  -- the batch ends with the event whose attempts fill that: what follows waits for the next one
+  cut AS (SELECT txid, seq FROM counted WHERE n >= greatest(1, (SELECT n FROM capacity)) ORDER BY txid, seq LIMIT 1),
+  kept AS (SELECT txid, seq FROM ev WHERE NOT EXISTS (SELECT 1 FROM cut) OR (txid, seq) <= (SELECT txid, seq FROM cut)),
   inserted AS (
     INSERT INTO "WebhookDelivery" (id, "endpointId", "clientId", "eventSeq", "eventId", "eventType", attempt, state, "lockedUntil", "createdAt")
     SELECT platform_public_id('dlv'), endpoint_id, client_id, seq, event_id, type, 1, 'pending',
-           CASE WHEN row_number() OVER () <= $4 THEN timezone('UTC', now()) + make_interval(secs => $5) END, timezone('UTC', now())
-    FROM targets
+           CASE WHEN in_share AND n <= $4 THEN timezone('UTC', now()) + make_interval(secs => $5) END, timezone('UTC', now())
+    FROM counted WHERE (txid, seq) IN (SELECT txid, seq FROM kept)
     RETURNING id, "createdAt", "lockedUntil" IS NOT NULL AS taken
   ),
-  last AS (SELECT txid, seq FROM ev ORDER BY txid DESC, seq DESC LIMIT 1),
+  last AS (SELECT txid, seq FROM kept ORDER BY txid DESC, seq DESC LIMIT 1),
   moved AS (UPDATE "EventCursor" c SET txid = last.txid, seq = last.seq FROM last WHERE c.name = '${CURSOR}' RETURNING 1)
   SELECT (SELECT count(*) FROM ev)::int AS events,
+         (SELECT count(*) FROM kept)::int AS kept,
          -- committed events behind a transaction older than theirs: read at the next round
          EXISTS (SELECT 1 FROM "Event" e WHERE (e.txid, e.seq) > ($1::xid8, $2::int8) AND e.txid >= (SELECT txid FROM horizon)) AS held,
          coalesce((SELECT array_agg(id) FROM inserted WHERE taken), '{}') AS taken,
          -- one statement: every row it wrote has the same createdAt
          (SELECT min("createdAt")::text FROM inserted) AS taken_at,
          (SELECT count(*) FROM inserted WHERE NOT taken)::int AS left,
+         (SELECT count(*) FROM inserted)::int AS written,
          (SELECT count(*) FROM moved)::int AS moved`;
 
 /**
@@ -373,13 +412,22 @@ class DeliveryLoop {
   private readonly appRunning = new Map<string, number>();
   private inFlight = 0;
   /** Every attempt this process has taken and not yet recorded (id → createdAt, app): its lease is renewed. */
-  private readonly held = new Map<string, { createdAt: string; app: string }>();
+  private readonly held = new Map<string, { createdAt: string; app: string; leasedAt: number }>();
   private readonly appHeld = new Map<string, number>();
   private outcomes: Outcome[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private cycling: Promise<void> | null = null;
   private again = false;
+  /**
+   * What may have work: the fan-out (an event was announced, the last batch was full or held back)
+   * and the claim (attempts wait free in the table: a retry due, a redelivery, rows a fan-out did not
+   * take, an app at its share here). The poll sets both. A cycle runs only the steps that may find
+   * something, so a recorded batch's refill is not a fan-out transaction and a claim every time.
+   */
+  private readonly due = { fanout: true, claim: true };
+  /** Attempts per event in the last fan-outs: the next batch's events are sized to the room left. */
+  private attemptsPerEvent = 1;
   private stopping = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private dueTimer: { at: number; timer: NodeJS.Timeout } | null = null;
@@ -400,9 +448,11 @@ class DeliveryLoop {
 
   start(): () => void {
     const unsubscribe = onChange((change) => {
-      if (change.kind === "event" || change.kind === "delivery" || change.kind === "all") this.kick();
+      if (change.kind === "event") this.kick({ fanout: true });
+      else if (change.kind === "delivery") this.kick({ claim: true });
+      else if (change.kind === "all") this.kick({ fanout: true, claim: true });
     });
-    const poll = setInterval(() => this.kick(), POLL_MS);
+    const poll = setInterval(() => this.kick({ fanout: true, claim: true }), POLL_MS);
     const renew = setInterval(() => void this.renew(), (this.leaseSeconds * 1000) / 3);
     poll.unref();
     renew.unref();
@@ -411,8 +461,10 @@ class DeliveryLoop {
     return unsubscribe;
   }
 
-  /** Fans out and takes work, now or right after the cycle running now. */
-  kick(): void {
+  /** Fans out and takes work, now or right after the cycle running now; `work` says which steps may find some. */
+  kick(work: { fanout?: boolean; claim?: boolean } = {}): void {
+    if (work.fanout) this.due.fanout = true;
+    if (work.claim) this.due.claim = true;
     if (this.stopping) return;
     if (this.cycling) {
       this.again = true;
@@ -430,34 +482,53 @@ class DeliveryLoop {
     do {
       this.again = false;
       let room = this.maxHeld - this.held.size;
-      if (room <= 0) return; // a recorded outcome kicks again
-      const fanned = await this.fanout(room);
-      room -= fanned.taken;
-      if (fanned.full) this.again = true;
-      if (room > 0 && !this.stopping) {
+      if (room <= 0) return; // a recorded outcome kicks again, the steps still due
+      if (this.due.fanout) {
+        this.due.fanout = false;
+        const fanned = await this.fanout(room);
+        room -= fanned.taken;
+        if (fanned.more) this.due.fanout = this.again = true;
+        if (fanned.left) this.due.claim = true;
+      }
+      if (room > 0 && this.due.claim && !this.stopping) {
+        this.due.claim = false;
+        const full = this.fullApps();
+        const limit = Math.min(room, CLAIM_BATCH);
         // Named: planned once per connection (its tables are partitioned, ~12 partitions each), not at every poll.
         countWebhookQueueTransaction("claim");
+        const leasedAt = Date.now();
         const { rows } = await pool.query<AttemptRow & { taken_over: boolean } & Record<string, unknown>>({
           name: "webhook-claim-v3",
           text: CLAIM_SQL,
-          values: [Math.min(room, CLAIM_BATCH), this.leaseSeconds, this.fullApps()],
+          values: [limit, this.leaseSeconds, full],
         });
         // A lease that ran out: its holder stopped (killed mid-delivery) and this process takes over.
         const takenOver = rows.filter((r) => r.taken_over).length;
         if (takenOver) logger.warn("webhook delivery: attempts of a stopped process taken over", { attempts: takenOver });
-        await this.enqueue(rows);
-        if (rows.length === CLAIM_BATCH) this.again = true;
+        await this.enqueue(rows, leasedAt);
+        if (rows.length === limit) this.due.claim = this.again = true;
+        // Apps left out at their share: their attempts are taken once they have room (a recorded batch kicks).
+        else if (full.length) this.due.claim = true;
       }
     } while (this.again && !this.stopping);
   }
 
-  /** One fan-out batch, if no other process holds the cursor; takes up to `room` of the new attempts. */
-  private async fanout(room: number): Promise<{ taken: number; full: boolean }> {
+  /**
+   * One fan-out batch, if no other process holds the cursor; takes up to `room` of the new attempts,
+   * each app's up to its share. The batch's events are as many as the room is likely to hold (from
+   * the attempts per event of the last ones), so few attempts are written that no process holds.
+   * `more`: events may be waiting after it; `left`: it wrote attempts it did not take.
+   */
+  private async fanout(room: number): Promise<{ taken: number; more: boolean; left: boolean }> {
     const client = await pool.connect();
     countWebhookQueueTransaction("fanout");
+    const leasedAt = Date.now();
     let taken: string[] = [];
     let takenAt = "";
-    let full = false;
+    let more = false;
+    let left = false;
+    const batch = Math.max(1, Math.min(FANOUT_BATCH, Math.ceil(room / this.attemptsPerEvent)));
+    const shares = [...this.appHeld].filter(([, n]) => n > 0);
     try {
       await client.query("BEGIN");
       const { rows: [cursor] } = await client.query<{ txid: string; seq: string }>(
@@ -465,12 +536,18 @@ class DeliveryLoop {
         [CURSOR],
       );
       if (cursor) {
-        const { rows: [result] } = await client.query<{ events: number; held: boolean; taken: string[]; taken_at: string | null; left: number }>(FANOUT_SQL, [
-          cursor.txid, cursor.seq, FANOUT_BATCH, room, this.leaseSeconds,
-        ]);
+        const { rows: [result] } = await client.query<{ events: number; kept: number; held: boolean; taken: string[]; taken_at: string | null; left: number; written: number }>(
+          FANOUT_SQL,
+          [
+            cursor.txid, cursor.seq, batch, room, this.leaseSeconds,
+            shares.map(([app]) => app), shares.map(([, n]) => Math.max(0, this.perAppHeld - n)), this.perAppHeld,
+          ],
+        );
         taken = result!.taken;
         takenAt = result!.taken_at ?? "";
-        full = result!.events === FANOUT_BATCH;
+        more = result!.events === batch || result!.kept < result!.events;
+        left = result!.left > 0;
+        if (result!.kept > 0) this.attemptsPerEvent = Math.max(1, (this.attemptsPerEvent + result!.written / result!.kept) / 2);
         if (result!.held) this.wakeAt(Date.now() + HELD_RETRY_MS);
         // What this process has no room for: the other processes take it now.
         if (result!.left > 0) await client.query(`SELECT pg_notify('platform_changes', '{"kind":"delivery"}')`);
@@ -486,9 +563,9 @@ class DeliveryLoop {
       countWebhookQueueTransaction("load");
       const { rows } = await pool.query<AttemptRow & Record<string, unknown>>(LOAD_SQL, [taken, takenAt]);
       // A taken row not found was recorded meanwhile: its lease simply runs out.
-      await this.enqueue(rows);
+      await this.enqueue(rows, leasedAt);
     }
-    return { taken: taken.length, full };
+    return { taken: taken.length, more, left };
   }
 
   /** Client ids (live and sandbox) of the apps that hold their share of attempts here: taking more of theirs waits. */
@@ -498,9 +575,9 @@ class DeliveryLoop {
     return full;
   }
 
-  private hold(id: string, createdAt: string, app: string): void {
+  private hold(id: string, createdAt: string, app: string, leasedAt: number): void {
     if (this.held.has(id)) return;
-    this.held.set(id, { createdAt, app });
+    this.held.set(id, { createdAt, app, leasedAt });
     this.appHeld.set(app, (this.appHeld.get(app) ?? 0) + 1);
   }
 
@@ -514,7 +591,8 @@ class DeliveryLoop {
   }
 
   /** Holds and queues what was taken, up to each app's share; the rest is handed back to the table at once. */
-  private async enqueue(rows: (AttemptRow & Record<string, unknown>)[]): Promise<void> {
+  /** `leasedAt`: when the statement that took them started (their lease runs from no earlier). */
+  private async enqueue(rows: (AttemptRow & Record<string, unknown>)[], leasedAt: number): Promise<void> {
     // Each event's data and each endpoint's secrets came once (with the first row needing them).
     const events = new Map<string, StoredEvent>();
     const secrets = new Map<string, SecretBox[]>();
@@ -529,7 +607,7 @@ class DeliveryLoop {
         over.push(row);
         continue;
       }
-      this.hold(row.delivery_id, row.created_at, app);
+      this.hold(row.delivery_id, row.created_at, app, leasedAt);
       const attempt: Attempt = { row, event: row.has_event ? (events.get(row.seq!) ?? null) : null, secrets: secrets.get(row.endpoint_id) ?? [], app };
       let endpoints = this.queues.get(app);
       if (!endpoints) this.queues.set(app, (endpoints = new Map()));
@@ -688,21 +766,31 @@ class DeliveryLoop {
     if (this.dueTimer) clearTimeout(this.dueTimer.timer);
     const timer = setTimeout(() => {
       this.dueTimer = null;
-      this.kick();
+      this.kick({ fanout: true, claim: true });
     }, Math.max(0, at - Date.now()) + 5);
     timer.unref();
     this.dueTimer = { at, timer };
   }
 
+  /**
+   * Renews the leases that need it: those taken or renewed more than a sixth of a lease ago. This
+   * runs every third of a lease, so a lease is renewed while at least half of it is left; at
+   * saturation most attempts are recorded before their first renewal, which writes nothing for them.
+   */
   private async renew(): Promise<void> {
-    if (!this.held.size) return;
+    const started = Date.now();
+    const due = [...this.held].filter(([, h]) => started - h.leasedAt >= (this.leaseSeconds * 1000) / 6);
+    if (!due.length) return;
     countWebhookQueueTransaction("renew");
     await pool
       .query(
         `UPDATE "WebhookDelivery" d SET "lockedUntil" = timezone('UTC', now()) + make_interval(secs => $3)
          FROM unnest($1::text[], $2::timestamp[]) AS h(id, created_at) WHERE d.id = h.id AND d."createdAt" = h.created_at AND d.state = 'pending'`,
-        [[...this.held.keys()], [...this.held.values()].map((h) => h.createdAt), this.leaseSeconds],
+        [due.map(([id]) => id), due.map(([, h]) => h.createdAt), this.leaseSeconds],
       )
+      .then(() => {
+        for (const [, h] of due) h.leasedAt = started;
+      })
       .catch((error: Error) => logger.warn("webhook delivery: renewing leases failed", { error: error.message }));
   }
 
