@@ -1,9 +1,9 @@
 import dns from "node:dns";
-import http from "node:http";
-import https from "node:https";
 import net from "node:net";
 import { StringDecoder } from "node:string_decoder";
+import tls from "node:tls";
 import { env } from "../env";
+import { http1Exchange, type Http1Exchange, type Http1Origin, type Http1Sink } from "./http1-client";
 
 /**
  * One webhook delivery attempt that cannot be turned against us (point 4): the URL's
@@ -40,17 +40,14 @@ export interface DeliverWebhookInput {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
-/**
+/*
  * Connections are kept between deliveries to the same host and port (a new TCP and TLS handshake
- * per delivery costs more CPU than the delivery itself). Safe against rebinding: a pooled socket
- * was opened to an address checked then, and every delivery checks the name's addresses again
- * before it may take one. Idle sockets close after 4 s, before Node servers' 5 s keep-alive, so a
- * receiver rarely closes one under us; when it did and none of the request was written yet, the
- * request goes once on a new connection (within the same deadline).
+ * per delivery costs more CPU than the delivery itself; lib/events/http1-client.ts). Safe against
+ * rebinding: a pooled socket was opened to an address checked then, and every delivery checks the
+ * name's addresses again before it may take one. Idle sockets close after 4 s, before Node servers'
+ * 5 s keep-alive, so a receiver rarely closes one under us; when it did and none of the request was
+ * written yet, the request goes once on a new connection (within the same deadline).
  */
-const AGENT_OPTIONS = { keepAlive: true, timeout: 4_000, maxFreeSockets: 64 };
-const HTTP_AGENT = new http.Agent(AGENT_OPTIONS);
-const HTTPS_AGENT = new https.Agent(AGENT_OPTIONS);
 const MAX_URL_LENGTH = 2048;
 /** How much of an answer is read at most; the socket is destroyed beyond it. */
 const READ_LIMIT = 4096;
@@ -275,10 +272,13 @@ async function resolve(host: string): Promise<Address[]> {
 interface Target {
   protocol: "http:" | "https:";
   host: string;
-  port: string | undefined;
-  path: string;
-  /** A literal address's one answer and the lookup that gives it; null for a name. */
-  literal: { addresses: Address[]; lookup: net.LookupFunction } | null;
+  port: number;
+  /** The request line, Host and Connection: every request to it starts so. */
+  head: string;
+  /** Connections to it are pooled under this (scheme, host and port, as the URL writes them). */
+  key: string;
+  /** A literal address's pool, whose connections go to the address checked with the URL; null for a name. */
+  literal: Http1Origin | null;
 }
 
 type TargetCheck = { ok: true; target: Target } | { ok: false; error: "invalid_url" | "blocked_address" };
@@ -298,17 +298,17 @@ function targetOf(input: string, allowPrivate: boolean, allowedPorts: readonly n
   else {
     const { url, host } = parsed;
     const family = net.isIP(host);
-    const addresses: Address[] = [{ address: host, family: family as Family }];
-    check = {
-      ok: true,
-      target: {
-        protocol: url.protocol as Target["protocol"],
-        host,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        literal: family === 0 ? null : { addresses, lookup: pinnedLookup(addresses) },
-      },
+    const target: Target = {
+      protocol: url.protocol as Target["protocol"],
+      host,
+      port: portOf(url),
+      // Host as node:http wrote it: the URL's host, its port when not the scheme's.
+      head: `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\nconnection: keep-alive\r\n`,
+      key: `${url.protocol}//${url.host}`,
+      literal: null,
     };
+    if (family !== 0) target.literal = originOf(target, [{ address: host, family: family as Family }]);
+    check = { ok: true, target };
   }
   if (cache.size >= MAX_TARGETS) cache.clear();
   cache.set(input, check);
@@ -326,48 +326,114 @@ function pinnedLookup(addresses: Address[]): net.LookupFunction {
   }) as unknown as net.LookupFunction;
 }
 
-/** Headers that are ours to set: Host and the body's framing. */
-const OWN_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection"]);
-
-/**
- * One attempt in flight: its request (and the one resend on a new connection), its deadline, what
- * of the answer was read. The request's and answer's listeners are module functions that find it
- * through FLIGHT (no closures made per attempt).
- */
-interface Flight {
-  target: Target;
-  /** Answers with the addresses checked; set before the request is made. */
-  lookup: net.LookupFunction | undefined;
-  headers: Record<string, string>;
-  body: Buffer;
-  started: number;
-  deadline: NodeJS.Timeout | undefined;
-  request: http.ClientRequest | undefined;
-  /** On a new connection (the one resend): a failure there is final. */
-  fresh: boolean;
-  /** What the socket had written before this request (see onSocket). */
-  socket: net.Socket | undefined;
-  writtenBefore: number;
-  statusCode: number | null;
-  chunks: Buffer[] | null;
-  received: number;
-  settled: boolean;
-  resolve: (result: DeliveryResult) => void;
+/** Opens connections to `target` at `addresses` only (TLS: the certificate checked against the URL's name; no SNI for a literal). */
+function originOf(target: Target, addresses: Address[]): Http1Origin {
+  const lookup = pinnedLookup(addresses);
+  const literal = net.isIP(target.host) !== 0;
+  return {
+    key: target.key,
+    connect: () =>
+      target.protocol === "https:"
+        ? tls.connect({ host: target.host, port: target.port, lookup, ...(literal ? {} : { servername: target.host }) })
+        : net.connect({ host: target.host, port: target.port, lookup }),
+  };
 }
 
-const FLIGHT = Symbol("webhook attempt");
-type Carrier = { [FLIGHT]?: Flight };
+/** Headers that are ours to set: Host and the body's framing. */
+const OWN_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection"]);
+/** RFC 9110 §5.1 token, and a field value without control characters (what node:http refuses). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** The whole request (head and body) as it is written, or null when a header could not be sent. */
+function requestBytes(target: Target, headers: Record<string, string>, body: Buffer): Buffer | null {
+  let head = target.head;
+  for (const name in headers) {
+    if (OWN_HEADERS.has(name.toLowerCase())) continue;
+    const value = headers[name]!;
+    if (!HEADER_NAME.test(name) || INVALID_HEADER_VALUE.test(value)) return null;
+    head += `${name}: ${value}\r\n`;
+  }
+  head += `content-length: ${body.length}\r\n\r\n`;
+  // Latin-1: every character checked above is one byte.
+  const bytes = Buffer.allocUnsafe(head.length + body.length);
+  bytes.write(head, 0, "latin1");
+  body.copy(bytes, head.length);
+  return bytes;
+}
+
+/**
+ * One attempt in flight: its exchange (and the one resend on a new connection), its deadline, what
+ * of the answer was read. It is the exchange's sink (lib/events/http1-client.ts).
+ */
+class Flight implements Http1Sink {
+  deadline: NodeJS.Timeout | undefined;
+  exchange: Http1Exchange | undefined;
+  /** On a new connection (the one resend): a failure there is final. */
+  fresh = false;
+  statusCode: number | null = null;
+  chunks: Buffer[] | null = null;
+  received = 0;
+  settled = false;
+
+  constructor(
+    readonly origin: Http1Origin,
+    readonly request: Buffer,
+    readonly started: number,
+    readonly resolve: (result: DeliveryResult) => void,
+  ) {}
+
+  send(): void {
+    this.exchange = http1Exchange(this.origin, this.request, this, this.fresh);
+  }
+
+  status(code: number): void {
+    this.statusCode = code;
+  }
+
+  body(chunk: Buffer): boolean {
+    if (this.settled) return false;
+    const room = READ_LIMIT - this.received;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    (this.chunks ??= []).push(part);
+    this.received += part.length;
+    if (this.received < READ_LIMIT) return true;
+    finishAnswer(this, false); // the rest is not read: the connection goes
+    return false;
+  }
+
+  end(): void {
+    // Read to its end: the connection serves the next delivery (the exchange gave it back).
+    finishAnswer(this, true);
+  }
+
+  fail(error: Error, unsent: boolean): void {
+    if (this.settled) return;
+    // A kept connection the receiver had closed while it was idle, found before any of the request
+    // was written to it: nothing was sent, so it goes once on a new connection, under the same
+    // deadline. A reset after bytes left (the receiver may have the request) or by our own
+    // deadline ends the attempt: an attempt is sent at most once.
+    if (unsent && !this.fresh) {
+      this.fresh = true;
+      this.send();
+      return;
+    }
+    // Answered, then cut short: the answer stands with what was read of it.
+    if (this.statusCode !== null) finishAnswer(this, false);
+    else settle(this, failure(this, classify(error)));
+  }
+}
 
 function settle(flight: Flight, result: DeliveryResult, keep = false): void {
   if (flight.settled) return;
   flight.settled = true;
   clearTimeout(flight.deadline);
   // Unless the answer was read to its end, the connection goes with the attempt: no socket outlives it.
-  if (!keep) flight.request?.destroy();
+  if (!keep) flight.exchange?.abort();
   flight.resolve(result);
 }
 
-function failure(flight: Flight, error: DeliveryError, statusCode: number | null = null): DeliveryResult {
+function failure(flight: { started: number }, error: DeliveryError, statusCode: number | null = null): DeliveryResult {
   return { ok: false, statusCode, error, latencyMs: Math.round(performance.now() - flight.started), responseBody: "" };
 }
 
@@ -401,85 +467,6 @@ function finishAnswer(flight: Flight, keep: boolean): void {
   );
 }
 
-function onSocket(this: http.ClientRequest & Carrier, socket: net.Socket): void {
-  // The 'socket' event comes before the request is flushed to it (node:_http_client onSocketNT),
-  // so an unchanged count at an error means none of this request left the process.
-  const flight = this[FLIGHT]!;
-  flight.socket = socket;
-  flight.writtenBefore = socket.bytesWritten ?? 0;
-}
-
-function onRequestError(this: http.ClientRequest & Carrier, error: Error): void {
-  const flight = this[FLIGHT]!;
-  if (flight.settled || flight.request !== this) return;
-  const code = (error as { code?: unknown }).code;
-  // A kept connection the receiver had closed while it was idle, found before any of the request
-  // was written to it: nothing was sent, so it goes once on a new connection, under the same
-  // deadline. A reset after bytes left (the receiver may have the request) or by our own
-  // deadline ends the attempt: an attempt is sent at most once.
-  const nothingSent = flight.socket !== undefined && (flight.socket.bytesWritten ?? 0) === flight.writtenBefore;
-  if (!flight.fresh && flight.statusCode === null && this.reusedSocket && nothingSent && (code === "ECONNRESET" || code === "EPIPE")) {
-    flight.fresh = true;
-    flight.socket = undefined;
-    request(flight);
-    return;
-  }
-  settle(flight, failure(flight, classify(error)));
-}
-
-function onResponse(this: http.ClientRequest & Carrier, response: http.IncomingMessage & Carrier): void {
-  const flight = this[FLIGHT]!;
-  if (flight.settled) return;
-  flight.statusCode = response.statusCode ?? null;
-  response[FLIGHT] = flight;
-  response.on("data", onAnswerData);
-  // 'close' follows 'end', an abort or an error (an answer with no 'error' listener is destroyed
-  // without emitting one: node:_http_incoming onError).
-  response.once("end", onAnswerEnd);
-  response.once("close", onAnswerClose);
-}
-
-function onAnswerData(this: http.IncomingMessage & Carrier, chunk: Buffer): void {
-  const flight = this[FLIGHT]!;
-  const room = READ_LIMIT - flight.received;
-  if (room <= 0 || flight.settled) return;
-  const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-  (flight.chunks ??= []).push(part);
-  flight.received += part.length;
-  if (flight.received >= READ_LIMIT) finishAnswer(flight, false); // the rest is not read: the connection goes
-}
-
-function onAnswerEnd(this: http.IncomingMessage & Carrier): void {
-  // Read to its end: the connection may serve the next delivery.
-  finishAnswer(this[FLIGHT]!, true);
-}
-
-function onAnswerClose(this: http.IncomingMessage & Carrier): void {
-  finishAnswer(this[FLIGHT]!, false);
-}
-
-function request(flight: Flight): void {
-  const { target } = flight;
-  const req = (target.protocol === "https:" ? https : http).request({
-    method: "POST",
-    protocol: target.protocol,
-    hostname: target.host,
-    port: target.port,
-    path: target.path,
-    headers: flight.headers,
-    lookup: flight.lookup!,
-    // SNI and certificate checks against the URL's name (not the address connected to); none for an IP literal.
-    ...(target.protocol === "https:" && target.literal === null ? { servername: target.host } : {}),
-    agent: flight.fresh ? false : target.protocol === "https:" ? HTTPS_AGENT : HTTP_AGENT,
-  }) as http.ClientRequest & Carrier;
-  req[FLIGHT] = flight;
-  flight.request = req;
-  req.once("socket", onSocket);
-  req.on("error", onRequestError);
-  req.once("response", onResponse);
-  req.end(flight.body);
-}
-
 /**
  * POSTs `body` to `url` once. Never throws: every outcome is a DeliveryResult. A timeout before the
  * answer's status line is `timeout`; once the status line is in, the deadline only cuts the body
@@ -490,48 +477,51 @@ export function deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryResu
   const started = performance.now();
   const allowPrivate = input.allowPrivate ?? env().WEBHOOKS_ALLOW_PRIVATE;
   const check = targetOf(input.url, allowPrivate, input.allowedPorts ?? env().WEBHOOK_ALLOWED_PORTS);
-  if (!check.ok) return Promise.resolve({ ok: false, statusCode: null, error: check.error, latencyMs: Math.round(performance.now() - started), responseBody: "" });
+  if (!check.ok) return Promise.resolve(failure({ started }, check.error));
   const { target } = check;
   const body = typeof input.body === "string" ? Buffer.from(input.body, "utf8") : input.body;
-  const headers: Record<string, string> = {};
-  for (const name in input.headers) if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = input.headers[name]!;
-  headers["content-length"] = String(body.length);
-  return new Promise<DeliveryResult>((resolvePromise) => {
-    const flight: Flight = {
-      target,
-      lookup: target.literal?.lookup,
-      headers,
-      body,
-      started,
-      deadline: undefined,
-      request: undefined,
-      fresh: false,
-      socket: undefined,
-      writtenBefore: 0,
-      statusCode: null,
-      chunks: null,
-      received: 0,
-      settled: false,
-      resolve: resolvePromise,
-    };
-    flight.deadline = setTimeout(onDeadline, input.timeoutMs ?? DEFAULT_TIMEOUT_MS, flight);
-    if (target.literal) {
+  const request = requestBytes(target, input.headers, body);
+  // A header node:http would have refused (ERR_INVALID_CHAR): nothing is sent.
+  if (!request) return Promise.resolve(failure({ started }, "network"));
+  const timeoutMs = input.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (target.literal) {
+    const origin = target.literal;
+    return new Promise<DeliveryResult>((resolvePromise) => {
       // Judged with the URL (parseWebhookUrl): nothing to resolve.
-      request(flight);
-      return;
-    }
+      const flight = new Flight(origin, request, started, resolvePromise);
+      flight.deadline = setTimeout(onDeadline, timeoutMs, flight);
+      flight.send();
+    });
+  }
+  return new Promise<DeliveryResult>((resolvePromise) => {
+    const waiting = { started, settled: false };
+    const deadline = setTimeout(() => {
+      waiting.settled = true;
+      resolvePromise(failure(waiting, "timeout"));
+    }, timeoutMs);
     // Whatever getaddrinfo answers (ENOTFOUND, EAI_AGAIN, EAI_FAIL, ENODATA…), the name did not resolve.
     resolve(target.host).then(
       (addresses) => {
-        if (flight.settled) return;
-        if (addresses.length === 0) return settle(flight, failure(flight, "dns"));
+        if (waiting.settled) return;
+        const refuse = (error: DeliveryError) => {
+          clearTimeout(deadline);
+          resolvePromise(failure(waiting, error));
+        };
+        if (addresses.length === 0) return refuse("dns");
         // Any blocked answer refuses the whole name: an attacker's name resolving to one public and
         // one private address must not get a chance at the private one.
-        if (addresses.some((a) => blockedReason(a.address, allowPrivate) !== null)) return settle(flight, failure(flight, "blocked_address"));
-        flight.lookup = pinnedLookup(addresses);
-        request(flight);
+        if (addresses.some((a) => blockedReason(a.address, allowPrivate) !== null)) return refuse("blocked_address");
+        const flight = new Flight(originOf(target, addresses), request, started, resolvePromise);
+        // The same deadline, now ending the exchange.
+        clearTimeout(deadline);
+        flight.deadline = setTimeout(onDeadline, Math.max(0, timeoutMs - (performance.now() - started)), flight);
+        flight.send();
       },
-      () => settle(flight, failure(flight, "dns")),
+      () => {
+        if (waiting.settled) return;
+        clearTimeout(deadline);
+        resolvePromise(failure(waiting, "dns"));
+      },
     );
   });
 }
