@@ -25,7 +25,7 @@ import { counterDelta, DatabaseMeter, readStatements, statementDelta } from "./d
 import { drainWebhookWork, forkWorker, type Deps, type EventsContext } from "./events";
 import type { ReceiverSummary } from "./events-worker";
 import type { LoadResult, LoadScenario } from "./load";
-import { readCpuSeconds } from "./processes";
+import { readCpuSeconds, readCpuTimes } from "./processes";
 import type { DeliveryCostResult } from "./report";
 import { benchHandle } from "./seed-large";
 
@@ -108,7 +108,7 @@ export function deliveryCostCase<C extends EventsContext>(config: BenchConfig, d
           try {
             await client.query("BEGIN");
             const { rows } = await client.query<{ message_id: string }>(BACKLOG_SQL, [events]);
-            const cpu = async () => ({ server: await readCpuSeconds(serverPid), bench: await readCpuSeconds(hooks.pid) });
+            const cpu = async () => ({ server: await readCpuSeconds(serverPid), split: await readCpuTimes(serverPid), bench: await readCpuSeconds(hooks.pid) });
             const statementsBefore = await readStatements(ctx.databaseUrl);
             const before = { cpu: await cpu(), database: await meter.read() };
             await client.query("COMMIT");
@@ -139,6 +139,7 @@ export function deliveryCostCase<C extends EventsContext>(config: BenchConfig, d
             const seconds = received.lastReceipt === null ? 0 : (received.lastReceipt - committedAt) / 1000;
             const delivered = received.delivered;
             const serverCpu = used("server");
+            const serverSystem = before.cpu.split && after.cpu.split ? after.cpu.split.system - before.cpu.split.system : undefined;
             const perDelivery = (total: number | undefined, scale = 1) => (total !== undefined && delivered > 0 ? (total * scale) / delivered : undefined);
             const serverCpuMs = perDelivery(serverCpu, 1000);
             const deliveries: DeliveryCostResult = {
@@ -154,7 +155,7 @@ export function deliveryCostCase<C extends EventsContext>(config: BenchConfig, d
               duplicates: received.duplicates,
               attemptsFailed: states.failed,
               attemptsPending: states.pending,
-              cpuSeconds: { server: serverCpu, postgres: database.cpuSeconds, bench: used("bench") },
+              cpuSeconds: { server: serverCpu, serverSystem, postgres: database.cpuSeconds, bench: used("bench") },
               ...(serverCpuMs !== undefined ? { serverCpuMsPerDelivery: serverCpuMs, deliveriesPerAppCoreSecond: round(1000 / serverCpuMs, 0) } : {}),
               database: {
                 ...(database.statements !== undefined ? { queries: perDelivery(database.statements) } : {}),

@@ -100,6 +100,12 @@ export async function readCpuSeconds(pid: number): Promise<number | undefined> {
   return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : undefined;
 }
 
+/** CPU time a process has used so far, split into user and system (kernel) time, in seconds. */
+export async function readCpuTimes(pid: number): Promise<{ user: number; system: number } | undefined> {
+  const fields = await readStat(pid);
+  return fields ? { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 } : undefined;
+}
+
 /**
  * The live children of a process (a cluster primary's workers), by scanning /proc for their
  * parent pid: /proc/<pid>/task/<tid>/children needs CONFIG_PROC_CHILDREN, which this VM lacks.

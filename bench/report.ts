@@ -56,8 +56,11 @@ export interface DeliveryCostResult {
   /** Attempts recorded failed (a retry follows each) and still pending when the case ended. */
   attemptsFailed: number;
   attemptsPending: number;
-  /** From the commit until every attempt was recorded: the app's process, PostgreSQL (all its processes), the receivers' process. */
-  cpuSeconds: { server?: number; postgres?: number; bench?: number };
+  /**
+   * From the commit until every attempt was recorded: the app's process (and the part of it spent in
+   * the kernel: sockets), PostgreSQL (all its processes), the receivers' process.
+   */
+  cpuSeconds: { server?: number; serverSystem?: number; postgres?: number; bench?: number };
   serverCpuMsPerDelivery?: number;
   /** 1,000 ÷ serverCpuMsPerDelivery. */
   deliveriesPerAppCoreSecond?: number;
@@ -659,7 +662,7 @@ function deliveryCostLines(d: DeliveryCostResult): string[] {
     `Case W (webhook delivery cost): ${fmt(d.events)} events committed at once for ${d.endpoints} endpoints on ${d.apps} apps (receivers on this machine): ` +
       `${fmt(d.delivered)} of ${fmt(d.expected)} delivered in ${fmt(d.seconds, 1)} s, **${fmt(d.perSecond)} deliveries/s**; lost ${d.lost}, duplicates ${d.duplicates}, ` +
       `attempts failed ${d.attemptsFailed}, still pending ${d.attemptsPending}; receipt − commit p50 ${fmt(d.latencyMs.p50)} ms, p99 ${fmt(d.latencyMs.p99)} ms. ` +
-      `CPU from the commit until every attempt was recorded: server ${fmt(cpu.server, 1)} s, PostgreSQL ${fmt(cpu.postgres, 1)} s, receivers ${fmt(cpu.bench, 1)} s.`,
+      `CPU from the commit until every attempt was recorded: server ${fmt(cpu.server, 2)} s (of which system ${fmt(cpu.serverSystem, 2)} s), PostgreSQL ${fmt(cpu.postgres, 1)} s, receivers ${fmt(cpu.bench, 1)} s.`,
     "",
     "| per delivery | app CPU ms | deliveries per app-core-second | DB statements | DB transactions | DB time ms | DB CPU ms | WAL B |",
     "|---|---:|---:|---:|---:|---:|---:|---:|",
