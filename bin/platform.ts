@@ -72,6 +72,7 @@ const COMMANDS: Record<string, Command> = {
   "apps webhooks rotate-secret": webhooks.appsWebhooksRotate,
   "apps webhooks test": webhooks.appsWebhooksTest,
   "apps webhooks deliveries": webhooks.appsWebhooksDeliveries,
+  "apps webhooks backlog": webhooks.appsWebhooksBacklog,
   "apps webhooks redeliver": webhooks.appsWebhooksRedeliver,
   "events retention": events.eventsRetention,
   "users create": users.usersCreate,

@@ -289,13 +289,21 @@ export function watchDatabasePool(name: string, pool: PoolCounts, max: number): 
   });
 }
 
+/** The webhook backlog over all processes (lib/events/worker.ts): events waiting, and how long the oldest work has waited. */
+export interface WebhookBacklog {
+  events: number;
+  oldestSeconds: number;
+}
+
 /**
  * Webhook work, read at each scrape: attempts this process holds (queued, running or waiting to be
- * recorded), and pending attempts in the database (`pending()`, bounded; null when it cannot be
- * read: the gauge keeps its last value).
+ * recorded), pending attempts in the database (`pending()`, bounded), and the backlog (`backlog()`:
+ * one statement for both of its gauges). A read that fails (null) leaves a gauge at its last value.
  */
-export function watchWebhookQueue(held: () => number, pending: () => Promise<number | null>): void {
-  if (metrics.registry.getSingleMetric("platform_webhook_queue_depth")) metrics.registry.removeSingleMetric("platform_webhook_queue_depth");
+export function watchWebhookQueue(held: () => number, pending: () => Promise<number | null>, backlog: () => Promise<WebhookBacklog | null>): void {
+  for (const name of ["platform_webhook_queue_depth", "platform_webhook_backlog_events", "platform_webhook_backlog_oldest_seconds"]) {
+    if (metrics.registry.getSingleMetric(name)) metrics.registry.removeSingleMetric(name);
+  }
   new client.Gauge({
     name: "platform_webhook_queue_depth",
     help: "Webhook attempts waiting: held by this process (queued, running, being recorded), and pending in the database (all processes; counted up to 100000).",
@@ -305,6 +313,30 @@ export function watchWebhookQueue(held: () => number, pending: () => Promise<num
       this.labels("process").set(held());
       const count = await pending().catch(() => null);
       if (count !== null) this.labels("database").set(count);
+    },
+  });
+  // Both backlog gauges come from one read per scrape.
+  let read: { at: number; value: Promise<WebhookBacklog | null> } | null = null;
+  const current = () => {
+    if (!read || Date.now() - read.at > 1000) read = { at: Date.now(), value: backlog().catch(() => null) };
+    return read.value;
+  };
+  new client.Gauge({
+    name: "platform_webhook_backlog_events",
+    help: "Events waiting to reach their webhook endpoints, all processes: not fanned out yet, or with an attempt due and not delivered (each counted up to 100000).",
+    registers: [metrics.registry],
+    async collect() {
+      const value = await current();
+      if (value) this.set(value.events);
+    },
+  });
+  new client.Gauge({
+    name: "platform_webhook_backlog_oldest_seconds",
+    help: "How long the oldest waiting webhook work has waited, all processes: the oldest event not fanned out yet, or the attempt due the longest; 0 when nothing waits.",
+    registers: [metrics.registry],
+    async collect() {
+      const value = await current();
+      if (value) this.set(value.oldestSeconds);
     },
   });
 }

@@ -150,6 +150,22 @@ export const appsWebhooksDeliveries: Command = {
   },
 };
 
+export const appsWebhooksBacklog: Command = {
+  usage: "apps webhooks backlog CLIENT_ID [--sandbox] [--json]",
+  summary: "What waits to be sent to the app's endpoints: attempts due now, their events, how long the oldest has waited; retries scheduled later",
+  options: SANDBOX_OPTION,
+  positionals: ["CLIENT_ID"],
+  async run({ args, values }): Promise<Output> {
+    const { webhooks, schemas, actor } = await webhookServices();
+    const backlog = await webhooks.getWebhookBacklog(clientIdOf(schemas, args[0]), actor, worldOf(values));
+    const waiting =
+      backlog.waiting === 0
+        ? "Nothing waits to be sent."
+        : `${backlog.waiting} attempt${backlog.waiting === 1 ? "" : "s"} waiting (${backlog.events} event${backlog.events === 1 ? "" : "s"}), the oldest due for ${backlog.oldest_waiting_seconds} s.`;
+    return { json: backlog, text: `${waiting} ${backlog.retries_scheduled} retr${backlog.retries_scheduled === 1 ? "y" : "ies"} scheduled later.` };
+  },
+};
+
 export const appsWebhooksRedeliver: Command = {
   usage: "apps webhooks redeliver CLIENT_ID DELIVERY_ID [--sandbox] [--json]",
   summary: "Send a delivery's event again (same event id), as a new attempt",

@@ -899,6 +899,32 @@ async function settleFailedEndpoint(client: pg.PoolClient, row: AttemptRow, gone
 /** Pending attempts in the database, for the queue-depth gauge: counted up to 100000 (a bounded scan of the (state, createdAt) index). */
 const PENDING_COUNT_SQL = `SELECT count(*)::int AS n FROM (SELECT 1 FROM "WebhookDelivery" WHERE state = 'pending' LIMIT 100000) p`;
 
+/**
+ * The backlog over all processes: events past the fan-out cursor (not fanned out yet) and the
+ * events of attempts due and not recorded, and how long the oldest of that work has waited (an
+ * event's time since it was written, an attempt's since it fell due). Each part is counted up to
+ * 100000 rows, bounded scans of the cursor's order and the (state, createdAt) index.
+ */
+const BACKLOG_SQL = `
+  WITH n AS (SELECT timezone('UTC', now()) AS at),
+  unfanned AS (
+    SELECT count(*)::int AS events, min(e."createdAt") AS oldest
+    FROM (SELECT e."createdAt" FROM "Event" e, "EventCursor" c WHERE c.name = '${CURSOR}' AND (e.txid, e.seq) > (c.txid, c.seq) LIMIT 100000) e
+  ),
+  due AS (
+    SELECT count(DISTINCT d."eventSeq")::int AS events, min(d."createdAt") AS oldest
+    FROM (SELECT "eventSeq", "createdAt" FROM "WebhookDelivery", n WHERE state = 'pending' AND "createdAt" <= n.at LIMIT 100000) d
+  )
+  SELECT unfanned.events + due.events AS events,
+         coalesce(extract(epoch FROM n.at - least(unfanned.oldest, due.oldest)), 0)::float8 AS oldest_seconds
+  FROM unfanned, due, n`;
+
+/** The backlog now (BACKLOG_SQL), for the metrics. */
+export async function readWebhookBacklog(): Promise<{ events: number; oldestSeconds: number }> {
+  const { rows } = await pool.query<{ events: number; oldest_seconds: number }>(BACKLOG_SQL);
+  return { events: rows[0]!.events, oldestSeconds: Math.max(0, rows[0]!.oldest_seconds) };
+}
+
 /** Events and delivery attempts are kept 7 days (the stream resumes from 24 h back, Last-Event-ID reaches 7 days, the log shows a week). */
 const RETENTION_DAYS = 7;
 const RETENTION_EVERY_MS = 3600 * 1000;
@@ -936,6 +962,7 @@ export function startEventWorker(render: EventRenderer): { stop(): Promise<void>
   watchWebhookQueue(
     () => loop.heldCount(),
     async () => (await pool.query<{ n: number }>(PENDING_COUNT_SQL)).rows[0]!.n,
+    readWebhookBacklog,
   );
   let retention: NodeJS.Timeout;
   const runRetention = () => {

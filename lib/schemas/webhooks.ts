@@ -73,3 +73,16 @@ export interface DeliveryView {
   created_at: number;
   next_attempt_at: number | null;
 }
+
+/**
+ * What waits to be sent to an app's endpoints (its live or its sandbox's): attempts due now and not
+ * yet recorded (first attempts, retries that fell due, redeliveries, test events), the events they
+ * carry, and how long the oldest has been due; retries scheduled for later apart.
+ */
+export interface WebhookBacklogView {
+  waiting: number;
+  events: number;
+  /** Seconds the oldest waiting attempt has been due; null when none waits. */
+  oldest_waiting_seconds: number | null;
+  retries_scheduled: number;
+}

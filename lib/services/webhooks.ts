@@ -15,6 +15,7 @@ import {
   WEBHOOK_ID_PATTERN,
   type DeliveryFilter,
   type DeliveryView,
+  type WebhookBacklogView,
   type WebhookInput,
   type WebhookView,
 } from "../schemas/webhooks";
@@ -247,6 +248,28 @@ export async function listDeliveries(clientId: string, filter: DeliveryFilter, a
     take: limit,
   });
   return rows.map(toDeliveryView);
+}
+
+/**
+ * The backlog of the app's endpoints, shown with the delivery log: what waits now and since when
+ * (WebhookBacklogView). Read on the (clientId, createdAt) index: the app's pending attempts only.
+ */
+export async function getWebhookBacklog(clientId: string, actor: Actor, world: WebhookWorld = {}): Promise<WebhookBacklogView> {
+  const { owner } = await loadTarget(clientId, actor, "view", "app.webhook.deliveries", world);
+  const [row] = await db.$queryRaw<{ waiting: number; events: number; oldest: number | null; scheduled: number }[]>`
+    SELECT count(*) FILTER (WHERE d."createdAt" <= n.at)::int AS waiting,
+           count(DISTINCT d."eventSeq") FILTER (WHERE d."createdAt" <= n.at)::int AS events,
+           extract(epoch FROM n.at - min(d."createdAt") FILTER (WHERE d."createdAt" <= n.at))::float8 AS oldest,
+           count(*) FILTER (WHERE d."createdAt" > n.at)::int AS scheduled
+    FROM (SELECT timezone('UTC', now()) AS at) n
+    LEFT JOIN "WebhookDelivery" d ON d."clientId" = ${owner} AND d.state = 'pending'
+    GROUP BY n.at`;
+  return {
+    waiting: row?.waiting ?? 0,
+    events: row?.events ?? 0,
+    oldest_waiting_seconds: row?.oldest === null || row?.oldest === undefined ? null : Math.floor(row.oldest),
+    retries_scheduled: row?.scheduled ?? 0,
+  };
 }
 
 const REFUSAL_TEXT: Record<AudienceRefusal | "event_gone", string> = {

@@ -15,7 +15,8 @@ import { EVENT_AUDIENCE, MAX_WEBHOOKS_PER_APP } from "@/lib/schemas/events";
 import { WEBHOOK_ID_PATTERN } from "@/lib/schemas/webhooks";
 import { requireAppPage } from "@/lib/portal/session";
 import { capabilities } from "@/lib/services/app-access";
-import { listDeliveries, listWebhooks, receivableTypes } from "@/lib/services/webhooks";
+import { getWebhookBacklog, listDeliveries, listWebhooks, receivableTypes } from "@/lib/services/webhooks";
+import type { WebhookBacklogView } from "@/lib/schemas/webhooks";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
@@ -50,9 +51,10 @@ export default async function AppWebhooksPage({
   const world = { sandbox: query.world === "sandbox" };
   const base = `/apps/${app.clientId}/webhooks`;
   const here = world.sandbox ? `${base}?world=sandbox` : base;
-  const [endpoints, deliveries] = await Promise.all([
+  const [endpoints, deliveries, backlog] = await Promise.all([
     listWebhooks(app.clientId, actor, world),
     listDeliveries(app.clientId, { webhook: query.webhook, status: query.status, limit: LOG_LIMIT }, actor, world),
+    getWebhookBacklog(app.clientId, actor, world),
   ]);
   const receivable = receivableTypes(app, world).map((type) => ({ type, description: EVENT_AUDIENCE[type].description }));
   const urls = Object.fromEntries(endpoints.map((w) => [w.id, w.url]));
@@ -117,6 +119,9 @@ export default async function AppWebhooksPage({
         description={`Every attempt of the last 7 days, newest first (the latest ${LOG_LIMIT} shown). A failed attempt is retried with the same event id; a redelivery sends the event again as a new first attempt.`}
       >
         <RefreshWhilePending active={refreshing} />
+        <p className="mb-4 text-sm text-slate-700" data-testid="delivery-backlog">
+          {describeBacklog(backlog)}
+        </p>
         <form
           // Keyed by the filter: after "Clear" (a client navigation) the selects show the URL's filter again.
           key={`${query.world ?? ""}-${query.webhook ?? ""}-${query.status ?? ""}`}
@@ -175,4 +180,21 @@ export default async function AppWebhooksPage({
       </Card>
     </div>
   );
+}
+
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+
+function waited(seconds: number): string {
+  if (seconds < 120) return plural(seconds, "second", "seconds");
+  if (seconds < 7200) return plural(Math.floor(seconds / 60), "minute", "minutes");
+  return plural(Math.floor(seconds / 3600), "hour", "hours");
+}
+
+/** The backlog in one sentence: what waits now and since when, and the retries scheduled later. */
+function describeBacklog(backlog: WebhookBacklogView): string {
+  const now =
+    backlog.waiting === 0
+      ? "Nothing is waiting to be sent"
+      : `${plural(backlog.waiting, "attempt", "attempts")} waiting to be sent (${plural(backlog.events, "event", "events")}); the oldest has waited ${waited(backlog.oldest_waiting_seconds ?? 0)}`;
+  return backlog.retries_scheduled ? `${now}; ${plural(backlog.retries_scheduled, "retry", "retries")} scheduled later.` : `${now}.`;
 }
