@@ -108,6 +108,57 @@ describe("events survive a killed server", () => {
   }, 120_000);
 });
 
+describe("a server killed while deliveries flow", () => {
+  it("every acknowledged post's event reaches a live receiver, with its own webhook-id, after another process takes over", async () => {
+    const databaseUrl = await newDatabase();
+    const first = await startServer({ databaseUrl, env: ENV });
+    servers.push(first);
+    // A live receiver that takes 30 ms per answer: attempts are in flight and queued when the server dies.
+    const hits: Hit[] = [];
+    const slow = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c));
+      req.on("end", () => {
+        hits.push({ id: String(req.headers["webhook-id"]), body, headers: req.headers as Record<string, string> });
+        setTimeout(() => res.writeHead(204).end(), 30);
+      });
+    });
+    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
+    closers.push(() => new Promise((r) => { slow.closeAllConnections(); slow.close(() => r()); }));
+    const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hooks`;
+    const { secret, tokens } = await setup(databaseUrl, first, url, 60);
+    // Posts keep coming while the server is killed: those it acknowledged must all arrive.
+    const acknowledged: string[] = [];
+    const posting = (async () => {
+      for (const [i, token] of tokens.entries()) {
+        const res = await fetch(`${first.apiUrl}/global-chat/messages`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ text: `flowing ${i}` }),
+        }).catch(() => null);
+        if (res?.status === 201) acknowledged.push((JSON.parse(await res.text()) as { data: { id: string } }).data.id);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    await until("deliveries flowing", () => (hits.length >= 10 ? true : undefined));
+    first.process.kill("SIGKILL");
+    await new Promise((r) => first.process.once("exit", r));
+    await posting;
+    expect(acknowledged.length).toBeGreaterThanOrEqual(10);
+
+    const second = await startServer({ databaseUrl, env: ENV });
+    servers.push(second);
+    const messageOf = (hit: Hit) => String((JSON.parse(hit.body) as { data: { id: string } }).data.id);
+    await until("every acknowledged post delivered", () => (acknowledged.every((id) => hits.some((h) => messageOf(h) === id)) ? true : undefined), 60_000);
+    // At least once, with one webhook-id per event: a delivery cut short by the kill may arrive twice.
+    const idsByMessage = new Map<string, Set<string>>();
+    for (const hit of hits) idsByMessage.set(messageOf(hit), (idsByMessage.get(messageOf(hit)) ?? new Set()).add(hit.id));
+    expect([...idsByMessage.values()].every((ids) => ids.size === 1)).toBe(true);
+    for (const hit of hits.slice(-5)) expect(() => new Webhook(secret).verify(hit.body, hit.headers)).not.toThrow();
+    await second.stop();
+  }, 180_000);
+});
+
 describe("two processes", () => {
   it("deliver each event exactly once, wherever it was written, and stream it from either", async () => {
     const databaseUrl = await newDatabase();
