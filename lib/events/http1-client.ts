@@ -343,10 +343,3 @@ export function http1Exchange(origin: Http1Origin, request: Buffer, sink: Http1S
   const used = conn;
   return { abort: () => used.abort() };
 }
-
-/** Idle connections kept, over all origins (tests). */
-export function idleConnectionCount(): number {
-  let n = 0;
-  for (const list of idle.values()) n += list.length;
-  return n;
-}

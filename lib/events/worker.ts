@@ -920,7 +920,7 @@ const BACKLOG_SQL = `
   FROM unfanned, due, n`;
 
 /** The backlog now (BACKLOG_SQL), for the metrics. */
-export async function readWebhookBacklog(): Promise<{ events: number; oldestSeconds: number }> {
+async function readWebhookBacklog(): Promise<{ events: number; oldestSeconds: number }> {
   const { rows } = await pool.query<{ events: number; oldest_seconds: number }>(BACKLOG_SQL);
   return { events: rows[0]!.events, oldestSeconds: Math.max(0, rows[0]!.oldest_seconds) };
 }
