@@ -345,13 +345,27 @@ const OWN_HEADERS = new Set(["host", "content-length", "transfer-encoding", "con
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
+/** Header names seen: whether each is ours to set (skipped), a valid name (sent) or not (the attempt fails). */
+const headerNames = new Map<string, "own" | "valid" | "invalid">();
+
+function headerName(name: string): "own" | "valid" | "invalid" {
+  let kind = headerNames.get(name);
+  if (kind === undefined) {
+    kind = OWN_HEADERS.has(name.toLowerCase()) ? "own" : HEADER_NAME.test(name) ? "valid" : "invalid";
+    if (headerNames.size >= 1024) headerNames.clear();
+    headerNames.set(name, kind);
+  }
+  return kind;
+}
+
 /** The whole request (head and body) as it is written, or null when a header could not be sent. */
 function requestBytes(target: Target, headers: Record<string, string>, body: Buffer): Buffer | null {
   let head = target.head;
   for (const name in headers) {
-    if (OWN_HEADERS.has(name.toLowerCase())) continue;
+    const kind = headerName(name);
+    if (kind === "own") continue;
     const value = headers[name]!;
-    if (!HEADER_NAME.test(name) || INVALID_HEADER_VALUE.test(value)) return null;
+    if (kind === "invalid" || INVALID_HEADER_VALUE.test(value)) return null;
     head += `${name}: ${value}\r\n`;
   }
   head += `content-length: ${body.length}\r\n\r\n`;

@@ -59,7 +59,7 @@ function protocolError(message: string): Error {
   return Object.assign(new Error(message), { code: "HPE_INVALID" });
 }
 
-class Connection {
+class Connection implements Http1Exchange {
   private sink: Http1Sink | null = null;
   private writtenBefore = 0;
   private pending: Buffer | null = null;
@@ -207,8 +207,8 @@ class Connection {
   }
 
   private readHead(head: string): void {
-    const lines = head.split("\r\n");
-    const status = /^HTTP\/1\.([01]) ([0-9]{3})(?: .*)?$/.exec(lines[0]!);
+    const firstEnd = head.indexOf("\r\n");
+    const status = /^HTTP\/1\.([01]) ([0-9]{3})(?: .*)?$/.exec(firstEnd < 0 ? head : head.slice(0, firstEnd));
     if (!status) throw protocolError("invalid status line");
     const code = Number(status[2]);
     // RFC 9110 §15.2: interim answers come before the final one (101 would switch protocols: never asked for).
@@ -216,23 +216,30 @@ class Connection {
     if (status[1] === "0") this.reusable = false;
     let length: number | null = null;
     let chunked = false;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(":");
-      if (colon <= 0) throw protocolError("invalid header line");
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      if (name === "content-length") {
-        // RFC 9112 §6.3: an invalid length makes the framing unknowable; the answer is discarded.
-        if (!/^[0-9]{1,15}$/.test(value) || (length !== null && length !== Number(value))) throw protocolError("invalid Content-Length");
-        length = Number(value);
-      } else if (name === "transfer-encoding") {
-        const codings = value.toLowerCase().split(",").map((c) => c.trim());
-        if (codings.at(-1) === "chunked" && codings.length === 1) chunked = true;
-        else this.reusable = false;
-      } else if (name === "connection") {
-        if (value.toLowerCase().split(",").some((c) => c.trim() === "close")) this.reusable = false;
+    // Line by line without splitting: only the framing fields (Content-Length, Transfer-Encoding,
+    // Connection, all starting with c or t) are read.
+    for (let start = firstEnd < 0 ? head.length : firstEnd + 2; start < head.length; ) {
+      let end = head.indexOf("\r\n", start);
+      if (end < 0) end = head.length;
+      const colon = head.indexOf(":", start);
+      if (colon <= start || colon > end) throw protocolError("invalid header line");
+      const first = head.charCodeAt(start) | 0x20;
+      if (first === 0x63 /* c */ || first === 0x74 /* t */) {
+        const name = head.slice(start, colon).trim().toLowerCase();
+        if (name === "content-length") {
+          const value = head.slice(colon + 1, end).trim();
+          // RFC 9112 §6.3: an invalid length makes the framing unknowable; the answer is discarded.
+          if (!/^[0-9]{1,15}$/.test(value) || (length !== null && length !== Number(value))) throw protocolError("invalid Content-Length");
+          length = Number(value);
+        } else if (name === "transfer-encoding") {
+          const codings = head.slice(colon + 1, end).toLowerCase().split(",").map((c) => c.trim());
+          if (codings.at(-1) === "chunked" && codings.length === 1) chunked = true;
+          else this.reusable = false;
+        } else if (name === "connection") {
+          if (head.slice(colon + 1, end).toLowerCase().split(",").some((c) => c.trim() === "close")) this.reusable = false;
+        }
       }
+      start = end + 2;
     }
     this.answered = true;
     // RFC 9112 §6.3: no body for 1xx, 204 and 304; chunked wins over a length (which makes the connection suspect).
@@ -340,6 +347,5 @@ export function http1Exchange(origin: Http1Origin, request: Buffer, sink: Http1S
   }
   conn ??= new Connection(origin.connect(), origin.key);
   conn.start(request, sink);
-  const used = conn;
-  return { abort: () => used.abort() };
+  return conn;
 }

@@ -232,7 +232,7 @@ const FANOUT_SQL = `
          (SELECT count(*) FROM moved)::int AS moved`;
 
 /**
- * An event's data and an endpoint's secrets come with the first of a batch's attempts that need
+ * An event's columns and an endpoint's secrets come with the first of a batch's attempts that need
  * them (null on the others): a fan-out batch is many endpoints × many events, and the rows the
  * process parses and holds stay the size of an attempt, not of its event.
  */
@@ -246,8 +246,9 @@ const ONCE_PER_ENDPOINT = (column: string) => `CASE WHEN row_number() OVER (PART
  */
 const ATTEMPT_COLUMNS = `d.id AS delivery_id, d."createdAt"::text AS created_at, d."endpointId" AS endpoint_id, d.attempt, d."clientId" AS client_id,
   w.url, w.enabled, ${ONCE_PER_ENDPOINT("w.secrets")} AS secrets, w."failingSince" AS failing_since, e.seq IS NOT NULL AS has_event,
-  e.seq::text AS seq, e.id, e.type, e."clientId" AS "clientId", e."userId" AS "userId", e."worldId" AS "worldId", ${ONCE_PER_EVENT("e.data")} AS data,
-  floor(extract(epoch FROM e."createdAt"))::int8 AS "createdAt",
+  e.seq::text AS seq, ${ONCE_PER_EVENT("e.id")} AS id, ${ONCE_PER_EVENT("e.type")} AS type, ${ONCE_PER_EVENT('e."clientId"')} AS "clientId",
+  ${ONCE_PER_EVENT('e."userId"')} AS "userId", ${ONCE_PER_EVENT('e."worldId"')} AS "worldId", ${ONCE_PER_EVENT("e.data")} AS data,
+  ${ONCE_PER_EVENT('floor(extract(epoch FROM e."createdAt"))::int8')} AS "createdAt",
   coalesce(la.status, sa.status)::text AS app_status, coalesce(s.id, ${LIVE_WORLD_ID}) AS app_world,
   CASE WHEN sa."pendingChange" ? 'scopes' THEN ARRAY(SELECT jsonb_array_elements_text(sa."pendingChange"->'scopes')) ELSE coalesce(la.scopes, sa.scopes) END AS app_scopes,
   CASE WHEN cu.disabled THEN NULL ELSE c.scopes END AS consent_scopes`;
@@ -688,7 +689,8 @@ class DeliveryLoop {
       const signer = this.signerOf(attempt.secrets, now);
       // Signed when sent (webhook-timestamp is the attempt's), with keys decoded once per secret set.
       const sign = typeof signer === "function" ? signer : await signer;
-      return { attempt, result: await deliverWebhook({ url: row.url, body, headers: sign(event.id, Math.floor(now / 1000), body) }) };
+      const result = await deliverWebhook({ url: row.url, body, headers: sign(event.id, Math.floor(now / 1000), body) });
+      return { attempt, result };
     } catch (error) {
       // deliverWebhook never throws; rendering or a secret that cannot be opened does.
       logger.error("webhook delivery: attempt not sent", { delivery: row.delivery_id, error: (error as Error).message });
