@@ -273,6 +273,12 @@ export default function EventsPage() {
         <strong>Send test event</strong> sends a <code>ping</code> to one endpoint.
       </p>
       <p>
+        Above the log, the tab says how many attempts wait to be sent now and how long the oldest has waited (and how
+        many retries are scheduled later); <code>apps webhooks backlog CLIENT_ID</code> prints the same. When deliveries
+        fall behind, each app&apos;s oldest events go first and no app&apos;s backlog holds up another&apos;s; the event
+        stream does not wait for webhooks.
+      </p>
+      <p>
         Who may receive an event is asked again before every retry and redelivery. An attempt that may no longer be
         sent is logged as failed, without a next attempt, with the reason as its error: <code>consent_revoked</code>{" "}
         (the person revoked the app, or their account was disabled), <code>scope_missing</code> (the app no longer has
@@ -377,6 +383,7 @@ apps webhooks enable CLIENT_ID WEBHOOK_ID
 apps webhooks rotate-secret CLIENT_ID WEBHOOK_ID          # new secret; the old one signs along for 24 h
 apps webhooks test CLIENT_ID WEBHOOK_ID                   # a ping to one endpoint
 apps webhooks deliveries CLIENT_ID [--webhook WEBHOOK_ID] [--status failed|delivered] [--limit N]
+apps webhooks backlog CLIENT_ID                           # what waits now, and how long the oldest has waited
 apps webhooks redeliver CLIENT_ID DELIVERY_ID
 # any of them with --sandbox: the endpoints of the app's sandbox
 apps sandbox trigger CLIENT_ID EVENT_TYPE                 # one sandbox event with synthetic data; prints {"event_id"}`}
