@@ -56,9 +56,8 @@ const ownImportMeta = {
   name: "own-import-meta",
   setup(builder) {
     builder.onLoad({ filter: /\.tsx?$/ }, (args) => {
-      const source = readFileSync(args.path, "utf8");
-      if (!source.includes("import.meta.")) return undefined;
-      const contents = source
+      // Every module is read here (esbuild would otherwise read it again); most have no import.meta to replace.
+      const contents = readFileSync(args.path, "utf8")
         .replaceAll("import.meta.dirname", JSON.stringify(path.dirname(args.path)))
         .replaceAll("import.meta.filename", JSON.stringify(args.path))
         .replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href));
