@@ -29,7 +29,7 @@ import { SVC_SCOPE_NAMES, USER_ONLY_SCOPES } from "../lib/scopes";
 import { ensureDatabase, findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../lib/database/embedded";
 import { hashPassword } from "../lib/crypto/passwords";
 import { migrate } from "../lib/database/migrate";
-import { PRODUCTION_NODE_FLAGS } from "../lib/server/node-flags";
+import { PRODUCTION_NODE_FLAGS, withProductionEnv } from "../lib/server/node-flags";
 import { ensureNextBuild as ensureBuildUnderLock } from "../lib/server/build";
 import { parseConfig, USAGE, type BenchConfig } from "./config";
 import { explainStatement, type QueryPlan, type Statement } from "./explain";
@@ -312,8 +312,9 @@ async function resetMutableState(ctx: Context): Promise<void> {
 }
 
 function serverEnv(ctx: Context, port: number, metering: boolean, workers = 1, eventWorker = false): Record<string, string | undefined> {
+  // `npm start`'s environment (lib/server/node-flags.ts) under the shell's.
   return {
-    ...process.env,
+    ...withProductionEnv(process.env),
     // As a person's shell runs `npm start`: the server sets NODE_ENV itself (lib/server/node-env.ts).
     NODE_ENV: undefined,
     PORT: String(port),

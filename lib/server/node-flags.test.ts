@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PRODUCTION_NODE_FLAGS } from "./node-flags";
+import { PRODUCTION_NODE_ENV, PRODUCTION_NODE_FLAGS, withProductionEnv } from "./node-flags";
 
 describe("production Node flags", () => {
   it("npm start passes them (the bench starts its servers with the same)", () => {
@@ -9,5 +9,12 @@ describe("production Node flags", () => {
     const start = pkg.scripts.start!.split(" ");
     for (const flag of PRODUCTION_NODE_FLAGS) expect(start).toContain(flag);
     expect(start.slice(-3)).toEqual(["--import", "tsx", "server.ts"]);
+    // The environment's defaults come first, each giving way to the shell's own value.
+    for (const [name, value] of Object.entries(PRODUCTION_NODE_ENV)) expect(start).toContain(`${name}=\${${name}:-${value}}`);
+  });
+
+  it("the environment's defaults give way to the shell's", () => {
+    expect(withProductionEnv({ PORT: "3000" })).toEqual({ PORT: "3000", ...PRODUCTION_NODE_ENV });
+    expect(withProductionEnv({ MALLOC_ARENA_MAX: "8" }).MALLOC_ARENA_MAX).toBe("8");
   });
 });

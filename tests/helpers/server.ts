@@ -3,7 +3,7 @@ import path from "node:path";
 import { inject } from "vitest";
 import { findFreePort } from "../../lib/database/embedded";
 import { ensureNextBuild as ensureBuildUnderLock } from "../../lib/server/build";
-import { PRODUCTION_NODE_FLAGS } from "../../lib/server/node-flags";
+import { PRODUCTION_NODE_FLAGS, withProductionEnv } from "../../lib/server/node-flags";
 import { randomBytes } from "node:crypto";
 import { parseMetrics } from "./prometheus";
 import { createTestDatabase } from "./templates";
@@ -61,7 +61,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
   // No NODE_ENV of the test run's own (Vitest sets "test"): the server is started as a person's shell
   // starts `npm start`, and decides NODE_ENV itself (lib/server/node-env.ts).
   const { NODE_ENV: _testRunMode, ...inherited } = process.env as Record<string, string>;
-  const env: Record<string, string> = {
+  const env: Record<string, string> = withProductionEnv({
     ...inherited,
     PORT: String(port),
     HOST: "127.0.0.1",
@@ -75,8 +75,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     // Tests read which path answered from GET /metrics.
     METRICS_TOKEN: randomBytes(24).toString("base64url"),
     ...options.env,
-  };
-  // The Node flags of `npm start` (lib/server/node-flags.ts): the soak's memory is production's.
+  });
+  // The Node flags and environment of `npm start` (lib/server/node-flags.ts): the soak's memory is production's.
   const args = [...PRODUCTION_NODE_FLAGS, "--import", "tsx", path.join(ROOT, "server.ts")];
   if (!withNext) args.push("--no-next");
   // npm does not pass SIGTERM on to the script it runs (the server would outlive the test): npm and
