@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import path from "node:path";
 import { listOperations } from "../components/docs/openapi-operations";
-import { bodyIsDark, newContext, server } from "./support";
+import { bodyIsDark, newContext, server, SHOT } from "./support";
 
 const SHOTS = path.resolve(import.meta.dirname, "..", "test-results", "screenshots");
 
@@ -74,7 +74,7 @@ test.describe("API reference", () => {
         await page.waitForLoadState("networkidle");
         await expectAxeClean(page);
         expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), "horizontal overflow").toBeLessThanOrEqual(0);
-        await page.screenshot({ path: path.join(SHOTS, `api-reference-static-${shot}.png`) });
+        await page.screenshot({ ...SHOT, path: path.join(SHOTS, `api-reference-static-${shot}.jpg`) });
 
         await page.getByRole("button", { name: "Open the interactive client" }).click();
         await expect(page.getByRole("heading", { name: "Social Platform Developer API", level: 1 })).toBeVisible({ timeout: 30_000 });
@@ -85,7 +85,7 @@ test.describe("API reference", () => {
         expect((await bodyIsDark(page)).dark, "the page's body is dark exactly when preferred").toBe(theme === "dark");
         const scalarDark = await page.evaluate(() => document.body.classList.contains("dark-mode"));
         expect(scalarDark, "Scalar's colour mode follows the page").toBe(theme === "dark");
-        await page.screenshot({ path: path.join(SHOTS, `api-reference-client-${shot}.png`) });
+        await page.screenshot({ ...SHOT, path: path.join(SHOTS, `api-reference-client-${shot}.jpg`) });
         // One menu button, the portal's (Scalar's phone header added a second under it), and
         // Ctrl+K answered by one search only, the docs search (which finds every operation).
         await expect(page.locator(".scalar-app").getByRole("button", { name: /menu/i })).toHaveCount(0);

@@ -16,7 +16,7 @@ import {
  * Device sign-in (RFC 8628) in Chromium: the device asks for a code, the person opens the
  * verification page, types the code, confirms it, signs in and consents on the usual hosted pages,
  * and the device's polling gets tokens that work on the API. No JavaScript on any of these pages;
- * axe-checked; screenshots under test-results/screenshots/device-*.png.
+ * axe-checked; screenshots under test-results/screenshots/device-*.jpg.
  */
 const PASSWORD = "device-journey-password";
 

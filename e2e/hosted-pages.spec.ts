@@ -6,7 +6,7 @@ import { CALLBACK, expectAccessible, expectNoHorizontalOverflow, newContext, scr
  * The hosted sign-in pages in Chromium through Next (PRODUCT "Sign-in service": the platform's own
  * look, labels "Username" and "Password", a "Sign in" button, consent "Allow" / "Deny" with each
  * scope in plain words, a logout confirmation, a readable error page), axe-checked, with screenshots
- * under test-results/screenshots/oidc-*.png. Their own user and login client live in the shared
+ * under test-results/screenshots/oidc-*.jpg. Their own user and login client live in the shared
  * server's database (the demo world has neither). Each test is one step of one browser session (the
  * consent follows the login, the logout ends that session), so they run in order, in one context.
  */

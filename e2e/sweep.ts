@@ -14,7 +14,7 @@ import { CALLBACK, checkLayout, newPersonPage, query, server, signIn, type Layou
  * axe reports a serious or critical violation (in the light theme, then switched in place to the
  * dark one, where the body must be drawn dark); each page is visited twice (checkLayout's `again`), so
  * an intermittent console error such as a hydration mismatch shows. A full-page screenshot of each page at both widths
- * goes to test-results/screenshots/sweep-*.png.
+ * goes to test-results/screenshots/sweep-*.jpg.
  *
  * The sweep is two spec files that Playwright's two workers run side by side (layout-sweep: the
  * public and the owner's pages; layout-sweep-more: docs, account, admin and the hosted pages); this

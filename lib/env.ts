@@ -104,7 +104,7 @@ const rawSchema = z.object({
    * V8's old-generation growth between major GCs, in percent over the live heap (peak
    * RSS). 0 leaves V8's own policy (up to 4x the live heap).
    */
-  HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(50),
+  HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(25),
   /**
    * Worker processes sharing the port (lib/server/cluster.ts): a number, or `auto` for
    * the cores available. 1 (the default) runs one process without a cluster primary.
