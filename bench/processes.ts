@@ -13,7 +13,7 @@ export interface Child {
 }
 
 /**
- * Starts `node --import tsx <script> …args` from the repository root (tsx resolves from there),
+ * Starts `node <script> …args` (through tsx for a `.ts` script) from the repository root (tsx resolves from there),
  * with its output in a log file (nothing to drain in the orchestrator while load runs), and waits
  * until `ready()` resolves or the process exits.
  */
@@ -30,7 +30,8 @@ export async function startChild(options: {
   const logFile = path.join(options.logDir, `${options.name}.log`);
   const log = createWriteStream(logFile);
   await new Promise((resolve) => log.once("open", resolve));
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", options.script, ...(options.args ?? [])], {
+  const loader = options.script.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, options.script, ...(options.args ?? [])], {
     cwd: ROOT,
     env: options.env as NodeJS.ProcessEnv,
     stdio: ["ignore", log, log],

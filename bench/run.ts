@@ -4,7 +4,7 @@
  * 1. PostgreSQL: a temporary embedded one (never the developer's .data), or DATABASE_URL.
  * 2. Migrations, then the large data set (bench/seed-large.ts), separate from the demo world.
  * 3. An approved API client and a login client, through the operator CLI (bin/platform.mjs).
- * 4. The real server (server.ts, started as `npm start` starts it, SEED_DEMO=0) as a child process whose RSS
+ * 4. The real server (server.mjs, started as `npm start` starts it, SEED_DEMO=0) as a child process whose RSS
  *    is sampled from /proc; with Next when a production build exists or can be made (--next).
  * 5. Real tokens from its sign-in service: client credentials, and the authorization-code flow
  *    through the login form for the signed-in users.
@@ -357,7 +357,7 @@ async function startServer(ctx: Context, withNext: boolean, port: number): Promi
   ctx.serverSpawnedAt = started;
   ctx.server = await startChild({
     name: "server",
-    script: path.join(ROOT, "server.ts"),
+    script: path.join(ROOT, "server.mjs"),
     args: withNext ? [] : ["--no-next"],
     nodeArgs,
     env,
@@ -379,7 +379,7 @@ async function startTwin(ctx: Context, withNext: boolean, metering: Twin): Promi
   const started = Date.now();
   const child = await startChild({
     name: `server-metering-${metering}`,
-    script: path.join(ROOT, "server.ts"),
+    script: path.join(ROOT, "server.mjs"),
     args: withNext ? [] : ["--no-next"],
     nodeArgs: serverNodeArgs(ctx),
     env: serverEnv(ctx, port, metering === "on"),
@@ -400,7 +400,7 @@ async function startAppProcess(ctx: Context, name: string, workers: number, env:
   const started = Date.now();
   const child = await startChild({
     name,
-    script: path.join(ROOT, "server.ts"),
+    script: path.join(ROOT, "server.mjs"),
     args: ctx.withNext ? [] : ["--no-next"],
     nodeArgs: serverNodeArgs(ctx),
     env: { ...serverEnv(ctx, port, true, workers), ...env },
@@ -421,7 +421,7 @@ async function startWorkers(ctx: Context, withNext: boolean): Promise<void> {
   const started = Date.now();
   const child = await startChild({
     name: `server-workers-${ctx.config.workers}`,
-    script: path.join(ROOT, "server.ts"),
+    script: path.join(ROOT, "server.mjs"),
     args: withNext ? [] : ["--no-next"],
     nodeArgs: serverNodeArgs(ctx),
     env: serverEnv(ctx, port, true, ctx.config.workers),

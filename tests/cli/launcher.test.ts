@@ -4,16 +4,18 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
 /**
- * bin/platform.mjs, the CLI's launcher: it runs the CLI from a bundle it keeps, made again only
- * when a file the bundle was made from changed. Here with a cache of its own (PLATFORM_CLI_CACHE),
- * so the test sees every build; the sources themselves are never touched.
+ * bin/platform.mjs, the CLI's launcher (bin/bundled.mjs, which server.mjs uses too): it runs the CLI
+ * from a bundle it keeps, made again only when a file the bundle was made from changed. Here with a
+ * cache of its own (PLATFORM_CLI_CACHE), so the test sees every build; the sources themselves are
+ * never touched.
  */
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 // Inside the checkout, as the real one is: the bundle finds its packages in node_modules from there.
 mkdirSync(path.join(ROOT, "node_modules", ".cache"), { recursive: true });
 const cache = mkdtempSync(path.join(ROOT, "node_modules", ".cache", "platform-cli-test-"));
-const bundle = path.join(cache, "platform.mjs");
-const stamps = path.join(cache, "inputs.json");
+const stamps = path.join(cache, "current.json");
+/** The bundle current.json names (each build has a directory of its own). */
+const bundle = () => path.join(cache, (JSON.parse(readFileSync(stamps, "utf8")) as { dir: string }).dir, "platform.mjs");
 
 afterAll(() => rmSync(cache, { recursive: true, force: true }));
 
@@ -27,7 +29,7 @@ function help(): { code: number | null; stdout: string; stderr: string } {
 }
 
 /** When the bundle was written (its modification time, to the nanosecond). */
-const madeAt = () => statSync(bundle, { bigint: true }).mtimeNs;
+const madeAt = () => statSync(bundle(), { bigint: true }).mtimeNs;
 
 describe("the CLI launcher", () => {
   it("makes the bundle once, runs from it while the sources stay as they were, and makes it again when one changed", () => {
@@ -56,8 +58,8 @@ describe("the CLI launcher", () => {
   });
 
   it("gives each module its own import.meta (the generated Prisma client finds its files beside its source)", () => {
-    if (!statSync(bundle, { throwIfNoEntry: false })) expect(help().code).toBe(0);
-    const source = readFileSync(bundle, "utf8");
+    if (!statSync(stamps, { throwIfNoEntry: false })) expect(help().code).toBe(0);
+    const source = readFileSync(bundle(), "utf8");
     expect(source).not.toContain("import.meta.url");
     expect(source).toContain(JSON.stringify(path.join(ROOT, "lib", "generated", "prisma")));
   });

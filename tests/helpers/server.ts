@@ -77,7 +77,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     ...options.env,
   });
   // The Node flags and environment of `npm start` (lib/server/node-flags.ts): the soak's memory is production's.
-  const args = [...PRODUCTION_NODE_FLAGS, "--import", "tsx", path.join(ROOT, "server.ts")];
+  const args = [...PRODUCTION_NODE_FLAGS, path.join(ROOT, "server.mjs")];
   if (!withNext) args.push("--no-next");
   // npm does not pass SIGTERM on to the script it runs (the server would outlive the test): npm and
   // the server get a process group of their own, and signals go to the group.
