@@ -1,5 +1,6 @@
 import { AppError } from "../errors";
 import { checkAccessToken, isTokenAffectedBy } from "../oidc/access-tokens";
+import { resourceMetadataUrl } from "../oidc/protected-resources";
 import { effectiveQuota } from "../schemas/rate-limits";
 import { LIVE_WORLD_ID } from "../schemas/sandboxes";
 import { ensureSandboxWorld } from "../services/sandboxes";
@@ -46,8 +47,18 @@ export type UserCaller = Extract<ApiCaller, { kind: "user" }>;
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
+/**
+ * `WWW-Authenticate` of the API's 401s and scope 403s: the error (RFC 6750 §3), the scope that was
+ * missing, and where the API's protected resource metadata is (RFC 9728 §5.1), from which a client
+ * finds the authorization server and asks for a token or for more scope.
+ */
+function bearerChallenge(params: { realm?: string; error?: string; scope?: string }): string {
+  const parts = Object.entries(params).map(([name, value]) => `${name}="${value}"`);
+  return `Bearer ${[...parts, `resource_metadata="${resourceMetadataUrl("api")}"`].join(", ")}`;
+}
+
 function invalidToken(message: string): AppError {
-  return new AppError("invalid_token", message, { headers: { "www-authenticate": 'Bearer error="invalid_token"' } });
+  return new AppError("invalid_token", message, { headers: { "www-authenticate": bearerChallenge({ error: "invalid_token" }) } });
 }
 
 /** A caller whose token checked out (steps 1–4), before the endpoint's requirements (5–7). */
@@ -61,7 +72,7 @@ export async function identify(request: ApiRequest, requirement: AuthRequirement
   if (header === null) {
     if (requirement === "optional") return { kind: "anonymous" };
     throw new AppError("unauthorized", "This endpoint requires a bearer token.", {
-      headers: { "www-authenticate": 'Bearer realm="api"' },
+      headers: { "www-authenticate": bearerChallenge({ realm: "api" }) },
     });
   }
   const match = BEARER.exec(header);
@@ -98,7 +109,7 @@ export function authorize(identified: IdentifiedCaller, requirement: AuthRequire
   }
   if (scope !== undefined && !caller.scopes.includes(scope)) {
     throw new AppError("insufficient_scope", `This endpoint needs the ${scope} scope.`, {
-      headers: { "www-authenticate": `Bearer error="insufficient_scope", scope="${scope}"` },
+      headers: { "www-authenticate": bearerChallenge({ error: "insufficient_scope", scope }) },
     });
   }
   if (userDisabled === true) throw new AppError("forbidden", "This account is disabled.");

@@ -190,7 +190,15 @@ export function clientOrigins(client: SignInClient): Set<string> {
   return origins;
 }
 
-/** The API's resource indicator: access tokens are minted for this audience only. */
+/** The API's resource indicator (RFC 8707): a token requested without `resource` is for it. */
 export function apiResource(): string {
   return env().API_URL;
+}
+
+/**
+ * The MCP server's resource indicator: a token for it (`resource={APP_URL}/mcp` in the request)
+ * carries it as its `aud`, and the API, which accepts only its own audience, refuses it.
+ */
+export function mcpResource(): string {
+  return `${env().APP_URL}/mcp`;
 }

@@ -8,7 +8,7 @@ import { findAccount, isAccountOfAnotherWorld } from "./account";
 import { getAccessStatus } from "../queries/access";
 import { revokedThrough, waitPastRevocation } from "./access-tokens";
 import { PgAdapter } from "./adapter";
-import { apiResource, findSignInClient } from "./clients";
+import { apiResource, findSignInClient, mcpResource } from "./clients";
 import { renderErrorPage } from "./html";
 import { LOCALE_COOKIE, LOCALES, negotiateLocale } from "../i18n";
 import { ACCESS_TOKEN_ALG, ID_TOKEN_TTL } from "./keys";
@@ -259,7 +259,9 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
         logoutSource: input.logoutSource,
         postLogoutSuccessSource: input.postLogoutSuccessSource,
       },
-      // The only way oidc-provider issues JWT access tokens (RFC 9068): every token is for the API.
+      // The only way oidc-provider issues JWT access tokens (RFC 9068). A token is for one resource:
+      // the API (the default, as every token before resource indicators were asked for) or the MCP
+      // server; its `aud` names it, and each accepts only its own (RFC 8707).
       resourceIndicators: {
         enabled: true,
         defaultResource: async (ctx: KoaContextWithOIDC) => {
@@ -268,11 +270,11 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
         },
         useGrantedResource: async () => true,
         getResourceServerInfo: async (ctx: KoaContextWithOIDC, resourceIndicator: string, client: { clientId: string }) => {
-          if (resourceIndicator !== api) throw new errors.InvalidTarget();
+          if (resourceIndicator !== api && resourceIndicator !== mcpResource()) throw new errors.InvalidTarget();
           await applyScopeRules(ctx);
           return {
             scope: (await resourceScopesFor(client.clientId)).join(" "),
-            audience: api,
+            audience: resourceIndicator,
             accessTokenTTL: config.ACCESS_TOKEN_TTL,
             accessTokenFormat: "jwt",
             jwt: { sign: { alg: ACCESS_TOKEN_ALG } },

@@ -152,6 +152,8 @@ function httpRoutes(issuerPath: string, oidcRoutes: Record<string, string>) {
       return route;
     },
     sdk: httpRoute("/sdk/{file}"),
+    protectedResource: httpRoute("/.well-known/oauth-protected-resource/{resource}"),
+    authorizationServer: httpRoute(`/.well-known/oauth-authorization-server${issuerPath}`),
     healthz: httpRoute("/healthz"),
     readyz: httpRoute("/readyz"),
     metrics: httpRoute("/metrics"),
@@ -282,6 +284,7 @@ export async function startPlatform(options: {
   setSecurityHeadersHttps(config.APP_URL.startsWith("https:"));
 
   const { ROUTES: oidcRoutes } = await import("../oidc/config");
+  const { asIssuerDiscovery, serveResourceMetadata, wellKnownOf } = await import("../oidc/protected-resources");
   const routes = httpRoutes(issuerPath, oidcRoutes);
   const { pool, getPool } = await import("../database/client");
   const pingDatabase = () => pool.query("SELECT 1");
@@ -293,6 +296,16 @@ export async function startPlatform(options: {
     forgetUntrustedForwarding(req, config);
     const url = req.url ?? "/";
     const path = url.split("?")[0]!;
+    const wellKnown = path.startsWith("/.well-known/") ? wellKnownOf(path, issuerPath) : null;
+    if (wellKnown !== null && wellKnown !== "authorization-server") {
+      serveResourceMetadata(req, res, wellKnown.resource);
+      return routes.protectedResource;
+    }
+    if (wellKnown === "authorization-server") {
+      asIssuerDiscovery(req, issuerPath);
+      await oidc.handle(req, res, issuerPath);
+      return routes.authorizationServer;
+    }
     const isIssuer = path === issuerPath || path.startsWith(`${issuerPath}/`);
     const isApi = path === "/api/v1" || path.startsWith("/api/v1/");
     if (isIssuer) {

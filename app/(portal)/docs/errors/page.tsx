@@ -96,6 +96,27 @@ Retry-After: 2
           </tbody>
         </table>
       </TableScroll>
+      <h2 id="www-authenticate">The WWW-Authenticate header</h2>
+      <p>
+        Every <code>401</code> and every <code>insufficient_scope</code> from the API also says, in its{" "}
+        <code>WWW-Authenticate</code> header, what went wrong and where to get a token: the error, the scope that was
+        missing, and the address of the API&apos;s protected resource metadata (RFC 9728), which names the sign-in
+        service. A client that knows only the API&apos;s address finds everything else from there (the sign-in
+        service&apos;s metadata is also at the RFC 8414 address, <code>/.well-known/oauth-authorization-server/realms/platform</code>).
+      </p>
+      <CodeBlock
+        title="A token without the scope"
+        language="http"
+        code={`HTTP/1.1 403 Forbidden
+WWW-Authenticate: Bearer error="insufficient_scope", scope="svc:chat.write",
+  resource_metadata="https://platform.example/.well-known/oauth-protected-resource/api/v1"
+
+{ "error": { "code": "insufficient_scope", "message": "This endpoint needs the svc:chat.write scope." } }`}
+      />
+      <p>
+        A token is for one resource: the API, unless the token request named another with <code>resource</code>{" "}
+        (RFC 8707). The API refuses a token meant for another resource with <code>invalid_token</code>.
+      </p>
       <h2 id="oauth-errors">Sign-in errors</h2>
       <p>
         The token endpoint answers in OAuth form — <code>{`{ "error": "invalid_grant", "error_description": "…" }`}</code>:
@@ -122,6 +143,10 @@ Retry-After: 2
           <code>unauthorized_client</code> (400): a grant type your app may not use — <code>client_credentials</code>{" "}
           from a login app, <code>authorization_code</code> or <code>refresh_token</code> from an API app, the device
           code grant from a login app without device sign-in. <code>unsupported_grant_type</code>: one no app may use.
+        </li>
+        <li>
+          <code>invalid_target</code> (400): a <code>resource</code> that is not one of the platform&apos;s (the API,{" "}
+          <code>/api/v1</code>, or the MCP server, <code>/mcp</code>).
         </li>
         <li>
           Authorization redirects report problems as <code>error</code> and <code>error_description</code> query
