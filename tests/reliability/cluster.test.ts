@@ -25,10 +25,10 @@ afterAll(async () => {
 
 function workerPids(): number[] {
   try {
-    // The primary's children that run server.ts (tsx also keeps an esbuild service as a child).
+    // The primary's children that run the server (server.mjs, as `npm start` runs it).
     return execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(server.process.pid)], { encoding: "utf8" })
       .split("\n")
-      .filter((line) => line.includes("server.ts"))
+      .filter((line) => line.includes("server.mjs"))
       .map((line) => Number(line.trim().split(/\s+/)[0]))
       .filter((n) => n > 0);
   } catch {

@@ -8,11 +8,11 @@ import { newDatabase, startServer } from "../helpers/server";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
-/** Runs server.ts expecting it to fail; returns its exit code and output. */
+/** Runs the server as `npm start` does (server.mjs) expecting it to fail; returns its exit code and output. */
 function runServerExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; output: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "server.ts"), "--no-next"], {
+    const child = spawn(process.execPath, [path.join(ROOT, "server.mjs"), "--no-next"], {
       cwd: ROOT,
       env: { ...(process.env as Record<string, string>), NODE_ENV: "production", ...env },
       stdio: ["ignore", "pipe", "pipe"],
