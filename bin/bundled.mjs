@@ -27,7 +27,8 @@ import { pathToFileURL } from "node:url";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 /** How bundles are made: this file as it is now (an edit to it makes every bundle again). */
-const RECIPE = `${path.relative(ROOT, import.meta.filename)}@${statSync(import.meta.filename).size}:${statSync(import.meta.filename).mtimeMs}`;
+const SELF = path.relative(ROOT, import.meta.filename);
+const RECIPE = `${SELF}@${stamp(SELF)}`;
 const KEEP_OLD_BUILDS_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** `size:mtime` of a file, or null when it is gone. */

@@ -17,10 +17,9 @@ import { apiResource, mcpResource } from "./clients";
 const PROTECTED_RESOURCE_PREFIX = "/.well-known/oauth-protected-resource";
 const AUTHORIZATION_SERVER_PREFIX = "/.well-known/oauth-authorization-server";
 
-/** RFC 9728 §3.1: the resource's path after the well-known prefix, on the resource's own origin. */
-function metadataUrlOf(resource: string): string {
-  const url = new URL(resource);
-  return `${url.origin}${PROTECTED_RESOURCE_PREFIX}${url.pathname.replace(/\/+$/, "")}`;
+/** RFC 9728 §3.1: the well-known prefix, then the resource's path (served on the resource's own origin). */
+function metadataPathOf(resource: string): string {
+  return `${PROTECTED_RESOURCE_PREFIX}${new URL(resource).pathname.replace(/\/+$/, "")}`;
 }
 
 /** The protected resources, each a token audience of its own (lib/oidc/clients.ts). */
@@ -33,7 +32,8 @@ export type ProtectedResource = keyof typeof RESOURCES;
 
 /** A resource's metadata address, for `WWW-Authenticate` (lib/api/auth.ts). */
 export function resourceMetadataUrl(resource: ProtectedResource): string {
-  return metadataUrlOf(RESOURCES[resource].identifier());
+  const identifier = RESOURCES[resource].identifier();
+  return `${new URL(identifier).origin}${metadataPathOf(identifier)}`;
 }
 
 /** RFC 9728 §2: a resource's metadata. */
@@ -54,11 +54,14 @@ export function resourceMetadata(resource: ProtectedResource): Record<string, un
  * What a well-known path is: a protected resource's metadata, the issuer's authorization server
  * metadata, or neither.
  */
-export function wellKnownOf(path: string, issuerPath: string): { resource: ProtectedResource } | "authorization-server" | null {
-  if (path === `${AUTHORIZATION_SERVER_PREFIX}${issuerPath}`) return "authorization-server";
+export function wellKnownOf(
+  path: string,
+  issuerPath: string,
+): { kind: "protected-resource"; resource: ProtectedResource } | { kind: "authorization-server" } | null {
+  if (path === `${AUTHORIZATION_SERVER_PREFIX}${issuerPath}`) return { kind: "authorization-server" };
   if (!path.startsWith(`${PROTECTED_RESOURCE_PREFIX}/`)) return null;
   for (const resource of Object.keys(RESOURCES) as ProtectedResource[]) {
-    if (path === `${PROTECTED_RESOURCE_PREFIX}${new URL(RESOURCES[resource].identifier()).pathname}`) return { resource };
+    if (path === metadataPathOf(RESOURCES[resource].identifier())) return { kind: "protected-resource", resource };
   }
   return null;
 }

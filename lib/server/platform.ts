@@ -297,11 +297,11 @@ export async function startPlatform(options: {
     const url = req.url ?? "/";
     const path = url.split("?")[0]!;
     const wellKnown = path.startsWith("/.well-known/") ? wellKnownOf(path, issuerPath) : null;
-    if (wellKnown !== null && wellKnown !== "authorization-server") {
+    if (wellKnown?.kind === "protected-resource") {
       serveResourceMetadata(req, res, wellKnown.resource);
       return routes.protectedResource;
     }
-    if (wellKnown === "authorization-server") {
+    if (wellKnown?.kind === "authorization-server") {
       asIssuerDiscovery(req, issuerPath);
       await oidc.handle(req, res, issuerPath);
       return routes.authorizationServer;
