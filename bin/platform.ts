@@ -18,6 +18,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import * as agents from "../lib/cli/agents";
 import * as apps from "../lib/cli/apps";
 import * as members from "../lib/cli/app-members";
 import * as secrets from "../lib/cli/app-secrets";
@@ -50,6 +51,15 @@ const COMMANDS: Record<string, Command> = {
   "apps members add": members.appsMembersAdd,
   "apps members remove": members.appsMembersRemove,
   "apps transfer": apps.appsTransfer,
+  "agents list": agents.agentsList,
+  "agents show": agents.agentsShow,
+  "agents suspend": agents.agentsSuspend,
+  "agents resume": agents.agentsResume,
+  "agents block": agents.agentsBlock,
+  "agents unblock": agents.agentsUnblock,
+  "agents trust": agents.agentsTrust,
+  "agents untrust": agents.agentsUntrust,
+  "agents review": agents.agentsReview,
   "apps usage": usage.appsUsage,
   "apps requests": usage.appsRequests,
   "usage retention": usage.usageRetention,

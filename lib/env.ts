@@ -221,6 +221,18 @@ const rawSchema = z.object({
     .refine((ports) => ports.every((p) => p >= 1 && p <= 65535), "ports are 1 to 65535")
     .default([443, 80]),
   /**
+   * Development and tests only: an agent's Client ID Metadata Document (issue 40, lib/oidc/agents.ts)
+   * may be fetched from loopback and private addresses, and over plain http, as WEBHOOKS_ALLOW_PRIVATE
+   * does for webhooks. Off by default.
+   */
+  CLIENT_METADATA_ALLOW_PRIVATE: booleanFlag.default(false),
+  /**
+   * RFC 7591 dynamic client registration for older MCP clients (issue 40): `off` (default), or
+   * `agents`: a registration creates an agent client (public, PKCE, read scopes unless its domain is
+   * trusted), rate-limited per address, and `registration_endpoint` appears in the metadata.
+   */
+  DYNAMIC_REGISTRATION: z.enum(["off", "agents"]).default("off"),
+  /**
    * Who must have a second factor (lib/services/mfa-policy.ts): `admins`, `developers`
    * (also owners and team admins of apps), `everyone` or `off`. Default `admins` wherever
    * DATABASE_URL is set, `off` on the embedded demo database (the start banner says so).

@@ -12,7 +12,7 @@ import { ButtonLink } from "@/components/ui/button-link";
 import { describedBy, Field, FieldError, inputClasses } from "@/components/ui/field";
 import { Icon } from "@/components/ui/icon";
 import type { ActionResult } from "@/lib/actions/result";
-import { APP_DESCRIPTION_MAX, APP_NAME_MAX, createAppSchema, type AppView } from "@/lib/schemas/apps";
+import { APP_DESCRIPTION_MAX, APP_NAME_MAX, createAppSchema, type DeveloperAppView } from "@/lib/schemas/apps";
 import { SVC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES, type SvcScope } from "@/lib/scopes";
 import { LogoInput } from "./logo-input";
 import { handOffSandboxSecret } from "./new-sandbox-secret-banner";
@@ -43,7 +43,7 @@ const TYPE_CHOICES = [
 ] as const;
 
 /** The same zod schema validates here (zodResolver), in the server action, and in the service. */
-export function AppForm({ app }: { app?: AppView }) {
+export function AppForm({ app }: { app?: DeveloperAppView }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const editing = Boolean(app);

@@ -2,7 +2,7 @@ import { ButtonLink } from "@/components/ui/button-link";
 import { Card } from "@/components/ui/card";
 import { Quickstart } from "@/components/apps/quickstart";
 import { Icon } from "@/components/ui/icon";
-import type { AppView } from "@/lib/schemas/apps";
+import type { DeveloperAppView } from "@/lib/schemas/apps";
 
 /**
  * No traffic in the range yet: how to make the first call, with the app's own ids; in
@@ -15,7 +15,7 @@ export function UsageEmptyState({
   apiUrl,
   sandboxClientId,
 }: {
-  app: AppView;
+  app: DeveloperAppView;
   range: string;
   issuer: string;
   apiUrl: string;

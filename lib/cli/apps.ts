@@ -178,7 +178,7 @@ export const appsApprove: Command = {
   positionals: ["CLIENT_ID"],
   async run({ values, args }) {
     const { apps, schemas, actor } = await services();
-    const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+    const clientId = parseWith(schemas.anyClientIdSchema, args[0], { "": "CLIENT_ID" });
     const revision = await reviewedRevision(clientId, values);
     return transitionOutput(await apps.approveApp(clientId, actor, { revision }), "Approved", revision);
   },
@@ -210,7 +210,7 @@ export const appsSuspend: Command = {
   positionals: ["CLIENT_ID"],
   async run({ values, args }) {
     const { apps, schemas, actor } = await services();
-    const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+    const clientId = parseWith(schemas.anyClientIdSchema, args[0], { "": "CLIENT_ID" });
     const { reason } = parseWith(
       schemas.rejectAppSchema,
       { reason: values.reason ?? "Suspended by the platform operator." },
@@ -227,7 +227,7 @@ export const appsShow: Command = {
   positionals: ["CLIENT_ID"],
   async run({ args }) {
     const { apps, schemas, actor } = await services();
-    const clientId = parseWith(schemas.clientIdSchema, args[0], { "": "CLIENT_ID" });
+    const clientId = parseWith(schemas.anyClientIdSchema, args[0], { "": "CLIENT_ID" });
     const app = await apps.getAppForViewer(clientId, actor);
     const lines = [
       statusLine(app),

@@ -73,7 +73,7 @@ export function attachDashedValues(args: string[], options: Options): string[] {
  * database (it sets DATABASE_URL before any command runs).
  */
 export async function services() {
-  const [apps, review, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas] = await Promise.all([
+  const [apps, review, secrets, users, connectedApps, members, actor, schemas, userSchemas, usage, usageSchemas, agents] = await Promise.all([
     import("../services/apps"),
     import("../services/app-review"),
     import("../services/app-secrets"),
@@ -85,6 +85,7 @@ export async function services() {
     import("../schemas/users"),
     import("../services/usage"),
     import("../schemas/usage"),
+    import("../services/agents"),
   ]);
   return {
     apps: { ...apps, ...review },
@@ -97,6 +98,7 @@ export async function services() {
     userSchemas,
     usage,
     usageSchemas,
+    agents,
   };
 }
 

@@ -27,13 +27,15 @@ export const CHANGES_CHANNEL = "platform_changes";
 
 const changeSchema = z.discriminatedUnion("kind", [
   /** An application's status, metadata, secrets or token watermark. */
-  z.object({ kind: z.literal("app"), clientId: z.string().min(1).max(128) }),
+  z.object({ kind: z.literal("app"), clientId: z.string().min(1).max(2048) }),
   /** A user's flags (disabled, muted). */
   z.object({ kind: z.literal("user"), userId: z.number().int().positive() }),
   /** One person's grant for one app (consent revoked, tokens voided). */
-  z.object({ kind: z.literal("grant"), userId: z.number().int().positive(), clientId: z.string().min(1).max(128) }),
+  z.object({ kind: z.literal("grant"), userId: z.number().int().positive(), clientId: z.string().min(1).max(2048) }),
   /** Some of a person's sign-in sessions ended (portal sessions tied to them end too). */
   z.object({ kind: z.literal("session"), userId: z.number().int().positive() }),
+  /** The admins' rules for AI agents' clients (a domain trusted, sent to review or blocked; issue 40). */
+  z.object({ kind: z.literal("agents") }),
   /** The signing keys (rotation). */
   z.object({ kind: z.literal("keys") }),
   /** An Event row committed (its trigger announces it); the event streams read what is new. */
@@ -47,7 +49,7 @@ const changeSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("wrote"),
     userId: z.number().int().positive().nullable(),
-    clientId: z.string().min(1).max(128).nullable(),
+    clientId: z.string().min(1).max(2048).nullable(),
     lsn: z.string().regex(/^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/),
   }),
 ]);

@@ -198,33 +198,34 @@ function portOf(url: URL): number {
   return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
 }
 
-function parseWebhookUrl(input: string, allowPrivate: boolean, allowedPorts: readonly number[]): ParsedUrl {
+function parseWebhookUrl(input: string, allowPrivate: boolean, allowedPorts: readonly number[], noun = "A webhook URL"): ParsedUrl {
   const invalid = (message: string): ParsedUrl => ({ ok: false, error: "invalid_url", message });
-  if (input.length > MAX_URL_LENGTH) return invalid(`A webhook URL is at most ${MAX_URL_LENGTH} characters.`);
+  const the = noun.replace(/^A /, "The ");
+  if (input.length > MAX_URL_LENGTH) return invalid(`${noun} is at most ${MAX_URL_LENGTH} characters.`);
   let url: URL;
   try {
     url = new URL(input);
   } catch {
-    return invalid("The webhook URL is not a valid URL.");
+    return invalid(`${the} is not a valid URL.`);
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return invalid("A webhook URL uses https.");
-  if (url.username !== "" || url.password !== "") return invalid("A webhook URL carries no user name or password.");
-  if (url.hostname === "") return invalid("A webhook URL names a host.");
+  if (url.protocol !== "https:" && url.protocol !== "http:") return invalid(`${noun} uses https.`);
+  if (url.username !== "" || url.password !== "") return invalid(`${noun} carries no user name or password.`);
+  if (url.hostname === "") return invalid(`${noun} names a host.`);
   // URL keeps IPv6 literals in brackets: [::1].
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   // A refused address is named as such before the scheme rule: http://127.0.0.1 is refused for its address.
   if (net.isIP(host) !== 0) {
     const reason = blockedReason(host, allowPrivate);
-    if (reason) return { ok: false, error: "blocked_address", message: `The webhook URL's address ${host} ${reason}.` };
+    if (reason) return { ok: false, error: "blocked_address", message: `${the}'s address ${host} ${reason}.` };
   }
   // RFC 6761: localhost names are loopback wherever they resolve; refused by name, before any lookup.
   if (!allowPrivate && /(^|\.)localhost\.?$/i.test(host)) {
-    return { ok: false, error: "blocked_address", message: `The webhook URL's host ${host} is a loopback name.` };
+    return { ok: false, error: "blocked_address", message: `${the}'s host ${host} is a loopback name.` };
   }
-  if (url.protocol === "http:" && !allowPrivate) return invalid("A webhook URL uses https.");
+  if (url.protocol === "http:" && !allowPrivate) return invalid(`${noun} uses https.`);
   // Receivers listen on web ports; any other port would let a URL probe other services (SSH, Redis…).
   if (!allowPrivate && !allowedPorts.includes(portOf(url))) {
-    return { ok: false, error: "blocked_address", message: `A webhook URL uses port ${allowedPorts.join(" or ")}, not ${portOf(url)}.` };
+    return { ok: false, error: "blocked_address", message: `${noun} uses port ${allowedPorts.join(" or ")}, not ${portOf(url)}.` };
   }
   return { ok: true, url, host };
 }
@@ -537,5 +538,94 @@ export function deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryResu
         resolvePromise(failure(waiting, "dns"));
       },
     );
+  });
+}
+
+export interface OutboundGetResult {
+  ok: boolean;
+  statusCode: number | null;
+  error: DeliveryError | "too_large" | null;
+  /** Why, in words, when the request was refused before it left (the URL or its addresses). */
+  message?: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The whole body, when it fit in `maxBytes`. */
+  body: Buffer;
+}
+
+/**
+ * A GET under the same outbound rules as a webhook delivery (the URL checked by parseWebhookUrl,
+ * every address of its name judged by blockedReason, the connection pinned to the addresses checked,
+ * no redirect followed, one deadline for the whole request) with a bounded answer: a body larger than
+ * `maxBytes` is `too_large` and is not read further. For documents the platform fetches on someone
+ * else's word, such as an agent's Client ID Metadata Document (lib/oidc/agents.ts). node:http, not
+ * the webhook client: these are rare, one at a time per URL, and need the answer's headers.
+ */
+export async function outboundGet(
+  url: string,
+  options: { allowPrivate: boolean; maxBytes: number; timeoutMs: number; headers?: Record<string, string>; noun?: string },
+): Promise<OutboundGetResult> {
+  const refused = (error: OutboundGetResult["error"], message?: string): OutboundGetResult => ({
+    ok: false,
+    statusCode: null,
+    error,
+    ...(message ? { message } : {}),
+    headers: {},
+    body: Buffer.alloc(0),
+  });
+  const parsed = parseWebhookUrl(url, options.allowPrivate, env().WEBHOOK_ALLOWED_PORTS, options.noun);
+  if (!parsed.ok) return refused(parsed.error, parsed.message);
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  let addresses: Address[];
+  const family = net.isIP(parsed.host);
+  if (family !== 0) addresses = [{ address: parsed.host, family: family as Family }];
+  else {
+    try {
+      addresses = await resolve(parsed.host);
+    } catch {
+      return refused("dns", `The name ${parsed.host} does not resolve.`);
+    }
+    if (addresses.length === 0) return refused("dns", `The name ${parsed.host} does not resolve.`);
+    const blocked = addresses.find((a) => blockedReason(a.address, options.allowPrivate) !== null);
+    if (blocked) return refused("blocked_address", `${parsed.host} resolves to ${blocked.address}, which ${blockedReason(blocked.address, options.allowPrivate)}.`);
+  }
+  const { request } = parsed.url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  return new Promise<OutboundGetResult>((done) => {
+    let settled = false;
+    const finish = (result: OutboundGetResult) => {
+      if (settled) return;
+      settled = true;
+      done(result);
+    };
+    const req = request(parsed.url, {
+      method: "GET",
+      headers: { "user-agent": "social-dev-platform", ...options.headers },
+      lookup: pinnedLookup(addresses),
+      signal: deadline,
+      agent: false,
+    });
+    req.on("response", (res) => {
+      const declared = Number(res.headers["content-length"]);
+      if (Number.isFinite(declared) && declared > options.maxBytes) {
+        req.destroy();
+        return finish({ ok: false, statusCode: res.statusCode ?? null, error: "too_large", headers: res.headers, body: Buffer.alloc(0) });
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > options.maxBytes) {
+          req.destroy();
+          return finish({ ok: false, statusCode: res.statusCode ?? null, error: "too_large", headers: res.headers, body: Buffer.alloc(0) });
+        }
+        chunks.push(chunk);
+      });
+      res.on("end", () => {
+        const statusCode = res.statusCode ?? null;
+        finish({ ok: statusCode !== null && statusCode >= 200 && statusCode < 300, statusCode, error: null, headers: res.headers, body: Buffer.concat(chunks, size) });
+      });
+      res.on("error", (error) => finish(refused(deadline.aborted ? "timeout" : classify(error))));
+    });
+    req.on("error", (error) => finish(refused(deadline.aborted ? "timeout" : classify(error))));
+    req.end();
   });
 }

@@ -11,6 +11,10 @@ import { deleteEndedCounters } from "../services/throttle";
 import { deleteEndedSignInSessions } from "../services/sign-in-sessions";
 import { findClientMetadata } from "./clients";
 
+function refuseAgent(reason: string): never {
+  throw new errors.InvalidClient(reason);
+}
+
 /**
  * oidc-provider storage in PostgreSQL: every model kind in the one OidcModel table (after logto's
  * oidc_model_instances), through raw pg because the token endpoint is hot. `Client` is not stored
@@ -200,7 +204,9 @@ export class PgAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    if (this.kind === "Client") return findClientMetadata(id);
+    // An agent that cannot sign in (its metadata document refused, blocked, suspended) gets the
+    // provider's invalid_client page with the reason (lib/oidc/agents.ts), never a 500.
+    if (this.kind === "Client") return findClientMetadata(id, refuseAgent);
     // Ids are opaque strings of bounded size; anything longer is not ours (e.g. a JWT).
     if (!isLookupValue(id)) return undefined;
     if (id.startsWith(DEVICE_CODE_REF) && deviceCodeReferences.getStore() !== true) return undefined;

@@ -2,10 +2,12 @@ import type { AdapterPayload } from "oidc-provider";
 import { LRUCache } from "lru-cache";
 import { onChange } from "../database/changes";
 import { env } from "../env";
-import { OIDC_SCOPES, USER_ONLY_SCOPES, isSvcScope, type SvcScope } from "../scopes";
+import { OIDC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES, isSvcScope, type SvcScope } from "../scopes";
 import { isAppLiveIn, isSandboxClientId, LIVE_WORLD_ID, sandboxClientId } from "../schemas/sandboxes";
 import { findClientForSignIn } from "../services/apps";
 import { findSandboxForSignIn } from "../services/sandboxes";
+import { touchAgent, type AgentPolicy } from "../services/agents";
+import { AgentClientRefused, isAgentClientId, resolveAgent } from "./agents";
 
 /**
  * The one place where the sign-in service learns about clients: the applications table. Only
@@ -18,6 +20,7 @@ import { findSandboxForSignIn } from "../services/sandboxes";
 export interface SignInClient {
   clientId: string;
   name: string;
+  /** An AI agent's client signs people in like a login client ("login" here; `agent` says which). */
   type: "api" | "login";
   firstParty: boolean;
   ownerId: number;
@@ -32,6 +35,11 @@ export interface SignInClient {
    * sandbox's. The hosted login page looks credentials up in this world only.
    */
   worldId: number;
+  /**
+   * An AI agent's client (issue 40, lib/oidc/agents.ts): its verified domain and the admins' rule
+   * for it (null: none, so read scopes only). Null for a registered app.
+   */
+  agent: { domain: string; policy: AgentPolicy | null } | null;
 }
 
 const CACHE_TTL_MS = 5_000;
@@ -43,7 +51,8 @@ const store = globalThis as unknown as { __signInClientCache?: LRUCache<string, 
 const cache = (store.__signInClientCache ??= new LRUCache<string, SignInClient | false>({ max: 10_000, ttl: CACHE_TTL_MS }));
 
 onChange((event) => {
-  if (event.kind === "all") cache.clear();
+  // A rule for agents (a domain trusted or blocked) changes what agents may ask for: rare, so all go.
+  if (event.kind === "all" || event.kind === "agents") cache.clear();
   else if (event.kind === "app") {
     cache.delete(event.clientId);
     // The sandbox follows its app's configuration and status.
@@ -77,6 +86,7 @@ async function loadSandboxClient(clientId: string): Promise<SignInClient | null>
     postLogoutRedirectUris: login ? row.postLogoutRedirectUris : [],
     deviceFlow: login && row.deviceFlow,
     worldId: row.worldId,
+    agent: null,
   };
 }
 
@@ -91,19 +101,21 @@ export async function findClientWorld(clientId: string): Promise<number | null> 
  * `sbx_` id is the app's sandbox, known whatever the app's review status except suspended.
  */
 export async function findSignInClient(clientId: string): Promise<SignInClient | null> {
-  // Client ids are printable ASCII (lib/schemas/apps.ts); anything else, e.g. a NUL byte that
-  // PostgreSQL refuses in a text parameter, is unknown rather than a server error.
-  if (typeof clientId !== "string" || !/^[\x21-\x7e]{1,128}$/.test(clientId)) return null;
+  // Client ids are printable ASCII (lib/schemas/apps.ts; an agent's, a URL); anything else, e.g. a
+  // NUL byte that PostgreSQL refuses in a text parameter, is unknown rather than a server error.
+  if (typeof clientId !== "string" || !/^[\x21-\x7e]{1,2048}$/.test(clientId)) return null;
   const hit = cache.get(clientId);
   if (hit !== undefined) return hit || null;
+  if (isAgentClientId(clientId)) return (await findAgentClient(clientId)).client;
   if (isSandboxClientId(clientId)) {
     const sandbox = await loadSandboxClient(clientId);
     cache.set(clientId, sandbox ?? false);
     return sandbox;
   }
+  if (clientId.length > 128) return null;
   const row = await findClientForSignIn(clientId);
   let value: SignInClient | null = null;
-  if (row && isAppLiveIn(row.status, "live")) {
+  if (row && row.type !== "agent" && isAppLiveIn(row.status, "live")) {
     const registered = row.scopes.filter(isSvcScope);
     value = {
       clientId: row.clientId,
@@ -116,10 +128,44 @@ export async function findSignInClient(clientId: string): Promise<SignInClient |
       postLogoutRedirectUris: row.postLogoutRedirectUris,
       deviceFlow: row.type === "login" && row.deviceFlow,
       worldId: LIVE_WORLD_ID,
+      agent: null,
     };
   }
   cache.set(clientId, value ?? false);
   return value;
+}
+
+/**
+ * An AI agent's client from its metadata document (lib/oidc/agents.ts), or why it cannot sign in.
+ * Kept in the same cache as the apps (a refusal as a miss), dropped by the same change events.
+ */
+export async function findAgentClient(clientId: string): Promise<{ client: SignInClient | null; refusal: string | null }> {
+  const hit = cache.get(clientId);
+  if (hit) return { client: hit, refusal: null };
+  try {
+    const agent = await resolveAgent(clientId);
+    const client: SignInClient = {
+      clientId,
+      name: agent.row.name,
+      type: "login",
+      firstParty: false,
+      ownerId: 0,
+      svcScopes: agent.svcScopes,
+      redirectUris: agent.row.redirectUris,
+      postLogoutRedirectUris: [],
+      deviceFlow: false,
+      worldId: LIVE_WORLD_ID,
+      agent: { domain: agent.domain, policy: agent.policy },
+    };
+    cache.set(clientId, client);
+    // First and last seen, for the admins' Agents page (at most a write a minute per agent and process).
+    touchAgent(clientId).catch(() => undefined);
+    return { client, refusal: null };
+  } catch (error) {
+    if (!(error instanceof AgentClientRefused)) throw error;
+    cache.set(clientId, false);
+    return { client: null, refusal: error.message };
+  }
 }
 
 /**
@@ -165,12 +211,23 @@ export function toClientMetadata(client: SignInClient): AdapterPayload {
     // verbatim", so every redirect URI is accepted after logout, as well as the optional extra
     // post-logout URIs registered for it.
     post_logout_redirect_uris: [...new Set([...client.postLogoutRedirectUris, ...client.redirectUris])],
-    scope: loginClientScopes(client).join(" "),
+    // An agent may ask for any scope of the platform: what its domain's rule does not allow is
+    // dropped from the request (applyScopeRules, lib/oidc/config.ts), not refused.
+    scope: (client.agent ? [...Object.keys(OIDC_SCOPES), ...SVC_SCOPE_NAMES] : loginClientScopes(client)).join(" "),
   };
 }
 
-/** The Adapter's `Client` kind: metadata for approved apps only. */
-export async function findClientMetadata(clientId: string): Promise<AdapterPayload | undefined> {
+/**
+ * The Adapter's `Client` kind: metadata for approved apps only, and for agents whose document
+ * passed. For an agent that cannot sign in, `refused` is called with the reason (the adapter turns it
+ * into the provider's invalid_client error page, which shows it).
+ */
+export async function findClientMetadata(clientId: string, refused?: (reason: string) => never): Promise<AdapterPayload | undefined> {
+  if (typeof clientId === "string" && isAgentClientId(clientId) && clientId.length <= 2048) {
+    const { client, refusal } = await findAgentClient(clientId);
+    if (refusal !== null && refused) refused(refusal);
+    return client ? toClientMetadata(client) : undefined;
+  }
   const client = await findSignInClient(clientId);
   return client ? toClientMetadata(client) : undefined;
 }

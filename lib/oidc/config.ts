@@ -87,7 +87,14 @@ async function applyScopeRules(ctx: KoaContextWithOIDC): Promise<void> {
   // The device flow's scope is decided at its device authorization request (RFC 8628 §3.1) and
   // kept with the device code for the person's part.
   const userFacing = route === "authorization" || route === "device_authorization";
-  if (userFacing && app.type === "login") {
+  if (userFacing && app.agent) {
+    // An AI agent gets what it asked for within what its domain's rule allows (issue 40): a scope
+    // of the platform beyond that is dropped rather than refused (MCP clients ask for every scope
+    // the resource lists; the consent page and the token name what is granted, and a later 403
+    // insufficient_scope says what is missing). A scope the platform does not know is refused.
+    refuseUnregistered(requested.filter((s) => !SUPPORTED_SCOPES.includes(s)), [], false);
+    params.scope = requested.filter((s) => OIDC_SCOPE_NAMES.includes(s) || (app.svcScopes as string[]).includes(s)).join(" ") || undefined;
+  } else if (userFacing && app.type === "login") {
     refuseUnregistered(requested.filter((s) => !OIDC_SCOPE_NAMES.includes(s)), app.svcScopes, false);
     if (requested.includes("openid")) params.scope = [...new Set([...requested, ...app.svcScopes])].join(" ");
   } else if (route === "token" && params.grant_type === "client_credentials" && app.type === "api") {
@@ -339,6 +346,11 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
     },
     extraClientMetadata: { properties: [] },
     // The hosted pages' languages (lib/i18n), chosen by ui_locales among others.
-    discovery: { service_documentation: `${config.APP_URL}/docs`, ui_locales_supported: [...LOCALES] },
+    discovery: {
+      service_documentation: `${config.APP_URL}/docs`,
+      ui_locales_supported: [...LOCALES],
+      // AI agents name themselves by their metadata document's URL (issue 40, lib/oidc/agents.ts).
+      client_id_metadata_document_supported: true,
+    },
   };
 }

@@ -6,7 +6,7 @@ import { cache } from "react";
 import { getAuthOptions, sessionCookieNames } from "./auth";
 import { AppError, isAppError } from "../errors";
 import { CLIENT_IP_HEADER } from "../http/client-ip";
-import { clientIdSchema, type AppView } from "../schemas/apps";
+import { clientIdSchema, isDeveloperApp, type DeveloperAppView } from "../schemas/apps";
 import type { UserView } from "../schemas/users";
 import type { Actor } from "../services/actor";
 import { getAppForViewer } from "../services/apps";
@@ -77,7 +77,7 @@ export async function requireUser(): Promise<UserView> {
  * may see. A malformed client ID, or an app that is someone else's (the service does not reveal
  * that it exists), is the 404 page.
  */
-export async function requireAppPage(params: Promise<{ clientId: string }>): Promise<{ user: UserView; actor: Actor; app: AppView }> {
+export async function requireAppPage(params: Promise<{ clientId: string }>): Promise<{ user: UserView; actor: Actor; app: DeveloperAppView }> {
   const user = await requireUser();
   const parsed = clientIdSchema.safeParse((await params).clientId);
   if (!parsed.success) notFound();
@@ -86,6 +86,8 @@ export async function requireAppPage(params: Promise<{ clientId: string }>): Pro
     if (isAppError(error) && error.code === "not_found") notFound();
     throw error;
   });
+  // An agent's client has no portal pages (the admin area's Agents page is where it is seen).
+  if (!isDeveloperApp(app)) notFound();
   return { user, actor, app };
 }
 

@@ -8,11 +8,23 @@ import { isStorableText } from "./api";
  * snake_case wire shapes are built by serializers, not here.
  */
 
+/** The kinds of app a developer registers. */
 export const APP_TYPES = ["api", "login"] as const;
+/**
+ * Every kind of app there is: a developer's (APP_TYPES), and an AI agent's client, which no one
+ * registers: it exists from its first authorization (issue 40, lib/oidc/agents.ts).
+ */
+export const APP_KINDS = [...APP_TYPES, "agent"] as const;
 export const APP_STATUSES = ["pending", "approved", "rejected", "suspended"] as const;
 export const MAX_REDIRECT_URIS = 10;
 
 export const appTypeSchema = z.enum(APP_TYPES);
+export const appKindSchema = z.enum(APP_KINDS);
+
+/** A developer's app (not an agent's client): what the portal's forms, quickstarts and sandboxes are for. */
+export function isDeveloperApp<T extends { type: (typeof APP_KINDS)[number] }>(app: T): app is T & { type: (typeof APP_TYPES)[number] } {
+  return app.type !== "agent";
+}
 export const appStatusSchema = z.enum(APP_STATUSES);
 export const svcScopeSchema = z.enum(SVC_SCOPE_NAMES as [SvcScope, ...SvcScope[]], {
   error: (issue) => `Unknown scope ${JSON.stringify(issue.input)} (known: ${SVC_SCOPE_NAMES.join(", ")})`,
@@ -310,7 +322,7 @@ export const suspendAppSchema = z.object({ reason: reasonSchema });
 export const appQueueQuerySchema = z.object({
   q: z.string().trim().max(100).optional().catch(undefined),
   status: z.union([appStatusSchema, z.literal("all")]).optional().catch(undefined),
-  type: appTypeSchema.optional().catch(undefined),
+  type: appKindSchema.optional().catch(undefined),
   resubmitted: z.literal("1").optional().catch(undefined),
   /** Only approved apps with a change waiting for review. */
   changes: z.literal("1").optional().catch(undefined),
@@ -324,6 +336,16 @@ export const clientIdSchema = z
   .min(1, "Give a client id")
   .max(100)
   .regex(/^[A-Za-z0-9_-]+$/, "is not a client id");
+
+/** An AI agent's client ID: the http(s) URL of its metadata document (issue 40; lib/oidc/agents.ts checks it whole). */
+export const agentClientIdSchema = z
+  .string()
+  .trim()
+  .max(2048)
+  .regex(/^https?:\/\/[\x21-\x7e]+$/, "is not an agent's client id (the https URL of its metadata document)");
+
+/** Any app's client ID: a developer's app's, or an AI agent's URL (the CLI's show, suspend, approve). */
+export const anyClientIdSchema = z.union([clientIdSchema, agentClientIdSchema], { error: "is not a client id" });
 
 /** One of an API client's active secrets, as the owner and admins see it. */
 export const secretViewSchema = z.object({
@@ -357,7 +379,7 @@ export const appViewSchema = z.object({
   clientId: z.string(),
   name: z.string(),
   description: z.string(),
-  type: appTypeSchema,
+  type: appKindSchema,
   status: appStatusSchema,
   /** Why it was rejected or suspended; null otherwise. */
   statusReason: z.string().nullable(),
@@ -401,6 +423,8 @@ export const appViewSchema = z.object({
   updatedAt: z.date(),
 });
 export type AppView = z.infer<typeof appViewSchema>;
+/** A developer's app as the portal's app pages show it (agents' clients are the admin area's). */
+export type DeveloperAppView = AppView & { type: (typeof APP_TYPES)[number] };
 
 export const appPageSchema = z.object({
   apps: z.array(appViewSchema),

@@ -8,6 +8,7 @@ import {
   checkRedirectsForType,
   checkScopesForType,
   CHANGE_FIELDS,
+  isDeveloperApp,
   pendingChangeSchema,
   type AppPage,
   type AppView,
@@ -158,6 +159,8 @@ export async function createApp(
       },
       tx,
     );
+    // Created from a CreateAppInput: always a developer's app (agents' clients come from lib/oidc/agents.ts).
+    if (!isDeveloperApp(row)) throw new Error("createApp made an agent client");
     const sandbox = await createSandboxFor(tx, row);
     return { ...toAppView(row), sandbox };
   });
@@ -295,6 +298,9 @@ export async function prepareChanges(input: UpdateAppInput): Promise<{ changes: 
 
 /** The fields an update changes, after the type-dependent redirect rules are checked against the stored app. */
 export function checkedChanges(app: AppRow, input: AppChanges): AppChanges {
+  if (!isDeveloperApp(app)) {
+    throw new AppError("invalid_request", "An agent's client is described by its own metadata document: it cannot be edited here.");
+  }
   const redirectUris = input.redirectUris ?? app.redirectUris;
   const postLogoutRedirectUris = input.postLogoutRedirectUris ?? app.postLogoutRedirectUris;
   const problems = {

@@ -3,7 +3,7 @@ import { transactionWithChanges } from "../database/changes";
 import { db, type Prisma, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import { logger } from "../logger";
-import { pendingChangeSchema } from "../schemas/apps";
+import { isDeveloperApp, pendingChangeSchema } from "../schemas/apps";
 import { isAppLiveIn, sandboxClientId, SANDBOX_CLIENT_PREFIX, type SandboxSecret, type SandboxView } from "../schemas/sandboxes";
 import { insertWorld } from "../seed";
 import { generateWorld } from "../seed/world";
@@ -98,6 +98,8 @@ export async function findSandboxForSignIn(clientId: string): Promise<SandboxSig
   });
   if (!row || !isAppLiveIn(row.application.status, "sandbox")) return null;
   const app = row.application;
+  // Only a developer's app has a sandbox; an agent's client never gets one.
+  if (!isDeveloperApp(app)) return null;
   const pending = app.pendingChange === null ? null : pendingChangeSchema.safeParse(app.pendingChange).data ?? null;
   return {
     clientId: row.clientId,

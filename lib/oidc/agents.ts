@@ -1,0 +1,254 @@
+import { z } from "zod";
+import { onChange } from "../database/changes";
+import { env } from "../env";
+import { outboundGet } from "../events/deliver-http";
+import { logger } from "../logger";
+import { SVC_SCOPE_NAMES, type SvcScope } from "../scopes";
+import { agentPolicyOf, findAgentRow, listAgentRules, saveAgentDocument, type AgentPolicy, type AgentRow, type AgentRule } from "../services/agents";
+
+/**
+ * AI agents' clients (issue 40): an agent names itself by the https URL of its OAuth Client ID
+ * Metadata Document (draft-ietf-oauth-client-id-metadata-document) and needs no registration. The
+ * platform fetches the document under the webhooks' outbound rules (lib/events/deliver-http.ts: no
+ * private or special-use address, no redirect, a size and time bound; CLIENT_METADATA_ALLOW_PRIVATE
+ * lifts the address and scheme rules for development and tests), checks it, and keeps it on the
+ * agent's Application row (type `agent`) for as long as its Cache-Control allows within bounds, so
+ * every process reads it from there and one fetch at a time per URL refreshes it. The admins' rules
+ * (lib/services/agents.ts) decide what an agent may ask for: an unreviewed agent only read scopes
+ * (`svc:*.read`) and the OIDC ones; a trusted domain's agents every scope a person can grant; a
+ * domain under review waits for an admin; a blocked domain or URL cannot sign anyone in.
+ */
+
+/** The draft's advice: documents are small; anything larger is refused unread. */
+export const AGENT_DOCUMENT_MAX_BYTES = 5 * 1024;
+const FETCH_TIMEOUT_MS = 5_000;
+/** Bounds on how long a fetched document is used without fetching it again (its max-age, clamped). */
+const MIN_CACHE_SECONDS = 5 * 60;
+const MAX_CACHE_SECONDS = 24 * 60 * 60;
+const MAX_CLIENT_ID_LENGTH = 2048;
+/** What a refused client ID or document costs: it is not fetched again for this long (per process). */
+const REFUSAL_MEMORY_MS = 30_000;
+
+/** Why an agent cannot sign in, in words for its error page and the agent's developer. */
+export class AgentClientRefused extends Error {}
+
+/** Whether a client ID is an agent's (a URL); any other is a registered app's. */
+export function isAgentClientId(clientId: string): boolean {
+  return clientId.startsWith("https://") || clientId.startsWith("http://");
+}
+
+/** The host of an agent's client ID, lower case: what the consent page shows and domain rules match. */
+export function agentDomain(clientId: string): string {
+  return URL.parse(clientId)?.hostname.toLowerCase() ?? "";
+}
+
+/**
+ * The draft's rules for a client ID URL (§3): https (http too with CLIENT_METADATA_ALLOW_PRIVATE), a
+ * path other than "/", no fragment, no user name or password, no "." or ".." segment. Returns why not.
+ */
+export function clientIdProblem(clientId: string): string | null {
+  if (clientId.length > MAX_CLIENT_ID_LENGTH) return `An agent's client ID is at most ${MAX_CLIENT_ID_LENGTH} characters.`;
+  const url = URL.parse(clientId);
+  if (!url) return "The agent's client ID is not a valid URL.";
+  const allowHttp = env().CLIENT_METADATA_ALLOW_PRIVATE;
+  if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) return "An agent's client ID is an https URL.";
+  if (url.username || url.password || /^https?:\/\/[^/?#]*@/i.test(clientId)) return "An agent's client ID carries no user name or password.";
+  if (clientId.includes("#")) return "An agent's client ID has no fragment (#…).";
+  const rawPath = clientId.replace(/^https?:\/\/[^/?#]*/i, "").split("?")[0]!;
+  if (rawPath === "" || rawPath === "/") return "An agent's client ID has a path: the URL of its metadata document, not of the site.";
+  if (rawPath.split("/").some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) return "An agent's client ID has no \".\" or \"..\" path segment.";
+  return null;
+}
+
+const webUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    const url = URL.parse(value);
+    return url !== null && (url.protocol === "https:" || (env().CLIENT_METADATA_ALLOW_PRIVATE && url.protocol === "http:"));
+  }, "must be an https URL");
+
+/**
+ * A redirect URI of an agent: https, or a loopback http one (a native or CLI agent, RFC 8252 §7.3),
+ * or a private-use scheme (`com.example.agent:/callback`, RFC 8252 §7.1). No fragment.
+ */
+const redirectUri = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    const url = URL.parse(value);
+    if (!url || url.hash) return false;
+    if (url.protocol === "https:") return true;
+    if (url.protocol === "http:") return ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname) || env().CLIENT_METADATA_ALLOW_PRIVATE;
+    return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/i.test(url.protocol);
+  }, "must be an https URL, a loopback http URL or an app's private-use scheme, without a fragment");
+
+const SHARED_SECRET_METHODS = ["client_secret_basic", "client_secret_post", "client_secret_jwt"];
+
+const documentSchema = z.looseObject({
+  client_id: z.string(),
+  client_name: z.string().trim().min(1).max(200).optional(),
+  client_uri: webUrl.optional(),
+  logo_uri: webUrl.optional(),
+  policy_uri: webUrl.optional(),
+  tos_uri: webUrl.optional(),
+  redirect_uris: z.array(redirectUri).min(1, "lists at least one redirect URI").max(20),
+  grant_types: z.array(z.enum(["authorization_code", "refresh_token"])).optional(),
+  response_types: z.array(z.literal("code")).optional(),
+  token_endpoint_auth_method: z.string().optional(),
+  scope: z.string().max(2000).optional(),
+  software_id: z.string().max(200).optional(),
+  software_version: z.string().max(200).optional(),
+});
+
+export type AgentDocument = z.infer<typeof documentSchema>;
+
+/** Checks a parsed document against its URL; returns it, or throws why it is refused. */
+export function checkAgentDocument(clientId: string, value: unknown): AgentDocument {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new AgentClientRefused("The agent's client metadata document is not a JSON object.");
+  const raw = value as Record<string, unknown>;
+  if (raw.client_id !== clientId) {
+    throw new AgentClientRefused(`The agent's client metadata document names another client_id (${JSON.stringify(raw.client_id)}): it must be its own URL, ${clientId}.`);
+  }
+  if ("client_secret" in raw || "client_secret_expires_at" in raw) throw new AgentClientRefused("The agent's client metadata document carries a client_secret: an agent holds no shared secret.");
+  const method = raw.token_endpoint_auth_method;
+  if (typeof method === "string" && SHARED_SECRET_METHODS.includes(method)) {
+    throw new AgentClientRefused(`The agent's client metadata document uses ${method}: an agent holds no shared secret; use "none" (with PKCE).`);
+  }
+  if (method === "private_key_jwt") throw new AgentClientRefused("The agent's client metadata document uses private_key_jwt, which this platform does not accept yet; use \"none\" (with PKCE).");
+  if (method !== undefined && method !== "none") throw new AgentClientRefused(`The agent's client metadata document has an unknown token_endpoint_auth_method ${JSON.stringify(method)}; use "none".`);
+  const parsed = documentSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AgentClientRefused(`The agent's client metadata document is invalid: ${issue.path.join(".") || "the document"} ${issue.message}.`);
+  }
+  return parsed.data;
+}
+
+/** Seconds the answer may be used: Cache-Control max-age (none for no-store/no-cache), else Expires, clamped. */
+function cacheSeconds(headers: Record<string, string | string[] | undefined>): number {
+  const control = String(headers["cache-control"] ?? "");
+  let seconds: number | undefined;
+  if (/(^|,)\s*(no-store|no-cache)\b/i.test(control)) seconds = 0;
+  const maxAge = /(?:^|,)\s*max-age\s*=\s*(\d+)/i.exec(control);
+  if (seconds === undefined && maxAge) seconds = Number(maxAge[1]);
+  if (seconds === undefined && typeof headers.expires === "string") {
+    const at = Date.parse(headers.expires);
+    if (!Number.isNaN(at)) seconds = Math.floor((at - Date.now()) / 1000);
+  }
+  return Math.min(MAX_CACHE_SECONDS, Math.max(MIN_CACHE_SECONDS, seconds ?? MIN_CACHE_SECONDS));
+}
+
+/** Fetches and checks the document at `clientId` (under the outbound rules); throws why it is refused. */
+async function fetchAgentDocument(clientId: string): Promise<{ document: AgentDocument; maxAgeSeconds: number }> {
+  const answer = await outboundGet(clientId, {
+    allowPrivate: env().CLIENT_METADATA_ALLOW_PRIVATE,
+    maxBytes: AGENT_DOCUMENT_MAX_BYTES,
+    timeoutMs: FETCH_TIMEOUT_MS,
+    headers: { accept: "application/json" },
+    noun: "An agent's client ID",
+  });
+  const at = `The agent's client metadata document at ${clientId}`;
+  if (answer.error === "too_large") throw new AgentClientRefused(`${at} is larger than ${AGENT_DOCUMENT_MAX_BYTES / 1024} KiB.`);
+  if (answer.error) throw new AgentClientRefused(answer.message ?? `${at} could not be fetched (${answer.error}).`);
+  if (answer.statusCode !== null && answer.statusCode >= 300 && answer.statusCode < 400) {
+    throw new AgentClientRefused(`${at} answered a redirect (${answer.statusCode}); the platform follows none: serve the document at its client ID.`);
+  }
+  if (answer.statusCode !== 200) throw new AgentClientRefused(`${at} answered ${answer.statusCode} instead of 200.`);
+  let value: unknown;
+  try {
+    value = JSON.parse(answer.body.toString("utf8"));
+  } catch {
+    throw new AgentClientRefused(`${at} is not JSON.`);
+  }
+  return { document: checkAgentDocument(clientId, value), maxAgeSeconds: cacheSeconds(answer.headers) };
+}
+
+// Rules are few and change rarely: read once per process, again when an admin changes one.
+let rulesCache: Promise<AgentRule[]> | null = null;
+function currentRules(): Promise<AgentRule[]> {
+  if (!rulesCache) {
+    const loading = listAgentRules();
+    rulesCache = loading;
+    loading.catch(() => {
+      if (rulesCache === loading) rulesCache = null;
+    });
+  }
+  return rulesCache;
+}
+onChange((event) => {
+  if (event.kind === "agents" || event.kind === "all") rulesCache = null;
+});
+
+/** What the sign-in service knows of an agent: the row and what the rules let it ask for. */
+export interface ResolvedAgent {
+  row: AgentRow;
+  domain: string;
+  policy: AgentPolicy | null;
+  document: AgentDocument;
+  /** The `svc:` scopes it may ask a person for. */
+  svcScopes: SvcScope[];
+}
+
+const READ_SCOPES = SVC_SCOPE_NAMES.filter((scope) => scope.endsWith(".read"));
+
+/** The `svc:` scopes an agent may ask for under `policy`: every one when its domain is trusted, else the read ones. */
+export function agentScopes(policy: AgentPolicy | null): SvcScope[] {
+  return policy === "trusted" ? [...SVC_SCOPE_NAMES] : READ_SCOPES;
+}
+
+const inFlight = new Map<string, Promise<AgentRow>>();
+const refusals = new Map<string, { message: string; until: number }>();
+
+/** Fetches the document (one fetch at a time per URL in this process) and stores it. */
+function refresh(clientId: string, domain: string, policy: AgentPolicy | null): Promise<AgentRow> {
+  let pending = inFlight.get(clientId);
+  if (!pending) {
+    pending = (async () => {
+      const { document, maxAgeSeconds } = await fetchAgentDocument(clientId);
+      return saveAgentDocument({
+        clientId,
+        name: document.client_name ?? domain,
+        domain,
+        redirectUris: document.redirect_uris,
+        document,
+        expiresAt: new Date(Date.now() + maxAgeSeconds * 1000),
+        policy,
+      });
+    })().finally(() => inFlight.delete(clientId));
+    inFlight.set(clientId, pending);
+  }
+  return pending;
+}
+
+/**
+ * The agent behind `clientId`, its document fetched or refreshed when due; throws
+ * AgentClientRefused with the reason when it cannot sign anyone in (a bad URL or document, blocked,
+ * suspended, waiting for review).
+ */
+export async function resolveAgent(clientId: string): Promise<ResolvedAgent> {
+  const problem = clientIdProblem(clientId);
+  if (problem) throw new AgentClientRefused(problem);
+  const refused = refusals.get(clientId);
+  if (refused && refused.until > Date.now()) throw new AgentClientRefused(refused.message);
+  const domain = agentDomain(clientId);
+  const policy = agentPolicyOf(await currentRules(), clientId, domain);
+  if (policy === "blocked") throw new AgentClientRefused("This AI agent is blocked by the platform's administrators.");
+  let row = await findAgentRow(clientId);
+  if (!row || !row.agentMetadataExpiresAt || row.agentMetadataExpiresAt.getTime() <= Date.now()) {
+    try {
+      row = await refresh(clientId, domain, policy);
+    } catch (error) {
+      if (!(error instanceof AgentClientRefused)) throw error;
+      if (refusals.size > 10_000) refusals.clear();
+      refusals.set(clientId, { message: error.message, until: Date.now() + REFUSAL_MEMORY_MS });
+      logger.info("agent client refused", { clientId, reason: error.message });
+      throw error;
+    }
+  }
+  if (row.status === "suspended") throw new AgentClientRefused(row.statusReason ? `This AI agent is suspended: ${row.statusReason}` : "This AI agent is suspended by the platform's administrators.");
+  if (row.status === "pending") throw new AgentClientRefused("This AI agent is waiting for the platform's review before it can sign anyone in.");
+  if (row.status === "rejected") throw new AgentClientRefused("This AI agent was refused by the platform's administrators.");
+  const document = documentSchema.parse(row.agentMetadata);
+  return { row, domain, policy, document, svcScopes: agentScopes(policy) };
+}

@@ -1,0 +1,281 @@
+import { transactionWithChanges } from "../database/changes";
+import { db, Prisma } from "../database/client";
+import { AppError } from "../errors";
+import { isAdminActor, type Actor } from "./actor";
+import { reinstateApp, suspendApp } from "./app-review";
+import { recordAudit } from "./audit";
+import { ensureSystemUser } from "./users";
+
+/**
+ * AI agents' clients in the database (issue 40): an agent is an Application of type `agent` whose
+ * client ID is the https URL of its Client ID Metadata Document, owned by the platform's own account
+ * and created at its first authorization (lib/oidc/agents.ts fetches and checks the document); and
+ * the admins' rules for agents (AgentRule): a domain trusted, sent to review or blocked, or one
+ * client URL blocked. Suspension and resumption are the apps' own (app-review.ts), so they hold
+ * at once in every process like any app's; a block suspends the agents it covers, an unblock
+ * resumes those it suspended.
+ */
+
+export type AgentPolicy = "trusted" | "review" | "blocked";
+
+export interface AgentRow {
+  id: number;
+  clientId: string;
+  name: string;
+  status: "pending" | "approved" | "rejected" | "suspended";
+  statusReason: string | null;
+  redirectUris: string[];
+  agentMetadata: unknown;
+  agentMetadataExpiresAt: Date | null;
+}
+
+const agentSelect = {
+  id: true,
+  clientId: true,
+  name: true,
+  status: true,
+  statusReason: true,
+  redirectUris: true,
+  agentMetadata: true,
+  agentMetadataExpiresAt: true,
+} as const;
+
+export async function findAgentRow(clientId: string): Promise<AgentRow | null> {
+  return db.application.findFirst({ where: { clientId, type: "agent" }, select: agentSelect });
+}
+
+/** The statusReason of an agent a block suspended (an unblock resumes exactly these). */
+export const BLOCKED_REASON_PREFIX = "Blocked by the platform";
+
+/**
+ * Stores a checked metadata document: creates the agent at its first authorization (approved, or
+ * pending when its domain requires review), or refreshes its name, redirect URIs and document.
+ * Audited the first time ("agent.first_seen").
+ */
+export async function saveAgentDocument(input: {
+  clientId: string;
+  name: string;
+  domain: string;
+  redirectUris: string[];
+  document: Record<string, unknown>;
+  expiresAt: Date;
+  policy: AgentPolicy | null;
+}): Promise<AgentRow> {
+  const owner = await ensureSystemUser();
+  return transactionWithChanges(async (tx, announce) => {
+    const existing = await tx.application.findUnique({ where: { clientId: input.clientId }, select: { id: true, type: true } });
+    if (existing && existing.type !== "agent") throw new AppError("conflict", `${input.clientId} is a developer's app.`);
+    const fields = {
+      name: input.name,
+      redirectUris: input.redirectUris,
+      agentMetadata: input.document as Prisma.InputJsonValue,
+      agentMetadataExpiresAt: input.expiresAt,
+    };
+    const row = existing
+      ? await tx.application.update({ where: { id: existing.id }, data: fields, select: agentSelect })
+      : await tx.application.create({
+          data: {
+            ...fields,
+            clientId: input.clientId,
+            type: "agent",
+            status: input.policy === "review" ? "pending" : "approved",
+            description: `An AI agent whose client metadata document is at ${input.clientId}.`,
+            ownerId: owner.id,
+            scopes: [],
+            postLogoutRedirectUris: [],
+            lastSeenAt: new Date(),
+          },
+          select: agentSelect,
+        });
+    if (!existing) {
+      await recordAudit(
+        {
+          actor: { kind: "system", name: "sign-in" },
+          action: "agent.first_seen",
+          targetType: "app",
+          targetId: input.clientId,
+          detail: { domain: input.domain, name: input.name, status: row.status },
+        },
+        tx,
+      );
+    }
+    await announce({ kind: "app", clientId: input.clientId });
+    return row;
+  });
+}
+
+export interface AgentRule {
+  kind: "domain" | "url";
+  value: string;
+  policy: AgentPolicy;
+  createdAt: Date;
+}
+
+export async function listAgentRules(): Promise<AgentRule[]> {
+  return db.agentRule.findMany({ select: { kind: true, value: true, policy: true, createdAt: true }, orderBy: [{ kind: "asc" }, { value: "asc" }] });
+}
+
+/**
+ * The policy for an agent at `clientId` on `host` under `rules`: its URL blocked, else the rule of
+ * the most specific domain that covers the host (the domain itself or a parent), else null.
+ */
+export function agentPolicyOf(rules: readonly AgentRule[], clientId: string, host: string): AgentPolicy | null {
+  if (rules.some((r) => r.kind === "url" && r.value === clientId)) return "blocked";
+  let best: AgentRule | null = null;
+  for (const rule of rules) {
+    if (rule.kind !== "domain") continue;
+    if (host !== rule.value && !host.endsWith(`.${rule.value}`)) continue;
+    if (!best || rule.value.length > best.value.length) best = rule;
+  }
+  return best?.policy ?? null;
+}
+
+export interface AgentSummary {
+  clientId: string;
+  domain: string;
+  name: string;
+  status: AgentRow["status"];
+  statusReason: string | null;
+  policy: AgentPolicy | null;
+  firstSeenAt: Date;
+  lastSeenAt: Date | null;
+  people: number;
+  requests: number;
+  errors: number;
+}
+
+function hostOf(clientId: string): string {
+  return URL.parse(clientId)?.hostname.toLowerCase() ?? "";
+}
+
+/**
+ * Every agent for the admin area and `platform agents list`: newest first, with the people who
+ * allowed it (remembered consents) and its API requests and errors of the last 30 days.
+ */
+export async function listAgents(options: { search?: string; limit?: number } = {}): Promise<AgentSummary[]> {
+  const search = options.search?.trim();
+  const [rows, rules] = await Promise.all([
+    db.application.findMany({
+      where: { type: "agent", ...(search ? { OR: [{ clientId: { contains: search } }, { name: { contains: search, mode: "insensitive" } }] } : {}) },
+      select: { clientId: true, name: true, status: true, statusReason: true, createdAt: true, lastSeenAt: true },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: Math.min(Math.max(options.limit ?? 200, 1), 1000),
+    }),
+    listAgentRules(),
+  ]);
+  const ids = rows.map((r) => r.clientId);
+  const [people, usage] = ids.length
+    ? await Promise.all([
+        db.consent.groupBy({ by: ["clientId"], where: { clientId: { in: ids } }, _count: { _all: true } }),
+        db.$queryRaw<{ clientId: string; requests: bigint; errors: bigint }[]>`
+          SELECT "clientId", count(*) AS requests, count(*) FILTER (WHERE status >= 400) AS errors
+            FROM "RequestLog" WHERE "clientId" = ANY(${ids}) AND at > now() - interval '30 days' GROUP BY "clientId"`,
+      ])
+    : [[], []];
+  const peopleOf = new Map(people.map((p) => [p.clientId, p._count._all]));
+  const usageOf = new Map(usage.map((u) => [u.clientId, u]));
+  return rows.map((row) => {
+    const domain = hostOf(row.clientId);
+    return {
+      clientId: row.clientId,
+      domain,
+      name: row.name,
+      status: row.status,
+      statusReason: row.statusReason,
+      policy: agentPolicyOf(rules, row.clientId, domain),
+      firstSeenAt: row.createdAt,
+      lastSeenAt: row.lastSeenAt,
+      people: peopleOf.get(row.clientId) ?? 0,
+      requests: Number(usageOf.get(row.clientId)?.requests ?? 0),
+      errors: Number(usageOf.get(row.clientId)?.errors ?? 0),
+    };
+  });
+}
+
+export async function getAgent(clientId: string): Promise<AgentSummary> {
+  const agent = (await listAgents({ search: clientId })).find((a) => a.clientId === clientId);
+  if (!agent) throw new AppError("not_found", `No agent with client ID ${clientId}.`);
+  return agent;
+}
+
+function requireAdmin(actor: Actor): void {
+  if (!isAdminActor(actor)) throw new AppError("forbidden", "Only admins manage agents.");
+}
+
+/** A domain as rules hold it: a host name, lower case, no port, no trailing dot. */
+export function normalizeAgentDomain(input: string): string {
+  const value = input.trim().toLowerCase().replace(/\.$/, "");
+  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(value)) {
+    throw new AppError("invalid_request", `"${input}" is not a domain name (for example agents.example.com).`);
+  }
+  return value;
+}
+
+/** Agents a rule covers: one URL, or every agent on the domain and its subdomains. */
+async function agentsCoveredBy(kind: "domain" | "url", value: string): Promise<{ clientId: string; status: string; statusReason: string | null }[]> {
+  const rows = await db.application.findMany({
+    where: { type: "agent", ...(kind === "url" ? { clientId: value } : {}) },
+    select: { clientId: true, status: true, statusReason: true },
+  });
+  return kind === "url" ? rows : rows.filter((r) => {
+    const host = hostOf(r.clientId);
+    return host === value || host.endsWith(`.${value}`);
+  });
+}
+
+/**
+ * Sets (or, with `policy` null, removes) the admins' rule for a domain or a client URL. Blocking
+ * suspends every agent it covers at once (their tokens end like a suspended app's); removing a
+ * block resumes the agents that block had suspended, unless another rule still blocks them.
+ */
+export async function setAgentRule(kind: "domain" | "url", rawValue: string, policy: AgentPolicy | null, actor: Actor): Promise<void> {
+  requireAdmin(actor);
+  const value = kind === "domain" ? normalizeAgentDomain(rawValue) : rawValue.trim();
+  if (kind === "url" && policy !== null && policy !== "blocked") throw new AppError("invalid_request", "A single agent URL can only be blocked; trust or review applies to a domain.");
+  const before = await db.agentRule.findUnique({ where: { kind_value: { kind, value } } });
+  await transactionWithChanges(async (tx, announce) => {
+    if (policy === null) await tx.agentRule.deleteMany({ where: { kind, value } });
+    else {
+      await tx.agentRule.upsert({
+        where: { kind_value: { kind, value } },
+        create: { kind, value, policy, createdById: actor.kind === "user" ? actor.id : null },
+        update: { policy, createdById: actor.kind === "user" ? actor.id : null },
+      });
+    }
+    await recordAudit(
+      {
+        actor,
+        action: policy === null ? `agent.${kind}.rule_removed` : `agent.${kind}.${policy === "blocked" ? "block" : policy === "trusted" ? "trust" : "review"}`,
+        targetType: "setting",
+        targetId: `agent-${kind}:${value}`,
+        detail: { from: before?.policy ?? null, to: policy },
+      },
+      tx,
+    );
+    await announce({ kind: "agents" });
+  });
+  const covered = await agentsCoveredBy(kind, value);
+  if (policy === "blocked") {
+    for (const agent of covered) {
+      if (agent.status === "suspended") continue;
+      await suspendApp(agent.clientId, `${BLOCKED_REASON_PREFIX}: ${kind === "url" ? "this agent" : `the domain ${value}`}.`, actor);
+    }
+  } else if (before?.policy === "blocked") {
+    const rules = await listAgentRules();
+    for (const agent of covered) {
+      if (agent.status !== "suspended" || !agent.statusReason?.startsWith(BLOCKED_REASON_PREFIX)) continue;
+      if (agentPolicyOf(rules, agent.clientId, hostOf(agent.clientId)) === "blocked") continue;
+      await reinstateApp(agent.clientId, actor);
+    }
+  }
+}
+
+/** Records that an agent was used (authorization or token), at most once a minute per agent and process. */
+const lastSeenWritten = new Map<string, number>();
+export async function touchAgent(clientId: string): Promise<void> {
+  const now = Date.now();
+  if ((lastSeenWritten.get(clientId) ?? 0) > now - 60_000) return;
+  if (lastSeenWritten.size > 10_000) lastSeenWritten.clear();
+  lastSeenWritten.set(clientId, now);
+  await db.application.updateMany({ where: { clientId, type: "agent" }, data: { lastSeenAt: new Date(now) } });
+}

@@ -1,0 +1,380 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { auth, extractWWWAuthenticateParams, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { decodeJwt } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApi, TEST_PASSWORD, type Api } from "../api/support";
+import { cliJson, runCli } from "../helpers/cli";
+import { completeSignIn, CookieJar } from "../helpers/oidc";
+import { startServer, type TestServer } from "../helpers/server";
+
+/**
+ * AI agents sign in with the official MCP TypeScript SDK's client auth (issue 40): the agent's
+ * client ID is the https URL of its Client ID Metadata Document, served here over TLS with a
+ * self-signed certificate the server trusts through NODE_EXTRA_CA_CERTS (CLIENT_METADATA_ALLOW_PRIVATE
+ * lets it fetch from this machine). The SDK discovers the sign-in service from a 401, the person
+ * signs in and allows it (the hosted pages' forms, posted as a browser does), and the token is
+ * for the one resource it asked for. Then the admins' rules: read scopes unless the domain is
+ * trusted, suspension and blocks ending tokens at once, and every kind of bad document refused
+ * with a clear page.
+ */
+
+const CALLBACK = "http://127.0.0.1:9/callback";
+
+interface Served {
+  status?: number;
+  headers?: Record<string, string>;
+  body: string;
+}
+
+/** The agents' web server: path → answer (set per test), over https with a self-signed certificate. */
+const documents = new Map<string, Served>();
+let docServer: https.Server;
+let docOrigin: string;
+let certFile: string;
+
+let api: Api;
+let server: TestServer;
+let person: { handle: string; id: number };
+
+function agentUrl(name: string): string {
+  return `${docOrigin}/agents/${name}/client.json`;
+}
+
+/** Serves a valid metadata document for `name` (with `extra` fields merged in) and returns its client ID. */
+function publishAgent(name: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): string {
+  const clientId = agentUrl(name);
+  documents.set(new URL(clientId).pathname, {
+    headers: { "content-type": "application/json", "cache-control": "max-age=3600", ...headers },
+    body: JSON.stringify({
+      client_id: clientId,
+      client_name: `Agent ${name}`,
+      client_uri: `${docOrigin}/agents/${name}`,
+      redirect_uris: [CALLBACK],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      ...extra,
+    }),
+  });
+  return clientId;
+}
+
+/** What an MCP client keeps between the two halves of the flow: an OAuthClientProvider in memory. */
+class TestAgent implements OAuthClientProvider {
+  authorizationUrl: URL | undefined;
+  #info: OAuthClientInformationMixed | undefined;
+  #tokens: OAuthTokens | undefined;
+  #verifier = "";
+  constructor(readonly clientMetadataUrl: string) {}
+  get redirectUrl() {
+    return CALLBACK;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: "Test agent", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" };
+  }
+  clientInformation() {
+    return this.#info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.#info = info;
+  }
+  tokens() {
+    return this.#tokens;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.#tokens = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.#verifier = verifier;
+  }
+  codeVerifier() {
+    return this.#verifier;
+  }
+}
+
+/**
+ * The whole flow as an MCP client runs it: auth() discovers and sends the person to the
+ * authorization URL; the person signs in and allows; auth() again with the code gets the tokens.
+ */
+async function connectAgent(
+  clientId: string,
+  options: { serverUrl: string; resourceMetadataUrl?: URL; scope?: string; jar?: CookieJar },
+): Promise<{ tokens: OAuthTokens; agent: TestAgent; consentShown: boolean; authorizationUrl: URL }> {
+  const agent = new TestAgent(clientId);
+  const first = await auth(agent, { serverUrl: options.serverUrl, resourceMetadataUrl: options.resourceMetadataUrl, scope: options.scope });
+  expect(first).toBe("REDIRECT");
+  const authorizationUrl = agent.authorizationUrl!;
+  const signedIn = await completeSignIn(server, authorizationUrl.href, {
+    handle: person.handle,
+    password: TEST_PASSWORD,
+    redirectUri: CALLBACK,
+    jar: options.jar,
+  });
+  expect(signedIn.callback.searchParams.get("iss")).toBe(server.issuer);
+  const code = signedIn.code;
+  expect(code, signedIn.callback.href).toBeTruthy();
+  expect(await auth(agent, { serverUrl: options.serverUrl, resourceMetadataUrl: options.resourceMetadataUrl, authorizationCode: code! })).toBe("AUTHORIZED");
+  return { tokens: agent.tokens()!, agent, consentShown: signedIn.consentShown, authorizationUrl };
+}
+
+/** The error page the authorization endpoint shows for `clientId` (no redirect: the client is not trusted). */
+async function authorizationError(target: TestServer, clientId: string): Promise<{ status: number; text: string }> {
+  const url = new URL(`${target.issuer}/protocol/openid-connect/auth`);
+  url.search = new URLSearchParams({
+    client_id: clientId,
+    response_type: "code",
+    redirect_uri: CALLBACK,
+    scope: "openid",
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+  }).toString();
+  const res = await fetch(url, { redirect: "manual" });
+  const text = (await res.text()).replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+  return { status: res.status, text };
+}
+
+beforeAll(async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "agent-docs-"));
+  certFile = path.join(dir, "cert.pem");
+  execFileSync(
+    "openssl",
+    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+      "-addext", "subjectAltName=DNS:localhost", "-keyout", path.join(dir, "key.pem"), "-out", certFile],
+    { stdio: "ignore" },
+  );
+  docServer = https.createServer({ key: readFileSync(path.join(dir, "key.pem")), cert: readFileSync(certFile) }, (req, res) => {
+    const served = documents.get(new URL(req.url ?? "/", "https://localhost").pathname);
+    if (!served) return res.writeHead(404).end("not here");
+    res.writeHead(served.status ?? 200, served.headers ?? { "content-type": "application/json" }).end(served.body);
+  });
+  await new Promise<void>((resolve) => docServer.listen(0, "127.0.0.1", resolve));
+  docOrigin = `https://localhost:${(docServer.address() as AddressInfo).port}`;
+  api = await startApi({ env: { CLIENT_METADATA_ALLOW_PRIVATE: "1", NODE_EXTRA_CA_CERTS: certFile } });
+  server = api.server;
+  person = await api.createUser();
+});
+
+afterAll(async () => {
+  await api?.stop();
+  docServer?.closeAllConnections();
+  await new Promise((resolve) => docServer?.close(resolve));
+});
+
+describe("an MCP client signs a person in with its client ID metadata document", () => {
+  it("discovers the sign-in service from the API's 401, and the metadata says agents need no registration", async () => {
+    const res = await fetch(`${server.apiUrl}/me`);
+    expect(res.status).toBe(401);
+    const { resourceMetadataUrl } = extractWWWAuthenticateParams(res);
+    expect(resourceMetadataUrl?.href).toBe(`${new URL(server.url).origin}/.well-known/oauth-protected-resource/api/v1`);
+    const metadata = (await (await fetch(`${new URL(server.url).origin}/.well-known/oauth-authorization-server/realms/platform`)).json()) as Record<string, unknown>;
+    expect(metadata).toMatchObject({
+      issuer: server.issuer,
+      client_id_metadata_document_supported: true,
+      code_challenge_methods_supported: ["S256"],
+      authorization_response_iss_parameter_supported: true,
+      token_endpoint_auth_methods_supported: expect.arrayContaining(["none"]),
+    });
+    // Dynamic registration is off unless DYNAMIC_REGISTRATION=agents.
+    expect(metadata.registration_endpoint).toBeUndefined();
+  });
+
+  it("from the 401 to a token for the API: consent once, aud the API, the agent listed as an agent client", async () => {
+    const clientId = publishAgent("reader");
+    const res = await fetch(`${server.apiUrl}/me`);
+    const { resourceMetadataUrl } = extractWWWAuthenticateParams(res);
+    const { tokens, consentShown, authorizationUrl } = await connectAgent(clientId, { serverUrl: server.apiUrl, resourceMetadataUrl });
+    expect(consentShown).toBe(true);
+    expect(authorizationUrl.searchParams.get("client_id")).toBe(clientId);
+    expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: server.apiUrl, client_id: clientId, sub: String(person.id) });
+    // An unreviewed agent asked for everything the resource lists and got the read scopes only.
+    const granted = tokens.scope!.split(" ");
+    expect(granted).toContain("svc:chat.read");
+    expect(granted).not.toContain("svc:chat.write");
+    const me = await fetch(`${server.apiUrl}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(me.status).toBe(200);
+
+    const shown = await cliJson<{ type: string; status: string; owner: string }>(server.databaseUrl, ["apps", "show", clientId]);
+    expect(shown).toMatchObject({ type: "agent", status: "approved" });
+    const listed = await cliJson<{ client_id: string; domain: string; status: string; people: number; last_seen_at: number | null }[]>(server.databaseUrl, ["agents", "list"]);
+    expect(listed).toContainEqual({ client_id: clientId, domain: "localhost", status: "approved", people: 1, last_seen_at: expect.any(Number) });
+  });
+
+  it("a token for the MCP server has aud {APP_URL}/mcp: the API refuses it, and the API's token is not one for /mcp", async () => {
+    const clientId = publishAgent("mcp-user");
+    const { tokens } = await connectAgent(clientId, { serverUrl: `${new URL(server.url).origin}/mcp` });
+    const mcp = `${new URL(server.url).origin}/mcp`;
+    expect(decodeJwt(tokens.access_token).aud).toBe(mcp);
+    const refused = await fetch(`${server.apiUrl}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(refused.status).toBe(401);
+    // The refresh token keeps the resource it was issued for.
+    const refreshed = await fetch(`${server.issuer}/protocol/openid-connect/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", client_id: clientId, refresh_token: tokens.refresh_token! }),
+    });
+    expect(refreshed.status).toBe(200);
+    expect(decodeJwt(((await refreshed.json()) as { access_token: string }).access_token).aud).toBe(mcp);
+  });
+
+  it("a read-only agent's svc:chat.write is dropped; once its domain is trusted the same request gets it", async () => {
+    const clientId = publishAgent("writer");
+    const asked = "openid svc:chat.read svc:chat.write";
+    const before = await connectAgent(clientId, { serverUrl: server.apiUrl, scope: asked });
+    expect(before.tokens.scope!.split(" ").sort()).toEqual(["openid", "svc:chat.read"]);
+    const post = await fetch(`${server.apiUrl}/global-chat/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${before.tokens.access_token}`, "content-type": "application/json" },
+      body: JSON.stringify({ text: "hello from an agent" }),
+    });
+    expect(post.status).toBe(403);
+    expect(post.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+    expect(post.headers.get("www-authenticate")).toContain('scope="svc:chat.write"');
+
+    expect(await cliJson(server.databaseUrl, ["agents", "trust", "localhost"])).toEqual({ kind: "domain", value: "localhost", policy: "trusted" });
+    try {
+      const after = await connectAgent(clientId, { serverUrl: server.apiUrl, scope: asked });
+      expect(after.tokens.scope!.split(" ")).toContain("svc:chat.write");
+      const posted = await fetch(`${server.apiUrl}/global-chat/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${after.tokens.access_token}`, "content-type": "application/json" },
+        body: JSON.stringify({ text: "hello from a trusted agent" }),
+      });
+      expect(posted.status).toBe(201);
+    } finally {
+      await cliJson(server.databaseUrl, ["agents", "untrust", "localhost"]);
+    }
+  });
+});
+
+/** Polls the API with `token` until it answers 401; returns how long that took after `since`. */
+async function untilRefused(token: string, since: number): Promise<number> {
+  for (;;) {
+    const res = await fetch(`${server.apiUrl}/me`, { headers: { authorization: `Bearer ${token}` } });
+    if (res.status === 401) return performance.now() - since;
+    expect(res.status).toBe(200);
+    if (performance.now() - since > 5_000) throw new Error("the token still works 5 s later");
+  }
+}
+
+describe("the admins' control over agents", () => {
+  it("suspending an agent ends its tokens within 250 ms and its sign-ins show why; resuming lets it sign in again", async () => {
+    const clientId = publishAgent("suspended");
+    const { tokens } = await connectAgent(clientId, { serverUrl: server.apiUrl });
+    const run = await runCli(server.databaseUrl, ["agents", "suspend", clientId, "--reason", "Posting spam"]);
+    expect(run.code, run.stderr).toBe(0);
+    const done = performance.now();
+    expect(await untilRefused(tokens.access_token, done)).toBeLessThan(250);
+    const page = await authorizationError(server, clientId);
+    expect(page.status).toBe(400);
+    expect(page.text).toContain("This AI agent is suspended: Posting spam");
+    expect((await runCli(server.databaseUrl, ["agents", "resume", clientId])).code).toBe(0);
+    const again = await connectAgent(clientId, { serverUrl: server.apiUrl });
+    expect((await fetch(`${server.apiUrl}/me`, { headers: { authorization: `Bearer ${again.tokens.access_token}` } })).status).toBe(200);
+  });
+
+  it("blocking the agent's domain ends its tokens within 250 ms; unblocking resumes it", async () => {
+    const clientId = publishAgent("blocked");
+    const { tokens } = await connectAgent(clientId, { serverUrl: server.apiUrl });
+    const run = await runCli(server.databaseUrl, ["agents", "block", "localhost"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await untilRefused(tokens.access_token, performance.now())).toBeLessThan(250);
+    expect((await authorizationError(server, clientId)).text).toContain("blocked by the platform");
+    // A new agent on the domain cannot start either.
+    expect((await authorizationError(server, publishAgent("blocked-newcomer"))).text).toContain("blocked by the platform");
+    expect((await runCli(server.databaseUrl, ["agents", "unblock", "localhost"])).code).toBe(0);
+    const shown = await cliJson<{ status: string }>(server.databaseUrl, ["agents", "show", clientId]);
+    expect(shown.status).toBe("approved");
+    await connectAgent(clientId, { serverUrl: server.apiUrl });
+  });
+
+  it("blocking one agent's URL leaves the others on its domain alone", async () => {
+    const bad = publishAgent("one-bad");
+    const good = publishAgent("one-good");
+    await connectAgent(good, { serverUrl: server.apiUrl });
+    expect((await runCli(server.databaseUrl, ["agents", "block", bad])).code).toBe(0);
+    expect((await authorizationError(server, bad)).text).toContain("blocked by the platform");
+    await connectAgent(good, { serverUrl: server.apiUrl });
+    expect((await runCli(server.databaseUrl, ["agents", "unblock", bad])).code).toBe(0);
+  });
+});
+
+describe("metadata documents that are refused, each with a clear error page", () => {
+  const refusals: [string, () => string, RegExp][] = [
+    ["a document naming another client_id", () => publishAgent("impostor", { client_id: "https://claude.ai/oauth/client.json" }), /names another client_id/],
+    ["a shared-secret auth method", () => publishAgent("secretive", { token_endpoint_auth_method: "client_secret_basic" }), /holds no shared secret/],
+    ["a client_secret in the document", () => publishAgent("leaky", { client_secret: "s3cr3t" }), /carries a client_secret/],
+    ["no redirect URIs", () => publishAgent("lost", { redirect_uris: [] }), /redirect_uris lists at least one redirect URI/],
+    [
+      "a body over 5 KiB",
+      () => publishAgent("verbose", { client_name: "Verbose", software_statement_notes: "x".repeat(6000) }),
+      /larger than 5 KiB/,
+    ],
+    [
+      "a redirect to the document elsewhere",
+      () => {
+        const clientId = agentUrl("moved");
+        documents.set(new URL(clientId).pathname, { status: 302, headers: { location: agentUrl("reader") }, body: "" });
+        return clientId;
+      },
+      /answered a redirect \(302\)/,
+    ],
+    ["a document that is not there", () => agentUrl("missing"), /answered 404 instead of 200/],
+    ["a client ID without a path", () => docOrigin, /has a path/],
+    ["a client ID with a fragment", () => `${agentUrl("frag")}#x`, /no fragment/],
+  ];
+  for (const [what, clientId, message] of refusals) {
+    it(`${what}`, async () => {
+      const page = await authorizationError(server, clientId());
+      expect(page.status).toBe(400);
+      expect(page.text).toMatch(message);
+      expect(page.text).not.toMatch(/Internal Server Error|at .*\.ts:\d+/);
+    });
+  }
+
+  it("without CLIENT_METADATA_ALLOW_PRIVATE, a document on a private or loopback address, or over http, is refused before any request", async () => {
+    const strict = await startServer({ seed: true, env: { NODE_EXTRA_CA_CERTS: certFile } });
+    try {
+      const clientId = publishAgent("private");
+      const before = (await runCli(strict.databaseUrl, ["agents", "list", "--json"])).stdout;
+      const loopback = await authorizationError(strict, clientId);
+      expect(loopback.status).toBe(400);
+      expect(loopback.text).toMatch(/loopback name|loopback or private address/);
+      const literal = await authorizationError(strict, clientId.replace("localhost", "127.0.0.1"));
+      expect(literal.text).toMatch(/address 127\.0\.0\.1 is a loopback or private address/);
+      expect((await authorizationError(strict, clientId.replace("https:", "http:"))).text).toMatch(/is an https URL/);
+      expect((await authorizationError(strict, "https://169.254.169.254/latest/meta-data/client.json")).text).toMatch(/metadata address/);
+      expect(JSON.parse(before)).toEqual([]);
+    } finally {
+      await strict.stop();
+    }
+  });
+});
+
+describe("the document is fetched once and kept", () => {
+  it("a cached document serves many sign-ins without a fetch; two first sign-ins at once fetch it once", async () => {
+    const clientId = publishAgent("popular");
+    let fetches = 0;
+    const served = documents.get(new URL(clientId).pathname)!;
+    documents.set(new URL(clientId).pathname, {
+      ...served,
+      get body() {
+        fetches++;
+        return served.body;
+      },
+    });
+    const pages = await Promise.all([authorizationError(server, clientId), authorizationError(server, clientId), authorizationError(server, clientId)]);
+    for (const page of pages) expect(page.status).toBe(303);
+    await connectAgent(clientId, { serverUrl: server.apiUrl, jar: new CookieJar() });
+    expect(fetches).toBe(1);
+  });
+});
