@@ -1,5 +1,7 @@
-import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import type { FullConfig } from "@playwright/test";
 import { startTestPostgres, type TestPostgres } from "../tests/helpers/postgres";
@@ -23,6 +25,15 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   const [built, started] = await Promise.allSettled([ensureNextBuild(), startTestPostgres()]);
   if (started.status === "rejected") throw started.reason;
   const postgres: TestPostgres = started.value;
+  // AI agents' metadata documents (e2e/agents.ts) are served over https with a self-signed
+  // certificate the server trusts (NODE_EXTRA_CA_CERTS), as the MCP SDK insists on https client IDs.
+  const agentTls = mkdtempSync(path.join(os.tmpdir(), "e2e-agent-tls-"));
+  execFileSync(
+    "openssl",
+    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+      "-addext", "subjectAltName=DNS:localhost", "-keyout", path.join(agentTls, "key.pem"), "-out", path.join(agentTls, "cert.pem")],
+    { stdio: "ignore" },
+  );
   let server: TestServer;
   try {
     if (built.status === "rejected") throw built.reason;
@@ -32,7 +43,14 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
       // Usage counts reach the Usage tab within a second (the default is 5 s). Webhooks
       //: receivers started by the journeys listen on 127.0.0.1 over http, and a failing
       // delivery runs through its retries in about a second (the default schedule spans days).
-      env: { USAGE_FLUSH_MS: "500", WEBHOOKS_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_SCHEDULE: "0.5,0.5" },
+      // Agents' documents on this machine (CLIENT_METADATA_ALLOW_PRIVATE), over TLS it trusts.
+      env: {
+        USAGE_FLUSH_MS: "500",
+        WEBHOOKS_ALLOW_PRIVATE: "1",
+        WEBHOOK_RETRY_SCHEDULE: "0.5,0.5",
+        CLIENT_METADATA_ALLOW_PRIVATE: "1",
+        NODE_EXTRA_CA_CERTS: path.join(agentTls, "cert.pem"),
+      },
     });
   } catch (error) {
     await postgres.stop();
@@ -44,6 +62,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     [SERVER_ENV.issuer]: server.issuer,
     [SERVER_ENV.apiUrl]: server.apiUrl,
     [SERVER_ENV.databaseUrl]: server.databaseUrl,
+    [SERVER_ENV.agentTls]: agentTls,
   });
 
   return async () => {
@@ -55,6 +74,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
       await writeFile(log, `${server.logs.join("\n")}\n`);
     } finally {
       await postgres.stop();
+      await rm(agentTls, { recursive: true, force: true });
     }
   };
 }

@@ -4,6 +4,8 @@ export const SERVER_ENV = {
   issuer: "E2E_ISSUER",
   apiUrl: "E2E_API_URL",
   databaseUrl: "E2E_DATABASE_URL",
+  /** A directory with key.pem and cert.pem: the agents' metadata documents are served over TLS with them (e2e/agents.ts). */
+  agentTls: "E2E_AGENT_TLS_DIR",
 } as const;
 
 function read(name: string): string {
@@ -30,5 +32,8 @@ export const server = {
   /** The server's own database (a clone of the demo world), for asserting what was stored. */
   get databaseUrl(): string {
     return read(SERVER_ENV.databaseUrl);
+  },
+  get agentTls(): string {
+    return read(SERVER_ENV.agentTls);
   },
 };

@@ -39,7 +39,15 @@ export function ConnectedAppList({
             <div className="min-w-0 flex-1">
               <h2 className="font-semibold break-words text-slate-900">{app.name}</h2>
               <p className="text-sm break-words text-slate-600">
-                by {app.ownerDisplayName} (@{app.ownerHandle})
+                {app.agentDomain ? (
+                  <>
+                    AI agent from <strong className="font-medium text-slate-800">{app.agentDomain}</strong> (not reviewed by the platform unless its domain is trusted)
+                  </>
+                ) : (
+                  <>
+                    by {app.ownerDisplayName} (@{app.ownerHandle})
+                  </>
+                )}
               </p>
               {app.description ? <p className="mt-2 text-sm break-words text-slate-700">{app.description}</p> : null}
               <h3 className="mt-4 text-xs font-semibold tracking-wide text-slate-600 uppercase">It can</h3>

@@ -28,6 +28,7 @@ export function ConsentForm({
   account,
   scopes,
   identity,
+  agent,
   kind,
   added,
 }: Omit<ConsentPageProps, "kind" | "consentKind" | "sandbox" | "path"> & { kind: ConsentPageProps["consentKind"] }) {
@@ -50,13 +51,21 @@ export function ConsentForm({
     <InteractionCard labelledBy="consent-title">
       <AppLogo clientId={identity.clientId} name={clientName} logo={identity.logo} size="lg" />
       <h1 id="consent-title" className="mt-6 text-2xl font-semibold tracking-tight wrap-anywhere">
-        {kind === "more" ? t("consent.title.more", { app: clientName }) : t("consent.title.first", { app: clientName })}
+        {agent
+          ? t("consent.agent.title")
+          : kind === "more"
+            ? t("consent.title.more", { app: clientName })
+            : t("consent.title.first", { app: clientName })}
       </h1>
       <p className="mt-2 text-sm text-slate-600" data-testid="consent-kind" data-kind={kind}>
         {kind === "first" ? t("consent.first") : kind === "more" ? plural(locale, "consent.more", added.length) : t("consent.again")}{" "}
-        {ownerHandle ? <Rich text={template(locale, "consent.builtBy")} values={{ owner: bold(`@${ownerHandle}`) }} /> : t("consent.notPlatform")}
+        {agent ? null : ownerHandle ? <Rich text={template(locale, "consent.builtBy")} values={{ owner: bold(`@${ownerHandle}`) }} /> : t("consent.notPlatform")}
       </p>
-      <AppIdentity app={identity} headingLevel="h2" showLogo={false} words={identityWords} className="mt-4 rounded-xl border border-slate-200 p-4" />
+      {agent ? (
+        <AgentIdentity locale={locale} agent={agent} name={clientName} />
+      ) : (
+        <AppIdentity app={identity} headingLevel="h2" showLogo={false} words={identityWords} className="mt-4 rounded-xl border border-slate-200 p-4" />
+      )}
       {account ? (
         <form
           method="post"
@@ -127,5 +136,42 @@ export function ConsentForm({
         </button>
       </form>
     </InteractionCard>
+  );
+}
+
+/**
+ * Who an AI agent is, as far as the platform knows (issue 40): the name is the agent's own claim
+ * ("says it is …"), the domain of its client ID is what was verified (the document was fetched
+ * from it), shown with the client ID in full; and whether the platform reviewed it (its domain
+ * trusted by the admins) or not.
+ */
+function AgentIdentity({ locale, agent, name }: { locale: ConsentPageProps["locale"]; agent: NonNullable<ConsentPageProps["agent"]>; name: string }) {
+  const t = translator(locale);
+  const bold = (text: string) => <strong className="font-semibold text-slate-900">{text}</strong>;
+  return (
+    <div className="mt-4 space-y-3 rounded-xl border border-slate-200 p-4 text-sm text-slate-700" data-testid="agent-identity">
+      <p>
+        <Rich text={template(locale, "consent.agent.says")} values={{ app: bold(name) }} />
+      </p>
+      <div>
+        <p>
+          <Rich text={template(locale, "consent.agent.verified")} values={{ domain: bold(agent.domain) }} />
+        </p>
+        <p className="mt-1 font-mono text-xs break-all text-slate-600">{agent.clientId}</p>
+      </div>
+      {agent.reviewed ? (
+        <p className="flex items-start gap-2 text-emerald-800">
+          <Icon name="check" className="mt-0.5 size-4 shrink-0" />
+          <span>
+            <Rich text={template(locale, "consent.agent.trusted")} values={{ domain: agent.domain }} />
+          </span>
+        </p>
+      ) : (
+        <p className="flex items-start gap-2 rounded-lg bg-amber-50 px-3 py-2 text-amber-900 ring-1 ring-inset ring-amber-200" data-testid="agent-not-reviewed">
+          <Icon name="info" className="mt-0.5 size-4 shrink-0" />
+          <span>{t("consent.agent.notReviewed")}</span>
+        </p>
+      )}
+    </div>
   );
 }

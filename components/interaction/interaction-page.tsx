@@ -64,6 +64,7 @@ export function InteractionPage({ nonce, ...props }: InteractionPageProps & { no
         account={props.account}
         scopes={props.scopes}
         identity={props.identity}
+        agent={props.agent}
         kind={props.consentKind}
         added={props.added}
       />

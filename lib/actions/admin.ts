@@ -5,7 +5,7 @@ import { z } from "zod";
 import { runGuardedAction } from "@/lib/actions/gate";
 import type { ActionResult } from "@/lib/actions/result";
 import { isAppError } from "@/lib/errors";
-import { clientIdSchema, revisionSchema, reviewRejectionSchema, suspendAppSchema, type AppView } from "@/lib/schemas/apps";
+import { anyClientIdSchema, revisionSchema, reviewRejectionSchema, suspendAppSchema, type AppView } from "@/lib/schemas/apps";
 import { disableUserSchema, enableUserSchema, handleSchema, type UserView } from "@/lib/schemas/users";
 import {
   approveApp,
@@ -20,6 +20,8 @@ import {
 } from "@/lib/services/app-review";
 import { setUserDisabled, setUserMuted } from "@/lib/services/users";
 import { setAppRequestQuota } from "@/lib/services/api-quota";
+import { setAgentRule } from "@/lib/services/agents";
+import { agentRuleSchema } from "@/lib/schemas/agents";
 import { requestQuotaSchema } from "@/lib/schemas/rate-limits";
 
 /**
@@ -27,10 +29,28 @@ import { requestQuotaSchema } from "@/lib/schemas/rate-limits";
  * then the admins' second-factor rule), whatever the UI showed: a server action is a public POST
  * endpoint that anyone signed in can call. The target is what a refusal is audited against.
  */
-const appTarget = (clientId: unknown) => () => ({ type: "app" as const, id: clientIdSchema.parse(clientId) });
+// Any app's client ID: a developer's app's, or an AI agent's URL (the Agents page reviews, suspends and reinstates agents).
+const appTarget = (clientId: unknown) => () => ({ type: "app" as const, id: anyClientIdSchema.parse(clientId) });
 /** Bulk review: one audit row naming every app of the batch. */
 const appListTarget = (parse: () => string[]) => () => ({ type: "app" as const, id: parse().join(" ") });
+const agentRuleTarget = (kind: unknown, value: unknown, policy: unknown) => () => {
+  const rule = agentRuleSchema.parse({ kind, value, policy });
+  return { type: "setting" as const, id: `agent-${rule.kind}:${rule.value}` };
+};
 const userTarget = (handle: unknown) => () => ({ type: "user" as const, id: handleSchema.parse(handle) });
+
+/**
+ * An admin's rule for AI agents (issue 40): a domain trusted, sent to review or blocked, or one
+ * agent's URL blocked; `policy` null removes the rule. Blocking suspends the agents it covers at once.
+ */
+export async function setAgentRuleAction(kind: unknown, value: unknown, policy: unknown): Promise<ActionResult<{ kind: string; value: string }>> {
+  return runGuardedAction("admin.agents.rule", { admin: "agent.rule", target: agentRuleTarget(kind, value, policy) }, async (actor) => {
+    const rule = agentRuleSchema.parse({ kind, value, policy });
+    await setAgentRule(rule.kind, rule.value, rule.policy, actor);
+    revalidatePath("/admin/agents");
+    return { kind: rule.kind, value: rule.value };
+  });
+}
 
 /** Re-renders the pages that show the app; the service already told every process's caches. */
 function refreshApp(clientId: string): void {
@@ -44,7 +64,7 @@ export async function approveAppAction(
   revision: unknown,
 ): Promise<ActionResult<Pick<AppView, "clientId" | "status">>> {
   return runGuardedAction("admin.apps.approve", { admin: "app.approve", target: appTarget(clientId) }, async (actor) => {
-    const id = clientIdSchema.parse(clientId);
+    const id = anyClientIdSchema.parse(clientId);
     const app = await approveApp(id, actor, { revision: revisionSchema.parse(revision) });
     refreshApp(id);
     return { clientId: app.clientId, status: app.status };
@@ -52,13 +72,13 @@ export async function approveAppAction(
 }
 
 const clientIdListSchema = z
-  .array(clientIdSchema)
+  .array(anyClientIdSchema)
   .min(1, "Select at least one application")
   .max(MAX_BULK_APPROVE, `Approve at most ${MAX_BULK_APPROVE} applications at once`);
 
 /** Bulk approval: each app with the revision the queue rendered. */
 const reviewedListSchema = z
-  .array(z.object({ clientId: clientIdSchema, revision: revisionSchema }))
+  .array(z.object({ clientId: anyClientIdSchema, revision: revisionSchema }))
   .min(1, "Select at least one application")
   .max(MAX_BULK_APPROVE, `Approve at most ${MAX_BULK_APPROVE} applications at once`);
 
@@ -104,7 +124,7 @@ export async function rejectAppAction(
   input: unknown,
 ): Promise<ActionResult<Pick<AppView, "clientId" | "status">>> {
   return runGuardedAction("admin.apps.reject", { admin: "app.reject", target: appTarget(clientId) }, async (actor) => {
-    const id = clientIdSchema.parse(clientId);
+    const id = anyClientIdSchema.parse(clientId);
     const { reason, revision } = reviewRejectionSchema.parse(input);
     const app = await rejectApp(id, reason, actor, { revision });
     refreshApp(id);
@@ -117,7 +137,7 @@ export async function suspendAppAction(
   input: unknown,
 ): Promise<ActionResult<Pick<AppView, "clientId" | "status">>> {
   return runGuardedAction("admin.apps.suspend", { admin: "app.suspend", target: appTarget(clientId) }, async (actor) => {
-    const id = clientIdSchema.parse(clientId);
+    const id = anyClientIdSchema.parse(clientId);
     const { reason } = suspendAppSchema.parse(input);
     const app = await suspendApp(id, reason, actor);
     refreshApp(id);
@@ -127,7 +147,7 @@ export async function suspendAppAction(
 
 export async function reinstateAppAction(clientId: unknown): Promise<ActionResult<Pick<AppView, "clientId" | "status">>> {
   return runGuardedAction("admin.apps.reinstate", { admin: "app.reinstate", target: appTarget(clientId) }, async (actor) => {
-    const id = clientIdSchema.parse(clientId);
+    const id = anyClientIdSchema.parse(clientId);
     const app = await reinstateApp(id, actor);
     refreshApp(id);
     return { clientId: app.clientId, status: app.status };
@@ -168,7 +188,7 @@ export async function setUserMutedAction(
 /** Approves the change waiting on an approved app: its requested values apply now. */
 export async function approveChangeAction(clientId: unknown, revision: unknown): Promise<ActionResult<{ clientId: string }>> {
   return runGuardedAction("admin.apps.change.approve", { admin: "app.change.approve", target: appTarget(clientId) }, async (actor) => {
-    const id = clientIdSchema.parse(clientId);
+    const id = anyClientIdSchema.parse(clientId);
     await approvePendingChange(id, actor, { revision: revisionSchema.parse(revision) });
     refreshApp(id);
     return { clientId: id };
@@ -178,7 +198,7 @@ export async function approveChangeAction(clientId: unknown, revision: unknown):
 /** Refuses the change waiting on an app, with a reason its team sees; the approved configuration stays. */
 export async function rejectChangeAction(clientId: unknown, input: unknown): Promise<ActionResult<{ clientId: string }>> {
   return runGuardedAction("admin.apps.change.reject", { admin: "app.change.reject", target: appTarget(clientId) }, async (actor) => {
-    const id = clientIdSchema.parse(clientId);
+    const id = anyClientIdSchema.parse(clientId);
     const { reason, revision } = reviewRejectionSchema.parse(input);
     await rejectPendingChange(id, reason, actor, { revision });
     refreshApp(id);
@@ -192,7 +212,7 @@ export async function setAppQuotaAction(
   input: unknown,
 ): Promise<ActionResult<Pick<AppView, "clientId" | "requestsPerMinute" | "customQuota">>> {
   return runGuardedAction("admin.apps.quota", { admin: "app.quota", target: appTarget(clientId) }, async (actor) => {
-    const id = clientIdSchema.parse(clientId);
+    const id = anyClientIdSchema.parse(clientId);
     const app = await setAppRequestQuota(id, requestQuotaSchema.parse(input), actor);
     refreshApp(id);
     return { clientId: app.clientId, requestsPerMinute: app.requestsPerMinute, customQuota: app.customQuota };

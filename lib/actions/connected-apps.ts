@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { runGuardedAction } from "@/lib/actions/gate";
 import type { ActionResult } from "@/lib/actions/result";
-import { clientIdSchema } from "@/lib/schemas/apps";
+import { anyClientIdSchema } from "@/lib/schemas/apps";
 import { handleSchema } from "@/lib/schemas/users";
 import { revokeConnectedApp } from "@/lib/services/connected-apps";
 
@@ -17,7 +17,8 @@ export async function revokeConnectedAppAction(
 ): Promise<ActionResult<{ clientId: string; wasConnected: boolean }>> {
   return runGuardedAction("account.apps.revoke", { accountOf: handle }, async (actor) => {
     const target = handleSchema.parse(handle);
-    const id = clientIdSchema.parse(clientId);
+    // An AI agent is revoked like any app (its client ID is its metadata document's URL).
+    const id = anyClientIdSchema.parse(clientId);
     const result = await revokeConnectedApp(target, id, actor);
     revalidatePath("/account/apps");
     revalidatePath(`/admin/users/${target}`);

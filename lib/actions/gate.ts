@@ -31,7 +31,10 @@ export type ActionKind =
    */
   | { accountOf: unknown }
   /** The admin area: the platform admin role, then the admins' rule; refusals are audited. */
-  | { admin: string; target: () => { type: "app" | "user"; id: string } };
+  | { admin: string; target: () => GateTarget };
+
+/** What an admin action acts on, as its audit row names it: an app, a person, or a platform setting (an agents' rule). */
+type GateTarget = { type: "app" | "user" | "setting"; id: string };
 
 /**
  * Runs `body` as the signed-in person once the gate lets them through, and turns what it throws
@@ -63,7 +66,7 @@ async function passGate(name: string, kind: ActionKind): Promise<PersonActor> {
   return actor;
 }
 
-async function requireSecondFactor(actor: PersonActor, context: MfaContext, action: string, target: { type: "app" | "user"; id: string }): Promise<void> {
+async function requireSecondFactor(actor: PersonActor, context: MfaContext, action: string, target: GateTarget): Promise<void> {
   if (!(await isSecondFactorMissing(actor, context))) return;
   // A refusal here means the UI was bypassed (pages send such a person to Account security first).
   await recordAudit({ actor, action, targetType: target.type, targetId: target.id, outcome: "denied", detail: { reason: "second_factor_required" } });

@@ -104,7 +104,7 @@ export const usersRevokeApp: Command = {
   async run({ args }) {
     const { connectedApps, schemas, userSchemas, actor } = await services();
     const handle = parseWith(userSchemas.handleSchema, args[0], { "": "HANDLE" });
-    const clientId = parseWith(schemas.clientIdSchema, args[1], { "": "CLIENT_ID" });
+    const clientId = parseWith(schemas.anyClientIdSchema, args[1], { "": "CLIENT_ID" });
     const result = await connectedApps.revokeConnectedApp(handle, clientId, actor);
     return {
       json: { handle, client_id: result.clientId, was_connected: result.wasConnected, revoked_grants: result.revokedGrants },

@@ -107,6 +107,7 @@ export async function findInteractionPageProps(request: InteractionPageRequest):
     account: view.account,
     scopes: view.scopes.map((s) => ({ scope: s.scope, description: scopeDescription(locale, s.scope, s.description) })),
     identity: view.consent!.identity,
+    agent: view.client.agent ? { clientId: view.client.clientId, ...view.client.agent } : null,
     consentKind: view.consent!.kind,
     added: view.consent!.added,
   };

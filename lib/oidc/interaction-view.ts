@@ -22,7 +22,15 @@ export interface InteractionView {
   /** A device sign-in (RFC 8628): the app runs on another device, so nothing "returns to" it. */
   device: boolean;
   /** `ownerHandle` and `account` are read for the consent page only (null on the login page). */
-  client: { clientId: string; name: string; ownerHandle: string | null; firstParty: boolean; sandbox: boolean };
+  client: {
+    clientId: string;
+    name: string;
+    ownerHandle: string | null;
+    firstParty: boolean;
+    sandbox: boolean;
+    /** An AI agent's client: its verified domain and whether the admins trust it. */
+    agent: { domain: string; reviewed: boolean } | null;
+  };
   scopes: { scope: string; description: string }[];
   account: { handle: string; displayName: string } | null;
   /** The consent page only (null on the login page). */
@@ -72,7 +80,7 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
   const isConsent = prompt === "consent";
   const accountId = payload.session?.accountId;
   const [owner, user] = isConsent
-    ? await Promise.all([findUserById(client.ownerId), accountId && /^[0-9]+$/.test(accountId) ? findUserById(Number(accountId)) : null])
+    ? await Promise.all([client.agent ? null : findUserById(client.ownerId), accountId && /^[0-9]+$/.test(accountId) ? findUserById(Number(accountId)) : null])
     : [null, null];
   const secondFactor = prompt === "login" ? await findSecondFactorStep(uid, payload.prompt.reasons, accountId) : null;
   return {
@@ -86,6 +94,7 @@ export async function findInteractionView(uid: string): Promise<InteractionView 
       ownerHandle: owner?.handle ?? null,
       firstParty: client.firstParty,
       sandbox: isSandboxClientId(client.clientId),
+      agent: client.agent ? { domain: client.agent.domain, reviewed: client.agent.policy === "trusted" } : null,
     },
     scopes,
     account: user ? { handle: user.handle, displayName: user.displayName } : null,

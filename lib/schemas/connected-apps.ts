@@ -7,6 +7,8 @@ export interface ConnectedApp {
   logo: string | null;
   ownerHandle: string;
   ownerDisplayName: string;
+  /** An AI agent's client (issue 40): the domain of its client ID; null for a developer's app. */
+  agentDomain: string | null;
   /** The scopes the person granted, sorted. */
   scopes: string[];
   authorizedAt: Date;

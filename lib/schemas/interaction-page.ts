@@ -51,6 +51,11 @@ export type InteractionPageProps = {
       account: { handle: string; displayName: string } | null;
       scopes: { scope: string; description: string }[];
       identity: AppIdentityData;
+      /**
+       * An AI agent's client (issue 40): its name is only its own claim; what the platform verified
+       * is its client ID's domain; `reviewed`: its domain is trusted by the admins.
+       */
+      agent: { clientId: string; domain: string; reviewed: boolean } | null;
       consentKind: "first" | "more" | "again";
       added: string[];
     }

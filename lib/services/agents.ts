@@ -136,6 +136,8 @@ export interface AgentSummary {
   name: string;
   status: AgentRow["status"];
   statusReason: string | null;
+  /** The row's revision (a review decision names it, like an app's). */
+  revision: number;
   policy: AgentPolicy | null;
   firstSeenAt: Date;
   lastSeenAt: Date | null;
@@ -157,7 +159,7 @@ export async function listAgents(options: { search?: string; limit?: number } = 
   const [rows, rules] = await Promise.all([
     db.application.findMany({
       where: { type: "agent", ...(search ? { OR: [{ clientId: { contains: search } }, { name: { contains: search, mode: "insensitive" } }] } : {}) },
-      select: { clientId: true, name: true, status: true, statusReason: true, createdAt: true, lastSeenAt: true },
+      select: { clientId: true, name: true, status: true, statusReason: true, revision: true, createdAt: true, lastSeenAt: true },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: Math.min(Math.max(options.limit ?? 200, 1), 1000),
     }),
@@ -182,6 +184,7 @@ export async function listAgents(options: { search?: string; limit?: number } = 
       name: row.name,
       status: row.status,
       statusReason: row.statusReason,
+      revision: row.revision,
       policy: agentPolicyOf(rules, row.clientId, domain),
       firstSeenAt: row.createdAt,
       lastSeenAt: row.lastSeenAt,

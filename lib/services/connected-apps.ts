@@ -26,8 +26,8 @@ async function userIdFor(handle: string, actor: Actor, action: string): Promise<
 /** Most recently used first, then most recently authorized. First-party clients (the portal) are not listed. */
 export async function listConnectedApps(handle: string, actor: Actor): Promise<ConnectedApp[]> {
   const userId = await userIdFor(handle, actor, "consent.list");
-  const rows = await db.$queryRaw<ConnectedApp[]>`
-    SELECT a."clientId", a.name, a.description,
+  const rows = await db.$queryRaw<(Omit<ConnectedApp, "agentDomain"> & { type: string })[]>`
+    SELECT a."clientId", a.name, a.description, a.type::text AS type,
            -- A suspended app's logo is no longer published (app/media/logos): its initial instead.
            CASE WHEN ${Prisma.raw(appLiveSql("a.status", "live"))} THEN a.logo END AS logo, o.handle AS "ownerHandle", o."displayName" AS "ownerDisplayName",
            c.scopes, c."createdAt" AS "authorizedAt", c."lastUsedAt"
@@ -36,7 +36,11 @@ export async function listConnectedApps(handle: string, actor: Actor): Promise<C
       JOIN "User" o ON o.id = a."ownerId"
      WHERE c."userId" = ${userId} AND NOT a."firstParty"
      ORDER BY c."lastUsedAt" DESC NULLS LAST, c."createdAt" DESC, a."clientId"`;
-  return rows.map((row) => ({ ...row, scopes: [...row.scopes].sort() }));
+  return rows.map(({ type, ...row }) => ({
+    ...row,
+    agentDomain: type === "agent" ? (URL.parse(row.clientId)?.hostname ?? null) : null,
+    scopes: [...row.scopes].sort(),
+  }));
 }
 
 /**

@@ -24,6 +24,9 @@ export default async function AdminLayout({ children }: { children: React.ReactN
         <AdminTab href="/admin/users">
           <Icon name="users" className="hidden sm:block" /> Users
         </AdminTab>
+        <AdminTab href="/admin/agents">
+          <Icon name="globe" className="hidden sm:block" /> Agents
+        </AdminTab>
         <AdminTab href="/admin/usage">
           <Icon name="chart" className="hidden sm:block" /> Usage
         </AdminTab>

@@ -1,0 +1,89 @@
+import { readFileSync } from "node:fs";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { CALLBACK, server } from "./support";
+
+/**
+ * An AI agent's side for the journeys (issue 40): a web site serving agents' Client ID Metadata
+ * Documents over https (the certificate e2e/global-setup.ts made and the server trusts), and an MCP
+ * client's OAuthClientProvider in memory, for the official SDK's `auth()`.
+ */
+export interface AgentSite {
+  origin: string;
+  /** Serves a valid document at /agents/<path>/client.json and returns that URL, the agent's client ID. */
+  publish(pathName: string, fields?: Record<string, unknown>): string;
+  close(): Promise<void>;
+}
+
+export async function startAgentSite(): Promise<AgentSite> {
+  const documents = new Map<string, string>();
+  const site = https.createServer(
+    { key: readFileSync(path.join(server.agentTls, "key.pem")), cert: readFileSync(path.join(server.agentTls, "cert.pem")) },
+    (req, res) => {
+      const body = documents.get(new URL(req.url ?? "/", "https://localhost").pathname);
+      if (!body) return res.writeHead(404).end();
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=3600" }).end(body);
+    },
+  );
+  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+  const origin = `https://localhost:${(site.address() as AddressInfo).port}`;
+  return {
+    origin,
+    publish(pathName, fields = {}) {
+      const clientId = `${origin}/agents/${pathName}/client.json`;
+      documents.set(new URL(clientId).pathname, JSON.stringify({
+        client_id: clientId,
+        client_name: "Research Assistant",
+        redirect_uris: [CALLBACK],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+        ...fields,
+      }));
+      return clientId;
+    },
+    async close() {
+      site.closeAllConnections();
+      await new Promise((resolve) => site.close(resolve));
+    },
+  };
+}
+
+/** What an MCP client keeps between the two halves of the flow. */
+export class TestAgent implements OAuthClientProvider {
+  authorizationUrl: URL | undefined;
+  #info: OAuthClientInformationMixed | undefined;
+  #tokens: OAuthTokens | undefined;
+  #verifier = "";
+  constructor(readonly clientMetadataUrl: string) {}
+  get redirectUrl() {
+    return CALLBACK;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: "Research Assistant", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" };
+  }
+  clientInformation() {
+    return this.#info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.#info = info;
+  }
+  tokens() {
+    return this.#tokens;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.#tokens = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.#verifier = verifier;
+  }
+  codeVerifier() {
+    return this.#verifier;
+  }
+}
