@@ -100,6 +100,11 @@ interface Context {
   /** Whether the server serves Next (the flow case then fetches the hosted login page too). */
   withNext: boolean;
   loginClient?: LoginClient;
+  /**
+   * An AI agent's client (issue 40): its client ID is the URL of its metadata document, served by
+   * the bench itself (CLIENT_METADATA_ALLOW_PRIVATE), cached by the server after the first sign-in.
+   */
+  agentClient?: LoginClient;
   /** The users of the sign-in flow case, whose password hash has production parameters. */
   flowUsers?: { handles: string[]; storedHash: string };
   /** Why user tokens are missing, for the cases that need them. */
@@ -301,7 +306,36 @@ async function createClients(ctx: Context): Promise<{ loginClientId: string; red
     );
     ctx.flowUsers = { handles, storedHash };
   }
+  ctx.agentClient = { clientId: await serveAgentDocument(redirectUri), redirectUri };
+  // The flow users allowed the agent before, as they did the login client: returning users.
+  if (flow) {
+    await query(
+      ctx.databaseUrl,
+      `INSERT INTO "Consent" ("userId", "clientId", scopes, "createdAt", "updatedAt")
+       SELECT id, $1, $2, now(), now() FROM generate_series($3::int, $4::int) AS id ON CONFLICT DO NOTHING`,
+      [ctx.agentClient.clientId, ["openid", "profile", "offline_access"], flow.first, flow.last],
+    );
+  }
   return { loginClientId: login.client_id, redirectUri };
+}
+
+/**
+ * Serves an agent's Client ID Metadata Document from the bench process (one per run, kept for an
+ * hour by the server, as its Cache-Control says) and returns its URL, the agent's client ID.
+ */
+async function serveAgentDocument(redirectUri: string): Promise<string> {
+  const { createServer } = await import("node:http");
+  let clientId = "";
+  const site = createServer((req, res) => {
+    if (req.url !== "/bench/agent/client.json") return res.writeHead(404).end();
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=3600" }).end(
+      JSON.stringify({ client_id: clientId, client_name: "Bench agent", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }),
+    );
+  });
+  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+  site.unref();
+  clientId = `http://127.0.0.1:${(site.address() as import("node:net").AddressInfo).port}/bench/agent/client.json`;
+  return clientId;
 }
 
 /** Bench-only state that a previous run on the same database left behind (DATABASE_URL reuse). */
@@ -335,6 +369,8 @@ function serverEnv(ctx: Context, port: number, metering: boolean, workers = 1, e
     WEB_CONCURRENCY: String(workers),
     // Case E: the webhook receivers are on 127.0.0.1 (a development and test setting).
     WEBHOOKS_ALLOW_PRIVATE: "1",
+    // Case Fa: the agent's metadata document is served by the bench on 127.0.0.1.
+    CLIENT_METADATA_ALLOW_PRIVATE: "1",
     // Only the main server runs the event jobs (fan-out, webhook deliveries), so case E's CPU per
     // delivery is that process's, and the twins' and workers' cases are not charged with the
     // fan-outs of the chat posts of other cases.
@@ -955,24 +991,16 @@ function buildCases(config: BenchConfig): CaseSpec[] {
         });
       },
     },
-    {
-      id: "F",
-      name: "Sign-in flow: authorize → login → code → token (returning user, production Argon2id)",
-      app: true,
-      async prepare(ctx) {
-        const users = needFlowUsers(ctx);
-        if (!ctx.discovery || !ctx.loginClient) throw new Unavailable(ctx.userTokensError ?? "sign-in service unavailable");
-        const flow = { discovery: ctx.discovery, client: ctx.loginClient, appOrigin: ctx.origin, usernames: users.handles, password: BENCH_PASSWORD, loginPage: ctx.withNext };
-        // One sign-in first: a refusal (wrong hash, throttle) makes the case fail with its reason.
-        await signIn(flow.discovery, flow.client, flow.appOrigin, users.handles[0]!, BENCH_PASSWORD, { loginPage: flow.loginPage });
-        return {
-          scenario: signInScenario(ctx, ctx.origin, { path: "/", mode: "flow", flow }),
-          note:
-            `${ctx.config.signInConcurrency} sign-ins at a time over ${users.handles.length} users; ` +
-            (ctx.withNext ? "GET authorize, GET login page, POST login, GET resume, POST token" : "GET authorize, POST login, GET resume, POST token (no Next: login page not fetched)"),
-        };
-      },
-    },
+    flowCase("F", "Sign-in flow: authorize → login → code → token (returning user, production Argon2id)", (ctx) => ctx.loginClient, (ctx) =>
+      ctx.withNext ? "GET authorize, GET login page, POST login, GET resume, POST token" : "GET authorize, POST login, GET resume, POST token (no Next: login page not fetched)",
+    ),
+    // The first sign-in (flowCase's check) fetches and stores the agent's document; the measured ones find it cached.
+    flowCase(
+      "Fa",
+      "Sign-in flow of an AI agent (its client ID the URL of its metadata document, cached): the same steps as F",
+      (ctx) => ctx.agentClient,
+      (ctx) => `as F, with client_id ${ctx.agentClient!.clientId}; compare its sign-ins/s with F's (goal: within 10 %)`,
+    ),
     refreshCase("R", "Refresh grant: rotation (consume old, issue new), the plain form (fast path)", 0, ""),
     // The same chains with a `scope` parameter, which the fast path leaves to oidc-provider: what
     // the fast path saves, in the same run (report only).
@@ -992,6 +1020,27 @@ const eventDeps = {
     query(ctx.databaseUrl, `UPDATE "User" SET "lastChatPostAt" = NULL WHERE id BETWEEN $1 AND $2`, [tokenUserIds(ctx).first, tokenUserIds(ctx).last]),
   Unavailable,
 };
+
+/** A sign-in flow case (F, Fa): returning users through authorize, login and token for `client`. */
+function flowCase(id: string, name: string, client: (ctx: Context) => LoginClient | undefined, steps: (ctx: Context) => string): CaseSpec {
+  return {
+    id,
+    name,
+    app: true,
+    async prepare(ctx) {
+      const users = needFlowUsers(ctx);
+      const chosen = client(ctx);
+      if (!ctx.discovery || !chosen) throw new Unavailable(ctx.userTokensError ?? "sign-in service unavailable");
+      const flow = { discovery: ctx.discovery, client: chosen, appOrigin: ctx.origin, usernames: users.handles, password: BENCH_PASSWORD, loginPage: ctx.withNext };
+      // One sign-in first: a refusal (wrong hash, throttle, a refused client) makes the case fail with its reason.
+      await signIn(flow.discovery, flow.client, flow.appOrigin, users.handles[0]!, BENCH_PASSWORD, { loginPage: flow.loginPage });
+      return {
+        scenario: signInScenario(ctx, ctx.origin, { path: "/", mode: "flow", flow }),
+        note: `${ctx.config.signInConcurrency} sign-ins at a time over ${users.handles.length} users; ${steps(ctx)}`,
+      };
+    },
+  };
+}
 
 /** Case E at another rate of --events-curve: E100, E400… */
 function curveCaseId(rate: number): string {

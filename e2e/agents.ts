@@ -2,14 +2,12 @@ import { readFileSync } from "node:fs";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { CALLBACK, server } from "./support";
 
 /**
  * An AI agent's side for the journeys (issue 40): a web site serving agents' Client ID Metadata
- * Documents over https (the certificate e2e/global-setup.ts made and the server trusts), and an MCP
- * client's OAuthClientProvider in memory, for the official SDK's `auth()`.
+ * Documents over https (the certificate e2e/global-setup.ts made and the server trusts). The MCP
+ * client's side is tests/helpers/agents.ts.
  */
 export interface AgentSite {
   origin: string;
@@ -50,40 +48,4 @@ export async function startAgentSite(): Promise<AgentSite> {
       await new Promise((resolve) => site.close(resolve));
     },
   };
-}
-
-/** What an MCP client keeps between the two halves of the flow. */
-export class TestAgent implements OAuthClientProvider {
-  authorizationUrl: URL | undefined;
-  #info: OAuthClientInformationMixed | undefined;
-  #tokens: OAuthTokens | undefined;
-  #verifier = "";
-  constructor(readonly clientMetadataUrl: string) {}
-  get redirectUrl() {
-    return CALLBACK;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: "Research Assistant", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" };
-  }
-  clientInformation() {
-    return this.#info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.#info = info;
-  }
-  tokens() {
-    return this.#tokens;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.#tokens = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.#verifier = verifier;
-  }
-  codeVerifier() {
-    return this.#verifier;
-  }
 }

@@ -1,13 +1,23 @@
 import { expect, test } from "@playwright/test";
 import { createHash, randomBytes } from "node:crypto";
 import { CALLBACK, password, server } from "./support";
+import { startAgentSite, type AgentSite } from "./agents";
 import { app, closePeople, expectClean, foreignRequests, openPeople, people, sweep, sweepLight } from "./sweep";
 
 // The layout sweep (e2e/sweep.ts): every page in both themes, each checked light, then switched to dark in place.
 test.describe("layout, axe and console sweep at 390 px and 1280 px, light and dark: docs, account, admin and hosted pages", () => {
+  let agentSite: AgentSite;
+  let agentClientId: string;
   test.beforeAll(async ({ browser }) => {
     test.setTimeout(180_000);
     await openPeople(browser);
+    agentSite = await startAgentSite();
+    agentClientId = agentSite.publish(`sweep/${"long-path-segment-".repeat(8)}assistant`, {
+      client_name: "Research Assistant for Literature Reviews, Grant Proposals and Weekly Lab Meeting Summaries",
+    });
+  });
+  test.afterAll(async () => {
+    await agentSite?.close();
   });
 
   test.afterAll(closePeople);
@@ -20,6 +30,7 @@ test.describe("layout, axe and console sweep at 390 px and 1280 px, light and da
     ["docs-errors", "/docs/errors"],
     ["docs-sdk", "/docs/sdk"],
     ["docs-events", "/docs/events"],
+    ["docs-agents", "/docs/agents"],
   ] as const) {
     test(`docs: ${path}`, async () => {
       expectClean(await sweep("alice", slug, (p) => p.goto(`${server.url}${path}`)));
@@ -120,6 +131,9 @@ test.describe("layout, axe and console sweep at 390 px and 1280 px, light and da
   test("admin: apps queue (60 pending)", async () => {
     expectClean(await sweep("admin", "admin-apps", (p) => p.goto(`${server.url}/admin/apps`)));
   });
+  test("admin: Agents (long client URLs, each status, rules; issue 40)", async () => {
+    expectClean(await sweep("admin", "admin-agents", (p) => p.goto(`${server.url}/admin/agents`)));
+  });
   test("admin: users", async () => {
     expectClean(await sweep("admin", "admin-users", (p) => p.goto(`${server.url}/admin/users`)));
   });
@@ -176,6 +190,35 @@ test.describe("layout, axe and console sweep at 390 px and 1280 px, light and da
         },
       }),
     );
+  });
+  test("hosted: consent of an AI agent (its claimed name, the verified domain, a long client URL; light and dark)", async () => {
+    // carol is signed in to the platform by the consent test above: the agent's request goes straight to consent.
+    const agentUrl = () => {
+      const url = new URL(`${server.issuer}/protocol/openid-connect/auth`);
+      url.search = new URLSearchParams({
+        client_id: agentClientId,
+        response_type: "code",
+        redirect_uri: CALLBACK,
+        scope: "openid profile svc:chat.read svc:chat.write svc:notifications.read",
+        code_challenge: createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url"),
+        code_challenge_method: "S256",
+      }).toString();
+      return url.href;
+    };
+    const open = async (p: import("@playwright/test").Page) => {
+      await p.goto(agentUrl());
+      // Signed in already unless this test runs alone (-g): then the login page comes first.
+      const allow = p.getByRole("button", { name: "Allow" });
+      const username = p.getByLabel("Username");
+      await allow.or(username).waitFor();
+      if (await username.isVisible()) {
+        await username.fill("carol");
+        await p.getByLabel("Password").fill(password("carol"));
+        await p.getByRole("button", { name: "Sign in", exact: true }).click();
+      }
+      await allow.waitFor();
+    };
+    expectClean(await sweep("carol", "hosted-agent-consent", open));
   });
   test("hosted: logout confirmation and signed-out page", async () => {
     const logout = `${server.issuer}/protocol/openid-connect/logout?client_id=${app("login").clientId}`;

@@ -188,6 +188,37 @@ async function ensureDataUnlocked(): Promise<void> {
     });
   }
   await seedPlatformUsage();
+  await seedAgents();
+}
+
+/**
+ * AI agents' clients for the admin's Agents page (issue 40): long client URLs (the 300-character
+ * one among them), a long claimed name, each status, and domain and URL rules. Written straight to
+ * the database: no one fetches these documents (their hosts do not exist).
+ */
+async function seedAgents(): Promise<void> {
+  const owner = await userId("platform");
+  const agents: [string, string, string, string | null][] = [
+    [`https://assistant.example.com/oauth/${LONG_URL.slice(20)}/client.json`, LONG_NAME, "approved", null],
+    ["https://mcp-clients.research-lab.example.org/agents/literature-review-assistant/client-metadata.json", "Literature Review Assistant", "suspended", LONG_REASON],
+    ["https://code.example.dev/cli/client.json", "Code Helper", "pending", null],
+  ];
+  for (const [clientId, name, status, reason] of agents) {
+    await query(
+      server.databaseUrl,
+      `INSERT INTO "Application" ("clientId", name, description, type, status, "statusReason", "ownerId", scopes, "redirectUris",
+         "postLogoutRedirectUris", "agentMetadata", "agentMetadataExpiresAt", "lastSeenAt", "createdAt", "updatedAt")
+       VALUES ($1, $2, 'An AI agent', 'agent', $3::"AppStatus", $4, $5, '{}', $6, '{}', $7, now() + interval '1 day', now(), now(), now())
+       ON CONFLICT ("clientId") DO NOTHING`,
+      [clientId, name, status, reason, owner, [CALLBACK], JSON.stringify({ client_id: clientId, client_name: name, redirect_uris: [CALLBACK] })],
+    );
+  }
+  await query(
+    server.databaseUrl,
+    `INSERT INTO "AgentRule" (kind, value, policy) VALUES ('domain', 'mcp-clients.research-lab.example.org', 'blocked'),
+       ('domain', 'code.example.dev', 'review'), ('url', $1, 'blocked') ON CONFLICT DO NOTHING`,
+    [`https://scraper.example.net/${LONG_URL.slice(20, 200)}/client.json`],
+  );
 }
 
 /** The API's routes as the meter names them (more than Top routes lists, so its "other routes" row shows). */

@@ -8,6 +8,7 @@ export const DOCS_PAGES = [
   { href: "/docs/sdk", label: "SDK and quickstarts" },
   { href: "/docs/sandbox", label: "Sandbox" },
   { href: "/docs/events", label: "Events and webhooks" },
+  { href: "/docs/agents", label: "Connect an AI agent" },
   { href: "/docs/errors", label: "Errors and limits" },
   { href: "/docs/api-reference", label: "API reference" },
   { href: "/docs/changes", label: "Versioning and changes" },

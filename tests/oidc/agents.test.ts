@@ -4,11 +4,12 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { auth, extractWWWAuthenticateParams, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, TEST_PASSWORD, type Api } from "../api/support";
+import { TestAgent } from "../helpers/agents";
 import { cliJson, runCli } from "../helpers/cli";
 import { completeSignIn, CookieJar } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
@@ -65,42 +66,6 @@ function publishAgent(name: string, extra: Record<string, unknown> = {}, headers
   return clientId;
 }
 
-/** What an MCP client keeps between the two halves of the flow: an OAuthClientProvider in memory. */
-class TestAgent implements OAuthClientProvider {
-  authorizationUrl: URL | undefined;
-  #info: OAuthClientInformationMixed | undefined;
-  #tokens: OAuthTokens | undefined;
-  #verifier = "";
-  constructor(readonly clientMetadataUrl: string) {}
-  get redirectUrl() {
-    return CALLBACK;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: "Test agent", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" };
-  }
-  clientInformation() {
-    return this.#info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.#info = info;
-  }
-  tokens() {
-    return this.#tokens;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.#tokens = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.#verifier = verifier;
-  }
-  codeVerifier() {
-    return this.#verifier;
-  }
-}
-
 /**
  * The whole flow as an MCP client runs it: auth() discovers and sends the person to the
  * authorization URL; the person signs in and allows; auth() again with the code gets the tokens.
@@ -109,7 +74,7 @@ async function connectAgent(
   clientId: string,
   options: { serverUrl: string; resourceMetadataUrl?: URL; scope?: string; jar?: CookieJar },
 ): Promise<{ tokens: OAuthTokens; agent: TestAgent; consentShown: boolean; authorizationUrl: URL }> {
-  const agent = new TestAgent(clientId);
+  const agent = new TestAgent(clientId, CALLBACK);
   const first = await auth(agent, { serverUrl: options.serverUrl, resourceMetadataUrl: options.resourceMetadataUrl, scope: options.scope });
   expect(first).toBe("REDIRECT");
   const authorizationUrl = agent.authorizationUrl!;

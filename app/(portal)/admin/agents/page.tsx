@@ -1,13 +1,11 @@
 import type { Metadata } from "next";
 import { z } from "zod";
+import { AdminSearch } from "@/components/admin/admin-search";
 import { AgentDomainRuleForm, BlockAgentButton, RemoveAgentRuleButton } from "@/components/admin/agent-rules";
 import { AppReviewActions } from "@/components/admin/app-review-actions";
 import { Badge } from "@/components/ui/badge";
-import { buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
-import { inputClasses } from "@/components/ui/field";
-import { Icon } from "@/components/ui/icon";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { requireAdmin } from "@/lib/portal/session";
 import { listAgentRules, listAgents, type AgentPolicy, type AgentSummary } from "@/lib/services/agents";
@@ -53,18 +51,7 @@ export default async function AdminAgentsPage({ searchParams }: { searchParams: 
             tokens at once.
           </p>
         </div>
-        <form role="search" action="/admin/agents" method="get" className="flex w-full gap-2 sm:w-auto">
-          <label htmlFor="agent-search" className="sr-only">
-            Search agents
-          </label>
-          <div className="relative flex-1 sm:w-72">
-            <Icon name="search" className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-500" />
-            <input id="agent-search" name="q" type="search" defaultValue={query.q ?? ""} placeholder="Client URL or name" className={`${inputClasses} pl-9`} />
-          </div>
-          <button type="submit" className={buttonClasses("secondary")}>
-            Search
-          </button>
-        </form>
+        <AdminSearch action="/admin/agents" id="agent-search" label="Search agents" placeholder="Client URL or name" value={query.q} />
       </div>
 
       {agents.length === 0 ? (
@@ -99,6 +86,8 @@ export default async function AdminAgentsPage({ searchParams }: { searchParams: 
                     <p className="mt-0.5 text-xs text-slate-600">
                       Domain <span className="font-medium text-slate-800">{agent.domain}</span>
                     </p>
+                    {/* In the wide column: a reason may carry a long URL (the status column is narrow). */}
+                    {agent.statusReason ? <p className="mt-1 text-xs wrap-anywhere text-slate-700">Reason: {agent.statusReason}</p> : null}
                   </td>
                   <td className="lg:px-5 lg:py-3">
                     <div className="flex flex-wrap gap-1.5">
@@ -107,7 +96,6 @@ export default async function AdminAgentsPage({ searchParams }: { searchParams: 
                       </Badge>
                       {agent.policy ? <Badge tone={agent.policy === "trusted" ? "brand" : "neutral"}>{POLICY_LABEL[agent.policy]}</Badge> : <Badge>Read scopes only</Badge>}
                     </div>
-                    {agent.statusReason ? <p className="mt-1 text-xs break-words text-slate-600">{agent.statusReason}</p> : null}
                   </td>
                   <td className="text-xs text-slate-700 lg:px-5 lg:py-3">
                     <p>

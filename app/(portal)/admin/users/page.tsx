@@ -1,13 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { z } from "zod";
+import { AdminSearch } from "@/components/admin/admin-search";
 import { UserActions } from "@/components/admin/user-actions";
 import { Avatar } from "@/components/layout/avatar";
 import { Badge } from "@/components/ui/badge";
-import { buttonClasses } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
-import { inputClasses } from "@/components/ui/field";
-import { Icon } from "@/components/ui/icon";
 import { Pagination } from "@/components/ui/pagination";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { isAppError } from "@/lib/errors";
@@ -42,25 +40,7 @@ export default async function AdminUsersPage({ searchParams }: { searchParams: P
             A disabled account cannot sign in, and every API call with its tokens answers 403 forbidden at once; enabling it makes its unexpired tokens work again. A muted account cannot post to the global chat.
           </p>
         </div>
-        <form role="search" action="/admin/users" method="get" className="flex w-full gap-2 sm:w-auto">
-          <label htmlFor="user-search" className="sr-only">
-            Search users
-          </label>
-          <div className="relative flex-1 sm:w-72">
-            <Icon name="search" className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-500" />
-            <input
-              id="user-search"
-              name="q"
-              type="search"
-              defaultValue={query.q ?? ""}
-              placeholder="Handle or name"
-              className={`${inputClasses} pl-9`}
-            />
-          </div>
-          <button type="submit" className={buttonClasses("secondary")}>
-            Search
-          </button>
-        </form>
+        <AdminSearch action="/admin/users" id="user-search" label="Search users" placeholder="Handle or name" value={query.q} />
       </div>
       {page.users.length === 0 ? (
         <EmptyState icon="users" title="No users found" description={query.q ? `Nobody matches “${query.q}”.` : "There are no accounts yet."} />
