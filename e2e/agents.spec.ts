@@ -100,7 +100,7 @@ test("an admin finds the agent on the Agents page, suspends and reinstates it, a
   await expect(row).toContainText("Active");
 
   await page.getByLabel("Domain", { exact: true }).fill("localhost");
-  await page.getByLabel("Rule").selectOption("trusted");
+  await page.getByLabel("Rule", { exact: true }).selectOption("trusted");
   await page.getByRole("button", { name: "Set rule" }).click();
   const rules = page.getByRole("list", { name: "Agent rules" });
   await expect(rules).toContainText("Trusted domain");
