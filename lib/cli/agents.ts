@@ -8,6 +8,12 @@ import { parseWith, services, type Command } from "./command";
  * (lib/services/agents.ts, app-review.ts), with the operator as the actor.
  */
 
+/** One agent's summary (the services load when a command runs, as lib/cli/command.ts says). */
+async function agentNamed(clientId: string): Promise<AgentSummary> {
+  const { getAgent } = await import("../services/agents");
+  return getAgent(clientId);
+}
+
 const unix = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
 
 function agentJson(agent: AgentSummary) {
@@ -51,9 +57,9 @@ export const agentsShow: Command = {
   options: {},
   positionals: ["CLIENT_URL"],
   async run({ args }) {
-    const { agents, schemas } = await services();
+    const { schemas } = await services();
     const clientId = parseWith(schemas.agentClientIdSchema, args[0], { "": "CLIENT_URL" });
-    const agent = await agents.getAgent(clientId);
+    const agent = await agentNamed(clientId);
     return {
       json: agentJson(agent),
       text: [
@@ -72,11 +78,11 @@ export const agentsSuspend: Command = {
   options: { reason: { type: "string" } },
   positionals: ["CLIENT_URL"],
   async run({ values, args }) {
-    const { agents, apps, schemas, actor } = await services();
+    const { apps, schemas, actor } = await services();
     const clientId = parseWith(schemas.agentClientIdSchema, args[0], { "": "CLIENT_URL" });
     const { reason } = parseWith(schemas.suspendAppSchema, { reason: values.reason ?? "Suspended by the platform operator." }, { reason: "--reason" });
     await apps.suspendApp(clientId, reason, actor);
-    const agent = await agents.getAgent(clientId);
+    const agent = await agentNamed(clientId);
     return { json: agentJson(agent), text: `Suspended: ${agentLine(agent)}` };
   },
 };
@@ -87,10 +93,10 @@ export const agentsResume: Command = {
   options: {},
   positionals: ["CLIENT_URL"],
   async run({ args }) {
-    const { agents, apps, schemas, actor } = await services();
+    const { apps, schemas, actor } = await services();
     const clientId = parseWith(schemas.agentClientIdSchema, args[0], { "": "CLIENT_URL" });
     await apps.reinstateApp(clientId, actor);
-    const agent = await agents.getAgent(clientId);
+    const agent = await agentNamed(clientId);
     return { json: agentJson(agent), text: `Resumed: ${agentLine(agent)}` };
   },
 };

@@ -3,6 +3,7 @@ import { onChange } from "../database/changes";
 import { env } from "../env";
 import { outboundGet } from "../events/deliver-http";
 import { logger } from "../logger";
+import { isAppLiveIn } from "../schemas/sandboxes";
 import { SVC_SCOPE_NAMES, type SvcScope } from "../scopes";
 import { agentPolicyOf, findAgentRow, listAgentRules, saveAgentDocument, type AgentPolicy, type AgentRow, type AgentRule } from "../services/agents";
 
@@ -197,6 +198,14 @@ export function agentScopes(policy: AgentPolicy | null): SvcScope[] {
   return policy === "trusted" ? [...SVC_SCOPE_NAMES] : READ_SCOPES;
 }
 
+/** Why an agent that is not live cannot sign in, by its status. */
+const NOT_LIVE: Record<AgentRow["status"], (reason: string | null) => string> = {
+  suspended: (reason) => (reason ? `This AI agent is suspended: ${reason}` : "This AI agent is suspended by the platform's administrators."),
+  pending: () => "This AI agent is waiting for the platform's review before it can sign anyone in.",
+  rejected: () => "This AI agent was refused by the platform's administrators.",
+  approved: () => "This AI agent cannot sign anyone in.",
+};
+
 const inFlight = new Map<string, Promise<AgentRow>>();
 const refusals = new Map<string, { message: string; until: number }>();
 
@@ -246,9 +255,8 @@ export async function resolveAgent(clientId: string): Promise<ResolvedAgent> {
       throw error;
     }
   }
-  if (row.status === "suspended") throw new AgentClientRefused(row.statusReason ? `This AI agent is suspended: ${row.statusReason}` : "This AI agent is suspended by the platform's administrators.");
-  if (row.status === "pending") throw new AgentClientRefused("This AI agent is waiting for the platform's review before it can sign anyone in.");
-  if (row.status === "rejected") throw new AgentClientRefused("This AI agent was refused by the platform's administrators.");
+  // The one liveness rule (lib/schemas/sandboxes.ts), then why not, in words.
+  if (!isAppLiveIn(row.status, "live")) throw new AgentClientRefused(NOT_LIVE[row.status](row.statusReason));
   const document = documentSchema.parse(row.agentMetadata);
   return { row, domain, policy, document, svcScopes: agentScopes(policy) };
 }

@@ -115,7 +115,7 @@ async function portalVisits(): Promise<Visit[]> {
     { route: "/", url: "/" },
     { route: "/signin", url: "/signin" },
     { route: "/docs", url: "/docs" },
-    ...["authentication", "scopes", "sdk", "sandbox", "events", "errors", "api-reference", "changes", "changelog"].map((page) => ({
+    ...["authentication", "scopes", "sdk", "sandbox", "events", "agents", "errors", "api-reference", "changes", "changelog"].map((page) => ({
       route: `/docs/${page}`,
       url: `/docs/${page}`,
     })),
@@ -137,8 +137,8 @@ async function portalVisits(): Promise<Visit[]> {
     })),
     { route: "/apps/[clientId]", url: "/apps/app_nosuchapp0000000000", jar: alice },
     { route: "/admin", url: "/admin", jar: alice },
-    ...["/admin", "/admin/apps", "/admin/audit", "/admin/usage", "/admin/users", "/admin/users/alice", "/admin/users/nobody-here"].map((url) => ({
-      route: url === "/admin/users/alice" || url === "/admin/users/nobody-here" ? "/admin/users/[handle]" : url,
+    ...["/admin", "/admin/apps", "/admin/agents", "/admin/agents?q=example", "/admin/audit", "/admin/usage", "/admin/users", "/admin/users/alice", "/admin/users/nobody-here"].map((url) => ({
+      route: url === "/admin/users/alice" || url === "/admin/users/nobody-here" ? "/admin/users/[handle]" : url.split("?")[0]!,
       url,
       jar: admin,
     })),
