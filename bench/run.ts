@@ -1125,7 +1125,7 @@ async function reuseDetectionNote(ctx: Context, client: LoginClient): Promise<st
 }
 
 /** Measured together, interleaved: a case with its baseline, a first page with its deep page. */
-const FIXED_GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["M", "P"], ["D", "F"], ["W"]];
+const FIXED_GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["M", "P"], ["D", "F", "Fa"], ["W"]];
 
 /**
  * The groups in order; the event cases last, each alone (their own RSS peak), by rate: E at
