@@ -45,8 +45,8 @@ const userTarget = (handle: unknown) => () => ({ type: "user" as const, id: hand
  */
 export async function setAgentRuleAction(kind: unknown, value: unknown, policy: unknown): Promise<ActionResult<{ kind: string; value: string }>> {
   return runGuardedAction("admin.agents.rule", { admin: "agent.rule", target: agentRuleTarget(kind, value, policy) }, async (actor) => {
-    const rule = agentRuleSchema.parse({ kind, value, policy });
-    await setAgentRule(rule.kind, rule.value, rule.policy, actor);
+    const input = agentRuleSchema.parse({ kind, value, policy });
+    const rule = await setAgentRule(input.kind, input.value, input.policy, actor);
     revalidatePath("/admin/agents");
     return { kind: rule.kind, value: rule.value };
   });

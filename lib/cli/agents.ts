@@ -116,13 +116,10 @@ function ruleCommand(verb: string, summary: string, policy: "trusted" | "review"
     async run({ args }) {
       const { agents, actor } = await services();
       const { kind, value } = target === "DOMAIN" ? { kind: "domain" as const, value: args[0] ?? "" } : ruleTarget(args[0]);
-      await agents.setAgentRule(kind, value, policy, actor);
-      const rules = await agents.listAgentRules();
-      const shown = kind === "domain" ? agents.normalizeAgentDomain(value) : value;
-      const rule = rules.find((r) => r.kind === kind && r.value === shown);
+      const rule = await agents.setAgentRule(kind, value, policy, actor);
       return {
-        json: { kind, value: shown, policy: rule?.policy ?? "default" },
-        text: `${kind === "url" ? "Agent" : "Domain"} ${shown}: ${rule?.policy ?? "default (read scopes only, no review)"}`,
+        json: { kind, value: rule.value, policy: rule.policy ?? "default" },
+        text: `${kind === "url" ? "Agent" : "Domain"} ${rule.value}: ${rule.policy ?? "default (read scopes only, no review)"}`,
       };
     },
   };

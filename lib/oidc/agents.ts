@@ -3,6 +3,7 @@ import { onChange } from "../database/changes";
 import { env } from "../env";
 import { outboundGet } from "../events/deliver-http";
 import { logger } from "../logger";
+import { agentDomain } from "../schemas/agents";
 import { isAppLiveIn } from "../schemas/sandboxes";
 import { SVC_SCOPE_NAMES, type SvcScope } from "../scopes";
 import { agentPolicyOf, findAgentRow, listAgentRules, saveAgentDocument, type AgentPolicy, type AgentRow, type AgentRule } from "../services/agents";
@@ -36,11 +37,6 @@ export class AgentClientRefused extends Error {}
 /** Whether a client ID is an agent's (a URL); any other is a registered app's. */
 export function isAgentClientId(clientId: string): boolean {
   return clientId.startsWith("https://") || clientId.startsWith("http://");
-}
-
-/** The host of an agent's client ID, lower case: what the consent page shows and domain rules match. */
-export function agentDomain(clientId: string): string {
-  return URL.parse(clientId)?.hostname.toLowerCase() ?? "";
 }
 
 /**
@@ -186,7 +182,6 @@ export interface ResolvedAgent {
   row: AgentRow;
   domain: string;
   policy: AgentPolicy | null;
-  document: AgentDocument;
   /** The `svc:` scopes it may ask a person for. */
   svcScopes: SvcScope[];
 }
@@ -257,6 +252,5 @@ export async function resolveAgent(clientId: string): Promise<ResolvedAgent> {
   }
   // The one liveness rule (lib/schemas/sandboxes.ts), then why not, in words.
   if (!isAppLiveIn(row.status, "live")) throw new AgentClientRefused(NOT_LIVE[row.status](row.statusReason));
-  const document = documentSchema.parse(row.agentMetadata);
-  return { row, domain, policy, document, svcScopes: agentScopes(policy) };
+  return { row, domain, policy, svcScopes: agentScopes(policy) };
 }

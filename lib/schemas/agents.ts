@@ -17,3 +17,13 @@ export const agentRuleSchema = z
     message: "A single agent can only be blocked; trust and review apply to a whole domain",
     path: ["policy"],
   });
+
+/** The host of an agent's client ID: what the consent page shows as verified and domain rules match ("" if not a URL). */
+export function agentDomain(clientId: string): string {
+  return URL.parse(clientId)?.hostname ?? "";
+}
+
+/** Whether a domain rule for `domain` covers `host`: the domain itself or one of its subdomains. */
+export function domainCovers(domain: string, host: string): boolean {
+  return host === domain || host.endsWith(`.${domain}`);
+}

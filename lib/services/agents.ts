@@ -1,6 +1,7 @@
 import { transactionWithChanges } from "../database/changes";
 import { db, Prisma } from "../database/client";
 import { AppError } from "../errors";
+import { agentDomain, domainCovers } from "../schemas/agents";
 import { isAdminActor, type Actor } from "./actor";
 import { reinstateApp, suspendApp } from "./app-review";
 import { recordAudit } from "./audit";
@@ -124,7 +125,7 @@ export function agentPolicyOf(rules: readonly AgentRule[], clientId: string, hos
   let best: AgentRule | null = null;
   for (const rule of rules) {
     if (rule.kind !== "domain") continue;
-    if (host !== rule.value && !host.endsWith(`.${rule.value}`)) continue;
+    if (!domainCovers(rule.value, host)) continue;
     if (!best || rule.value.length > best.value.length) best = rule;
   }
   return best?.policy ?? null;
@@ -144,10 +145,6 @@ export interface AgentSummary {
   people: number;
   requests: number;
   errors: number;
-}
-
-function hostOf(clientId: string): string {
-  return URL.parse(clientId)?.hostname.toLowerCase() ?? "";
 }
 
 /**
@@ -177,7 +174,7 @@ export async function listAgents(options: { search?: string; limit?: number } = 
   const peopleOf = new Map(people.map((p) => [p.clientId, p._count._all]));
   const usageOf = new Map(usage.map((u) => [u.clientId, u]));
   return rows.map((row) => {
-    const domain = hostOf(row.clientId);
+    const domain = agentDomain(row.clientId);
     return {
       clientId: row.clientId,
       domain,
@@ -206,7 +203,7 @@ function requireAdmin(actor: Actor): void {
 }
 
 /** A domain as rules hold it: a host name, lower case, no port, no trailing dot. */
-export function normalizeAgentDomain(input: string): string {
+function normalizeAgentDomain(input: string): string {
   const value = input.trim().toLowerCase().replace(/\.$/, "");
   if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(value)) {
     throw new AppError("invalid_request", `"${input}" is not a domain name (for example agents.example.com).`);
@@ -220,18 +217,21 @@ async function agentsCoveredBy(kind: "domain" | "url", value: string): Promise<{
     where: { type: "agent", ...(kind === "url" ? { clientId: value } : {}) },
     select: { clientId: true, status: true, statusReason: true },
   });
-  return kind === "url" ? rows : rows.filter((r) => {
-    const host = hostOf(r.clientId);
-    return host === value || host.endsWith(`.${value}`);
-  });
+  return kind === "url" ? rows : rows.filter((r) => domainCovers(value, agentDomain(r.clientId)));
 }
 
 /**
  * Sets (or, with `policy` null, removes) the admins' rule for a domain or a client URL. Blocking
  * suspends every agent it covers at once (their tokens end like a suspended app's); removing a
- * block resumes the agents that block had suspended, unless another rule still blocks them.
+ * block resumes the agents that block had suspended, unless another rule still blocks them. Returns
+ * the rule as stored (the domain normalized).
  */
-export async function setAgentRule(kind: "domain" | "url", rawValue: string, policy: AgentPolicy | null, actor: Actor): Promise<void> {
+export async function setAgentRule(
+  kind: "domain" | "url",
+  rawValue: string,
+  policy: AgentPolicy | null,
+  actor: Actor,
+): Promise<{ kind: "domain" | "url"; value: string; policy: AgentPolicy | null }> {
   requireAdmin(actor);
   const value = kind === "domain" ? normalizeAgentDomain(rawValue) : rawValue.trim();
   if (kind === "url" && policy !== null && policy !== "blocked") throw new AppError("invalid_request", "A single agent URL can only be blocked; trust or review applies to a domain.");
@@ -267,10 +267,11 @@ export async function setAgentRule(kind: "domain" | "url", rawValue: string, pol
     const rules = await listAgentRules();
     for (const agent of covered) {
       if (agent.status !== "suspended" || !agent.statusReason?.startsWith(BLOCKED_REASON_PREFIX)) continue;
-      if (agentPolicyOf(rules, agent.clientId, hostOf(agent.clientId)) === "blocked") continue;
+      if (agentPolicyOf(rules, agent.clientId, agentDomain(agent.clientId)) === "blocked") continue;
       await reinstateApp(agent.clientId, actor);
     }
   }
+  return { kind, value, policy };
 }
 
 /** Records that an agent was used (authorization or token), at most once a minute per agent and process. */

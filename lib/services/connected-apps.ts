@@ -1,5 +1,6 @@
 import { db, Prisma } from "../database/client";
 import { AppError } from "../errors";
+import { agentDomain } from "../schemas/agents";
 import type { ConnectedApp } from "../schemas/connected-apps";
 import { appLiveSql } from "../schemas/sandboxes";
 import { isAdminActor, type Actor } from "./actor";
@@ -38,7 +39,7 @@ export async function listConnectedApps(handle: string, actor: Actor): Promise<C
      ORDER BY c."lastUsedAt" DESC NULLS LAST, c."createdAt" DESC, a."clientId"`;
   return rows.map(({ type, ...row }) => ({
     ...row,
-    agentDomain: type === "agent" ? (URL.parse(row.clientId)?.hostname ?? null) : null,
+    agentDomain: type === "agent" ? agentDomain(row.clientId) : null,
     scopes: [...row.scopes].sort(),
   }));
 }
