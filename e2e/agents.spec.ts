@@ -82,6 +82,42 @@ test("an MCP client's agent signs a person in through the agent consent page; it
   await page.context().close();
 });
 
+test("an older MCP client registers itself; the consent page says no one verified who publishes it", async ({ browser }) => {
+  const handle = `agent_dcr_${Date.now().toString(36)}`;
+  await createTestUser(server.databaseUrl, { handle, password: "agents-password-1", displayName: "Rita Registersson" });
+  // No metadata document: auth() registers the client (DYNAMIC_REGISTRATION=agents in global-setup).
+  const agent = new TestAgent(undefined, CALLBACK);
+  const api = `${new URL(server.url).origin}/api/v1`;
+  expect(await auth(agent, { serverUrl: api })).toBe("REDIRECT");
+  const registered = agent.clientInformation()!.client_id;
+  expect(registered).toMatch(/^agt_/);
+  const page = await newPersonPage(browser, foreignRequests);
+  await page.goto(agent.authorizationUrl!.href);
+  await page.getByLabel("Username").fill(handle);
+  await page.getByLabel("Password").fill("agents-password-1");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Allow an AI agent to access your account?");
+  const identity = page.getByTestId("agent-identity");
+  await expect(identity).toContainText("It says it is Test agent. The platform has not checked that name.");
+  await expect(page.getByTestId("agent-unverified")).toHaveText("It registered itself with the platform: no one has verified who publishes it.");
+  await expect(identity).not.toContainText("verified to belong");
+  await expect(page.getByTestId("agent-not-reviewed")).toBeVisible();
+  await expectAccessible(page, "registered agent consent");
+  await screenshot(page, "agent-consent-registered");
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.getByRole("button", { name: "Allow" }).click();
+  await page.waitForURL((url) => url.href.startsWith(CALLBACK));
+  const code = new URL(page.url()).searchParams.get("code")!;
+  expect(await auth(agent, { serverUrl: api, authorizationCode: code })).toBe("AUTHORIZED");
+  expect(decodeJwt(agent.tokens()!.access_token)).toMatchObject({ aud: api, client_id: registered });
+
+  await page.goto(`${server.url}/account/apps`);
+  await page.getByRole("button", { name: /Continue with your platform account/ }).click();
+  await page.waitForURL(/\/account\/apps$/);
+  await expect(page.getByRole("listitem").filter({ hasText: "Test agent" })).toContainText("AI agent that registered itself");
+  await page.context().close();
+});
+
 test("an admin finds the agent on the Agents page, suspends and reinstates it, and trusts its domain", async ({ browser }) => {
   const page = await newPersonPage(browser, foreignRequests);
   await signIn(page, "admin", "/admin/agents");

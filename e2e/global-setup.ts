@@ -49,6 +49,8 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
         WEBHOOKS_ALLOW_PRIVATE: "1",
         WEBHOOK_RETRY_SCHEDULE: "0.5,0.5",
         CLIENT_METADATA_ALLOW_PRIVATE: "1",
+        // Older MCP clients register themselves (RFC 7591): e2e/agents.spec.ts.
+        DYNAMIC_REGISTRATION: "agents",
         NODE_EXTRA_CA_CERTS: path.join(agentTls, "cert.pem"),
       },
     });

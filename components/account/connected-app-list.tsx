@@ -43,6 +43,8 @@ export function ConnectedAppList({
                   <>
                     AI agent from <strong className="font-medium text-slate-800">{app.agentDomain}</strong> (not reviewed by the platform unless its domain is trusted)
                   </>
+                ) : app.agentDomain === "" ? (
+                  <>AI agent that registered itself (no one verified who publishes it)</>
                 ) : (
                   <>
                     by {app.ownerDisplayName} (@{app.ownerHandle})

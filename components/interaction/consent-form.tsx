@@ -153,12 +153,17 @@ function AgentIdentity({ locale, agent, name }: { locale: ConsentPageProps["loca
       <p>
         <Rich text={template(locale, "consent.agent.says")} values={{ app: bold(name) }} />
       </p>
-      <div>
-        <p>
-          <Rich text={template(locale, "consent.agent.verified")} values={{ domain: bold(agent.domain) }} />
-        </p>
-        <p className="mt-1 font-mono text-xs break-all text-slate-600">{agent.clientId}</p>
-      </div>
+      {/* A registered agent (RFC 7591) has no verified domain: only a metadata document's URL proves one. */}
+      {agent.domain ? (
+        <div>
+          <p>
+            <Rich text={template(locale, "consent.agent.verified")} values={{ domain: bold(agent.domain) }} />
+          </p>
+          <p className="mt-1 font-mono text-xs break-all text-slate-600">{agent.clientId}</p>
+        </div>
+      ) : (
+        <p data-testid="agent-unverified">{t("consent.agent.unverified")}</p>
+      )}
       {agent.reviewed ? (
         <p className="flex items-start gap-2 text-emerald-800">
           <Icon name="check" className="mt-0.5 size-4 shrink-0" />

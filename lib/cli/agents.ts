@@ -52,13 +52,13 @@ export const agentsList: Command = {
 };
 
 export const agentsShow: Command = {
-  usage: "agents show CLIENT_URL [--json]",
+  usage: "agents show CLIENT_ID [--json]",
   summary: "One agent: its domain, status, the rule that applies, people connected, requests and errors (30 days)",
   options: {},
-  positionals: ["CLIENT_URL"],
+  positionals: ["CLIENT_ID"],
   async run({ args }) {
     const { schemas } = await services();
-    const clientId = parseWith(schemas.agentClientIdSchema, args[0], { "": "CLIENT_URL" });
+    const clientId = parseWith(schemas.agentClientIdSchema, args[0], { "": "CLIENT_ID" });
     const agent = await agentNamed(clientId);
     return {
       json: agentJson(agent),
@@ -73,13 +73,13 @@ export const agentsShow: Command = {
 };
 
 export const agentsSuspend: Command = {
-  usage: "agents suspend CLIENT_URL [--reason R] [--json]",
+  usage: "agents suspend CLIENT_ID [--reason R] [--json]",
   summary: "Suspend one agent: it cannot sign anyone in and every token it holds stops working at once",
   options: { reason: { type: "string" } },
-  positionals: ["CLIENT_URL"],
+  positionals: ["CLIENT_ID"],
   async run({ values, args }) {
     const { apps, schemas, actor } = await services();
-    const clientId = parseWith(schemas.agentClientIdSchema, args[0], { "": "CLIENT_URL" });
+    const clientId = parseWith(schemas.agentClientIdSchema, args[0], { "": "CLIENT_ID" });
     const { reason } = parseWith(schemas.suspendAppSchema, { reason: values.reason ?? "Suspended by the platform operator." }, { reason: "--reason" });
     await apps.suspendApp(clientId, reason, actor);
     const agent = await agentNamed(clientId);
@@ -88,13 +88,13 @@ export const agentsSuspend: Command = {
 };
 
 export const agentsResume: Command = {
-  usage: "agents resume CLIENT_URL [--json]",
+  usage: "agents resume CLIENT_ID [--json]",
   summary: "Resume a suspended agent (tokens issued before the suspension stay void)",
   options: {},
-  positionals: ["CLIENT_URL"],
+  positionals: ["CLIENT_ID"],
   async run({ args }) {
     const { apps, schemas, actor } = await services();
-    const clientId = parseWith(schemas.agentClientIdSchema, args[0], { "": "CLIENT_URL" });
+    const clientId = parseWith(schemas.agentClientIdSchema, args[0], { "": "CLIENT_ID" });
     await apps.reinstateApp(clientId, actor);
     const agent = await agentNamed(clientId);
     return { json: agentJson(agent), text: `Resumed: ${agentLine(agent)}` };
@@ -104,10 +104,11 @@ export const agentsResume: Command = {
 /** A rule's target: an agent's client URL, or a domain. */
 function ruleTarget(value: string | undefined): { kind: "domain" | "url"; value: string } {
   const given = (value ?? "").trim();
-  return /^https?:\/\//i.test(given) ? { kind: "url", value: given } : { kind: "domain", value: given };
+  // An agent's own client ID (its document's URL, or a registered agt_…) names that agent; anything else is a domain.
+  return /^(https?:\/\/|agt_)/i.test(given) ? { kind: "url", value: given } : { kind: "domain", value: given };
 }
 
-function ruleCommand(verb: string, summary: string, policy: "trusted" | "review" | "blocked" | null, target: "CLIENT_URL|DOMAIN" | "DOMAIN"): Command {
+function ruleCommand(verb: string, summary: string, policy: "trusted" | "review" | "blocked" | null, target: "CLIENT_ID|DOMAIN" | "DOMAIN"): Command {
   return {
     usage: `agents ${verb} ${target} [--json]`,
     summary,
@@ -127,11 +128,11 @@ function ruleCommand(verb: string, summary: string, policy: "trusted" | "review"
 
 export const agentsBlock = ruleCommand(
   "block",
-  "Block one agent's client URL or a whole domain (and its subdomains): its agents cannot sign anyone in and their tokens stop working at once",
+  "Block one agent (its client ID) or a whole domain (and its subdomains): its agents cannot sign anyone in and their tokens stop working at once",
   "blocked",
-  "CLIENT_URL|DOMAIN",
+  "CLIENT_ID|DOMAIN",
 );
-export const agentsUnblock = ruleCommand("unblock", "Lift a block; the agents it had suspended are resumed", null, "CLIENT_URL|DOMAIN");
+export const agentsUnblock = ruleCommand("unblock", "Lift a block; the agents it had suspended are resumed", null, "CLIENT_ID|DOMAIN");
 export const agentsTrust = ruleCommand(
   "trust",
   "Trust a domain: its agents may ask for every scope a person can grant (unreviewed agents: read scopes only)",
@@ -141,7 +142,7 @@ export const agentsTrust = ruleCommand(
 export const agentsUntrust = ruleCommand("untrust", "Remove a domain's trust or review rule: its agents are back to read scopes only", null, "DOMAIN");
 export const agentsReview = ruleCommand(
   "review",
-  "Require review for a domain: its new agents wait for an admin's approval (apps approve CLIENT_URL) before they sign anyone in",
+  "Require review for a domain: its new agents wait for an admin's approval (apps approve CLIENT_ID) before they sign anyone in",
   "review",
   "DOMAIN",
 );

@@ -31,12 +31,30 @@ const MAX_CLIENT_ID_LENGTH = 2048;
 /** What a refused client ID or document costs: it is not fetched again for this long (per process). */
 const REFUSAL_MEMORY_MS = 30_000;
 
-/** Why an agent cannot sign in, in words for its error page and the agent's developer. */
-export class AgentClientRefused extends Error {}
+/**
+ * Why an agent cannot sign in, in words for its error page and the agent's developer; `field`: the
+ * metadata field at fault, if one is (registration answers invalid_redirect_uri for `redirect_uris`).
+ */
+export class AgentClientRefused extends Error {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
 
-/** Whether a client ID is an agent's (a URL); any other is a registered app's. */
+/** The client IDs dynamic registration gives agents (lib/oidc/registration.ts): no document, no domain. */
+export const REGISTERED_AGENT_PREFIX = "agt_";
+
+/** Whether a client ID is a registered agent's (RFC 7591), not a metadata document's URL. */
+export function isRegisteredAgentId(clientId: string): boolean {
+  return clientId.startsWith(REGISTERED_AGENT_PREFIX);
+}
+
+/** Whether a client ID is an agent's (its document's URL, or one dynamic registration gave it); any other is a developer's app's. */
 export function isAgentClientId(clientId: string): boolean {
-  return clientId.startsWith("https://") || clientId.startsWith("http://");
+  return clientId.startsWith("https://") || clientId.startsWith("http://") || isRegisteredAgentId(clientId);
 }
 
 /**
@@ -83,7 +101,7 @@ const redirectUri = z
 const SHARED_SECRET_METHODS = ["client_secret_basic", "client_secret_post", "client_secret_jwt"];
 
 const documentSchema = z.looseObject({
-  client_id: z.string(),
+  client_id: z.string().optional(),
   client_name: z.string().trim().min(1).max(200).optional(),
   client_uri: webUrl.optional(),
   logo_uri: webUrl.optional(),
@@ -100,26 +118,40 @@ const documentSchema = z.looseObject({
 
 export type AgentDocument = z.infer<typeof documentSchema>;
 
-/** Checks a parsed document against its URL; returns it, or throws why it is refused. */
-export function checkAgentDocument(clientId: string, value: unknown): AgentDocument {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new AgentClientRefused("The agent's client metadata document is not a JSON object.");
-  const raw = value as Record<string, unknown>;
-  if (raw.client_id !== clientId) {
-    throw new AgentClientRefused(`The agent's client metadata document names another client_id (${JSON.stringify(raw.client_id)}): it must be its own URL, ${clientId}.`);
-  }
-  if ("client_secret" in raw || "client_secret_expires_at" in raw) throw new AgentClientRefused("The agent's client metadata document carries a client_secret: an agent holds no shared secret.");
+/**
+ * The metadata rules an agent's client shares however it came (a document or a registration): a
+ * public client (no secret, `none`), its redirect URIs and the fields' shapes. `what` names the
+ * source in the messages ("The agent's client metadata document", "The registration").
+ */
+export function checkAgentMetadata(raw: Record<string, unknown>, what: string): AgentDocument {
+  if ("client_secret" in raw || "client_secret_expires_at" in raw) throw new AgentClientRefused(`${what} carries a client_secret: an agent holds no shared secret.`, "client_secret");
   const method = raw.token_endpoint_auth_method;
   if (typeof method === "string" && SHARED_SECRET_METHODS.includes(method)) {
-    throw new AgentClientRefused(`The agent's client metadata document uses ${method}: an agent holds no shared secret; use "none" (with PKCE).`);
+    throw new AgentClientRefused(`${what} uses ${method}: an agent holds no shared secret; use "none" (with PKCE).`, "token_endpoint_auth_method");
   }
-  if (method === "private_key_jwt") throw new AgentClientRefused("The agent's client metadata document uses private_key_jwt, which this platform does not accept yet; use \"none\" (with PKCE).");
-  if (method !== undefined && method !== "none") throw new AgentClientRefused(`The agent's client metadata document has an unknown token_endpoint_auth_method ${JSON.stringify(method)}; use "none".`);
+  if (method === "private_key_jwt") {
+    throw new AgentClientRefused(`${what} uses private_key_jwt, which this platform does not accept yet; use "none" (with PKCE).`, "token_endpoint_auth_method");
+  }
+  if (method !== undefined && method !== "none") {
+    throw new AgentClientRefused(`${what} has an unknown token_endpoint_auth_method ${JSON.stringify(method)}; use "none".`, "token_endpoint_auth_method");
+  }
   const parsed = documentSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new AgentClientRefused(`The agent's client metadata document is invalid: ${issue.path.join(".") || "the document"} ${issue.message}.`);
+    throw new AgentClientRefused(`${what} is invalid: ${issue.path.join(".") || "the document"} ${issue.message}.`, String(issue.path[0] ?? ""));
   }
   return parsed.data;
+}
+
+/** Checks a parsed document against its URL; returns it, or throws why it is refused. */
+export function checkAgentDocument(clientId: string, value: unknown): AgentDocument {
+  const what = "The agent's client metadata document";
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new AgentClientRefused(`${what} is not a JSON object.`);
+  const raw = value as Record<string, unknown>;
+  if (raw.client_id !== clientId) {
+    throw new AgentClientRefused(`${what} names another client_id (${JSON.stringify(raw.client_id)}): it must be its own URL, ${clientId}.`);
+  }
+  return checkAgentMetadata(raw, what);
 }
 
 /** Seconds the answer may be used: Cache-Control max-age (none for no-store/no-cache), else Expires, clamped. */
@@ -231,6 +263,7 @@ function refresh(clientId: string, domain: string, policy: AgentPolicy | null): 
  * suspended, waiting for review).
  */
 export async function resolveAgent(clientId: string): Promise<ResolvedAgent> {
+  if (isRegisteredAgentId(clientId)) return resolveRegisteredAgent(clientId);
   const problem = clientIdProblem(clientId);
   if (problem) throw new AgentClientRefused(problem);
   const refused = refusals.get(clientId);
@@ -253,4 +286,18 @@ export async function resolveAgent(clientId: string): Promise<ResolvedAgent> {
   // The one liveness rule (lib/schemas/sandboxes.ts), then why not, in words.
   if (!isAppLiveIn(row.status, "live")) throw new AgentClientRefused(NOT_LIVE[row.status](row.statusReason));
   return { row, domain, policy, svcScopes: agentScopes(policy) };
+}
+
+/**
+ * An agent dynamic registration created (lib/oidc/registration.ts): its metadata is the one it
+ * registered, never fetched again; it has no verified domain, so no domain rule covers it (its own
+ * client ID may be blocked) and it may ask only for read scopes.
+ */
+async function resolveRegisteredAgent(clientId: string): Promise<ResolvedAgent> {
+  const policy = agentPolicyOf(await currentRules(), clientId, "");
+  if (policy === "blocked") throw new AgentClientRefused("This AI agent is blocked by the platform's administrators.");
+  const row = await findAgentRow(clientId);
+  if (!row) throw new AgentClientRefused("No AI agent is registered with this client ID.");
+  if (!isAppLiveIn(row.status, "live")) throw new AgentClientRefused(NOT_LIVE[row.status](row.statusReason));
+  return { row, domain: "", policy, svcScopes: agentScopes(policy) };
 }

@@ -34,6 +34,8 @@ export const ROUTES = {
   // RFC 8628: Keycloak's device endpoint, and its verification page under the realm.
   device_authorization: "/protocol/openid-connect/auth/device",
   code_verification: "/device",
+  // RFC 7591 at Keycloak's path, served by lib/oidc/registration.ts when DYNAMIC_REGISTRATION=agents.
+  registration: "/clients-registrations/openid-connect",
 } as const;
 
 /** Authorization codes are for immediate exchange (RFC 6749 §4.1.2 recommends at most 10 minutes). */
@@ -351,6 +353,8 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
       ui_locales_supported: [...LOCALES],
       // AI agents name themselves by their metadata document's URL (issue 40, lib/oidc/agents.ts).
       client_id_metadata_document_supported: true,
+      // Older MCP clients register themselves instead (RFC 7591), when the operator allows it.
+      ...(config.DYNAMIC_REGISTRATION === "agents" ? { registration_endpoint: `${config.ISSUER}${ROUTES.registration}` } : {}),
     },
   };
 }

@@ -11,6 +11,7 @@ import { ROUTES } from "./config";
 import { handleInteraction, type InteractionAction } from "./interactions";
 import { listPublishedKeys, keySetFingerprint } from "./keys";
 import { buildProvider, type BuiltProvider } from "./provider";
+import { handleRegistration } from "./registration";
 import { tryRefreshTokenGrant } from "./refresh-grant";
 import { isTokenFormCandidate, parseTokenForm, readCandidateBody, tokenSigners, type TokenSigners } from "./token-form";
 
@@ -74,7 +75,11 @@ export async function createOidc(): Promise<OidcService> {
       if (!req.url.startsWith("/")) req.url = `/${req.url}`;
       // Every token-endpoint answer (fast paths and oidc-provider's, errors included) carries
       // an X-Request-Id, and the usage meter logs the grant under it (the app's request log).
-      const isTokenEndpoint = req.url.split("?")[0] === ROUTES.token;
+      const subpath = req.url.split("?")[0];
+      if (subpath === ROUTES.registration && env().DYNAMIC_REGISTRATION === "agents") {
+        return handleRegistration(req, res);
+      }
+      const isTokenEndpoint = subpath === ROUTES.token;
       if (isTokenEndpoint) res.setHeader("x-request-id", requestIdFrom(req.headers["x-request-id"] as string | undefined));
       if (isTokenFormCandidate(req, req.url, ROUTES.token)) {
         const body = await readCandidateBody(req);

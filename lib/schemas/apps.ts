@@ -337,12 +337,15 @@ export const clientIdSchema = z
   .max(100)
   .regex(/^[A-Za-z0-9_-]+$/, "is not a client id");
 
-/** An AI agent's client ID: the http(s) URL of its metadata document (issue 40; lib/oidc/agents.ts checks it whole). */
+/**
+ * An AI agent's client ID: the http(s) URL of its metadata document (lib/oidc/agents.ts checks it
+ * whole), or the `agt_…` one dynamic registration gave it (lib/oidc/registration.ts).
+ */
 export const agentClientIdSchema = z
   .string()
   .trim()
   .max(2048)
-  .regex(/^https?:\/\/[\x21-\x7e]+$/, "is not an agent's client id (the https URL of its metadata document)");
+  .regex(/^(https?:\/\/[\x21-\x7e]+|agt_[A-Za-z0-9_-]{1,100})$/, "is not an agent's client id (the https URL of its metadata document, or agt_…)");
 
 /** Any app's client ID: a developer's app's, or an AI agent's URL (the CLI's show, suspend, approve). */
 export const anyClientIdSchema = z.union([clientIdSchema, agentClientIdSchema], { error: "is not a client id" });

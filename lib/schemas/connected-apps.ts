@@ -7,7 +7,7 @@ export interface ConnectedApp {
   logo: string | null;
   ownerHandle: string;
   ownerDisplayName: string;
-  /** An AI agent's client (issue 40): the domain of its client ID; null for a developer's app. */
+  /** An AI agent's client: the domain of its client ID ("" for one that registered itself, which has none); null for a developer's app. */
   agentDomain: string | null;
   /** The scopes the person granted, sorted. */
   scopes: string[];

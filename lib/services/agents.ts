@@ -48,6 +48,11 @@ export async function findAgentRow(clientId: string): Promise<AgentRow | null> {
 /** The statusReason of an agent a block suspended (an unblock resumes exactly these). */
 export const BLOCKED_REASON_PREFIX = "Blocked by the platform";
 
+/** A new agent's row: owned by the platform's own account, no secret, no scopes of its own (the rules give them). */
+function newAgentRow(ownerId: number, fields: { clientId: string; status: "approved" | "pending"; description: string }) {
+  return { ...fields, type: "agent" as const, ownerId, scopes: [], postLogoutRedirectUris: [], lastSeenAt: new Date() };
+}
+
 /**
  * Stores a checked metadata document: creates the agent at its first authorization (approved, or
  * pending when its domain requires review), or refreshes its name, redirect URIs and document.
@@ -77,14 +82,11 @@ export async function saveAgentDocument(input: {
       : await tx.application.create({
           data: {
             ...fields,
-            clientId: input.clientId,
-            type: "agent",
-            status: input.policy === "review" ? "pending" : "approved",
-            description: `An AI agent whose client metadata document is at ${input.clientId}.`,
-            ownerId: owner.id,
-            scopes: [],
-            postLogoutRedirectUris: [],
-            lastSeenAt: new Date(),
+            ...newAgentRow(owner.id, {
+              clientId: input.clientId,
+              status: input.policy === "review" ? "pending" : "approved",
+              description: `An AI agent whose client metadata document is at ${input.clientId}.`,
+            }),
           },
           select: agentSelect,
         });
@@ -100,6 +102,48 @@ export async function saveAgentDocument(input: {
         tx,
       );
     }
+    await announce({ kind: "app", clientId: input.clientId });
+    return row;
+  });
+}
+
+/**
+ * Creates an agent from a dynamic registration (RFC 7591, lib/oidc/registration.ts): its checked
+ * metadata is kept as registered (no expiry: nothing to fetch again). Audited ("agent.registered",
+ * with the masked address it came from).
+ */
+export async function registerAgent(input: {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  metadata: Record<string, unknown>;
+  address: string;
+}): Promise<AgentRow> {
+  const owner = await ensureSystemUser();
+  return transactionWithChanges(async (tx, announce) => {
+    const row = await tx.application.create({
+      data: {
+        name: input.name,
+        redirectUris: input.redirectUris,
+        agentMetadata: input.metadata as Prisma.InputJsonValue,
+        ...newAgentRow(owner.id, {
+          clientId: input.clientId,
+          status: "approved",
+          description: "An AI agent that registered itself (dynamic client registration); the platform has not verified who publishes it.",
+        }),
+      },
+      select: agentSelect,
+    });
+    await recordAudit(
+      {
+        actor: { kind: "system", name: "sign-in" },
+        action: "agent.registered",
+        targetType: "app",
+        targetId: input.clientId,
+        detail: { name: input.name, address: input.address },
+      },
+      tx,
+    );
     await announce({ kind: "app", clientId: input.clientId });
     return row;
   });

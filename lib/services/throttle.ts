@@ -240,10 +240,24 @@ export async function isPollingTooFast(deviceCodeDigest: string, intervalSeconds
 const DEVICE_POLL_PREFIX = "device:poll:";
 
 /**
+ * Dynamic client registration (RFC 7591, lib/oidc/registration.ts, DYNAMIC_REGISTRATION=agents): each
+ * registration creates an agent client, so one address may register this many per window.
+ */
+export const REGISTRATION_WINDOW_SECONDS = 60 * 60;
+export const REGISTRATION_LIMIT_PER_IP = 10;
+const REGISTRATION_PREFIX = "register:ip:";
+
+/** Counts one registration for this IP; refused (with when to retry) over the limit. */
+export async function reserveClientRegistration(ip: string): Promise<{ ok: true } | { ok: false; retryAt: Date }> {
+  const admission = await reserveOne(`${REGISTRATION_PREFIX}${keyPart(clientThrottleKey(ip), 64)}`, REGISTRATION_WINDOW_SECONDS, REGISTRATION_LIMIT_PER_IP);
+  return admission.ok ? { ok: true } : admission;
+}
+
+/**
  * Counters whose window has ended count nothing any more (the next attempt on the key starts a new
  * window at 1), yet each would stay in the table for good: one row per (address, account) pair ever
  * tried, so a spray of made-up names would grow it without bound. The sign-in service's periodic
- * clean-up (lib/oidc/adapter.ts) deletes them: login and user-code counters a window after theirs
+ * clean-up (lib/oidc/adapter.ts) deletes them: login, user-code and registration counters a window after theirs
  * began, polling counters (one per device code, which lives minutes) after an hour.
  */
 export async function deleteEndedCounters(): Promise<number> {
@@ -251,6 +265,7 @@ export async function deleteEndedCounters(): Promise<number> {
     deleteStaleRateLimits("login:", LOGIN_WINDOW_SECONDS),
     deleteStaleRateLimits("device:ip:", DEVICE_CODE_WINDOW_SECONDS),
     deleteStaleRateLimits(DEVICE_POLL_PREFIX, 60 * 60),
+    deleteStaleRateLimits(REGISTRATION_PREFIX, REGISTRATION_WINDOW_SECONDS),
   ]);
   return counts.reduce((sum, n) => sum + n, 0);
 }

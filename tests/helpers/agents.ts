@@ -4,7 +4,8 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 /**
  * What an MCP client keeps between the two halves of an authorization (issue 40): an
  * OAuthClientProvider in memory for the official SDK's `auth()`, whose client ID is the URL of its
- * Client ID Metadata Document. `authorizationUrl` is where `auth()` sent the person.
+ * Client ID Metadata Document, or none (`undefined`): then `auth()` registers it (RFC 7591) and
+ * keeps the client ID it was given. `authorizationUrl` is where `auth()` sent the person.
  */
 export class TestAgent implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
@@ -12,7 +13,7 @@ export class TestAgent implements OAuthClientProvider {
   #tokens: OAuthTokens | undefined;
   #verifier = "";
   constructor(
-    readonly clientMetadataUrl: string,
+    readonly clientMetadataUrl: string | undefined,
     readonly redirectUrl: string,
   ) {}
   get clientMetadata(): OAuthClientMetadata {

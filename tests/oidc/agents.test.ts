@@ -71,20 +71,21 @@ function publishAgent(name: string, extra: Record<string, unknown> = {}, headers
  * authorization URL; the person signs in and allows; auth() again with the code gets the tokens.
  */
 async function connectAgent(
-  clientId: string,
-  options: { serverUrl: string; resourceMetadataUrl?: URL; scope?: string; jar?: CookieJar },
+  clientId: string | undefined,
+  options: { serverUrl: string; resourceMetadataUrl?: URL; scope?: string; jar?: CookieJar; target?: TestServer },
 ): Promise<{ tokens: OAuthTokens; agent: TestAgent; consentShown: boolean; authorizationUrl: URL }> {
+  const target = options.target ?? server;
   const agent = new TestAgent(clientId, CALLBACK);
   const first = await auth(agent, { serverUrl: options.serverUrl, resourceMetadataUrl: options.resourceMetadataUrl, scope: options.scope });
   expect(first).toBe("REDIRECT");
   const authorizationUrl = agent.authorizationUrl!;
-  const signedIn = await completeSignIn(server, authorizationUrl.href, {
+  const signedIn = await completeSignIn(target, authorizationUrl.href, {
     handle: person.handle,
     password: TEST_PASSWORD,
     redirectUri: CALLBACK,
     jar: options.jar,
   });
-  expect(signedIn.callback.searchParams.get("iss")).toBe(server.issuer);
+  expect(signedIn.callback.searchParams.get("iss")).toBe(target.issuer);
   const code = signedIn.code;
   expect(code, signedIn.callback.href).toBeTruthy();
   expect(await auth(agent, { serverUrl: options.serverUrl, resourceMetadataUrl: options.resourceMetadataUrl, authorizationCode: code! })).toBe("AUTHORIZED");
@@ -341,5 +342,107 @@ describe("the document is fetched once and kept", () => {
     for (const page of pages) expect(page.status).toBe(303);
     await connectAgent(clientId, { serverUrl: server.apiUrl, jar: new CookieJar() });
     expect(fetches).toBe(1);
+  });
+});
+
+describe("dynamic registration (RFC 7591) for older MCP clients, with DYNAMIC_REGISTRATION=agents", () => {
+  let dcr: TestServer;
+  let registrationEndpoint: string;
+  /** Registrations this file sent to `dcr` from this address (each counts towards the hourly limit). */
+  let sent = 0;
+  const register = async (body: unknown, contentType = "application/json") => {
+    sent++;
+    const res = await fetch(registrationEndpoint, { method: "POST", headers: { "content-type": contentType }, body: JSON.stringify(body) });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    // The same database as `server` (the CLI and the rules are shared); only registration differs.
+    dcr = await startServer({ databaseUrl: server.databaseUrl, env: { DYNAMIC_REGISTRATION: "agents" } });
+    registrationEndpoint = `${dcr.issuer}/clients-registrations/openid-connect`;
+  });
+  afterAll(async () => {
+    await dcr?.stop();
+  });
+
+  it("off by default: no registration_endpoint and nothing answers there", async () => {
+    const res = await fetch(`${server.issuer}/clients-registrations/openid-connect`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [CALLBACK] }),
+    });
+    expect(res.status).toBe(404);
+  });
+
+  it("an MCP client without a metadata document registers, signs a person in and gets read scopes only", async () => {
+    const origin = new URL(dcr.url).origin;
+    const metadata = (await (await fetch(`${origin}/.well-known/oauth-authorization-server/realms/platform`)).json()) as Record<string, unknown>;
+    expect(metadata.registration_endpoint).toBe(registrationEndpoint);
+    const openid = (await (await fetch(`${dcr.issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(openid.registration_endpoint).toBe(registrationEndpoint);
+
+    sent++;
+    const { tokens, agent, consentShown } = await connectAgent(undefined, {
+      serverUrl: `${new URL(dcr.url).origin}/api/v1`,
+      scope: "openid svc:chat.read svc:chat.write",
+      target: dcr,
+    });
+    const clientId = agent.clientInformation()!.client_id;
+    expect(clientId).toMatch(/^agt_[A-Za-z0-9_-]{22}$/);
+    expect(consentShown).toBe(true);
+    expect(tokens.scope!.split(" ").sort()).toEqual(["openid", "svc:chat.read"]);
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ client_id: clientId, aud: dcr.apiUrl });
+    expect((await fetch(`${dcr.apiUrl}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+
+    // An agent like any other: listed without a domain, shown as type agent, blockable by its client ID.
+    const listed = await cliJson<{ client_id: string; domain: string; status: string; people: number }[]>(server.databaseUrl, ["agents", "list"]);
+    expect(listed).toContainEqual(expect.objectContaining({ client_id: clientId, domain: "", status: "approved", people: 1 }));
+    expect(await cliJson(server.databaseUrl, ["apps", "show", clientId])).toMatchObject({ type: "agent" });
+    expect((await runCli(server.databaseUrl, ["agents", "block", clientId])).code).toBe(0);
+    const since = performance.now();
+    for (;;) {
+      const res = await fetch(`${dcr.apiUrl}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      if (res.status === 401) break;
+      expect(performance.now() - since).toBeLessThan(250);
+    }
+    expect((await authorizationError(dcr, clientId)).text).toContain("blocked by the platform");
+    expect((await runCli(server.databaseUrl, ["agents", "unblock", clientId])).code).toBe(0);
+  });
+
+  it("answers RFC 7591's information: a public client with the scopes it may have and no secret", async () => {
+    const answer = await register({ client_name: "Old agent", redirect_uris: [CALLBACK], scope: "openid svc:chat.read svc:chat.write", client_id: "https://ignored.example/doc" });
+    expect(answer.status).toBe(201);
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+    expect(answer.body).toMatchObject({
+      client_id: expect.stringMatching(/^agt_/),
+      client_id_issued_at: expect.any(Number),
+      client_name: "Old agent",
+      redirect_uris: [CALLBACK],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      scope: "openid svc:chat.read",
+    });
+    expect(answer.body).not.toHaveProperty("client_secret");
+  });
+
+  it("refuses a shared secret, a bad redirect URI and a body that is not JSON, each with RFC 7591's error", async () => {
+    expect(await register({ redirect_uris: [CALLBACK], token_endpoint_auth_method: "client_secret_basic" })).toMatchObject({
+      status: 400,
+      body: { error: "invalid_client_metadata", error_description: expect.stringContaining("no shared secret") },
+    });
+    expect(await register({ redirect_uris: ["http://evil.example/callback"] })).toMatchObject({
+      status: 400,
+      body: { error: "invalid_redirect_uri", error_description: expect.stringContaining("redirect_uris") },
+    });
+    expect(await register({ client_name: "No redirect" })).toMatchObject({ status: 400, body: { error: "invalid_redirect_uri" } });
+    expect(await register({ redirect_uris: [CALLBACK] }, "text/plain")).toMatchObject({ status: 400, body: { error: "invalid_client_metadata" } });
+  });
+
+  it(`one address registers at most 10 clients an hour; the next is 429 with Retry-After`, async () => {
+    while (sent < 10) expect((await register({ redirect_uris: [CALLBACK] })).status).toBe(201);
+    const over = await register({ redirect_uris: [CALLBACK] });
+    expect(over).toMatchObject({ status: 429, body: { error: "rate_limited" } });
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(3000);
   });
 });

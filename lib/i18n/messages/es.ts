@@ -63,6 +63,7 @@ export const es: Catalog = {
   "consent.agent.title": "¿Permitir que un agente de IA acceda a tu cuenta?",
   "consent.agent.says": "Dice ser {app}. La plataforma no ha comprobado ese nombre.",
   "consent.agent.verified": "Se ha verificado que su ID de cliente pertenece a {domain}:",
+  "consent.agent.unverified": "Se registró por sí mismo en la plataforma: nadie ha verificado quién lo publica.",
   "consent.agent.notReviewed": "La plataforma no lo ha revisado. Permítelo solo si iniciaste tú esta conexión, desde un asistente que usas.",
   "consent.agent.trusted": "Los administradores de la plataforma confían en los agentes de {domain}.",
   "consent.signedInAs": "Sesión iniciada como {name} (@{handle})",

@@ -65,6 +65,7 @@ export const fr: Catalog = {
   "consent.agent.title": "Autoriser un agent IA à accéder à votre compte ?",
   "consent.agent.says": "Il dit être {app}. La plateforme n’a pas vérifié ce nom.",
   "consent.agent.verified": "Son identifiant client appartient de façon vérifiée à {domain} :",
+  "consent.agent.unverified": "Il s’est inscrit lui-même auprès de la plateforme : personne n’a vérifié qui le publie.",
   "consent.agent.notReviewed": "Non vérifié par la plateforme. Ne l’autorisez que si vous avez lancé cette connexion vous-même, depuis un assistant que vous utilisez.",
   "consent.agent.trusted": "Les administrateurs de la plateforme font confiance aux agents de {domain}.",
   "consent.signedInAs": "Connecté en tant que {name} (@{handle})",

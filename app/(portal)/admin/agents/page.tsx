@@ -84,7 +84,13 @@ export default async function AdminAgentsPage({ searchParams }: { searchParams: 
                     </p>
                     <p className="mt-0.5 font-mono text-xs break-all text-slate-600">{agent.clientId}</p>
                     <p className="mt-0.5 text-xs text-slate-600">
-                      Domain <span className="font-medium text-slate-800">{agent.domain}</span>
+                      {agent.domain ? (
+                        <>
+                          Domain <span className="font-medium text-slate-800">{agent.domain}</span>
+                        </>
+                      ) : (
+                        "Registered itself: no verified domain"
+                      )}
                     </p>
                     {/* In the wide column: a reason may carry a long URL (the status column is narrow). */}
                     {agent.statusReason ? <p className="mt-1 text-xs wrap-anywhere text-slate-700">Reason: {agent.statusReason}</p> : null}

@@ -77,6 +77,19 @@ curl -s ${APP_URL}/.well-known/oauth-protected-resource/mcp
         <code>resource</code> parameter (RFC 8707) choosing what the token is for.
       </p>
 
+      <h2 id="registration">Older clients: dynamic registration</h2>
+      <p>
+        A client that cannot publish a document may register itself (RFC 7591) when the platform&apos;s operator allows it
+        (<code>DYNAMIC_REGISTRATION=agents</code>): the metadata then lists a <code>registration_endpoint</code>, and a{" "}
+        <code>POST</code> of the same fields as the document above, without <code>client_id</code>, answers{" "}
+        <code>201</code> with a client ID of the form <code>agt_…</code>. The same rules hold (a public client, PKCE, the
+        redirect URIs above), and refusals are RFC 7591&apos;s <code>invalid_redirect_uri</code> or{" "}
+        <code>invalid_client_metadata</code> with the reason. A registered agent has no domain anyone verified: it may ask
+        for read scopes only, whatever the domain rules say, and the consent page tells the person no one verified who
+        publishes it. One address may register ten clients an hour (then <code>429</code> with <code>Retry-After</code>).
+        Prefer a metadata document: it needs no registration and its domain is verified.
+      </p>
+
       <h2 id="resources">One token, one resource</h2>
       <p>
         A token asked for with <code>resource={`${APP_URL}/mcp`}</code> has that as its <code>aud</code> and works only
