@@ -168,6 +168,13 @@ describe("an MCP client signs a person in with its client ID metadata document",
     expect(granted).not.toContain("svc:chat.write");
     const me = await fetch(`${server.apiUrl}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(me.status).toBe(200);
+    // Quotas as for any app: the agent's own, and the person's share of it (RateLimit headers).
+    expect(me.headers.get("ratelimit-policy")).toMatch(/^"app";q=\d+;w=60, "user";q=\d+;w=60$/);
+    const appRemaining = Number(/"app";r=(\d+)/.exec(me.headers.get("ratelimit") ?? "")?.[1]);
+    const other = await connectAgent(publishAgent("reader-neighbour"), { serverUrl: server.apiUrl });
+    const neighbour = await fetch(`${server.apiUrl}/me`, { headers: { authorization: `Bearer ${other.tokens.access_token}` } });
+    // Another agent's quota is its own: its first call leaves more than this agent's second would.
+    expect(Number(/"app";r=(\d+)/.exec(neighbour.headers.get("ratelimit") ?? "")?.[1])).toBe(appRemaining);
 
     const shown = await cliJson<{ type: string; status: string; owner: string }>(server.databaseUrl, ["apps", "show", clientId]);
     expect(shown).toMatchObject({ type: "agent", status: "approved" });
