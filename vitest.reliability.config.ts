@@ -13,7 +13,7 @@ export default defineConfig({
     include: ["tests/reliability/**/*.test.ts"],
     exclude: ["node_modules", "e2e", ".next", ".data", ".test-data"],
     maxWorkers: 1,
-    // The soak runs SOAK_SECONDS (default 300) plus warm-up inside one test.
+    // The soak runs SOAK_SECONDS (default 150) plus warm-up inside one test.
     testTimeout: 30 * 60_000,
   },
 });

@@ -1,7 +1,7 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { catalogs, LOCALES, type Locale } from "../lib/i18n";
 import { createTestApp, createTestUser, pkcePair } from "../tests/helpers/oidc";
-import { bodyIsDark, CALLBACK, expectAccessible, expectNoHorizontalOverflow, newPersonPage, query, screenshot, server, THEME_AXE_RULES } from "./support";
+import { bodyIsDark, CALLBACK, expectAccessible, expectNoHorizontalOverflow, newPersonPage, query, screenshot, server, switchTheme, THEME_AXE_RULES } from "./support";
 
 /**
  * The hosted pages in the person's language: English, German, Spanish and French, chosen
@@ -90,44 +90,57 @@ async function expectTheme(page: Page, theme: Theme): Promise<void> {
   expect(dark, `body background ${background} in the ${theme} theme`).toBe(theme === "dark");
 }
 
-for (const theme of ["light", "dark"] as const) {
-  test(`every hosted page without a sign-in speaks the browser's language, at both widths, axe-clean (${theme})`, async ({ browser }) => {
+/**
+ * The checks of expectPageIn in the light theme, then, switched in place, in the dark one (its
+ * colour rules; the markup is the same), and back: each page is opened once for both themes.
+ */
+async function expectPageInBothThemes(page: Page, locale: Locale, heading: string, label: string): Promise<void> {
+  await expectPageIn(page, locale, heading, `${label} light`);
+  await expectTheme(page, "light");
+  await switchTheme(page, "dark");
+  await expectPageIn(page, locale, heading, `${label} dark`, { theme: "dark" });
+  await expectTheme(page, "dark");
+  await switchTheme(page, "light");
+}
+
+test("every hosted page without a sign-in speaks the browser's language, at both widths, axe-clean, light and dark", async ({ browser }) => {
   for (const locale of LOCALES) {
     const words = catalogs()[locale];
-    const page = await pageIn(browser, locale, theme);
-    const shot = `lang-${theme === "dark" ? "dark-" : ""}`;
+    const page = await pageIn(browser, locale);
 
     // Device sign-in: the code form (oidc-provider's /device sets its CSRF cookie and sends the person on).
     await page.goto(`${server.url}/device`);
-    await expectPageIn(page, locale, words["device.input.title"], `device ${locale} ${theme}`, { theme });
-    await expectTheme(page, theme);
+    await expectPageInBothThemes(page, locale, words["device.input.title"], `device ${locale}`);
     await expect(page.getByLabel(words["device.code"])).toBeVisible();
     await page.getByLabel(words["device.code"]).fill("BCDF-GHJK");
     await page.getByRole("button", { name: words["device.continue"] }).click();
     await expect(page.locator("#device-error")).toHaveText(words["device.error.not_found"]);
-    await expectAccessible(page, `device refusal ${locale} ${theme}`, theme === "dark" ? THEME_AXE_RULES : undefined);
-    await screenshot(page, `${shot}device-${locale}`);
+    await expectAccessible(page, `device refusal ${locale}`);
+    await screenshot(page, `lang-device-${locale}`);
+    await switchTheme(page, "dark");
+    await expectAccessible(page, `device refusal ${locale} dark`, THEME_AXE_RULES);
+    await screenshot(page, `lang-dark-device-${locale}`);
+    await switchTheme(page, "light");
 
     // Signed out, the expired sign-out, and the sign-in service's own error page.
     await page.goto(`${server.url}/interaction/signed-out`);
-    await expectPageIn(page, locale, words["signedOut.title"], `signed out ${locale} ${theme}`, { theme });
+    await expectPageInBothThemes(page, locale, words["signedOut.title"], `signed out ${locale}`);
     await page.goto(`${server.url}/interaction/logout`);
-    await expectPageIn(page, locale, words["logout.expiredTitle"], `expired sign-out ${locale} ${theme}`, { theme });
+    await expectPageInBothThemes(page, locale, words["logout.expiredTitle"], `expired sign-out ${locale}`);
     await page.goto(`${server.issuer}/protocol/openid-connect/auth?client_id=no-such-app&response_type=code&scope=openid&redirect_uri=https%3A%2F%2Fexample.com%2Fcb`);
-    await expectPageIn(page, locale, words["error.invalid_client.title"], `error page ${locale} ${theme}`, { theme });
-    await expectTheme(page, theme);
-    if (locale !== "en") await screenshot(page, `${shot}error-${locale}`);
+    await expectPageInBothThemes(page, locale, words["error.invalid_client.title"], `error page ${locale}`);
+    if (locale !== "en") await screenshot(page, `lang-error-${locale}`);
 
     // The login page, in the app's ui_locales.
     await page.goto(authUrl(loginClientId, { ui_locales: locale }));
     await page.waitForURL(/\/interaction\/[A-Za-z0-9_-]+$/);
-    await expectPageIn(page, locale, words["login.title"], `login ${locale} ${theme}`, { theme });
-    await expectTheme(page, theme);
-    await screenshot(page, `${shot}login-${locale}`);
+    await expectPageInBothThemes(page, locale, words["login.title"], `login ${locale}`);
+    await screenshot(page, `lang-login-${locale}`);
+    await switchTheme(page, "dark");
+    await screenshot(page, `lang-dark-login-${locale}`);
     await page.context().close();
   }
-  });
-}
+});
 
 /** Signs in on the open hosted login page (its words in `locale`). */
 async function signInOnHostedPage(page: Page, locale: Locale, handle: string, password: string): Promise<void> {

@@ -7,7 +7,7 @@ import { env } from "@/lib/env";
 export const metadata: Metadata = { title: "Authentication" };
 
 export default function AuthenticationPage() {
-  const { ISSUER, API_URL } = env();
+  const { ISSUER, API_URL, DYNAMIC_REGISTRATION } = env();
   // The paths of lib/oidc/config.ts ROUTES under the issuer, in the discovery document's names
   // (not imported: config.ts pulls oidc-provider into this static page). The portal e2e test checks
   // that every endpoint discovery lists appears here.
@@ -37,6 +37,15 @@ export default function AuthenticationPage() {
       "RFC 8628: device sign-in for TVs, CLIs and bots (login clients that allow it).",
     ],
   ];
+  // Only where the operator turned it on (DYNAMIC_REGISTRATION=agents), as discovery lists it.
+  if (DYNAMIC_REGISTRATION === "agents") {
+    endpoints.push([
+      "Client registration",
+      "registration_endpoint",
+      `${ISSUER}/clients-registrations/openid-connect`,
+      "RFC 7591: older AI agents register themselves (see Connect an AI agent).",
+    ]);
+  }
   return (
     <DocsPage
       path="/docs/authentication"
