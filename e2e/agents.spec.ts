@@ -1,5 +1,5 @@
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
-import { expect, test } from "@playwright/test";
+import { expect, test, type Browser, type Page } from "@playwright/test";
 import { decodeJwt } from "jose";
 import { createTestUser } from "../tests/helpers/oidc";
 import { TestAgent } from "../tests/helpers/agents";
@@ -29,19 +29,24 @@ test.afterAll(async () => {
 
 test.describe.configure({ mode: "serial" });
 
+/** A new person's browser at the agent's authorization URL, signed in on the hosted page, on the agent consent page. */
+async function signInToConsent(browser: Browser, agent: TestAgent, handle: string): Promise<Page> {
+  const page = await newPersonPage(browser, foreignRequests);
+  await page.goto(agent.authorizationUrl!.href);
+  await page.getByLabel("Username").fill(handle);
+  await page.getByLabel("Password").fill("agents-password-1");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Allow an AI agent to access your account?");
+  return page;
+}
+
 test("an MCP client's agent signs a person in through the agent consent page; its token is for /mcp", async ({ browser }) => {
   const handle = `agent_user_${Date.now().toString(36)}`;
   await createTestUser(server.databaseUrl, { handle, password: "agents-password-1", displayName: "Agnes Agentsson" });
   const agent = new TestAgent(clientId, CALLBACK);
   const mcp = `${new URL(server.url).origin}/mcp`;
   expect(await auth(agent, { serverUrl: mcp })).toBe("REDIRECT");
-  const page = await newPersonPage(browser, foreignRequests);
-  await page.goto(agent.authorizationUrl!.href);
-  await page.getByLabel("Username").fill(handle);
-  await page.getByLabel("Password").fill("agents-password-1");
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Allow an AI agent to access your account?");
+  const page = await signInToConsent(browser, agent, handle);
   const identity = page.getByTestId("agent-identity");
   await expect(identity).toContainText("It says it is Research Assistant. The platform has not checked that name.");
   await expect(identity).toContainText("Its client ID is verified to belong to localhost:");
@@ -91,12 +96,7 @@ test("an older MCP client registers itself; the consent page says no one verifie
   expect(await auth(agent, { serverUrl: api })).toBe("REDIRECT");
   const registered = agent.clientInformation()!.client_id;
   expect(registered).toMatch(/^agt_/);
-  const page = await newPersonPage(browser, foreignRequests);
-  await page.goto(agent.authorizationUrl!.href);
-  await page.getByLabel("Username").fill(handle);
-  await page.getByLabel("Password").fill("agents-password-1");
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Allow an AI agent to access your account?");
+  const page = await signInToConsent(browser, agent, handle);
   const identity = page.getByTestId("agent-identity");
   await expect(identity).toContainText("It says it is Test agent. The platform has not checked that name.");
   await expect(page.getByTestId("agent-unverified")).toHaveText("It registered itself with the platform: no one has verified who publishes it.");
