@@ -114,6 +114,7 @@ const documentSchema = z.looseObject({
   scope: z.string().max(2000).optional(),
   software_id: z.string().max(200).optional(),
   software_version: z.string().max(200).optional(),
+  jwks_uri: webUrl.optional(),
 });
 
 export type AgentDocument = z.infer<typeof documentSchema>;
@@ -129,11 +130,11 @@ export function checkAgentMetadata(raw: Record<string, unknown>, what: string): 
   if (typeof method === "string" && SHARED_SECRET_METHODS.includes(method)) {
     throw new AgentClientRefused(`${what} uses ${method}: an agent holds no shared secret; use "none" (with PKCE).`, "token_endpoint_auth_method");
   }
-  if (method === "private_key_jwt") {
-    throw new AgentClientRefused(`${what} uses private_key_jwt, which this platform does not accept yet; use "none" (with PKCE).`, "token_endpoint_auth_method");
+  if (method === "private_key_jwt" && typeof raw.jwks_uri !== "string") {
+    throw new AgentClientRefused(`${what} uses private_key_jwt without a jwks_uri: publish the public keys at an https URL and name it there.`, "jwks_uri");
   }
-  if (method !== undefined && method !== "none") {
-    throw new AgentClientRefused(`${what} has an unknown token_endpoint_auth_method ${JSON.stringify(method)}; use "none".`, "token_endpoint_auth_method");
+  if (method !== undefined && method !== "none" && method !== "private_key_jwt") {
+    throw new AgentClientRefused(`${what} has an unknown token_endpoint_auth_method ${JSON.stringify(method)}; use "none" (with PKCE) or "private_key_jwt" with a jwks_uri.`, "token_endpoint_auth_method");
   }
   const parsed = documentSchema.safeParse(raw);
   if (!parsed.success) {
@@ -168,29 +169,87 @@ function cacheSeconds(headers: Record<string, string | string[] | undefined>): n
   return Math.min(MAX_CACHE_SECONDS, Math.max(MIN_CACHE_SECONDS, seconds ?? MIN_CACHE_SECONDS));
 }
 
-/** Fetches and checks the document at `clientId` (under the outbound rules); throws why it is refused. */
-async function fetchAgentDocument(clientId: string): Promise<{ document: AgentDocument; maxAgeSeconds: number }> {
-  const answer = await outboundGet(clientId, {
+/**
+ * GETs an agent's JSON (its document, its keys) under the webhooks' outbound rules; throws why not,
+ * in words naming `what` (and `field`, the metadata field at fault).
+ */
+async function fetchAgentJson(
+  url: string,
+  options: { maxBytes: number; noun: string; what: string; field?: string },
+): Promise<{ value: unknown; headers: Record<string, string | string[] | undefined> }> {
+  const { what, field } = options;
+  const answer = await outboundGet(url, {
     allowPrivate: env().CLIENT_METADATA_ALLOW_PRIVATE,
-    maxBytes: AGENT_DOCUMENT_MAX_BYTES,
+    maxBytes: options.maxBytes,
     timeoutMs: FETCH_TIMEOUT_MS,
     headers: { accept: "application/json" },
-    noun: "An agent's client ID",
+    noun: options.noun,
   });
-  const at = `The agent's client metadata document at ${clientId}`;
-  if (answer.error === "too_large") throw new AgentClientRefused(`${at} is larger than ${AGENT_DOCUMENT_MAX_BYTES / 1024} KiB.`);
-  if (answer.error) throw new AgentClientRefused(answer.message ?? `${at} could not be fetched (${answer.error}).`);
+  if (answer.error === "too_large") throw new AgentClientRefused(`${what} is larger than ${options.maxBytes / 1024} KiB.`, field);
+  if (answer.error) throw new AgentClientRefused(answer.message ?? `${what} could not be fetched (${answer.error}).`, field);
   if (answer.statusCode !== null && answer.statusCode >= 300 && answer.statusCode < 400) {
-    throw new AgentClientRefused(`${at} answered a redirect (${answer.statusCode}); the platform follows none: serve the document at its client ID.`);
+    throw new AgentClientRefused(`${what} answered a redirect (${answer.statusCode}); the platform follows none: serve it at that very URL.`, field);
   }
-  if (answer.statusCode !== 200) throw new AgentClientRefused(`${at} answered ${answer.statusCode} instead of 200.`);
-  let value: unknown;
+  if (answer.statusCode !== 200) throw new AgentClientRefused(`${what} answered ${answer.statusCode} instead of 200.`, field);
   try {
-    value = JSON.parse(answer.body.toString("utf8"));
+    return { value: JSON.parse(answer.body.toString("utf8")), headers: answer.headers };
   } catch {
-    throw new AgentClientRefused(`${at} is not JSON.`);
+    throw new AgentClientRefused(`${what} is not JSON.`, field);
   }
-  return { document: checkAgentDocument(clientId, value), maxAgeSeconds: cacheSeconds(answer.headers) };
+}
+
+/** An agent's public keys: what its jwks_uri may hold (16 KiB, 1–10 signing keys). */
+const AGENT_KEYS_MAX_BYTES = 16 * 1024;
+const PRIVATE_KEY_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "k", "oth"];
+const keySetSchema = z.object({
+  keys: z
+    .array(z.looseObject({ kty: z.enum(["RSA", "EC", "OKP"]), use: z.literal("sig").optional(), kid: z.string().max(200).optional() }))
+    .min(1, "holds no key")
+    .max(10, "holds more than 10 keys"),
+});
+export type AgentKey = z.infer<typeof keySetSchema>["keys"][number];
+
+/**
+ * The public keys of an agent that authenticates with private_key_jwt, fetched from its jwks_uri
+ * under the same outbound rules as its document (oidc-provider never fetches them itself: it gets
+ * them as the client's `jwks`); refreshed with the document. Throws why they are refused.
+ */
+export async function fetchAgentKeys(jwksUri: string): Promise<AgentKey[]> {
+  const at = `The agent's key set at ${jwksUri}`;
+  const { value } = await fetchAgentJson(jwksUri, { maxBytes: AGENT_KEYS_MAX_BYTES, noun: "An agent's jwks_uri", what: at, field: "jwks_uri" });
+  const parsed = keySetSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AgentClientRefused(`${at} is not a JWK Set: ${issue.path.join(".") || "the document"} ${issue.message}.`, "jwks_uri");
+  }
+  if (parsed.data.keys.some((key) => PRIVATE_KEY_MEMBERS.some((member) => member in key))) {
+    throw new AgentClientRefused(`${at} includes a private key: publish the public keys only.`, "jwks_uri");
+  }
+  return parsed.data.keys;
+}
+
+/**
+ * A checked document or registration as stored on the agent's row: with private_key_jwt, the keys
+ * fetched from its jwks_uri replace any `jwks` it carried (only fetched keys are trusted).
+ */
+export async function withAgentKeys<T extends AgentDocument>(metadata: T): Promise<T & { jwks?: { keys: AgentKey[] } }> {
+  const { jwks: _claimed, ...rest } = metadata as T & { jwks?: unknown };
+  if (metadata.token_endpoint_auth_method !== "private_key_jwt") return rest as T;
+  return { ...(rest as T), jwks: { keys: await fetchAgentKeys(metadata.jwks_uri!) } };
+}
+
+/** The keys stored with an agent's metadata, or null for a public client (token_endpoint_auth_method none). */
+export function storedAgentKeys(metadata: unknown): AgentKey[] | null {
+  const stored = metadata as { token_endpoint_auth_method?: unknown; jwks?: { keys?: unknown } } | null;
+  if (stored?.token_endpoint_auth_method !== "private_key_jwt" || !Array.isArray(stored.jwks?.keys)) return null;
+  return stored.jwks.keys as AgentKey[];
+}
+
+/** Fetches and checks the document at `clientId` (under the outbound rules); throws why it is refused. */
+async function fetchAgentDocument(clientId: string): Promise<{ document: AgentDocument; maxAgeSeconds: number }> {
+  const at = `The agent's client metadata document at ${clientId}`;
+  const { value, headers } = await fetchAgentJson(clientId, { maxBytes: AGENT_DOCUMENT_MAX_BYTES, noun: "An agent's client ID", what: at });
+  return { document: await withAgentKeys(checkAgentDocument(clientId, value)), maxAgeSeconds: cacheSeconds(headers) };
 }
 
 // Rules are few and change rarely: read once per process, again when an admin changes one.
@@ -216,6 +275,8 @@ export interface ResolvedAgent {
   policy: AgentPolicy | null;
   /** The `svc:` scopes it may ask a person for. */
   svcScopes: SvcScope[];
+  /** Its public keys when it authenticates with private_key_jwt; null for a public client. */
+  keys: AgentKey[] | null;
 }
 
 const READ_SCOPES = SVC_SCOPE_NAMES.filter((scope) => scope.endsWith(".read"));
@@ -285,7 +346,7 @@ export async function resolveAgent(clientId: string): Promise<ResolvedAgent> {
   }
   // The one liveness rule (lib/schemas/sandboxes.ts), then why not, in words.
   if (!isAppLiveIn(row.status, "live")) throw new AgentClientRefused(NOT_LIVE[row.status](row.statusReason));
-  return { row, domain, policy, svcScopes: agentScopes(policy) };
+  return { row, domain, policy, svcScopes: agentScopes(policy), keys: storedAgentKeys(row.agentMetadata) };
 }
 
 /**
@@ -299,5 +360,5 @@ async function resolveRegisteredAgent(clientId: string): Promise<ResolvedAgent> 
   const row = await findAgentRow(clientId);
   if (!row) throw new AgentClientRefused("No AI agent is registered with this client ID.");
   if (!isAppLiveIn(row.status, "live")) throw new AgentClientRefused(NOT_LIVE[row.status](row.statusReason));
-  return { row, domain: "", policy, svcScopes: agentScopes(policy) };
+  return { row, domain: "", policy, svcScopes: agentScopes(policy), keys: storedAgentKeys(row.agentMetadata) };
 }

@@ -7,7 +7,7 @@ import { isAppLiveIn, isSandboxClientId, LIVE_WORLD_ID, sandboxClientId } from "
 import { findClientForSignIn } from "../services/apps";
 import { findSandboxForSignIn } from "../services/sandboxes";
 import { touchAgent, type AgentPolicy } from "../services/agents";
-import { AgentClientRefused, isAgentClientId, resolveAgent } from "./agents";
+import { AgentClientRefused, isAgentClientId, resolveAgent, type AgentKey } from "./agents";
 
 /**
  * The one place where the sign-in service learns about clients: the applications table. Only
@@ -39,7 +39,7 @@ export interface SignInClient {
    * An AI agent's client (issue 40, lib/oidc/agents.ts): its verified domain and the admins' rule
    * for it (null: none, so read scopes only). Null for a registered app.
    */
-  agent: { domain: string; policy: AgentPolicy | null } | null;
+  agent: { domain: string; policy: AgentPolicy | null; keys: AgentKey[] | null } | null;
 }
 
 const CACHE_TTL_MS = 5_000;
@@ -155,7 +155,7 @@ export async function findAgentClient(clientId: string): Promise<{ client: SignI
       postLogoutRedirectUris: [],
       deviceFlow: false,
       worldId: LIVE_WORLD_ID,
-      agent: { domain: agent.domain, policy: agent.policy },
+      agent: { domain: agent.domain, policy: agent.policy, keys: agent.keys },
     };
     cache.set(clientId, client);
     // First and last seen, for the admins' Agents page (at most a write a minute per agent and process).
@@ -201,7 +201,9 @@ export function toClientMetadata(client: SignInClient): AdapterPayload {
     client_id: client.clientId,
     client_name: client.name,
     application_type: "web",
-    token_endpoint_auth_method: "none",
+    // An agent that signs its token requests (private_key_jwt) with the keys of its jwks_uri, fetched
+    // by lib/oidc/agents.ts; every other login client is public (PKCE).
+    ...(client.agent?.keys ? { token_endpoint_auth_method: "private_key_jwt", jwks: { keys: client.agent.keys } } : { token_endpoint_auth_method: "none" }),
     // RFC 8628: only apps whose approved configuration allows device sign-in; any other client
     // asking the device endpoint gets unauthorized_client.
     grant_types: ["authorization_code", "refresh_token", ...(client.deviceFlow ? [DEVICE_CODE_GRANT] : [])],

@@ -233,8 +233,9 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
     claims: SCOPE_CLAIMS,
     acrValues: [MFA_ACR],
     responseTypes: ["code"],
-    // SPEC Authentication: API clients use a secret (basic or post), login clients none.
-    clientAuthMethods: ["client_secret_basic", "client_secret_post", "none"],
+    // SPEC Authentication: API clients use a secret (basic or post), login clients none; an AI
+    // agent none or private_key_jwt with its document's jwks_uri (lib/oidc/agents.ts).
+    clientAuthMethods: ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"],
     // SPEC Authentication step 3 and 5: redirect_uri is always sent, and must match verbatim.
     allowOmittingSingleRegisteredRedirectUri: false,
     pkce: { required: () => true },

@@ -109,7 +109,9 @@ export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMa
   const presented = form.get("refresh_token")!;
   if (!isLookupValue(presented)) return false;
   const client = await findSignInClient(clientId);
-  if (!client || client.type !== "login") return false;
+  // A public client only: an agent that authenticates with private_key_jwt sends an assertion,
+  // which oidc-provider checks (a request without one must not be answered here).
+  if (!client || client.type !== "login" || client.agent?.keys) return false;
   const presentedKey = bearerRowKey(presented);
   const state = await findRefreshGrantState(presentedKey);
   const checked = checkState(state, clientId, Math.floor(Date.now() / 1000));

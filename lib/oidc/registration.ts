@@ -9,13 +9,14 @@ import { logger } from "../logger";
 import { OIDC_SCOPES } from "../scopes";
 import { registerAgent } from "../services/agents";
 import { reserveClientRegistration } from "../services/throttle";
-import { agentScopes, AgentClientRefused, AGENT_DOCUMENT_MAX_BYTES, checkAgentMetadata, REGISTERED_AGENT_PREFIX } from "./agents";
+import { agentScopes, AgentClientRefused, AGENT_DOCUMENT_MAX_BYTES, checkAgentMetadata, REGISTERED_AGENT_PREFIX, withAgentKeys } from "./agents";
 
 /**
  * Dynamic client registration for older MCP clients (RFC 7591), on only with
  * DYNAMIC_REGISTRATION=agents: a POST of client metadata creates an agent client like one that
- * names itself by a metadata document (lib/oidc/agents.ts), under the same rules (public, PKCE,
- * `none`, its redirect URIs checked alike), with a client ID of its own (`agt_…`). It has no domain
+ * names itself by a metadata document (lib/oidc/agents.ts), under the same rules (no shared
+ * secret: `none` with PKCE, or private_key_jwt with a jwks_uri; its redirect URIs checked alike),
+ * with a client ID of its own (`agt_…`). It has no domain
  * anyone verified, so it may ask people only for the read scopes, and the consent page says the
  * platform has not verified it. Each address may register REGISTRATION_LIMIT_PER_IP clients an hour
  * (lib/services/throttle.ts). Answers are OAuth's JSON: 201 with the client's information, or 400
@@ -60,7 +61,7 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
   try {
     // The server assigns the client ID: one in the request is ignored, as RFC 7591 has none there.
     const { client_id: _ignored, ...rest } = raw as Record<string, unknown>;
-    metadata = checkAgentMetadata(rest, "The registration");
+    metadata = await withAgentKeys(checkAgentMetadata(rest, "The registration"));
   } catch (error) {
     if (!(error instanceof AgentClientRefused)) throw error;
     return refuse(res, 400, error.field === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata", error.message);
@@ -71,7 +72,7 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
     ...metadata,
     client_id: clientId,
     client_id_issued_at: issuedAt,
-    token_endpoint_auth_method: "none",
+    token_endpoint_auth_method: metadata.token_endpoint_auth_method ?? "none",
     grant_types: metadata.grant_types ?? ["authorization_code", "refresh_token"],
     response_types: ["code"],
     scope: grantedScope(metadata.scope),

@@ -1,4 +1,4 @@
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { AddClientAuthentication, OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 
 /**
@@ -9,6 +9,8 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
  */
 export class TestAgent implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
+  /** Set for an agent that signs its token requests (private_key_jwt); unset, it is a public client. */
+  addClientAuthentication?: AddClientAuthentication;
   #info: OAuthClientInformationMixed | undefined;
   #tokens: OAuthTokens | undefined;
   #verifier = "";

@@ -4,9 +4,10 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, extractWWWAuthenticateParams, type AddClientAuthentication } from "@modelcontextprotocol/sdk/client/auth.js";
+import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { decodeJwt } from "jose";
+import { decodeJwt, exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, TEST_PASSWORD, type Api } from "../api/support";
 import { TestAgent } from "../helpers/agents";
@@ -72,10 +73,11 @@ function publishAgent(name: string, extra: Record<string, unknown> = {}, headers
  */
 async function connectAgent(
   clientId: string | undefined,
-  options: { serverUrl: string; resourceMetadataUrl?: URL; scope?: string; jar?: CookieJar; target?: TestServer },
+  options: { serverUrl: string; resourceMetadataUrl?: URL; scope?: string; jar?: CookieJar; target?: TestServer; signWith?: AddClientAuthentication },
 ): Promise<{ tokens: OAuthTokens; agent: TestAgent; consentShown: boolean; authorizationUrl: URL }> {
   const target = options.target ?? server;
   const agent = new TestAgent(clientId, CALLBACK);
+  agent.addClientAuthentication = options.signWith;
   const first = await auth(agent, { serverUrl: options.serverUrl, resourceMetadataUrl: options.resourceMetadataUrl, scope: options.scope });
   expect(first).toBe("REDIRECT");
   const authorizationUrl = agent.authorizationUrl!;
@@ -287,6 +289,18 @@ describe("metadata documents that are refused, each with a clear error page", ()
     ["a shared-secret auth method", () => publishAgent("secretive", { token_endpoint_auth_method: "client_secret_basic" }), /holds no shared secret/],
     ["a client_secret in the document", () => publishAgent("leaky", { client_secret: "s3cr3t" }), /carries a client_secret/],
     ["no redirect URIs", () => publishAgent("lost", { redirect_uris: [] }), /redirect_uris lists at least one redirect URI/],
+    ["private_key_jwt without a jwks_uri", () => publishAgent("keyless", { token_endpoint_auth_method: "private_key_jwt" }), /private_key_jwt without a jwks_uri/],
+    [
+      "a jwks_uri that publishes a private key",
+      () => {
+        documents.set("/agents/careless/jwks.json", {
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0", d: "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI" }] }),
+        });
+        return publishAgent("careless", { token_endpoint_auth_method: "private_key_jwt", jwks_uri: `${docOrigin}/agents/careless/jwks.json` });
+      },
+      /includes a private key/,
+    ],
     [
       "a body over 5 KiB",
       () => publishAgent("verbose", { client_name: "Verbose", software_statement_notes: "x".repeat(6000) }),
@@ -443,6 +457,10 @@ describe("dynamic registration (RFC 7591) for older MCP clients, with DYNAMIC_RE
       body: { error: "invalid_redirect_uri", error_description: expect.stringContaining("redirect_uris") },
     });
     expect(await register({ client_name: "No redirect" })).toMatchObject({ status: 400, body: { error: "invalid_redirect_uri" } });
+    expect(await register({ redirect_uris: [CALLBACK], token_endpoint_auth_method: "private_key_jwt" })).toMatchObject({
+      status: 400,
+      body: { error: "invalid_client_metadata", error_description: expect.stringContaining("without a jwks_uri") },
+    });
     expect(await register({ redirect_uris: [CALLBACK] }, "text/plain")).toMatchObject({ status: 400, body: { error: "invalid_client_metadata" } });
   });
 
@@ -451,5 +469,35 @@ describe("dynamic registration (RFC 7591) for older MCP clients, with DYNAMIC_RE
     const over = await register({ redirect_uris: [CALLBACK] });
     expect(over).toMatchObject({ status: 429, body: { error: "rate_limited" } });
     expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(3000);
+  });
+});
+
+describe("an agent that signs its token requests (private_key_jwt with its document's jwks_uri)", () => {
+  it("signs a person in with a signed assertion; a token request without one is refused, the refresh fast path included", async () => {
+    const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
+    documents.set("/agents/signer/jwks.json", {
+      headers: { "content-type": "application/json", "cache-control": "max-age=3600" },
+      body: JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: "signer-1", use: "sig", alg: "ES256" }] }),
+    });
+    const clientId = publishAgent("signer", { token_endpoint_auth_method: "private_key_jwt", jwks_uri: `${docOrigin}/agents/signer/jwks.json` });
+    const signWith = createPrivateKeyJwtAuth({ issuer: clientId, subject: clientId, privateKey: await exportJWK(privateKey), alg: "ES256", audience: server.issuer });
+    const { tokens } = await connectAgent(clientId, { serverUrl: server.apiUrl, signWith });
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ client_id: clientId, aud: server.apiUrl });
+
+    const tokenEndpoint = `${server.issuer}/protocol/openid-connect/token`;
+    const refresh = (extra: Record<string, string>) =>
+      fetch(tokenEndpoint, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "refresh_token", client_id: clientId, refresh_token: tokens.refresh_token!, ...extra }),
+      });
+    // The plain form the refresh fast path answers for public clients: not for this one.
+    const unsigned = await refresh({});
+    expect(unsigned.status).toBe(401);
+    expect(((await unsigned.json()) as { error: string }).error).toBe("invalid_client");
+    const params = new URLSearchParams();
+    await signWith(new Headers(), params, tokenEndpoint);
+    const signed = await refresh(Object.fromEntries(params));
+    expect(signed.status).toBe(200);
   });
 });

@@ -47,6 +47,7 @@ describe("discovery", () => {
       "client_secret_basic",
       "client_secret_post",
       "none",
+      "private_key_jwt",
     ]);
     expect(doc.scopes_supported).toEqual(
       expect.arrayContaining(["openid", "profile", "offline_access", "svc:chat.read", "svc:directory.read", "svc:pokes.write"]),

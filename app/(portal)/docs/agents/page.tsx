@@ -51,8 +51,12 @@ curl -s ${APP_URL}/.well-known/oauth-protected-resource/mcp
           person&apos;s computer, or an app&apos;s own scheme);
         </li>
         <li>
-          use <code>&quot;token_endpoint_auth_method&quot;: &quot;none&quot;</code> with PKCE (S256). An agent holds no shared
-          secret: a document with <code>client_secret</code> or a <code>client_secret_*</code> method is refused;
+          use <code>&quot;token_endpoint_auth_method&quot;: &quot;none&quot;</code> with PKCE (S256), or{" "}
+          <code>&quot;private_key_jwt&quot;</code> with a <code>jwks_uri</code>: its public keys (a JWK Set of at most 10
+          signing keys and 16 KiB, fetched under the same rules as the document and kept as long), with which it signs a{" "}
+          <code>client_assertion</code> in every token request, PKCE still required. An agent holds no shared secret: a
+          document with <code>client_secret</code> or a <code>client_secret_*</code> method is refused, and so is a key set
+          with a private key in it;
         </li>
         <li>be at most 5 KiB, answered with 200 at that very URL (no redirect is followed), within 5 seconds;</li>
         <li>be served from a public address: private, loopback and link-local addresses are refused.</li>
