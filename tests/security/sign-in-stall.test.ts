@@ -16,6 +16,8 @@ import { startServer, type TestServer } from "../helpers/server";
  * toward the user-code limit.
  */
 const REDIRECT = "http://localhost:9/callback";
+/** PASSWORD_CHECK_MAX_WAIT_MS's default (lib/env.ts): the longest a sign-in waits in the line of password checks. */
+const LINE_MAX_WAIT_MS = 3000;
 const PASSWORD = "stall tests passphrase";
 
 let server: TestServer;
@@ -94,13 +96,16 @@ describe("IPv6 clients are counted by network", () => {
 });
 
 describe("a storm of wrong passwords does not stall anyone else", () => {
-  it("200 concurrent wrong sign-ins from 50 addresses: a good sign-in from another address is answered within 2 s (6× a quiet one on a slow machine)", async () => {
+  it("200 concurrent wrong sign-ins from 50 addresses: a good sign-in from another address is answered, within the line's 3 s wait and its own check", async () => {
     await createTestUser(server.databaseUrl, { handle: "storm_owner", password: PASSWORD });
     for (let i = 0; i < 5; i++) await createTestUser(server.databaseUrl, { handle: `storm_target${i}`, password: PASSWORD });
     const attackers = Array.from({ length: 50 }, () => freshIp());
     const attack = await startLogin(attackers[0]!);
-    // The same sign-in without a storm, on this machine now: the bound below is 2 s, or six times
-    // this when the machine is slow anyway (timings are compared within one run, never absolute alone).
+    // The same sign-in without a storm, on this machine now. The bound below is what the gate
+    // promises: at most PASSWORD_CHECK_MAX_WAIT_MS (3 s by default) in the line of checks, then the
+    // check itself (at most 6× a quiet one on a machine busy with the storm). An unbounded line
+    // would keep the owner behind the storm's 150 pressing guesses, many seconds more; a 2 s bound
+    // failed on a busy CI machine (2.2 s) with the gate working as designed.
     let quiet = 0;
     for (let i = 0; i < 3; i++) {
       const calm = await startLogin(freshIp());
@@ -126,7 +131,7 @@ describe("a storm of wrong passwords does not stall anyone else", () => {
     const results = await Promise.all(storm);
     const answered = results.map((r) => r.error);
     expect(good.error, `good sign-in: ${good.status} ${good.body.slice(0, 200)}`).toBeNull();
-    expect(good.elapsed, `storm answers: ${[...new Set(answered)].map((e) => `${e} ×${answered.filter((x) => x === e).length}`).join(", ")}; quiet: ${Math.round(quiet)} ms`).toBeLessThan(Math.max(2000, 6 * quiet));
+    expect(good.elapsed, `storm answers: ${[...new Set(answered)].map((e) => `${e} ×${answered.filter((x) => x === e).length}`).join(", ")}; quiet: ${Math.round(quiet)} ms`).toBeLessThan(LINE_MAX_WAIT_MS + 6 * quiet);
     // Every storm request got an answer of its own kind: checked, throttled or turned away.
     for (const error of answered) expect(["invalid_credentials", "too_many_attempts", "busy"]).toContain(error);
   }, 120_000);
