@@ -3,6 +3,7 @@ import { expect, test, type Browser, type Page } from "@playwright/test";
 import { decodeJwt } from "jose";
 import { createTestUser } from "../tests/helpers/oidc";
 import { TestAgent } from "../tests/helpers/agents";
+import { makeLogo } from "../tests/helpers/images";
 import { startAgentSite, type AgentSite } from "./agents";
 import { CALLBACK, expectAccessible, newPersonPage, screenshot, server, signIn } from "./support";
 
@@ -20,7 +21,8 @@ let clientId: string;
 
 test.beforeAll(async () => {
   site = await startAgentSite();
-  clientId = site.publish(`research-assistant-${Date.now()}`);
+  const name = `research-assistant-${Date.now()}`;
+  clientId = site.publish(name, { logo_uri: site.publishLogo(name, await makeLogo("png", { width: 192, height: 192, color: "#7c3aed" })) });
 });
 test.afterAll(async () => {
   await site?.close();
@@ -48,7 +50,14 @@ test("an MCP client's agent signs a person in through the agent consent page; it
   expect(await auth(agent, { serverUrl: mcp })).toBe("REDIRECT");
   const page = await signInToConsent(browser, agent, handle);
   const identity = page.getByTestId("agent-identity");
-  await expect(identity).toContainText("It says it is Research Assistant. The platform has not checked that name.");
+  await expect(identity).toContainText("It says it is Research Assistant and that the logo above is its own. The platform has not checked that name or logo.");
+  // The logo its document points to, copied to and served from the platform's origin (a request
+  // to the agent's site would be in foreignRequests).
+  const logo = page.getByTestId("app-logo");
+  const src = await logo.getAttribute("src");
+  expect(src).toMatch(/^\/media\/logos\/[^/]+\/[0-9a-f]{16}\.png$/);
+  expect(src!.split("/")[3]).toBe(encodeURIComponent(clientId));
+  await expect.poll(() => logo.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : -1))).toBe(192);
   await expect(identity).toContainText("Its client ID is verified to belong to localhost:");
   await expect(identity).toContainText(clientId);
   await expect(page.getByTestId("agent-not-reviewed")).toBeVisible();

@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { createHash, randomBytes } from "node:crypto";
 import { CALLBACK, password, server } from "./support";
+import { makeLogo } from "../tests/helpers/images";
 import { startAgentSite, type AgentSite } from "./agents";
 import { app, closePeople, expectClean, foreignRequests, openPeople, people, sweep, sweepLight } from "./sweep";
 
@@ -12,8 +13,10 @@ test.describe("layout, axe and console sweep at 390 px and 1280 px, light and da
     test.setTimeout(180_000);
     await openPeople(browser);
     agentSite = await startAgentSite();
-    agentClientId = agentSite.publish(`sweep/${"long-path-segment-".repeat(8)}assistant`, {
+    const agentPath = `sweep/${"long-path-segment-".repeat(8)}assistant`;
+    agentClientId = agentSite.publish(agentPath, {
       client_name: "Research Assistant for Literature Reviews, Grant Proposals and Weekly Lab Meeting Summaries",
+      logo_uri: agentSite.publishLogo(agentPath, await makeLogo("png", { width: 300, height: 200, color: "#0f766e" })),
     });
   });
   test.afterAll(async () => {

@@ -62,7 +62,7 @@ export function ConsentForm({
         {agent ? null : ownerHandle ? <Rich text={template(locale, "consent.builtBy")} values={{ owner: bold(`@${ownerHandle}`) }} /> : t("consent.notPlatform")}
       </p>
       {agent ? (
-        <AgentIdentity locale={locale} agent={agent} name={clientName} />
+        <AgentIdentity locale={locale} agent={agent} name={clientName} hasLogo={identity.logo !== null} />
       ) : (
         <AppIdentity app={identity} headingLevel="h2" showLogo={false} words={identityWords} className="mt-4 rounded-xl border border-slate-200 p-4" />
       )}
@@ -145,13 +145,27 @@ export function ConsentForm({
  * from it), shown with the client ID in full; and whether the platform reviewed it (its domain
  * trusted by the admins) or not.
  */
-function AgentIdentity({ locale, agent, name }: { locale: ConsentPageProps["locale"]; agent: NonNullable<ConsentPageProps["agent"]>; name: string }) {
+/**
+ * Who an agent says it is, as claims: the name and the logo come from its own metadata (the logo,
+ * copied to the platform's origin, is the one above the title); only its client ID's domain is verified.
+ */
+function AgentIdentity({
+  locale,
+  agent,
+  name,
+  hasLogo,
+}: {
+  locale: ConsentPageProps["locale"];
+  agent: NonNullable<ConsentPageProps["agent"]>;
+  name: string;
+  hasLogo: boolean;
+}) {
   const t = translator(locale);
   const bold = (text: string) => <strong className="font-semibold text-slate-900">{text}</strong>;
   return (
     <div className="mt-4 space-y-3 rounded-xl border border-slate-200 p-4 text-sm text-slate-700" data-testid="agent-identity">
       <p>
-        <Rich text={template(locale, "consent.agent.says")} values={{ app: bold(name) }} />
+        <Rich text={template(locale, hasLogo ? "consent.agent.saysWithLogo" : "consent.agent.says")} values={{ app: bold(name) }} />
       </p>
       {/* A registered agent (RFC 7591) has no verified domain: only a metadata document's URL proves one. */}
       {agent.domain ? (

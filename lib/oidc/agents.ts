@@ -5,8 +5,19 @@ import { outboundGet } from "../events/deliver-http";
 import { logger } from "../logger";
 import { agentDomain } from "../schemas/agents";
 import { isAppLiveIn } from "../schemas/sandboxes";
+import { MAX_LOGO_BYTES } from "../schemas/apps";
 import { SVC_SCOPE_NAMES, type SvcScope } from "../scopes";
-import { agentPolicyOf, findAgentRow, listAgentRules, saveAgentDocument, type AgentPolicy, type AgentRow, type AgentRule } from "../services/agents";
+import { checkLogo, type CheckedLogo } from "../services/app-logos";
+import {
+  agentPolicyOf,
+  findAgentRow,
+  listAgentRules,
+  saveAgentDocument,
+  type AgentLogo,
+  type AgentPolicy,
+  type AgentRow,
+  type AgentRule,
+} from "../services/agents";
 
 /**
  * AI agents' clients (issue 40): an agent names itself by the https URL of its OAuth Client ID
@@ -245,6 +256,36 @@ export function storedAgentKeys(metadata: unknown): AgentKey[] | null {
   return stored.jwks.keys as AgentKey[];
 }
 
+/**
+ * The logo an agent's metadata points to (`logo_uri`), fetched under the same outbound rules as its
+ * document and checked like a developer's upload (lib/services/app-logos.ts: PNG, JPEG or WebP,
+ * decoded, 256 KiB, roughly square), so the consent page shows it from the platform's own origin,
+ * never from the agent's server. A logo that cannot be used is no reason to refuse the agent: it
+ * is left out (null) and the reason logged for the agent's developer.
+ */
+export async function fetchAgentLogo(logoUri: string | undefined): Promise<CheckedLogo | null> {
+  if (!logoUri) return null;
+  const answer = await outboundGet(logoUri, {
+    allowPrivate: env().CLIENT_METADATA_ALLOW_PRIVATE,
+    maxBytes: MAX_LOGO_BYTES,
+    timeoutMs: FETCH_TIMEOUT_MS,
+    headers: { accept: "image/png, image/jpeg, image/webp" },
+    noun: "An agent's logo_uri",
+  });
+  const unused = (reason: string) => {
+    logger.info("agent logo not used", { logoUri, reason });
+    return null;
+  };
+  if (answer.error === "too_large") return unused(`larger than ${MAX_LOGO_BYTES / 1024} KiB`);
+  if (answer.error) return unused(answer.message ?? answer.error);
+  if (answer.statusCode !== 200) return unused(`answered ${answer.statusCode} instead of 200`);
+  try {
+    return await checkLogo(answer.body);
+  } catch (error) {
+    return unused(error instanceof Error ? error.message : String(error));
+  }
+}
+
 /** Fetches and checks the document at `clientId` (under the outbound rules); throws why it is refused. */
 async function fetchAgentDocument(clientId: string): Promise<{ document: AgentDocument; maxAgeSeconds: number }> {
   const at = `The agent's client metadata document at ${clientId}`;
@@ -297,12 +338,17 @@ const NOT_LIVE: Record<AgentRow["status"], (reason: string | null) => string> = 
 const inFlight = new Map<string, Promise<AgentRow>>();
 const refusals = new Map<string, { message: string; until: number }>();
 
-/** Fetches the document (one fetch at a time per URL in this process) and stores it. */
-function refresh(clientId: string, domain: string, policy: AgentPolicy | null): Promise<AgentRow> {
+/**
+ * Fetches the document (one fetch at a time per URL in this process) and stores it, with its logo:
+ * fetched again only when its logo_uri changed since `previous`.
+ */
+function refresh(clientId: string, domain: string, policy: AgentPolicy | null, previous: AgentRow | null): Promise<AgentRow> {
   let pending = inFlight.get(clientId);
   if (!pending) {
     pending = (async () => {
       const { document, maxAgeSeconds } = await fetchAgentDocument(clientId);
+      const storedLogoUri = (previous?.agentMetadata as { logo_uri?: unknown } | null | undefined)?.logo_uri;
+      const logo: AgentLogo = previous && document.logo_uri === storedLogoUri ? "unchanged" : await fetchAgentLogo(document.logo_uri);
       return saveAgentDocument({
         clientId,
         name: document.client_name ?? domain,
@@ -311,6 +357,7 @@ function refresh(clientId: string, domain: string, policy: AgentPolicy | null): 
         document,
         expiresAt: new Date(Date.now() + maxAgeSeconds * 1000),
         policy,
+        logo,
       });
     })().finally(() => inFlight.delete(clientId));
     inFlight.set(clientId, pending);
@@ -335,7 +382,7 @@ export async function resolveAgent(clientId: string): Promise<ResolvedAgent> {
   let row = await findAgentRow(clientId);
   if (!row || !row.agentMetadataExpiresAt || row.agentMetadataExpiresAt.getTime() <= Date.now()) {
     try {
-      row = await refresh(clientId, domain, policy);
+      row = await refresh(clientId, domain, policy, row);
     } catch (error) {
       if (!(error instanceof AgentClientRefused)) throw error;
       if (refusals.size > 10_000) refusals.clear();

@@ -9,7 +9,7 @@ import { logger } from "../logger";
 import { OIDC_SCOPES } from "../scopes";
 import { registerAgent } from "../services/agents";
 import { reserveClientRegistration } from "../services/throttle";
-import { agentScopes, AgentClientRefused, AGENT_DOCUMENT_MAX_BYTES, checkAgentMetadata, REGISTERED_AGENT_PREFIX, withAgentKeys } from "./agents";
+import { agentScopes, AgentClientRefused, AGENT_DOCUMENT_MAX_BYTES, checkAgentMetadata, fetchAgentLogo, REGISTERED_AGENT_PREFIX, withAgentKeys } from "./agents";
 
 /**
  * Dynamic client registration for older MCP clients (RFC 7591), on only with
@@ -78,7 +78,8 @@ export async function handleRegistration(req: IncomingMessage, res: ServerRespon
     scope: grantedScope(metadata.scope),
   };
   const name = metadata.client_name ?? "Unnamed agent";
-  await registerAgent({ clientId, name, redirectUris: metadata.redirect_uris, metadata: information, address: maskAddress(address) });
+  const logo = await fetchAgentLogo(metadata.logo_uri);
+  await registerAgent({ clientId, name, redirectUris: metadata.redirect_uris, metadata: information, logo, address: maskAddress(address) });
   logger.info("agent client registered", { clientId, address: maskAddress(address) });
   sendJson(res, 201, information, ERROR_HEADERS);
 }

@@ -168,9 +168,12 @@ export interface AppIdentityData {
   owner: { handle: string; displayName: string } | null;
 }
 
-/** Where a logo is served: the platform's own origin, the content hash in the file name. */
+/**
+ * Where a logo is served: the platform's own origin, the content hash in the file name. An AI
+ * agent's client ID is a URL: one path segment, percent-encoded (a developer's app's is unchanged).
+ */
 export function logoPath(clientId: string, file: string): string {
-  return `/media/logos/${clientId}/${file}`;
+  return `/media/logos/${encodeURIComponent(clientId)}/${file}`;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { transactionWithChanges } from "../database/changes";
-import { db, Prisma } from "../database/client";
+import { db, Prisma, type Tx } from "../database/client";
 import { AppError } from "../errors";
 import { agentDomain, domainCovers } from "../schemas/agents";
 import { isAdminActor, type Actor } from "./actor";
+import { pruneLogos, storeLogo, type CheckedLogo } from "./app-logos";
 import { reinstateApp, suspendApp } from "./app-review";
 import { recordAudit } from "./audit";
 import { ensureSystemUser } from "./users";
@@ -28,6 +29,8 @@ export interface AgentRow {
   redirectUris: string[];
   agentMetadata: unknown;
   agentMetadataExpiresAt: Date | null;
+  /** The logo its metadata pointed to, copied to the platform's origin (AppLogo), or null. */
+  logo: string | null;
 }
 
 const agentSelect = {
@@ -39,6 +42,7 @@ const agentSelect = {
   redirectUris: true,
   agentMetadata: true,
   agentMetadataExpiresAt: true,
+  logo: true,
 } as const;
 
 export async function findAgentRow(clientId: string): Promise<AgentRow | null> {
@@ -54,6 +58,28 @@ function newAgentRow(ownerId: number, fields: { clientId: string; status: "appro
 }
 
 /**
+ * What an agent's metadata says of its logo, fetched (lib/oidc/agents.ts): the checked image, null for
+ * none (no logo_uri, or one that could not be used), or "unchanged" (the same logo_uri as the stored
+ * metadata: its copy is kept, not fetched again).
+ */
+export type AgentLogo = CheckedLogo | null | "unchanged";
+
+/**
+ * Keeps the agent's logo as its metadata now has it: the checked image stored under its content
+ * hash (AppLogo, served from the platform's origin like an app's), the row naming it, any other
+ * dropped. A new logo is a change a reviewer sees: the revision moves.
+ */
+async function keepAgentLogo(tx: Tx, row: AgentRow, logo: AgentLogo): Promise<AgentRow> {
+  if (logo === "unchanged") return row;
+  const file = logo?.file ?? null;
+  if (logo) await storeLogo(tx, row.id, logo);
+  await pruneLogos(tx, row.id, [file]);
+  if (row.logo === file) return row;
+  await tx.application.update({ where: { id: row.id }, data: { logo: file, revision: { increment: 1 } } });
+  return { ...row, logo: file };
+}
+
+/**
  * Stores a checked metadata document: creates the agent at its first authorization (approved, or
  * pending when its domain requires review), or refreshes its name, redirect URIs and document.
  * Audited the first time ("agent.first_seen").
@@ -66,6 +92,7 @@ export async function saveAgentDocument(input: {
   document: Record<string, unknown>;
   expiresAt: Date;
   policy: AgentPolicy | null;
+  logo: AgentLogo;
 }): Promise<AgentRow> {
   const owner = await ensureSystemUser();
   return transactionWithChanges(async (tx, announce) => {
@@ -77,7 +104,7 @@ export async function saveAgentDocument(input: {
       agentMetadata: input.document as Prisma.InputJsonValue,
       agentMetadataExpiresAt: input.expiresAt,
     };
-    const row = existing
+    const saved = existing
       ? await tx.application.update({ where: { id: existing.id }, data: fields, select: agentSelect })
       : await tx.application.create({
           data: {
@@ -90,6 +117,7 @@ export async function saveAgentDocument(input: {
           },
           select: agentSelect,
         });
+    const row = await keepAgentLogo(tx, saved, input.logo);
     if (!existing) {
       await recordAudit(
         {
@@ -117,11 +145,12 @@ export async function registerAgent(input: {
   name: string;
   redirectUris: string[];
   metadata: Record<string, unknown>;
+  logo: CheckedLogo | null;
   address: string;
 }): Promise<AgentRow> {
   const owner = await ensureSystemUser();
   return transactionWithChanges(async (tx, announce) => {
-    const row = await tx.application.create({
+    const created = await tx.application.create({
       data: {
         name: input.name,
         redirectUris: input.redirectUris,
@@ -134,6 +163,7 @@ export async function registerAgent(input: {
       },
       select: agentSelect,
     });
+    const row = await keepAgentLogo(tx, created, input.logo);
     await recordAudit(
       {
         actor: { kind: "system", name: "sign-in" },

@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, TEST_PASSWORD, type Api } from "../api/support";
 import { TestAgent } from "../helpers/agents";
 import { cliJson, runCli } from "../helpers/cli";
+import { query } from "../helpers/db";
+import { makeLogo } from "../helpers/images";
 import { completeSignIn, CookieJar } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
 
@@ -31,7 +33,7 @@ const CALLBACK = "http://127.0.0.1:9/callback";
 interface Served {
   status?: number;
   headers?: Record<string, string>;
-  body: string;
+  body: string | Buffer;
 }
 
 /** The agents' web server: path → answer (set per test), over https with a self-signed certificate. */
@@ -363,6 +365,60 @@ describe("the document is fetched once and kept", () => {
     for (const page of pages) expect(page.status).toBe(303);
     await connectAgent(clientId, { serverUrl: server.apiUrl, jar: new CookieJar() });
     expect(fetches).toBe(1);
+  });
+});
+
+describe("an agent's logo is a claim shown from the platform's origin", () => {
+  /** Serves `body` at /agents/<name>/logo.png and returns its URL. */
+  function publishLogo(name: string, body: Buffer, contentType = "image/png"): string {
+    const url = `${docOrigin}/agents/${name}/logo.png`;
+    documents.set(new URL(url).pathname, { headers: { "content-type": contentType }, body });
+    return url;
+  }
+  const storedLogo = async (clientId: string) =>
+    (await query<{ logo: string | null }>(server.databaseUrl, `SELECT logo FROM "Application" WHERE "clientId" = $1`, [clientId]))[0]?.logo;
+
+  // The consent page showing it from /media/logos/<client ID>/… (a Next route): e2e/agents.spec.ts.
+  it("copies the document's logo_uri once, checked like an upload, and keeps it under its content hash", async () => {
+    const png = await makeLogo("png", { color: "#7c3aed" });
+    let fetches = 0;
+    const logoUri = publishLogo("pictured", png);
+    const served = documents.get(new URL(logoUri).pathname)!;
+    documents.set(new URL(logoUri).pathname, {
+      ...served,
+      get body() {
+        fetches++;
+        return served.body;
+      },
+    });
+    const clientId = publishAgent("pictured", { logo_uri: logoUri });
+    await connectAgent(clientId, { serverUrl: server.apiUrl, jar: new CookieJar() });
+    const file = await storedLogo(clientId);
+    expect(file).toMatch(/^[0-9a-f]{16}\.png$/);
+    const [stored] = await query<{ bytes: Buffer; contentType: string }>(
+      server.databaseUrl,
+      `SELECT l.bytes, l."contentType" FROM "AppLogo" l JOIN "Application" a ON a.id = l."applicationId" WHERE a."clientId" = $1`,
+      [clientId],
+    );
+    expect(stored?.contentType).toBe("image/png");
+    expect(stored?.bytes.equals(png)).toBe(true);
+    // A second sign-in uses the copy: the agent's server is not asked again.
+    await connectAgent(clientId, { serverUrl: server.apiUrl, jar: new CookieJar() });
+    expect(fetches).toBe(1);
+  });
+
+  it("a logo that is not an image, too large or missing is left out, and the agent still signs people in", async () => {
+    const cases = {
+      html: publishLogo("html-logo", Buffer.from("<!doctype html><script>alert(1)</script>")),
+      large: publishLogo("large-logo", await makeLogo("png", { width: 512, height: 512, noise: true })),
+      missing: `${docOrigin}/agents/nowhere/logo.png`,
+    };
+    for (const [name, logoUri] of Object.entries(cases)) {
+      const clientId = publishAgent(`logo-${name}`, { logo_uri: logoUri });
+      const { tokens } = await connectAgent(clientId, { serverUrl: server.apiUrl, jar: new CookieJar() });
+      expect(tokens.access_token, name).toBeTruthy();
+      expect(await storedLogo(clientId), name).toBeNull();
+    }
   });
 });
 

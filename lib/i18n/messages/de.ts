@@ -63,6 +63,7 @@ export const de: Catalog = {
   "consent.notPlatform": "Sie wurde nicht von der Plattform entwickelt.",
   "consent.agent.title": "Einem KI-Agenten Zugriff auf dein Konto erlauben?",
   "consent.agent.says": "Er gibt an, {app} zu sein. Die Plattform hat diesen Namen nicht geprüft.",
+  "consent.agent.saysWithLogo": "Er gibt an, {app} zu sein, und dass das Logo oben seines ist. Die Plattform hat weder Namen noch Logo geprüft.",
   "consent.agent.verified": "Seine Client-ID gehört nachweislich zu {domain}:",
   "consent.agent.unverified": "Er hat sich selbst bei der Plattform registriert: Niemand hat geprüft, wer ihn anbietet.",
   "consent.agent.notReviewed": "Nicht von der Plattform geprüft. Erlaube ihn nur, wenn du diese Verbindung selbst gestartet hast, aus einem Assistenten, den du nutzt.",

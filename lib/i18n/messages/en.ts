@@ -67,6 +67,7 @@ export const en = {
   "consent.notPlatform": "It is not built by the platform.",
   "consent.agent.title": "Allow an AI agent to access your account?",
   "consent.agent.says": "It says it is {app}. The platform has not checked that name.",
+  "consent.agent.saysWithLogo": "It says it is {app} and that the logo above is its own. The platform has not checked that name or logo.",
   "consent.agent.verified": "Its client ID is verified to belong to {domain}:",
   "consent.agent.unverified": "It registered itself with the platform: no one has verified who publishes it.",
   "consent.agent.notReviewed": "Not reviewed by the platform. Allow it only if you started this connection yourself, from an assistant you use.",

@@ -62,6 +62,7 @@ export const es: Catalog = {
   "consent.notPlatform": "No la ha creado la plataforma.",
   "consent.agent.title": "¿Permitir que un agente de IA acceda a tu cuenta?",
   "consent.agent.says": "Dice ser {app}. La plataforma no ha comprobado ese nombre.",
+  "consent.agent.saysWithLogo": "Dice ser {app} y que el logotipo de arriba es suyo. La plataforma no ha comprobado ese nombre ni el logotipo.",
   "consent.agent.verified": "Se ha verificado que su ID de cliente pertenece a {domain}:",
   "consent.agent.unverified": "Se registró por sí mismo en la plataforma: nadie ha verificado quién lo publica.",
   "consent.agent.notReviewed": "La plataforma no lo ha revisado. Permítelo solo si iniciaste tú esta conexión, desde un asistente que usas.",

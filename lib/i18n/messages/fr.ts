@@ -64,6 +64,7 @@ export const fr: Catalog = {
   "consent.notPlatform": "Elle n’est pas développée par la plateforme.",
   "consent.agent.title": "Autoriser un agent IA à accéder à votre compte ?",
   "consent.agent.says": "Il dit être {app}. La plateforme n’a pas vérifié ce nom.",
+  "consent.agent.saysWithLogo": "Il dit être {app} et que le logo ci-dessus est le sien. La plateforme n’a vérifié ni ce nom ni ce logo.",
   "consent.agent.verified": "Son identifiant client appartient de façon vérifiée à {domain} :",
   "consent.agent.unverified": "Il s’est inscrit lui-même auprès de la plateforme : personne n’a vérifié qui le publie.",
   "consent.agent.notReviewed": "Non vérifié par la plateforme. Ne l’autorisez que si vous avez lancé cette connexion vous-même, depuis un assistant que vous utilisez.",

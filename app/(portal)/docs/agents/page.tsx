@@ -68,6 +68,7 @@ curl -s ${APP_URL}/.well-known/oauth-protected-resource/mcp
   "client_id": "https://assistant.example.com/oauth/client.json",
   "client_name": "Example Assistant",
   "client_uri": "https://assistant.example.com",
+  "logo_uri": "https://assistant.example.com/oauth/logo.png",
   "redirect_uris": ["https://assistant.example.com/oauth/callback"],
   "grant_types": ["authorization_code", "refresh_token"],
   "response_types": ["code"],
@@ -115,9 +116,17 @@ curl -s ${APP_URL}/.well-known/oauth-protected-resource/mcp
 
       <h2 id="consent">What the person sees</h2>
       <p>
-        The consent page for an agent shows the name from its document only as its claim (&ldquo;It says it is …&rdquo;), the
-        domain of its client ID, which the platform did verify, the client ID in full, and &ldquo;Not reviewed by the
-        platform&rdquo; unless its domain is trusted; then each permission in plain words.
+        The consent page for an agent shows the name and the logo from its document only as its claims (&ldquo;It says it is
+        … and that the logo above is its own&rdquo;), the domain of its client ID, which the platform did verify, the client
+        ID in full, and &ldquo;Not reviewed by the platform&rdquo; unless its domain is trusted; then each permission in plain
+        words.
+      </p>
+      <p>
+        The logo (<code>logo_uri</code>) is fetched under the same rules as the document and checked like a logo a developer
+        uploads: PNG, JPEG or WebP, at most 256 KiB, 16 to 1,024 pixels a side, at most twice as wide as high or the other way round. The platform keeps a copy and
+        serves it from its own origin, so a person&apos;s browser never loads anything from the agent&apos;s server; it is
+        fetched again only when the document names another. A logo that breaks a rule is left out (the sign-in goes on,
+        with the name&apos;s initial) and the reason is in the platform&apos;s log.
       </p>
 
       <h2 id="revoke">Taking access back</h2>

@@ -1,5 +1,5 @@
 import { getCurrentUser, toActor } from "@/lib/portal/session";
-import { clientIdSchema } from "@/lib/schemas/apps";
+import { anyClientIdSchema } from "@/lib/schemas/apps";
 import { findServedLogo } from "@/lib/services/app-logos";
 import { getAppForViewer } from "@/lib/services/apps";
 
@@ -17,8 +17,9 @@ import { getAppForViewer } from "@/lib/services/apps";
 const FILE = /^[0-9a-f]{16}\.(png|jpg|webp)$/;
 
 export async function GET(_request: Request, { params }: { params: Promise<{ clientId: string; file: string }> }): Promise<Response> {
+  // Next decodes the segment: an agent's client ID, a URL, arrives whole (logoPath encodes it).
   const { clientId, file } = await params;
-  if (!clientIdSchema.safeParse(clientId).success || !FILE.test(file)) return notFound();
+  if (!anyClientIdSchema.safeParse(clientId).success || !FILE.test(file)) return notFound();
   const logo = await findServedLogo(clientId, file);
   if (!logo) return notFound();
   if (!logo.public && !(await mayView(clientId))) return notFound();
