@@ -233,6 +233,16 @@ const rawSchema = z.object({
    */
   DYNAMIC_REGISTRATION: z.enum(["off", "agents"]).default("off"),
   /**
+   * Browser origins besides APP_URL's that may call the MCP server at {APP_URL}/mcp (issue 41), comma
+   * separated, e.g. `http://localhost:6274` for the MCP Inspector. A request with any other Origin is
+   * refused (DNS-rebinding protection); one without an Origin (a native client) is not a browser's.
+   */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .transform((v) => v.split(",").map((o) => o.trim()).filter(Boolean))
+    .refine((origins) => origins.every((o) => URL.canParse(o) && new URL(o).origin === o), "must be comma-separated origins such as http://localhost:6274")
+    .default([]),
+  /**
    * Who must have a second factor (lib/services/mfa-policy.ts): `admins`, `developers`
    * (also owners and team admins of apps), `everyone` or `off`. Default `admins` wherever
    * DATABASE_URL is set, `off` on the embedded demo database (the start banner says so).

@@ -1,6 +1,6 @@
 import { AppError } from "../errors";
 import { checkAccessToken, isTokenAffectedBy } from "../oidc/access-tokens";
-import { resourceMetadataUrl } from "../oidc/protected-resources";
+import { resourceMetadataUrl, type ProtectedResource } from "../oidc/protected-resources";
 import { effectiveQuota } from "../schemas/rate-limits";
 import { LIVE_WORLD_ID } from "../schemas/sandboxes";
 import { ensureSandboxWorld } from "../services/sandboxes";
@@ -48,17 +48,18 @@ export type UserCaller = Extract<ApiCaller, { kind: "user" }>;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
- * `WWW-Authenticate` of the API's 401s and scope 403s: the error (RFC 6750 §3), the scope that was
- * missing, and where the API's protected resource metadata is (RFC 9728 §5.1), from which a client
- * finds the authorization server and asks for a token or for more scope.
+ * `WWW-Authenticate` of the 401s and scope 403s of a protected resource (the API, the MCP server):
+ * the error (RFC 6750 §3), the scope that was missing, and where the resource's metadata is
+ * (RFC 9728 §5.1), from which a client finds the authorization server and asks for a token or for
+ * more scope.
  */
-function bearerChallenge(params: { realm?: string; error?: string; scope?: string }): string {
+function bearerChallenge(resource: ProtectedResource, params: { realm?: string; error?: string; scope?: string }): string {
   const parts = Object.entries(params).map(([name, value]) => `${name}="${value}"`);
-  return `Bearer ${[...parts, `resource_metadata="${resourceMetadataUrl("api")}"`].join(", ")}`;
+  return `Bearer ${[...parts, `resource_metadata="${resourceMetadataUrl(resource)}"`].join(", ")}`;
 }
 
-function invalidToken(message: string): AppError {
-  return new AppError("invalid_token", message, { headers: { "www-authenticate": bearerChallenge({ error: "invalid_token" }) } });
+function invalidToken(resource: ProtectedResource, message: string): AppError {
+  return new AppError("invalid_token", message, { headers: { "www-authenticate": bearerChallenge(resource, { error: "invalid_token" }) } });
 }
 
 /** A caller whose token checked out (steps 1–4), before the endpoint's requirements (5–7). */
@@ -66,23 +67,27 @@ export type IdentifiedCaller =
   | { kind: "anonymous" }
   | { kind: "token"; caller: Exclude<ApiCaller, { kind: "anonymous" }>; userDisabled: boolean | undefined };
 
-/** Steps 1–4: who is calling. The per-app quota is counted between this and `authorize`. */
+/**
+ * Steps 1–4: who is calling, with a token for the resource the request came to (`request.resource`:
+ * the API unless an MCP tool call says so). The per-app quota is counted between this and `authorize`.
+ */
 export async function identify(request: ApiRequest, requirement: AuthRequirement): Promise<IdentifiedCaller> {
+  const resource = request.resource ?? "api";
   const header = request.headers.get("authorization");
   if (header === null) {
     if (requirement === "optional") return { kind: "anonymous" };
     throw new AppError("unauthorized", "This endpoint requires a bearer token.", {
-      headers: { "www-authenticate": bearerChallenge({ realm: "api" }) },
+      headers: { "www-authenticate": bearerChallenge(resource, { realm: resource }) },
     });
   }
   const match = BEARER.exec(header);
-  if (!match) throw invalidToken("The Authorization header must be `Bearer <access token>`.");
+  if (!match) throw invalidToken(resource, "The Authorization header must be `Bearer <access token>`.");
 
   let checked;
   try {
-    checked = await checkAccessToken(match[1]!);
+    checked = await checkAccessToken(match[1]!, resource);
   } catch (error) {
-    if (error instanceof AppError && error.code === "invalid_token") throw invalidToken(error.message);
+    if (error instanceof AppError && error.code === "invalid_token") throw invalidToken(resource, error.message);
     throw error;
   }
   const { claims, userId, userDisabled, worldId } = checked;
@@ -100,8 +105,8 @@ export async function identify(request: ApiRequest, requirement: AuthRequirement
   return { kind: "token", caller, userDisabled };
 }
 
-/** Steps 5–7: whether this caller may call an endpoint with `requirement` and `scope`. */
-export function authorize(identified: IdentifiedCaller, requirement: AuthRequirement, scope: SvcScope | undefined): ApiCaller {
+/** Steps 5–7: whether this caller may call an endpoint with `requirement` and `scope` of `resource`. */
+export function authorize(identified: IdentifiedCaller, requirement: AuthRequirement, scope: SvcScope | undefined, resource: ProtectedResource = "api"): ApiCaller {
   if (identified.kind === "anonymous") return { kind: "anonymous" };
   const { caller, userDisabled } = identified;
   if (requirement === "user" && caller.kind === "app") {
@@ -109,7 +114,7 @@ export function authorize(identified: IdentifiedCaller, requirement: AuthRequire
   }
   if (scope !== undefined && !caller.scopes.includes(scope)) {
     throw new AppError("insufficient_scope", `This endpoint needs the ${scope} scope.`, {
-      headers: { "www-authenticate": bearerChallenge({ error: "insufficient_scope", scope }) },
+      headers: { "www-authenticate": bearerChallenge(resource, { error: "insufficient_scope", scope }) },
     });
   }
   if (userDisabled === true) throw new AppError("forbidden", "This account is disabled.");
@@ -136,13 +141,14 @@ export interface TokenLifetime {
 export async function tokenLifetimeOf(request: ApiRequest): Promise<TokenLifetime> {
   const token = BEARER.exec(request.headers.get("authorization") ?? "")?.[1];
   if (token === undefined) throw new AppError("unauthorized", "This endpoint requires a bearer token.");
-  const { claims, userId } = await checkAccessToken(token);
+  const resource = request.resource ?? "api";
+  const { claims, userId } = await checkAccessToken(token, resource);
   return {
     expiresAtMs: claims.exp * 1000,
     isAffectedBy: (change) => isTokenAffectedBy(change, claims.clientId, userId),
     async isStillValid() {
       try {
-        return (await checkAccessToken(token)).userDisabled !== true;
+        return (await checkAccessToken(token, resource)).userDisabled !== true;
       } catch (error) {
         if (error instanceof AppError && error.code === "invalid_token") return false;
         throw error;

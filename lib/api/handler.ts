@@ -35,6 +35,12 @@ export interface RouteConfig<
   /** OpenAPI-style template relative to /api/v1, e.g. `/users/{username}`. */
   path: string;
   operationId: string;
+  /**
+   * The endpoint as a tool of the MCP server (lib/api/mcp): its name, part of the contract like
+   * the path (agents and people's prompts depend on it), and whether it only reads (default: a GET
+   * does). Unset: not a tool (the event stream, which MCP serves as resource subscriptions).
+   */
+  mcp?: { tool: string; readOnly?: boolean };
   summary: string;
   description: string;
   tag: string;
@@ -175,7 +181,7 @@ export function defineRoute<
               extras,
             )
           : undefined;
-      const caller = authorize(identified, auth, scope) as CallerFor<A>;
+      const caller = authorize(identified, auth, scope, request.resource) as CallerFor<A>;
       const idempotencyKey = config.idempotent ? readIdempotencyKey(request) : null;
       const parsedParams = parse(params, rawParams, "path parameter");
       const parsedQuery = parse(query, rawQuery, "query parameter");

@@ -1,3 +1,5 @@
+import type { ProtectedResource } from "../oidc/protected-resources";
+
 /**
  * The API's transport-neutral request and reply (lib/api/router.ts adapts a Web `Request`,
  * lib/api/node.ts Node's request). The wrapper builds a plain `ApiReply` rather than a `Response`:
@@ -25,6 +27,13 @@ export interface ApiRequest {
   route?: string;
   clientId?: string;
   userId?: number;
+  /**
+   * The protected resource the request came to (RFC 8707): the API (unset), or the MCP server for
+   * a tool call (lib/api/mcp), whose token must name it as its audience (lib/api/auth.ts).
+   */
+  readonly resource?: ProtectedResource;
+  /** The name the request is metered and logged under instead of its route's: `MCP tools/call get_me`. */
+  readonly loggedAs?: string;
 }
 
 export interface ApiReply {

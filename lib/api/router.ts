@@ -132,13 +132,13 @@ export async function dispatchApiRequest(request: ApiRequest): Promise<ApiReply>
         headers: { allow: found.entry.allow },
       });
     }
-    request.route = found.entry.routeNames.get(verb);
+    request.route = request.loggedAs ?? found.entry.routeNames.get(verb);
     reply = await runner.run(request, found.params, queryObject(url.searchParams), requestId, extras);
   } catch (error) {
     reply = toErrorReply(error, info);
   }
   if (extras.headers) Object.assign(reply.headers, extras.headers);
-  meterApiRequest(request, method, reply, requestId, startedMs, info.path);
+  meterApiRequest(request, request.loggedAs ? "MCP" : method, reply, requestId, startedMs, info.path);
   if (isHead) {
     reply.body = null;
     delete reply.stream;

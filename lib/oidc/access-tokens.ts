@@ -2,6 +2,7 @@ import { LRUCache } from "lru-cache";
 import { onChange, type ChangeEvent } from "../database/changes";
 import { AppError } from "../errors";
 import { getAccessStatus, type AccessStatus } from "../queries/access";
+import type { ProtectedResource } from "./protected-resources";
 import { verifyAccessToken, type AccessTokenClaims } from "./verify";
 
 /**
@@ -122,13 +123,21 @@ export interface CheckedAccessToken {
   worldId: number;
 }
 
+/** Why a token for the other resource is refused, in words for its client. */
+const OTHER_RESOURCE: Record<ProtectedResource, string> = {
+  api: "The access token is for the MCP server, not the API: ask for one without `resource` (or with the API's URL).",
+  mcp: "The access token is not for the MCP server: ask for one with `resource` set to the MCP server's URL (RFC 8707).",
+};
+
 /**
- * Verifies the token and checks it against the database. Throws AppError("invalid_token") when the
- * token is malformed, forged, expired, of an app that is no longer approved, of a user who no
- * longer exists, or voided by a revocation (its `iat` at or before a watermark).
+ * Verifies the token and checks it against the database, for `resource` (its `aud` must name it:
+ * the API by default, or the MCP server). Throws AppError("invalid_token") when the
+ * token is malformed, forged, expired, for another resource, of an app that is no longer approved,
+ * of a user who no longer exists, or voided by a revocation (its `iat` at or before a watermark).
  */
-export async function checkAccessToken(token: string): Promise<CheckedAccessToken> {
+export async function checkAccessToken(token: string, resource: ProtectedResource = "api"): Promise<CheckedAccessToken> {
   const claims = await verifyCached(token);
+  if (claims.resource !== resource) throw new AppError("invalid_token", OTHER_RESOURCE[resource]);
   const userId = claims.sub === undefined ? undefined : Number(claims.sub);
   if (userId !== undefined && !Number.isSafeInteger(userId)) throw new AppError("invalid_token", "The access token is invalid.");
   const status = await findAccessStatus(claims.clientId, userId);

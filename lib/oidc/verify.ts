@@ -2,7 +2,9 @@ import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK, type JWTP
 import { onChange } from "../database/changes";
 import { env } from "../env";
 import { AppError } from "../errors";
+import { apiResource, mcpResource } from "./clients";
 import { ACCESS_TOKEN_ALG, getPublicJwks } from "./keys";
+import type { ProtectedResource } from "./protected-resources";
 
 /**
  * Local verification of RFC 9068 access tokens for the API (PRODUCT.md: no database hit to validate
@@ -17,6 +19,8 @@ export interface AccessTokenClaims {
   exp: number;
   iat: number;
   jti?: string;
+  /** The protected resource the token is for, by its `aud` (RFC 8707): the API or the MCP server. */
+  resource: ProtectedResource;
 }
 
 const MIN_RELOAD_INTERVAL_MS = 1_000;
@@ -87,13 +91,16 @@ function readKid(token: string): string | undefined {
 
 /**
  * Validates signature (ES256 only, key from the published set), `typ: at+jwt`, `iss` = ISSUER,
- * `aud` = API_URL and `exp`. Throws AppError("invalid_token") for anything wrong.
+ * `aud` = one protected resource (the API's URL or the MCP server's) and `exp`. Throws
+ * AppError("invalid_token") for anything wrong. Which resource may accept it is the caller's
+ * question (lib/oidc/access-tokens.ts checkAccessToken).
  */
 export async function verifyAccessToken(token: string): Promise<AccessTokenClaims> {
   if (typeof token !== "string" || token.length === 0 || token.length > 8192 || token.split(".").length !== 3) {
     throw invalid("The access token is malformed.");
   }
-  const { ISSUER, API_URL } = env();
+  const { ISSUER } = env();
+  const audiences: Record<string, ProtectedResource> = { [apiResource()]: "api", [mcpResource()]: "mcp" };
   const { keySet } = await keysFor(readKid(token));
   let payload: JWTPayload;
   try {
@@ -101,7 +108,7 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
       algorithms: [ACCESS_TOKEN_ALG],
       typ: "at+jwt",
       issuer: ISSUER,
-      audience: API_URL,
+      audience: Object.keys(audiences),
       requiredClaims: ["exp", "iat", "client_id"],
       clockTolerance: 0,
     }));
@@ -109,7 +116,10 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
     if (error instanceof joseErrors.JWTExpired) throw invalid("The access token has expired.", error);
     throw invalid("The access token is invalid.", error);
   }
-  const { sub, client_id: clientId, scope, exp, iat, jti } = payload as JWTPayload & { client_id?: unknown; scope?: unknown };
+  const { sub, client_id: clientId, scope, exp, iat, jti, aud } = payload as JWTPayload & { client_id?: unknown; scope?: unknown };
+  // One audience: a token is for one resource (the sign-in service issues no other kind).
+  const resource = audiences[typeof aud === "string" ? aud : Array.isArray(aud) && aud.length === 1 ? aud[0]! : ""];
+  if (resource === undefined) throw invalid("The access token is invalid.");
   if (typeof clientId !== "string" || typeof exp !== "number" || typeof iat !== "number") {
     throw invalid("The access token is invalid.");
   }
@@ -125,6 +135,7 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
     exp,
     iat,
     ...(typeof jti === "string" ? { jti } : {}),
+    resource,
   };
 }
 

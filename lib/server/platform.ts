@@ -152,6 +152,7 @@ function httpRoutes(issuerPath: string, oidcRoutes: Record<string, string>) {
       return route;
     },
     sdk: httpRoute("/sdk/{file}"),
+    mcp: httpRoute("/mcp"),
     protectedResource: httpRoute("/.well-known/oauth-protected-resource/{resource}"),
     authorizationServer: httpRoute(`/.well-known/oauth-authorization-server${issuerPath}`),
     healthz: httpRoute("/healthz"),
@@ -244,6 +245,8 @@ export async function startPlatform(options: {
 
   // The API's Node fast path: the same route table as handleApiRequest, without undici objects.
   const { serveApiRequest } = await import("../api/node");
+  // The API as an MCP server (issue 41): the same route table, as tools.
+  const { serveMcpRequest } = await import("../api/mcp/http");
 
   let nextHandler: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   let closeNext: (() => Promise<void>) | undefined;
@@ -318,6 +321,10 @@ export async function startPlatform(options: {
       return routes.interaction(interaction[2]!);
     }
     if (isApi) return routes.api(await serveApiRequest(req, res, apiOrigin));
+    if (path === "/mcp") {
+      await serveMcpRequest(req, res, apiOrigin);
+      return routes.mcp;
+    }
     const sdkTarballName = path.startsWith("/sdk/") ? SDK_TARBALL_PATH.exec(path) : null;
     if (sdkTarballName) {
       await sdkTarball.serve(req, res, sdkTarballName[1]!);

@@ -1,3 +1,9 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import type { AddClientAuthentication, OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 
@@ -42,4 +48,71 @@ export class TestAgent implements OAuthClientProvider {
   codeVerifier() {
     return this.#verifier;
   }
+}
+
+/** An answer of the agents' web site: a document, a key set, a logo, a redirect. */
+export interface Served {
+  status?: number;
+  headers?: Record<string, string>;
+  body: string | Buffer;
+}
+
+/**
+ * The agents' side on the web (issue 40): an https server with a self-signed certificate for
+ * localhost, serving `documents` (path → answer, set per test). The platform trusts it when started
+ * with NODE_EXTRA_CA_CERTS=certFile and CLIENT_METADATA_ALLOW_PRIVATE=1.
+ */
+export interface AgentWebsite {
+  origin: string;
+  certFile: string;
+  documents: Map<string, Served>;
+  /** Serves a valid Client ID Metadata Document for `name` (with `extra` fields) and returns its URL, the client ID. */
+  publish(name: string, redirectUri: string, extra?: Record<string, unknown>, headers?: Record<string, string>): string;
+  close(): Promise<void>;
+}
+
+export async function startAgentWebsite(): Promise<AgentWebsite> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "agent-docs-"));
+  const certFile = path.join(dir, "cert.pem");
+  execFileSync(
+    "openssl",
+    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+      "-addext", "subjectAltName=DNS:localhost", "-keyout", path.join(dir, "key.pem"), "-out", certFile],
+    { stdio: "ignore" },
+  );
+  const documents = new Map<string, Served>();
+  const server = https.createServer({ key: readFileSync(path.join(dir, "key.pem")), cert: readFileSync(certFile) }, (req, res) => {
+    const served = documents.get(new URL(req.url ?? "/", "https://localhost").pathname);
+    if (!served) return res.writeHead(404).end("not here");
+    res.writeHead(served.status ?? 200, served.headers ?? { "content-type": "application/json" }).end(served.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `https://localhost:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    certFile,
+    documents,
+    publish(name, redirectUri, extra = {}, headers = {}) {
+      const clientId = `${origin}/agents/${name}/client.json`;
+      documents.set(new URL(clientId).pathname, {
+        headers: { "content-type": "application/json", "cache-control": "max-age=3600", ...headers },
+        body: JSON.stringify({
+          client_id: clientId,
+          client_name: `Agent ${name}`,
+          client_uri: `${origin}/agents/${name}`,
+          redirect_uris: [redirectUri],
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"],
+          token_endpoint_auth_method: "none",
+          ...extra,
+        }),
+      });
+      return clientId;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,16 +1,10 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import https from "node:https";
-import type { AddressInfo } from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { auth, extractWWWAuthenticateParams, type AddClientAuthentication } from "@modelcontextprotocol/sdk/client/auth.js";
 import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { decodeJwt, exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, TEST_PASSWORD, type Api } from "../api/support";
-import { TestAgent } from "../helpers/agents";
+import { startAgentWebsite, TestAgent, type AgentWebsite, type Served } from "../helpers/agents";
 import { cliJson, runCli } from "../helpers/cli";
 import { query } from "../helpers/db";
 import { makeLogo } from "../helpers/images";
@@ -30,17 +24,10 @@ import { startServer, type TestServer } from "../helpers/server";
 
 const CALLBACK = "http://127.0.0.1:9/callback";
 
-interface Served {
-  status?: number;
-  headers?: Record<string, string>;
-  body: string | Buffer;
-}
-
-/** The agents' web server: path → answer (set per test), over https with a self-signed certificate. */
-const documents = new Map<string, Served>();
-let docServer: https.Server;
+/** The agents' web server (tests/helpers/agents.ts): path → answer, set per test. */
+let site: AgentWebsite;
+let documents: Map<string, Served>;
 let docOrigin: string;
-let certFile: string;
 
 let api: Api;
 let server: TestServer;
@@ -52,21 +39,7 @@ function agentUrl(name: string): string {
 
 /** Serves a valid metadata document for `name` (with `extra` fields merged in) and returns its client ID. */
 function publishAgent(name: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): string {
-  const clientId = agentUrl(name);
-  documents.set(new URL(clientId).pathname, {
-    headers: { "content-type": "application/json", "cache-control": "max-age=3600", ...headers },
-    body: JSON.stringify({
-      client_id: clientId,
-      client_name: `Agent ${name}`,
-      client_uri: `${docOrigin}/agents/${name}`,
-      redirect_uris: [CALLBACK],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-      ...extra,
-    }),
-  });
-  return clientId;
+  return site.publish(name, CALLBACK, extra, headers);
 }
 
 /**
@@ -113,30 +86,16 @@ async function authorizationError(target: TestServer, clientId: string): Promise
 }
 
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "agent-docs-"));
-  certFile = path.join(dir, "cert.pem");
-  execFileSync(
-    "openssl",
-    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-      "-addext", "subjectAltName=DNS:localhost", "-keyout", path.join(dir, "key.pem"), "-out", certFile],
-    { stdio: "ignore" },
-  );
-  docServer = https.createServer({ key: readFileSync(path.join(dir, "key.pem")), cert: readFileSync(certFile) }, (req, res) => {
-    const served = documents.get(new URL(req.url ?? "/", "https://localhost").pathname);
-    if (!served) return res.writeHead(404).end("not here");
-    res.writeHead(served.status ?? 200, served.headers ?? { "content-type": "application/json" }).end(served.body);
-  });
-  await new Promise<void>((resolve) => docServer.listen(0, "127.0.0.1", resolve));
-  docOrigin = `https://localhost:${(docServer.address() as AddressInfo).port}`;
-  api = await startApi({ env: { CLIENT_METADATA_ALLOW_PRIVATE: "1", NODE_EXTRA_CA_CERTS: certFile } });
+  site = await startAgentWebsite();
+  ({ documents, origin: docOrigin } = site);
+  api = await startApi({ env: { CLIENT_METADATA_ALLOW_PRIVATE: "1", NODE_EXTRA_CA_CERTS: site.certFile } });
   server = api.server;
   person = await api.createUser();
 });
 
 afterAll(async () => {
   await api?.stop();
-  docServer?.closeAllConnections();
-  await new Promise((resolve) => docServer?.close(resolve));
+  await site?.close();
 });
 
 describe("an MCP client signs a person in with its client ID metadata document", () => {
@@ -331,7 +290,7 @@ describe("metadata documents that are refused, each with a clear error page", ()
   }
 
   it("without CLIENT_METADATA_ALLOW_PRIVATE, a document on a private or loopback address, or over http, is refused before any request", async () => {
-    const strict = await startServer({ seed: true, env: { NODE_EXTRA_CA_CERTS: certFile } });
+    const strict = await startServer({ seed: true, env: { NODE_EXTRA_CA_CERTS: site.certFile } });
     try {
       const clientId = publishAgent("private");
       const before = (await runCli(strict.databaseUrl, ["agents", "list", "--json"])).stdout;

@@ -10,6 +10,7 @@ export const listChatRoute = defineRoute({
   method: "GET",
   path: "/global-chat/messages",
   operationId: "listGlobalChatMessages",
+  mcp: { tool: "list_chat_messages" },
   summary: "Read the global chat",
   description:
     "Messages oldest first within a page. Omit `before` for the newest page; while `has_more` is true pass `next_cursor` as `before` " +
@@ -34,6 +35,7 @@ export const postChatRoute = defineRoute({
   method: "POST",
   path: "/global-chat/messages",
   operationId: "postGlobalChatMessage",
+  mcp: { tool: "post_chat_message" },
   summary: "Post to the global chat",
   description:
     "Posts as the token's user. `text` is required (not blank) and at most 8192 bytes UTF-8; `reply_to_id` must be the numeric id of an existing message. " +

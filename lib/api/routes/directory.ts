@@ -11,6 +11,7 @@ export const resolveRoute = defineRoute({
   method: "POST",
   path: "/directory/resolve",
   operationId: "resolveDirectoryIdentifiers",
+  mcp: { tool: "resolve_directory", readOnly: true },
   summary: "Resolve identifiers to directory identities",
   description:
     "1 to 50 identifiers of type handle, x_handle, codehost or chatapp. Results keep the request order, echo each query, " +
@@ -36,6 +37,7 @@ export const listUsersRoute = defineRoute({
   method: "GET",
   path: "/users",
   operationId: "listDirectoryUsers",
+  mcp: { tool: "list_users" },
   summary: "List directory-visible users",
   description:
     "A stable order (account creation) with opaque keyset cursors: pass `next_cursor` back as `cursor` until it is null. " +

@@ -9,6 +9,7 @@ export const getMyNotifications = defineRoute({
   method: "GET",
   path: "/me/notifications",
   operationId: "listMyNotifications",
+  mcp: { tool: "list_my_notifications" },
   summary: "List the signed-in user's notifications",
   description:
     "Newest first, page-numbered. `limit` outside 1–50 (or not an integer) falls back to 10; a bad `page` falls back to 1. " +

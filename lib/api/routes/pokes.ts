@@ -8,6 +8,7 @@ export const pokeRoute = defineRoute({
   method: "POST",
   path: "/users/{handle}/poke",
   operationId: "pokeUser",
+  mcp: { tool: "poke_user" },
   summary: "Poke a user",
   description:
     "Sends a poke to `{handle}` from the token's user and notifies them (a `poke` notification). No request body. " +

@@ -12,6 +12,7 @@ export const getProfile = defineRoute({
   method: "GET",
   path: "/users/{username}",
   operationId: "getUserProfile",
+  mcp: { tool: "get_user_profile" },
   summary: "Get a user's public profile",
   description:
     "Returns the profile object bare (no `data` wrapper). A token is optional; a presented one is always validated. " +
@@ -34,6 +35,7 @@ export const getMe = defineRoute({
   method: "GET",
   path: "/me",
   operationId: "getMe",
+  mcp: { tool: "get_me" },
   summary: "Get the signed-in user's own profile",
   description:
     "Returns the token user's profile object bare, with `isOwnProfile` true and the owner-only `user.stats`, " +

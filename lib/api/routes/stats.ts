@@ -10,6 +10,7 @@ export const getMyStats = defineRoute({
   method: "GET",
   path: "/me/stats",
   operationId: "getMyStats",
+  mcp: { tool: "get_my_stats" },
   summary: "Get the signed-in user's account statistics",
   description: "Statistics of all seven kinds and the aggregate scores. A user without statistics yet gets empty members.",
   tag: "Me",

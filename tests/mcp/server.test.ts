@@ -1,0 +1,256 @@
+import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { decodeJwt } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApi, TEST_PASSWORD, type Api } from "../api/support";
+import { startAgentWebsite, TestAgent, type AgentWebsite } from "../helpers/agents";
+import { cliJson, runCli } from "../helpers/cli";
+import { completeSignIn, CookieJar } from "../helpers/oidc";
+import type { TestServer } from "../helpers/server";
+
+/**
+ * The API as a remote MCP server at {APP_URL}/mcp (issue 41), driven by the official SDK's client
+ * (`Client` + `StreamableHTTPClientTransport` with an authProvider): an agent whose client ID is its
+ * metadata document's URL meets the 401, the person signs in and allows it, and the agent lists and
+ * calls tools. Each tool answers what the API answers for the same call, under the same gate:
+ * the token's audience (the MCP server's), its scopes (a write without its scope is the HTTP 403 a
+ * client steps up from), revocation and suspension at once, idempotent retries. And the edge: a
+ * foreign Origin, malformed JSON-RPC, both protocol revisions.
+ */
+
+const CALLBACK = "http://127.0.0.1:9/callback";
+const READ_TOOLS = ["get_user_profile", "get_me", "get_my_stats", "list_my_notifications", "get_my_beetle", "list_my_beetle_cards", "list_chat_messages", "resolve_directory", "list_users"];
+const WRITE_TOOLS = ["poke_user", "post_chat_message"];
+
+let site: AgentWebsite;
+let api: Api;
+let server: TestServer;
+let person: { handle: string; id: number };
+let mcpUrl: URL;
+
+beforeAll(async () => {
+  site = await startAgentWebsite();
+  api = await startApi({ env: { CLIENT_METADATA_ALLOW_PRIVATE: "1", NODE_EXTRA_CA_CERTS: site.certFile } });
+  server = api.server;
+  person = await api.createUser();
+  mcpUrl = new URL(`${server.url}/mcp`);
+});
+
+afterAll(async () => {
+  await api?.stop();
+  await site?.close();
+});
+
+interface Connected {
+  client: Client;
+  agent: TestAgent;
+  token: string;
+}
+
+/**
+ * An MCP client's first connection: the 401 sends it through auth() to the sign-in service, the
+ * person signs in and allows it (the hosted pages' forms), it finishes with the code and connects.
+ */
+async function connect(clientId: string): Promise<Connected> {
+  const agent = new TestAgent(clientId, CALLBACK);
+  const first = new Client({ name: "test-agent", version: "1.0.0" });
+  await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: agent }))).rejects.toBeInstanceOf(UnauthorizedError);
+  const signedIn = await completeSignIn(server, agent.authorizationUrl!.href, { handle: person.handle, password: TEST_PASSWORD, redirectUri: CALLBACK, jar: new CookieJar() });
+  const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: agent });
+  await transport.finishAuth(signedIn.code!);
+  const client = new Client({ name: "test-agent", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, agent, token: agent.tokens()!.access_token };
+}
+
+/** One JSON-RPC message POSTed as a client would, with `headers` (the token's Authorization among them). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests poke at arbitrary JSON-RPC answers
+async function post(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: any }> {
+  const res = await fetch(mcpUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : null };
+}
+
+function bearer(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
+describe("an MCP client connects with the official SDK", () => {
+  let reader: Connected;
+  beforeAll(async () => {
+    reader = await connect(site.publish("mcp-reader", CALLBACK));
+  });
+
+  it("meets a 401 naming the MCP server's resource metadata, signs the person in and gets a token for {APP_URL}/mcp", async () => {
+    const res = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${new URL(server.url).origin}/.well-known/oauth-protected-resource/mcp"`);
+    expect(decodeJwt(reader.token)).toMatchObject({ aud: mcpUrl.href, sub: String(person.id) });
+    expect(reader.client.getServerVersion()).toMatchObject({ name: "social-platform" });
+    // The API refuses the MCP server's token: it is for another resource.
+    expect((await api.call("/me", { token: reader.token })).status).toBe(401);
+  });
+
+  it("initializes on both protocol revisions", async () => {
+    for (const version of ["2025-11-25", "2025-06-18"]) {
+      const res = await post(
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
+        { ...bearer(reader.token), "mcp-protocol-version": version },
+      );
+      expect(res.status, version).toBe(200);
+      expect(res.json.result.protocolVersion).toBe(version);
+      expect(res.json.result.capabilities.tools).toBeDefined();
+    }
+  });
+
+  it("lists only what a read-only grant may call, every tool annotated read-only, with input and output schemas", async () => {
+    const { tools } = await reader.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());
+    for (const tool of tools) {
+      expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.outputSchema?.type, tool.name).toBe("object");
+      expect(tool.description!.length, tool.name).toBeGreaterThan(40);
+    }
+  });
+
+  it("each read tool's structuredContent is the API's JSON for the same call", async () => {
+    // The same person's token for the API, from the same agent (the API's audience).
+    const forApi = new TestAgent(reader.agent.clientMetadataUrl, CALLBACK);
+    expect(await auth(forApi, { serverUrl: `${server.url}/api/v1` })).toBe("REDIRECT");
+    const signedIn = await completeSignIn(server, forApi.authorizationUrl!.href, { handle: person.handle, password: TEST_PASSWORD, redirectUri: CALLBACK, jar: new CookieJar() });
+    expect(await auth(forApi, { serverUrl: `${server.url}/api/v1`, authorizationCode: signedIn.code! })).toBe("AUTHORIZED");
+    const apiToken = forApi.tokens()!.access_token;
+    const calls: [string, Record<string, unknown>, string, unknown?][] = [
+      ["get_user_profile", { username: "alice" }, "/users/alice"],
+      ["get_me", {}, "/me"],
+      ["get_my_stats", {}, "/me/stats"],
+      ["list_my_notifications", { limit: 5 }, "/me/notifications?limit=5"],
+      ["get_my_beetle", {}, "/me/beetle"],
+      ["list_my_beetle_cards", {}, "/me/beetle/cards"],
+      ["list_chat_messages", { limit: 3 }, "/global-chat/messages?limit=3"],
+      ["list_users", { limit: 2 }, "/users?limit=2"],
+      ["resolve_directory", { identifiers: [{ type: "handle", value: "alice" }] }, "/directory/resolve", { identifiers: [{ type: "handle", value: "alice" }] }],
+    ];
+    for (const [tool, args, path, body] of calls) {
+      const result = await reader.client.callTool({ name: tool, arguments: args });
+      const fromApi = await api.call(path, { token: apiToken, ...(body ? { method: "POST", body } : {}) });
+      expect(fromApi.status, path).toBeLessThan(300);
+      expect(result.isError ?? false, `${tool}: ${JSON.stringify(result.content)}`).toBe(false);
+      expect(result.structuredContent, tool).toEqual(fromApi.body);
+      expect(result._meta?.["social-platform/request-id"], tool).toEqual(expect.any(String));
+    }
+  });
+
+  it("API errors come back as tool results with isError and the SPEC's code and message", async () => {
+    const result = await reader.client.callTool({ name: "get_user_profile", arguments: { username: "nobody_by_this_name" } });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    expect(result.content).toEqual([{ type: "text", text: "not_found: No user with that username." }]);
+    expect(result._meta?.["social-platform/error"]).toEqual({ code: "not_found", message: "No user with that username." });
+    const bad = await reader.client.callTool({ name: "list_chat_messages", arguments: { limit: "many" } });
+    expect(bad._meta?.["social-platform/error"]).toMatchObject({ code: "invalid_request" });
+    const unknown = await reader.client.callTool({ name: "get_user_profile", arguments: { username: "alice", shoe_size: 44 } });
+    expect(unknown._meta?.["social-platform/error"]).toEqual({ code: "invalid_request", message: "get_user_profile takes no argument `shoe_size`." });
+  });
+
+  it("a write tool without its scope is the gate's 403 insufficient_scope naming the scope, so the client can step up", async () => {
+    const res = await post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "post_chat_message", arguments: { text: "hello" } } }, bearer(reader.token));
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toMatch(/error="insufficient_scope", scope="svc:chat\.write", resource_metadata="[^"]+\/mcp"/);
+    expect(res.json).toMatchObject({ jsonrpc: "2.0", id: 7, error: { message: "This endpoint needs the svc:chat.write scope." } });
+  });
+});
+
+describe("writes, once trusted", () => {
+  let writer: Connected;
+  beforeAll(async () => {
+    expect((await runCli(server.databaseUrl, ["agents", "trust", "localhost"])).code).toBe(0);
+    writer = await connect(site.publish("mcp-writer", CALLBACK));
+  });
+  afterAll(async () => {
+    await runCli(server.databaseUrl, ["agents", "untrust", "localhost"]);
+  });
+
+  it("lists the write tools, not read-only; a post retried with the same call id stores one message", async () => {
+    const { tools } = await writer.client.listTools();
+    for (const name of WRITE_TOOLS) expect(tools.find((t) => t.name === name)?.annotations?.readOnlyHint, name).toBe(false);
+    const text = `from an agent ${Date.now()}`;
+    const call = { jsonrpc: "2.0", id: 42, method: "tools/call", params: { name: "post_chat_message", arguments: { text } } };
+    const first = await post(call, bearer(writer.token));
+    const retry = await post(call, bearer(writer.token));
+    expect(first.status).toBe(200);
+    expect(first.json.result.isError).toBeUndefined();
+    expect(retry.json.result.structuredContent).toEqual(first.json.result.structuredContent);
+    const stored = await api.sql<{ n: string }>(`SELECT count(*) AS n FROM "ChatMessage" WHERE text = $1`, [text]);
+    expect(Number(stored[0]!.n)).toBe(1);
+    // Another call (another id) is another post, which the chat's one-post-per-2-s limit refuses now.
+    const again = await post({ ...call, id: 43 }, bearer(writer.token));
+    expect(again.json.result).toMatchObject({ isError: true, _meta: { "social-platform/error": { code: "rate_limited" }, "social-platform/retry-after": expect.any(Number) } });
+  });
+
+  it("suspending the agent fails its next call within 250 ms; so does the person revoking it", async () => {
+    const probe = () => post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_me", arguments: {} } }, bearer(writer.token));
+    expect((await probe()).status).toBe(200);
+    const clientId = writer.agent.clientMetadataUrl!;
+    expect((await runCli(server.databaseUrl, ["agents", "suspend", clientId, "--reason", "Testing"])).code).toBe(0);
+    const suspendedAt = Date.now();
+    let refused = await probe();
+    while (refused.status === 200 && Date.now() - suspendedAt < 2_000) refused = await probe();
+    expect(refused.status).toBe(401);
+    expect(Date.now() - suspendedAt).toBeLessThan(250);
+    expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect((await runCli(server.databaseUrl, ["agents", "resume", clientId])).code).toBe(0);
+  });
+});
+
+describe("the edge", () => {
+  let token: string;
+  beforeAll(async () => {
+    ({ token } = await connect(site.publish("mcp-edge", CALLBACK)));
+  });
+
+  it("refuses a foreign Origin (DNS rebinding) and answers the platform's own", async () => {
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    const foreign = await post(list, { ...bearer(token), origin: "https://attacker.example" });
+    expect(foreign.status).toBe(403);
+    expect(foreign.json.error.message).toContain("https://attacker.example");
+    const own = await post(list, { ...bearer(token), origin: new URL(server.url).origin });
+    expect(own.status).toBe(200);
+    expect(own.headers.get("access-control-allow-origin")).toBe(new URL(server.url).origin);
+  });
+
+  it("answers malformed JSON-RPC with JSON-RPC errors, never a 500", async () => {
+    const notJson = await post("{ not json", bearer(token));
+    expect(notJson.status).toBe(400);
+    expect(notJson.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 }, id: null });
+    const notRpc = await post({ hello: "world" }, bearer(token));
+    expect(notRpc.status).toBe(400);
+    expect(notRpc.json.error.code).toBeLessThan(-32000);
+    const unknownTool = await post({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "drop_tables", arguments: {} } }, bearer(token));
+    expect(unknownTool.json).toMatchObject({ id: 3, error: { code: -32602 } });
+    const huge = await post({ jsonrpc: "2.0", id: 4, method: "tools/list", params: { pad: "x".repeat(300 * 1024) } }, bearer(token));
+    expect(huge.status).toBe(413);
+    const get = await fetch(mcpUrl, { headers: { ...bearer(token), accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+  });
+
+  it("logs a tool call in the app's request log as MCP tools/call <tool>, with its request id", async () => {
+    const res = await post({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "get_me", arguments: {} } }, bearer(token));
+    const requestId = res.json.result._meta["social-platform/request-id"] as string;
+    const clientId = decodeJwt(token).client_id as string;
+    let rows: { method: string; route: string; status: number }[] = [];
+    for (let i = 0; i < 50 && rows.length === 0; i++) {
+      rows = await api.sql(`SELECT method, route, status FROM "RequestLog" WHERE "clientId" = $1 AND "requestId" = $2`, [clientId, requestId]);
+      if (rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(rows).toEqual([{ method: "MCP", route: "MCP tools/call get_me", status: 200 }]);
+    const listed = await cliJson<{ client_id: string }[]>(server.databaseUrl, ["agents", "list"]);
+    expect(listed.map((a) => a.client_id)).toContain(clientId);
+  });
+});
