@@ -8,7 +8,7 @@ import { defineConfig, globalIgnores } from "eslint/config";
  * ("Dependencies point down"), so that a newcomer learns it from the linter, not from a review:
  *
  *   entry (server.ts, bin/, scripts/)  →  anything below
- *   lib/cli (the operator CLI's commands; bin/platform.ts dispatches)  →  oidc, services, shared
+ *   lib/cli (the operator CLI's commands; bin/platform.ts dispatches)  →  api (`mcp tools`), oidc, services, shared
  *   app/ and pages/  →  components, portal edge, api (the Next catch-all of /api/v1), oidc, services, shared
  *   components  →  components, server actions (lib/actions), shared
  *   lib/server (wiring)  →  api, oidc, services, seed, data, shared, and components for the hosted
@@ -51,8 +51,9 @@ const allow = {
   components: ["components", "actions", "shared"],
   // components: lib/server/hosted-page.ts renders the hosted login page's components itself.
   server: ["server", "api", "oidc", "services", "seed", "data", "shared", "components"],
-  // `keys rotate` calls lib/oidc/keys; the database is opened by bin/platform.ts, not here.
-  cli: ["cli", "oidc", "services", "shared"],
+  // `keys rotate` calls lib/oidc/keys; the database is opened by bin/platform.ts, not here. `mcp tools`
+  // prints the MCP server's tool list from lib/api/mcp/tools.ts.
+  cli: ["cli", "api", "oidc", "services", "shared"],
   api: ["api", "oidc", "services", "shared"],
   oidc: ["oidc", "services", "data", "shared"],
   actions: ["actions", "portal-edge", "services", "shared"],

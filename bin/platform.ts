@@ -19,6 +19,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import * as agents from "../lib/cli/agents";
+import * as mcp from "../lib/cli/mcp";
 import * as apps from "../lib/cli/apps";
 import * as members from "../lib/cli/app-members";
 import * as secrets from "../lib/cli/app-secrets";
@@ -60,6 +61,7 @@ const COMMANDS: Record<string, Command> = {
   "agents trust": agents.agentsTrust,
   "agents untrust": agents.agentsUntrust,
   "agents review": agents.agentsReview,
+  "mcp tools": mcp.mcpTools,
   "apps usage": usage.appsUsage,
   "apps requests": usage.appsRequests,
   "usage retention": usage.usageRetention,

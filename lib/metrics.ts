@@ -128,6 +128,13 @@ function createMetrics() {
     registers: [registry],
   });
 
+  const mcpToolCalls = new client.Counter({
+    name: "platform_mcp_tool_calls_total",
+    help: "MCP tools/call requests answered by this process (lib/api/mcp), by tool and outcome: success, or the API error code the call answered.",
+    labelNames: ["tool", "outcome"] as const,
+    registers: [registry],
+  });
+
   // Fixed label sets, created at load: a scrape shows every series from 0.
   const bound = <T extends string>(counter: client.Counter<T>, ...values: string[]) => {
     const child = counter.labels(...values);
@@ -154,6 +161,7 @@ function createMetrics() {
     grantChildren,
     httpRequests,
     httpDuration,
+    mcpToolCalls,
     changeReconnects,
     changeUp,
     changeLag,
@@ -186,6 +194,14 @@ export function countHostedPageRequest(path: HostedPagePath): void {
 export function countTokenGrant(grantType: string, error: string | null): void {
   const byResult = metrics.grantChildren.get(grantType) ?? metrics.grantChildren.get("other")!;
   (byResult.get(error ?? "success") ?? byResult.get("other_error")!).inc();
+}
+
+/**
+ * One MCP tool call's outcome. `tool` is a name from the tool catalog and `outcome` "success" or an
+ * API error code (ERROR_STATUS's keys): both bounded sets, so the series stay few.
+ */
+export function countMcpToolCall(tool: string, outcome: string): void {
+  metrics.mcpToolCalls.labels(tool, outcome).inc();
 }
 
 export function countWebhookDelivery(result: DeliveryResult, n = 1): void {

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import { Dialog } from "@/components/ui/dialog";
 import { Icon } from "@/components/ui/icon";
-import { DOCS_SEARCH_INDEX_URL, DOCS_SEARCH_OPTIONS, type DocsSearchDocument, type DocsSearchResult } from "./search-options";
+import { DOCS_SEARCH_INDEX_URL, DOCS_SEARCH_OPTIONS, type DocsSearchDocument, type DocsSearchResult } from "@/lib/schemas/docs-search";
 
 const MAX_RESULTS = 12;
 

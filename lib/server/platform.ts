@@ -153,6 +153,7 @@ function httpRoutes(issuerPath: string, oidcRoutes: Record<string, string>) {
     },
     sdk: httpRoute("/sdk/{file}"),
     mcp: httpRoute("/mcp"),
+    mcpServerJson: httpRoute("/.well-known/mcp/server.json"),
     protectedResource: httpRoute("/.well-known/oauth-protected-resource/{resource}"),
     authorizationServer: httpRoute(`/.well-known/oauth-authorization-server${issuerPath}`),
     healthz: httpRoute("/healthz"),
@@ -246,7 +247,7 @@ export async function startPlatform(options: {
   // The API's Node fast path: the same route table as handleApiRequest, without undici objects.
   const { serveApiRequest } = await import("../api/node");
   // The API as an MCP server (issue 41): the same route table, as tools.
-  const { serveMcpRequest } = await import("../api/mcp/http");
+  const { serveMcpRequest, serveServerJson, SERVER_JSON_PATH } = await import("../api/mcp/http");
 
   let nextHandler: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   let closeNext: (() => Promise<void>) | undefined;
@@ -324,6 +325,10 @@ export async function startPlatform(options: {
     if (path === "/mcp") {
       await serveMcpRequest(req, res, apiOrigin);
       return routes.mcp;
+    }
+    if (path === SERVER_JSON_PATH) {
+      serveServerJson(req, res);
+      return routes.mcpServerJson;
     }
     const sdkTarballName = path.startsWith("/sdk/") ? SDK_TARBALL_PATH.exec(path) : null;
     if (sdkTarballName) {

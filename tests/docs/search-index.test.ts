@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
 import { buildDocsSearchIndex } from "../../app/(portal)/docs/_search/build-index";
-import { DOCS_SEARCH_OPTIONS, type DocsSearchDocument, type DocsSearchResult } from "../../components/docs/search-options";
+import { DOCS_SEARCH_OPTIONS, type DocsSearchDocument, type DocsSearchResult } from "../../lib/schemas/docs-search";
 import { DOCS_SEARCH_INDEX_PATH } from "../../scripts/docs-search-index";
 
 /**

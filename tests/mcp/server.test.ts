@@ -20,7 +20,7 @@ import type { TestServer } from "../helpers/server";
  */
 
 const CALLBACK = "http://127.0.0.1:9/callback";
-const READ_TOOLS = ["get_user_profile", "get_me", "get_my_stats", "list_my_notifications", "get_my_beetle", "list_my_beetle_cards", "list_chat_messages", "resolve_directory", "list_users"];
+const READ_TOOLS = ["get_user_profile", "get_me", "get_my_stats", "list_my_notifications", "get_my_beetle", "list_my_beetle_cards", "list_chat_messages", "resolve_directory", "list_users", "search_docs"];
 const WRITE_TOOLS = ["poke_user", "post_chat_message"];
 
 let site: AgentWebsite;
@@ -147,6 +147,16 @@ describe("an MCP client connects with the official SDK", () => {
     }
   });
 
+  it("search_docs finds the docs' sections, with their address on the platform", async () => {
+    const found = await reader.client.callTool({ name: "search_docs", arguments: { query: "refresh token", limit: 3 } });
+    const { results } = found.structuredContent as { results: { title: string; url: string; excerpt: string }[] };
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.length).toBeLessThanOrEqual(3);
+    for (const result of results) expect(result.url.startsWith(`${server.url}/docs`), result.url).toBe(true);
+    const refused = await reader.client.callTool({ name: "search_docs", arguments: { query: "" } });
+    expect(refused.isError).toBe(true);
+  });
+
   it("API errors come back as tool results with isError and the SPEC's code and message", async () => {
     const result = await reader.client.callTool({ name: "get_user_profile", arguments: { username: "nobody_by_this_name" } });
     expect(result.isError).toBe(true);
@@ -215,6 +225,24 @@ describe("the edge", () => {
     ({ token } = await connect(site.publish("mcp-edge", CALLBACK)));
   });
 
+  it("platform mcp tools prints what tools/list offers for the given scopes", async () => {
+    const tools = await cliJson<{ name: string; scope: string | null; read_only: boolean }[]>(server.databaseUrl, ["mcp", "tools", "--scope", "svc:chat.read", "--scope", "svc:chat.write"]);
+    expect(tools.map((t) => t.name)).toEqual(["get_user_profile", "get_me", "list_chat_messages", "post_chat_message", "search_docs"]);
+    expect(tools.find((t) => t.name === "post_chat_message")).toEqual({ name: "post_chat_message", title: "Post to the global chat", scope: "svc:chat.write", read_only: false });
+    const refused = await runCli(server.databaseUrl, ["mcp", "tools", "--scope", "svc:everything"]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("Unknown scope svc:everything");
+  });
+
+  it("serves its server.json for the MCP Registry", async () => {
+    const res = await fetch(`${server.url}/.well-known/mcp/server.json`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      name: "localhost/social-platform",
+      remotes: [{ type: "streamable-http", url: mcpUrl.href }],
+    });
+  });
+
   it("refuses a foreign Origin (DNS rebinding) and answers the platform's own", async () => {
     const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
     const foreign = await post(list, { ...bearer(token), origin: "https://attacker.example" });
@@ -240,7 +268,9 @@ describe("the edge", () => {
     expect(get.status).toBe(405);
   });
 
-  it("logs a tool call in the app's request log as MCP tools/call <tool>, with its request id", async () => {
+  it("logs a tool call in the app's request log as MCP tools/call <tool>, with its request id, and counts it in /metrics", async () => {
+    const counted = async () => (await server.metrics()).get('platform_mcp_tool_calls_total{tool="get_me",outcome="success"}') ?? 0;
+    const before = await counted();
     const res = await post({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "get_me", arguments: {} } }, bearer(token));
     const requestId = res.json.result._meta["social-platform/request-id"] as string;
     const clientId = decodeJwt(token).client_id as string;
@@ -250,6 +280,7 @@ describe("the edge", () => {
       if (rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(rows).toEqual([{ method: "MCP", route: "MCP tools/call get_me", status: 200 }]);
+    expect(await counted()).toBe(before + 1);
     const listed = await cliJson<{ client_id: string }[]>(server.databaseUrl, ["agents", "list"]);
     expect(listed.map((a) => a.client_id)).toContain(clientId);
   });

@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { env } from "../../env";
 import { isAppError } from "../../errors";
+import { countMcpToolCall } from "../../metrics";
 import { BodyError, readBody } from "../../http/body";
 import { requestIdFrom } from "../../http/request-id";
 import { sendRaw } from "../../http/reply";
@@ -11,7 +12,7 @@ import { serverSecurityHeaders } from "../../http/security-headers";
 import { authorize, identify, type ApiCaller } from "../auth";
 import { toErrorReply } from "../errors";
 import type { ApiReply, ApiRequest } from "../request-reply";
-import { mcpTools, runToolCall, toolsFor } from "./tools";
+import { mcpTools, runToolCall, SEARCH_DOCS_TOOL, searchDocs, searchDocsTool, toolsFor } from "./tools";
 
 /**
  * `{APP_URL}/mcp`: the API as a remote MCP server (Streamable HTTP, issue 41), with the official
@@ -99,19 +100,29 @@ function toolResult(reply: ApiReply, requestId: string): CallToolResult {
 function mcpServer(caller: Exclude<ApiCaller, { kind: "anonymous" }>, authorization: string, origin: string): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: toolsFor(caller.scopes, caller.kind === "user").map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
-      name,
-      title,
-      description,
-      inputSchema,
-      outputSchema,
-      annotations,
-    })),
+    tools: [
+      ...toolsFor(caller.scopes, caller.kind === "user").map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+        name,
+        title,
+        description,
+        inputSchema,
+        outputSchema,
+        annotations,
+      })),
+      searchDocsTool,
+    ],
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (request.params.name === SEARCH_DOCS_TOOL) {
+      const found = await searchDocs(request.params.arguments ?? {}, origin);
+      countMcpToolCall(SEARCH_DOCS_TOOL, "error" in found ? "invalid_request" : "success");
+      if ("error" in found) return { isError: true, content: [{ type: "text", text: `invalid_request: ${found.error}` }], _meta: { "social-platform/error": { code: "invalid_request", message: found.error } } };
+      return { content: [{ type: "text", text: JSON.stringify(found) }], structuredContent: found };
+    }
     const tool = mcpTools().get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const { reply, requestId } = await runToolCall({ tool, args: request.params.arguments ?? {}, authorization, callId: extra.requestId, origin });
+    countMcpToolCall(tool.name, reply.status < 400 ? "success" : (reply.errorCode ?? "error"));
     return toolResult(reply, requestId);
   });
   return server;
@@ -161,8 +172,10 @@ export async function serveMcpRequest(req: IncomingMessage, res: ServerResponse,
     try {
       authorize(identified, tool.route.config.auth, tool.scope, "mcp");
     } catch (error) {
-      if (isAppError(error)) return refuse(res, toErrorReply(error, info), cors, call.id);
-      throw error;
+      if (!isAppError(error)) throw error;
+      const reply = toErrorReply(error, info);
+      countMcpToolCall(tool.name, reply.errorCode ?? "error");
+      return refuse(res, reply, cors, call.id);
     }
   }
   for (const [name, value] of Object.entries({ ...serverSecurityHeaders(), ...cors, "cache-control": "no-store" })) res.setHeader(name, value);
@@ -174,4 +187,33 @@ export async function serveMcpRequest(req: IncomingMessage, res: ServerResponse,
   });
   await server.connect(transport);
   await transport.handleRequest(req, res, body);
+}
+
+/** Where the MCP Registry's description of this server is served. */
+export const SERVER_JSON_PATH = "/.well-known/mcp/server.json";
+
+/**
+ * The MCP Registry's `server.json` for this deployment: a remote server (Streamable HTTP at
+ * {APP_URL}/mcp), named in the reverse-DNS namespace of APP_URL's host. Public and cacheable.
+ */
+export function serverJson(): Record<string, unknown> {
+  const { APP_URL } = env();
+  const host = new URL(APP_URL).hostname;
+  return {
+    $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+    name: `${host.split(".").reverse().join(".")}/${SERVER_INFO.name}`,
+    title: SERVER_INFO.title,
+    description: "The social platform's API for AI agents: profiles, stats, notifications, pokes, the global chat and the directory, for the person who signed in.",
+    version: SERVER_INFO.version,
+    websiteUrl: `${APP_URL}/docs/agents`,
+    remotes: [{ type: "streamable-http", url: `${APP_URL}/mcp` }],
+  };
+}
+
+export function serveServerJson(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    return sendRaw(res, 405, { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" }, "GET only.");
+  }
+  const body = JSON.stringify(serverJson(), null, 2);
+  sendRaw(res, 200, { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300", "access-control-allow-origin": "*" }, req.method === "HEAD" ? null : body);
 }

@@ -1,5 +1,9 @@
 import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import MiniSearch from "minisearch";
 import { z } from "zod";
+import { DOCS_SEARCH_OPTIONS, type DocsSearchDocument, type DocsSearchResult } from "../../schemas/docs-search";
 import { requestIdFrom } from "../../http/request-id";
 import type { SvcScope } from "../../scopes";
 import { errorReply } from "../errors";
@@ -91,6 +95,72 @@ export function mcpTools(): Map<string, McpTool> {
 export function toolsFor(scopes: readonly string[], hasUser: boolean): McpTool[] {
   return [...mcpTools().values()].filter((tool) => (tool.scope === undefined || scopes.includes(tool.scope)) && (hasUser || !tool.userOnly));
 }
+
+/**
+ * `search_docs`: the portal's docs search (the same MiniSearch index the docs' search box loads,
+ * public/docs-search-index.json) for agents that write code against the platform. Public reading:
+ * any token for the MCP server may call it, and it makes no API request.
+ */
+export const SEARCH_DOCS_TOOL = "search_docs";
+const SEARCH_DOCS_MAX_RESULTS = 10;
+
+export const searchDocsTool = {
+  name: SEARCH_DOCS_TOOL,
+  title: "Search the platform's documentation",
+  description:
+    "Search the developer documentation of the platform (guides and the API reference): how sign-in, scopes, errors, webhooks, " +
+    "the event stream, the sandbox and the SDK work. Returns the best sections with their address and an excerpt; read the page at `url` for the whole text.",
+  inputSchema: objectSchema(
+    z.object({
+      query: z.string().trim().min(1).max(200).meta({ description: "Words to look for, e.g. \"refresh token rotation\" or \"rate limit headers\"." }),
+      limit: z.number().int().min(1).max(SEARCH_DOCS_MAX_RESULTS).optional().meta({ description: `How many results, 1 to ${SEARCH_DOCS_MAX_RESULTS} (default 5).` }),
+    }),
+    "input",
+  ),
+  outputSchema: objectSchema(
+    z.object({
+      results: z.array(
+        z.object({
+          title: z.string(),
+          page: z.string(),
+          url: z.string().meta({ description: "Absolute URL of the section" }),
+          endpoint: z.string().meta({ description: "`GET /users/{username}` for an API operation; empty for a guide" }),
+          excerpt: z.string(),
+        }),
+      ),
+    }),
+    "output",
+  ),
+  annotations: { title: "Search the platform's documentation", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+} as const;
+
+const searchDocsInput = z.object({ query: z.string().trim().min(1).max(200), limit: z.number().int().min(1).max(SEARCH_DOCS_MAX_RESULTS).default(5) }).strict();
+
+let docsIndex: Promise<MiniSearch<DocsSearchDocument>> | undefined;
+
+/** The docs index, loaded once per process (built with the docs: npm run docs:index). */
+function loadDocsIndex(): Promise<MiniSearch<DocsSearchDocument>> {
+  docsIndex ??= readFile(path.join(process.cwd(), "public", "docs-search-index.json"), "utf8").then((json) => MiniSearch.loadJSON<DocsSearchDocument>(json, DOCS_SEARCH_OPTIONS));
+  docsIndex.catch(() => (docsIndex = undefined));
+  return docsIndex;
+}
+
+/** Runs search_docs: the results, or why the arguments are refused (the API's invalid_request wording). */
+export async function searchDocs(args: Record<string, unknown>, origin: string): Promise<{ results: DocsSearchResultView[] } | { error: string }> {
+  const parsed = searchDocsInput.safeParse(args);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = issue.path.join(".") || (issue.code === "unrecognized_keys" ? issue.keys[0] : "arguments");
+    return { error: `Invalid argument \`${name}\`: ${issue.message}.` };
+  }
+  const index = await loadDocsIndex();
+  const hits = index.search(parsed.data.query).slice(0, parsed.data.limit) as unknown as DocsSearchResult[];
+  return {
+    results: hits.map((hit) => ({ title: hit.title, page: hit.page, url: `${origin}${hit.url}`, endpoint: hit.endpoint, excerpt: hit.excerpt })),
+  };
+}
+
+type DocsSearchResultView = Pick<DocsSearchResult, "title" | "page" | "endpoint" | "excerpt"> & { url: string };
 
 /** Why the arguments cannot make a request, or null. */
 function argumentProblem(tool: McpTool, args: Record<string, unknown>): string | null {

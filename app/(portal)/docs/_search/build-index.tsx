@@ -3,7 +3,7 @@ import type { ReactElement, ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { DOCS_PAGES, type DocsPath } from "@/components/docs/docs-nav";
 import { listOperations } from "@/components/docs/openapi-operations";
-import { DOCS_SEARCH_OPTIONS, type DocsSearchDocument } from "@/components/docs/search-options";
+import { DOCS_SEARCH_OPTIONS, type DocsSearchDocument } from "@/lib/schemas/docs-search";
 
 type PageModule = { default: () => ReactElement<{ title: string; lead: ReactNode; children: ReactNode }> };
 
