@@ -715,6 +715,10 @@ function chatIdsNote(stored: number, acked: number): string {
 }
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
+/** A Streamable HTTP client's POST (the MCP server answers JSON). */
+const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+/** Users signed in for the MCP case's tokens (a random one per request, as case 5's). */
+const MCP_TOKEN_USERS = 50;
 
 function buildCases(config: BenchConfig): CaseSpec[] {
   const apiScopes = API_CLIENT_SCOPES.join(" ");
@@ -799,6 +803,26 @@ function buildCases(config: BenchConfig): CaseSpec[] {
         const tokens = needUserTokens(ctx);
         await probe(api(ctx, `/users/${benchHandle(2, ctx.seed.handleWidth)}`), { headers: bearer(tokens[0]!) }, [200]);
         return { scenario: scenario(ctx, ctx.origin, { path: "/api/v1/users/{handle}", mode: "random", tokens, handles: allHandles(ctx) }) };
+      },
+    },
+    {
+      id: "5m",
+      name: "MCP tools/call get_user_profile (the same read as case 5), user tokens for /mcp, random users",
+      app: true,
+      async prepare(ctx) {
+        if (!ctx.discovery || !ctx.loginClient) throw new Unavailable(ctx.userTokensError ?? "sign-in service unavailable");
+        // Tokens for the MCP server's audience: the same login client and users as case 5's, asked with resource={APP_URL}/mcp.
+        const handles = allHandles(ctx).slice(0, MCP_TOKEN_USERS);
+        const tokens: string[] = [];
+        for (const handle of handles) {
+          tokens.push((await signIn(ctx.discovery, ctx.loginClient, ctx.origin, handle, BENCH_PASSWORD, { resource: `${ctx.origin}/mcp` })).accessToken);
+        }
+        const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_user_profile", arguments: { username: "{handle}" } } });
+        const probed = (await probe(`${ctx.origin}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, ...bearer(tokens[0]!) }, body: body.replace("{handle}", benchHandle(2, ctx.seed.handleWidth)) }, [200])) as {
+          result?: { isError?: boolean };
+        };
+        if (!probed.result || probed.result.isError) throw new Error(`POST /mcp tools/call get_user_profile answered ${JSON.stringify(probed).slice(0, 200)}`);
+        return { scenario: scenario(ctx, ctx.origin, { method: "POST", path: "/mcp", headers: MCP_HEADERS, body, mode: "random", tokens, handles: allHandles(ctx) }) };
       },
     },
     ...(["on", "off"] as const).map(
@@ -1125,7 +1149,7 @@ async function reuseDetectionNote(ctx: Context, client: LoginClient): Promise<st
 }
 
 /** Measured together, interleaved: a case with its baseline, a first page with its deep page. */
-const FIXED_GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["M", "P"], ["D", "F", "Fa"], ["W"]];
+const FIXED_GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5m", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["M", "P"], ["D", "F", "Fa"], ["W"]];
 
 /**
  * The groups in order; the event cases last, each alone (their own RSS peak), by rate: E at

@@ -139,7 +139,7 @@ export async function signIn(
   appOrigin: string,
   username: string,
   password: string,
-  options: { loginPage?: boolean } = {},
+  options: { loginPage?: boolean; resource?: string } = {},
 ): Promise<UserTokens> {
   const jar = new CookieJar();
   const deviceCookie = `${TRUSTED_DEVICE_COOKIE_PREFIX}${username.toLowerCase()}`;
@@ -157,6 +157,7 @@ export async function signIn(
     state,
     code_challenge: challenge,
     code_challenge_method: "S256",
+    ...(options.resource ? { resource: options.resource } : {}),
   }).toString();
 
   const get = async (url: string) => {
@@ -197,6 +198,7 @@ export async function signIn(
           code,
           redirect_uri: client.redirectUri,
           code_verifier: verifier,
+          ...(options.resource ? { resource: options.resource } : {}),
         }).toString(),
       );
       const tokens = parseJson(exchange.body) as { access_token?: string; refresh_token?: string; error?: string };

@@ -34,6 +34,7 @@ test.describe("layout, axe and console sweep at 390 px and 1280 px, light and da
     ["docs-sdk", "/docs/sdk"],
     ["docs-events", "/docs/events"],
     ["docs-agents", "/docs/agents"],
+    ["docs-mcp", "/docs/mcp"],
   ] as const) {
     test(`docs: ${path}`, async () => {
       expectClean(await sweep("alice", slug, (p) => p.goto(`${server.url}${path}`)));

@@ -57,6 +57,9 @@ export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
 const WEBHOOK_QUEUE_STEPS = ["fanout", "load", "claim", "record", "record_failure", "renew", "unlock"] as const;
 export type WebhookQueueStep = (typeof WEBHOOK_QUEUE_STEPS)[number];
 
+const MCP_PATHS = ["fast", "sdk"] as const;
+type McpPath = (typeof MCP_PATHS)[number];
+
 /** Seconds; from well under a millisecond (a cached read) to the 60 s request timeout. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -135,6 +138,13 @@ function createMetrics() {
     registers: [registry],
   });
 
+  const mcpRequests = new client.Counter({
+    name: "platform_mcp_requests_total",
+    help: "POSTs to /mcp past its edge checks, by the path that answered: fast (a single tools/call of an API tool, lib/api/mcp/http.ts) or sdk (the MCP SDK's server).",
+    labelNames: ["path"] as const,
+    registers: [registry],
+  });
+
   // Fixed label sets, created at load: a scrape shows every series from 0.
   const bound = <T extends string>(counter: client.Counter<T>, ...values: string[]) => {
     const child = counter.labels(...values);
@@ -143,6 +153,7 @@ function createMetrics() {
   };
   const tokenPathChildren = new Map(TOKEN_PATHS.map((p) => [p, bound(tokenRequests, p)]));
   const hostedPageChildren = new Map(HOSTED_PAGE_PATHS.map((p) => [p, bound(hostedPageRequests, p)]));
+  const mcpPathChildren = new Map(MCP_PATHS.map((p) => [p, bound(mcpRequests, p)]));
   const deliveryChildren = new Map(DELIVERY_RESULTS.map((r) => [r, bound(deliveries, r)]));
   const queueStepChildren = new Map(WEBHOOK_QUEUE_STEPS.map((step) => [step, bound(queueTransactions, step)]));
   // Grants: bound here, shown once counted (5 types × 14 results would be 70 series of zeros).
@@ -156,6 +167,7 @@ function createMetrics() {
     registry,
     tokenPathChildren,
     hostedPageChildren,
+    mcpPathChildren,
     deliveryChildren,
     queueStepChildren,
     grantChildren,
@@ -200,6 +212,10 @@ export function countTokenGrant(grantType: string, error: string | null): void {
  * One MCP tool call's outcome. `tool` is a name from the tool catalog and `outcome` "success" or an
  * API error code (ERROR_STATUS's keys): both bounded sets, so the series stay few.
  */
+export function countMcpRequest(path: McpPath): void {
+  metrics.mcpPathChildren.get(path)!.inc();
+}
+
 export function countMcpToolCall(tool: string, outcome: string): void {
   metrics.mcpToolCalls.labels(tool, outcome).inc();
 }

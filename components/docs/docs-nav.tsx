@@ -9,6 +9,7 @@ export const DOCS_PAGES = [
   { href: "/docs/sandbox", label: "Sandbox" },
   { href: "/docs/events", label: "Events and webhooks" },
   { href: "/docs/agents", label: "Connect an AI agent" },
+  { href: "/docs/mcp", label: "Use the platform from an AI agent" },
   { href: "/docs/errors", label: "Errors and limits" },
   { href: "/docs/api-reference", label: "API reference" },
   { href: "/docs/changes", label: "Versioning and changes" },

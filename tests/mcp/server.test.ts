@@ -147,6 +147,34 @@ describe("an MCP client connects with the official SDK", () => {
     }
   });
 
+  it("a single tools/call is answered by the fast path, exactly as the SDK's server answers the same call", async () => {
+    const paths = async () => {
+      const metrics = await server.metrics();
+      return { fast: metrics.get('platform_mcp_requests_total{path="fast"}') ?? 0, sdk: metrics.get('platform_mcp_requests_total{path="sdk"}') ?? 0 };
+    };
+    const strip = (answer: { result: { _meta: Record<string, unknown> } }) => {
+      // Each call has its own request id and leaves one request less of the quota.
+      const { "social-platform/request-id": requestId, "social-platform/ratelimit": remaining, ...meta } = answer.result._meta;
+      expect(requestId).toEqual(expect.any(String));
+      expect(remaining).toMatch(/^"app";r=\d+/);
+      return { ...answer, result: { ...answer.result, _meta: meta } };
+    };
+    for (const args of [{ username: "alice" }, { username: "nobody_by_this_name" }]) {
+      const before = await paths();
+      const call = { jsonrpc: "2.0", id: "call-1", method: "tools/call", params: { name: "get_user_profile", arguments: args } };
+      const fast = await post(call, bearer(reader.token));
+      const middle = await paths();
+      // `_meta` in the params: a message the fast path leaves to the SDK.
+      const sdk = await post({ ...call, params: { ...call.params, _meta: {} } }, bearer(reader.token));
+      const after = await paths();
+      expect(middle).toEqual({ fast: before.fast + 1, sdk: before.sdk });
+      expect(after).toEqual({ fast: middle.fast, sdk: middle.sdk + 1 });
+      expect(fast.status).toBe(sdk.status);
+      expect(fast.headers.get("content-type")).toBe(sdk.headers.get("content-type"));
+      expect(strip(fast.json)).toEqual(strip(sdk.json));
+    }
+  });
+
   it("search_docs finds the docs' sections, with their address on the platform", async () => {
     const found = await reader.client.callTool({ name: "search_docs", arguments: { query: "refresh token", limit: 3 } });
     const { results } = found.structuredContent as { results: { title: string; url: string; excerpt: string }[] };

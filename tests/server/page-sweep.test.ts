@@ -115,7 +115,7 @@ async function portalVisits(): Promise<Visit[]> {
     { route: "/", url: "/" },
     { route: "/signin", url: "/signin" },
     { route: "/docs", url: "/docs" },
-    ...["authentication", "scopes", "sdk", "sandbox", "events", "agents", "errors", "api-reference", "changes", "changelog"].map((page) => ({
+    ...["authentication", "scopes", "sdk", "sandbox", "events", "agents", "mcp", "errors", "api-reference", "changes", "changelog"].map((page) => ({
       route: `/docs/${page}`,
       url: `/docs/${page}`,
     })),

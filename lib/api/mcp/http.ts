@@ -1,10 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { env } from "../../env";
 import { isAppError } from "../../errors";
-import { countMcpToolCall } from "../../metrics";
+import { countMcpRequest, countMcpToolCall } from "../../metrics";
 import { BodyError, readBody } from "../../http/body";
 import { requestIdFrom } from "../../http/request-id";
 import { sendRaw } from "../../http/reply";
@@ -12,7 +19,7 @@ import { serverSecurityHeaders } from "../../http/security-headers";
 import { authorize, identify, type ApiCaller } from "../auth";
 import { toErrorReply } from "../errors";
 import type { ApiReply, ApiRequest } from "../request-reply";
-import { mcpTools, runToolCall, SEARCH_DOCS_TOOL, searchDocs, searchDocsTool, toolsFor } from "./tools";
+import { mcpTools, runToolCall, SEARCH_DOCS_TOOL, searchDocs, searchDocsTool, toolsFor, type McpTool } from "./tools";
 
 /**
  * `{APP_URL}/mcp`: the API as a remote MCP server (Streamable HTTP, issue 41), with the official
@@ -76,24 +83,41 @@ function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
   };
 }
 
-/** The MCP result of a tool call from the API's reply: its JSON as structuredContent, or an error result. */
-function toolResult(reply: ApiReply, requestId: string): CallToolResult {
-  const text = reply.body ?? "";
-  const json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+/** What a tool result's _meta says of the API's reply: its request id, status and rate-limit headers. */
+function replyMeta(reply: ApiReply, requestId: string): Record<string, unknown> {
   // The reply's headers as given (an error's own, such as Retry-After, keep their case).
   const header = (name: string) => Object.entries(reply.headers).find(([key]) => key.toLowerCase() === name)?.[1];
   const rateLimit = header("ratelimit");
-  const meta = () => ({
+  const retryAfter = header("retry-after");
+  return {
     "social-platform/request-id": requestId,
     "social-platform/status": reply.status,
     ...(rateLimit ? { "social-platform/ratelimit": rateLimit, "social-platform/ratelimit-policy": header("ratelimit-policy") } : {}),
-    ...(header("retry-after") ? { "social-platform/retry-after": Number(header("retry-after")) } : {}),
-  });
-  if (reply.status < 400) return { content: [{ type: "text", text }], structuredContent: json, _meta: meta() };
+    ...(retryAfter ? { "social-platform/retry-after": Number(retryAfter) } : {}),
+  };
+}
+
+/** The MCP result of a tool call from the API's reply: its JSON as structuredContent, or an error result. */
+function toolResult(reply: ApiReply, requestId: string): CallToolResult {
+  const text = reply.body ?? "";
+  if (reply.status < 400) return { content: [{ type: "text", text }], structuredContent: text ? JSON.parse(text) : {}, _meta: replyMeta(reply, requestId) };
   // No structuredContent on an error (clients check it against the tool's output schema): the SPEC's
   // error object is in the text and, whole, in _meta.
-  const error = (json.error ?? {}) as { code?: string; message?: string };
-  return { isError: true, content: [{ type: "text", text: `${error.code ?? "error"}: ${error.message ?? text}` }], _meta: { ...meta(), "social-platform/error": error } };
+  const error = ((text ? JSON.parse(text) : {}) as { error?: { code?: string; message?: string } }).error ?? {};
+  return {
+    isError: true,
+    content: [{ type: "text", text: `${error.code ?? "error"}: ${error.message ?? text}` }],
+    _meta: { ...replyMeta(reply, requestId), "social-platform/error": error },
+  };
+}
+
+/**
+ * The same result as `toolResult`, serialized: a success's JSON is spliced in as it came from the
+ * API (its text and its structuredContent), not parsed and written again.
+ */
+function toolResultJson(reply: ApiReply, requestId: string): string {
+  if (reply.status >= 400 || !reply.body) return JSON.stringify(toolResult(reply, requestId));
+  return `{"content":[{"type":"text","text":${JSON.stringify(reply.body)}}],"structuredContent":${reply.body},"_meta":${JSON.stringify(replyMeta(reply, requestId))}}`;
 }
 
 /** One stateless MCP server for one HTTP request, for `caller` (whose token `authorization` carries). */
@@ -126,6 +150,33 @@ function mcpServer(caller: Exclude<ApiCaller, { kind: "anonymous" }>, authorizat
     return toolResult(reply, requestId);
   });
   return server;
+}
+
+/**
+ * The one message the hot path answers itself: a single tools/call of an API tool, as the SDK's
+ * client sends it (JSON, accepting JSON and SSE, a supported protocol version). It is answered with
+ * exactly what the SDK would answer (the same toolResult, serialized as the SDK serializes a JSON
+ * response) without a Server, a transport and Web Request/Response objects per request, which cost
+ * several times the API call itself. Anything else (initialize, tools/list, search_docs, a batch,
+ * `_meta`, an unusual header) goes to the SDK: null.
+ */
+function fastToolCall(req: IncomingMessage, body: unknown): { tool: McpTool; args: Record<string, unknown>; id: string | number } | null {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return null;
+  const message = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: unknown };
+  if (message.jsonrpc !== "2.0" || message.method !== "tools/call" || (typeof message.id !== "string" && typeof message.id !== "number")) return null;
+  if (Object.keys(message).length !== 4 || !message.params || typeof message.params !== "object") return null;
+  const params = message.params as { name?: unknown; arguments?: unknown };
+  const args = params.arguments ?? {};
+  if (Object.keys(params).some((key) => key !== "name" && key !== "arguments") || typeof params.name !== "string") return null;
+  if (!args || typeof args !== "object" || Array.isArray(args)) return null;
+  const tool = mcpTools().get(params.name);
+  if (!tool) return null;
+  const accept = req.headers.accept ?? "";
+  const version = req.headers["mcp-protocol-version"];
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
+  if (!(req.headers["content-type"] ?? "").includes("application/json")) return null;
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) return null;
+  return { tool, args: args as Record<string, unknown>, id: message.id };
 }
 
 /** A tools/call among the messages, with its id: the one kind of request the scope gate is asked about here. */
@@ -178,7 +229,17 @@ export async function serveMcpRequest(req: IncomingMessage, res: ServerResponse,
       return refuse(res, reply, cors, call.id);
     }
   }
-  for (const [name, value] of Object.entries({ ...serverSecurityHeaders(), ...cors, "cache-control": "no-store" })) res.setHeader(name, value);
+  const headers = { ...serverSecurityHeaders(), ...cors, "cache-control": "no-store" };
+  const fast = fastToolCall(req, body);
+  if (fast) {
+    countMcpRequest("fast");
+    const { reply, requestId: callRequestId } = await runToolCall({ tool: fast.tool, args: fast.args, authorization: req.headers.authorization!, callId: fast.id, origin });
+    countMcpToolCall(fast.tool.name, reply.status < 400 ? "success" : (reply.errorCode ?? "error"));
+    const result = toolResultJson(reply, callRequestId);
+    return sendRaw(res, 200, { ...headers, "content-type": "application/json" }, `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(fast.id)}}`);
+  }
+  countMcpRequest("sdk");
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   const server = mcpServer(caller, req.headers.authorization!, origin);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on("close", () => {
@@ -205,7 +266,7 @@ export function serverJson(): Record<string, unknown> {
     title: SERVER_INFO.title,
     description: "The social platform's API for AI agents: profiles, stats, notifications, pokes, the global chat and the directory, for the person who signed in.",
     version: SERVER_INFO.version,
-    websiteUrl: `${APP_URL}/docs/agents`,
+    websiteUrl: `${APP_URL}/docs/mcp`,
     remotes: [{ type: "streamable-http", url: `${APP_URL}/mcp` }],
   };
 }

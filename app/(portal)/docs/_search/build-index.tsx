@@ -19,6 +19,7 @@ const PAGES: Record<Exclude<DocsPath, "/docs/api-reference">, () => Promise<Page
   "/docs/sandbox": () => import("../sandbox/page"),
   "/docs/events": () => import("../events/page"),
   "/docs/agents": () => import("../agents/page"),
+  "/docs/mcp": () => import("../mcp/page"),
   "/docs/errors": () => import("../errors/page"),
   "/docs/changes": () => import("../changes/page"),
   "/docs/changelog": () => import("../changelog/page"),
