@@ -71,17 +71,24 @@ export interface AgentWebsite {
   close(): Promise<void>;
 }
 
-export async function startAgentWebsite(): Promise<AgentWebsite> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "agent-docs-"));
+/** A self-signed certificate for localhost (openssl), in a new temporary directory; remove `dir` when done. */
+export function localhostCertificate(): { dir: string; certFile: string; keyFile: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tls-"));
   const certFile = path.join(dir, "cert.pem");
+  const keyFile = path.join(dir, "key.pem");
   execFileSync(
     "openssl",
     ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-      "-addext", "subjectAltName=DNS:localhost", "-keyout", path.join(dir, "key.pem"), "-out", certFile],
+      "-addext", "subjectAltName=DNS:localhost", "-keyout", keyFile, "-out", certFile],
     { stdio: "ignore" },
   );
+  return { dir, certFile, keyFile };
+}
+
+export async function startAgentWebsite(): Promise<AgentWebsite> {
+  const { dir, certFile, keyFile } = localhostCertificate();
   const documents = new Map<string, Served>();
-  const server = https.createServer({ key: readFileSync(path.join(dir, "key.pem")), cert: readFileSync(certFile) }, (req, res) => {
+  const server = https.createServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => {
     const served = documents.get(new URL(req.url ?? "/", "https://localhost").pathname);
     if (!served) return res.writeHead(404).end("not here");
     res.writeHead(served.status ?? 200, served.headers ?? { "content-type": "application/json" }).end(served.body);

@@ -5,6 +5,7 @@ import { CodeBlock } from "@/components/ui/code-block";
 import { TableScroll } from "@/components/ui/table-scroll";
 import { mcpTools, searchDocsTool } from "@/lib/api/mcp/tools";
 import { env } from "@/lib/env";
+import { CONNECT_SNIPPET } from "./snippets";
 
 export const metadata: Metadata = { title: "Use the platform from an AI agent" };
 
@@ -50,6 +51,16 @@ export default function McpGuidePage() {
         your browser, so start the platform with <code>MCP_ALLOWED_ORIGINS=http://localhost:6274</code>: a request from any
         other page&apos;s origin is refused, so a web page cannot use a person&apos;s agent against the platform.
       </p>
+
+      <h2 id="code">From your own code</h2>
+      <p>
+        An agent of your own connects with the official MCP SDK&apos;s client. Its <code>authProvider</code> (an{" "}
+        <code>OAuthClientProvider</code>) names the agent by the URL of the client metadata document it publishes, sends the
+        person to the address the SDK gives it, and keeps the tokens; the SDK does the rest (discovery, PKCE, the token, its
+        refresh). This is the connecting part of <code>examples/mcp-agent</code> in the repository, which signs a person in,
+        lists tools, reads the profile, posts and follows notifications:
+      </p>
+      <CodeBlock title="examples/mcp-agent/src/agent.ts" language="ts" code={CONNECT_SNIPPET} />
 
       <h2 id="tools">Tools</h2>
       <p>
