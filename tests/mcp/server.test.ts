@@ -244,6 +244,17 @@ describe("writes, once trusted", () => {
     expect(Date.now() - suspendedAt).toBeLessThan(250);
     expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
     expect((await runCli(server.databaseUrl, ["agents", "resume", clientId])).code).toBe(0);
+
+    // Resumed, it signs the person in again; then the person revokes it (Connected apps' service).
+    const again = await connect(clientId);
+    const probeAgain = () => post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_me", arguments: {} } }, bearer(again.token));
+    expect((await probeAgain()).status).toBe(200);
+    expect((await runCli(server.databaseUrl, ["users", "revoke-app", person.handle, clientId])).code).toBe(0);
+    const revokedAt = Date.now();
+    let gone = await probeAgain();
+    while (gone.status === 200 && Date.now() - revokedAt < 2_000) gone = await probeAgain();
+    expect(gone.status).toBe(401);
+    expect(Date.now() - revokedAt).toBeLessThan(250);
   });
 });
 
