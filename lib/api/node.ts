@@ -11,7 +11,7 @@ import { dispatchApiRequest } from "./router";
  * whole profile read). The body is read from Node's stream only if a handler asks for it
  * (lib/http/body.ts enforces the cap while it streams).
  */
-function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
+export function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   return {
     method: req.method ?? "GET",

@@ -180,6 +180,17 @@ function cacheSeconds(headers: Record<string, string | string[] | undefined>): n
   return Math.min(MAX_CACHE_SECONDS, Math.max(MIN_CACHE_SECONDS, seconds ?? MIN_CACHE_SECONDS));
 }
 
+/** A GET of something an agent's metadata names (its document, keys, logo), under the webhooks' outbound rules. */
+function getFromAgent(url: string, options: { maxBytes: number; accept: string; noun: string }) {
+  return outboundGet(url, {
+    allowPrivate: env().CLIENT_METADATA_ALLOW_PRIVATE,
+    maxBytes: options.maxBytes,
+    timeoutMs: FETCH_TIMEOUT_MS,
+    headers: { accept: options.accept },
+    noun: options.noun,
+  });
+}
+
 /**
  * GETs an agent's JSON (its document, its keys) under the webhooks' outbound rules; throws why not,
  * in words naming `what` (and `field`, the metadata field at fault).
@@ -189,13 +200,7 @@ async function fetchAgentJson(
   options: { maxBytes: number; noun: string; what: string; field?: string },
 ): Promise<{ value: unknown; headers: Record<string, string | string[] | undefined> }> {
   const { what, field } = options;
-  const answer = await outboundGet(url, {
-    allowPrivate: env().CLIENT_METADATA_ALLOW_PRIVATE,
-    maxBytes: options.maxBytes,
-    timeoutMs: FETCH_TIMEOUT_MS,
-    headers: { accept: "application/json" },
-    noun: options.noun,
-  });
+  const answer = await getFromAgent(url, { maxBytes: options.maxBytes, accept: "application/json", noun: options.noun });
   if (answer.error === "too_large") throw new AgentClientRefused(`${what} is larger than ${options.maxBytes / 1024} KiB.`, field);
   if (answer.error) throw new AgentClientRefused(answer.message ?? `${what} could not be fetched (${answer.error}).`, field);
   if (answer.statusCode !== null && answer.statusCode >= 300 && answer.statusCode < 400) {
@@ -265,13 +270,7 @@ export function storedAgentKeys(metadata: unknown): AgentKey[] | null {
  */
 export async function fetchAgentLogo(logoUri: string | undefined): Promise<CheckedLogo | null> {
   if (!logoUri) return null;
-  const answer = await outboundGet(logoUri, {
-    allowPrivate: env().CLIENT_METADATA_ALLOW_PRIVATE,
-    maxBytes: MAX_LOGO_BYTES,
-    timeoutMs: FETCH_TIMEOUT_MS,
-    headers: { accept: "image/png, image/jpeg, image/webp" },
-    noun: "An agent's logo_uri",
-  });
+  const answer = await getFromAgent(logoUri, { maxBytes: MAX_LOGO_BYTES, accept: "image/png, image/jpeg, image/webp", noun: "An agent's logo_uri" });
   const unused = (reason: string) => {
     logger.info("agent logo not used", { logoUri, reason });
     return null;

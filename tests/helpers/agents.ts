@@ -68,6 +68,8 @@ export interface AgentWebsite {
   documents: Map<string, Served>;
   /** Serves a valid Client ID Metadata Document for `name` (with `extra` fields) and returns its URL, the client ID. */
   publish(name: string, redirectUri: string, extra?: Record<string, unknown>, headers?: Record<string, string>): string;
+  /** Counts the fetches of what is served at `url` from now on: returns the count so far. */
+  countFetches(url: string): () => number;
   close(): Promise<void>;
 }
 
@@ -85,8 +87,9 @@ export function localhostCertificate(): { dir: string; certFile: string; keyFile
   return { dir, certFile, keyFile };
 }
 
-export async function startAgentWebsite(): Promise<AgentWebsite> {
-  const { dir, certFile, keyFile } = localhostCertificate();
+/** `tls`: a certificate the server under test already trusts; without it, a new one (its `certFile` to trust). */
+export async function startAgentWebsite(tls?: { certFile: string; keyFile: string }): Promise<AgentWebsite> {
+  const { dir, certFile, keyFile } = tls ? { dir: null, ...tls } : localhostCertificate();
   const documents = new Map<string, Served>();
   const server = https.createServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => {
     const served = documents.get(new URL(req.url ?? "/", "https://localhost").pathname);
@@ -116,10 +119,23 @@ export async function startAgentWebsite(): Promise<AgentWebsite> {
       });
       return clientId;
     },
+    countFetches(url) {
+      const pathname = new URL(url).pathname;
+      const served = documents.get(pathname)!;
+      let fetches = 0;
+      documents.set(pathname, {
+        ...served,
+        get body() {
+          fetches++;
+          return served.body;
+        },
+      });
+      return () => fetches;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      rmSync(dir, { recursive: true, force: true });
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -311,19 +311,11 @@ describe("metadata documents that are refused, each with a clear error page", ()
 describe("the document is fetched once and kept", () => {
   it("a cached document serves many sign-ins without a fetch; two first sign-ins at once fetch it once", async () => {
     const clientId = publishAgent("popular");
-    let fetches = 0;
-    const served = documents.get(new URL(clientId).pathname)!;
-    documents.set(new URL(clientId).pathname, {
-      ...served,
-      get body() {
-        fetches++;
-        return served.body;
-      },
-    });
+    const fetches = site.countFetches(clientId);
     const pages = await Promise.all([authorizationError(server, clientId), authorizationError(server, clientId), authorizationError(server, clientId)]);
     for (const page of pages) expect(page.status).toBe(303);
     await connectAgent(clientId, { serverUrl: server.apiUrl, jar: new CookieJar() });
-    expect(fetches).toBe(1);
+    expect(fetches()).toBe(1);
   });
 });
 
@@ -340,16 +332,8 @@ describe("an agent's logo is a claim shown from the platform's origin", () => {
   // The consent page showing it from /media/logos/<client ID>/… (a Next route): e2e/agents.spec.ts.
   it("copies the document's logo_uri once, checked like an upload, and keeps it under its content hash", async () => {
     const png = await makeLogo("png", { color: "#7c3aed" });
-    let fetches = 0;
     const logoUri = publishLogo("pictured", png);
-    const served = documents.get(new URL(logoUri).pathname)!;
-    documents.set(new URL(logoUri).pathname, {
-      ...served,
-      get body() {
-        fetches++;
-        return served.body;
-      },
-    });
+    const fetches = site.countFetches(logoUri);
     const clientId = publishAgent("pictured", { logo_uri: logoUri });
     await connectAgent(clientId, { serverUrl: server.apiUrl, jar: new CookieJar() });
     const file = await storedLogo(clientId);
@@ -363,7 +347,7 @@ describe("an agent's logo is a claim shown from the platform's origin", () => {
     expect(stored?.bytes.equals(png)).toBe(true);
     // A second sign-in uses the copy: the agent's server is not asked again.
     await connectAgent(clientId, { serverUrl: server.apiUrl, jar: new CookieJar() });
-    expect(fetches).toBe(1);
+    expect(fetches()).toBe(1);
   });
 
   it("a logo that is not an image, too large or missing is left out, and the agent still signs people in", async () => {

@@ -18,6 +18,7 @@ import { sendRaw } from "../../http/reply";
 import { serverSecurityHeaders } from "../../http/security-headers";
 import { authorize, identify, type ApiCaller } from "../auth";
 import { toErrorReply } from "../errors";
+import { toApiRequest } from "../node";
 import type { ApiReply, ApiRequest } from "../request-reply";
 import { mcpTools, runToolCall, SEARCH_DOCS_TOOL, searchDocs, searchDocsTool, toolsFor, type McpTool } from "./tools";
 
@@ -65,24 +66,6 @@ function refuse(res: ServerResponse, reply: ApiReply, cors: Record<string, strin
   rpcError(res, reply.status, -32001, reply.errorMessage ?? "Refused.", { ...cors, ...(challenge ? { "www-authenticate": challenge } : {}) }, id);
 }
 
-function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
-  return {
-    method: req.method ?? "POST",
-    url: `${origin}${req.url ?? "/mcp"}`,
-    headers: {
-      get(name) {
-        const value = req.headers[name.toLowerCase()];
-        return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
-      },
-    },
-    readBody: () => Promise.resolve(Buffer.alloc(0)),
-    route: undefined,
-    clientId: undefined,
-    userId: undefined,
-    resource: "mcp",
-  };
-}
-
 /** What a tool result's _meta says of the API's reply: its request id, status and rate-limit headers. */
 function replyMeta(reply: ApiReply, requestId: string): Record<string, unknown> {
   // The reply's headers as given (an error's own, such as Retry-After, keep their case).
@@ -101,13 +84,19 @@ function replyMeta(reply: ApiReply, requestId: string): Record<string, unknown> 
 function toolResult(reply: ApiReply, requestId: string): CallToolResult {
   const text = reply.body ?? "";
   if (reply.status < 400) return { content: [{ type: "text", text }], structuredContent: text ? JSON.parse(text) : {}, _meta: replyMeta(reply, requestId) };
-  // No structuredContent on an error (clients check it against the tool's output schema): the SPEC's
-  // error object is in the text and, whole, in _meta.
   const error = ((text ? JSON.parse(text) : {}) as { error?: { code?: string; message?: string } }).error ?? {};
+  return errorResult(error, text, replyMeta(reply, requestId));
+}
+
+/**
+ * A tool's error result. No structuredContent (clients check it against the tool's output schema):
+ * the SPEC's error object is in the text (`code: message`) and, whole, in _meta.
+ */
+function errorResult(error: { code?: string; message?: string }, fallback: string, meta: Record<string, unknown> = {}): CallToolResult {
   return {
     isError: true,
-    content: [{ type: "text", text: `${error.code ?? "error"}: ${error.message ?? text}` }],
-    _meta: { ...replyMeta(reply, requestId), "social-platform/error": error },
+    content: [{ type: "text", text: `${error.code ?? "error"}: ${error.message ?? fallback}` }],
+    _meta: { ...meta, "social-platform/error": error },
   };
 }
 
@@ -140,7 +129,7 @@ function mcpServer(caller: Exclude<ApiCaller, { kind: "anonymous" }>, authorizat
     if (request.params.name === SEARCH_DOCS_TOOL) {
       const found = await searchDocs(request.params.arguments ?? {}, origin);
       countMcpToolCall(SEARCH_DOCS_TOOL, "error" in found ? "invalid_request" : "success");
-      if ("error" in found) return { isError: true, content: [{ type: "text", text: `invalid_request: ${found.error}` }], _meta: { "social-platform/error": { code: "invalid_request", message: found.error } } };
+      if ("error" in found) return errorResult({ code: "invalid_request", message: found.error }, found.error);
       return { content: [{ type: "text", text: JSON.stringify(found) }], structuredContent: found };
     }
     const tool = mcpTools().get(request.params.name);
@@ -195,7 +184,8 @@ export async function serveMcpRequest(req: IncomingMessage, res: ServerResponse,
   if (!allowedOrigin(requestOrigin)) return rpcError(res, 403, -32000, `Origin ${requestOrigin} may not call this MCP server.`);
   const cors: Record<string, string> = requestOrigin ? { ...CORS, "access-control-allow-origin": requestOrigin } : {};
   if (req.method === "OPTIONS") return sendRaw(res, 204, { ...cors, allow: "POST, OPTIONS" }, null);
-  const request = toApiRequest(req, origin);
+  // The request as the API sees one (lib/api/node.ts), for the MCP server's audience; its body is read below.
+  const request: ApiRequest = { ...toApiRequest(req, origin), resource: "mcp" };
   const requestId = requestIdFrom(req.headers["x-request-id"] as string | undefined);
   const info = { requestId, method: req.method ?? "POST", path: "/mcp" };
   let caller: Exclude<ApiCaller, { kind: "anonymous" }>;

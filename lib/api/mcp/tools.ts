@@ -35,6 +35,8 @@ export interface McpTool {
   /** Acts for a person: an app-only token cannot call it. */
   userOnly: boolean;
   route: Route;
+  /** Where each argument goes in the API request, by the route's schemas (read once, not per call). */
+  argumentsOf: { path: readonly string[]; query: ReadonlySet<string>; known: ReadonlySet<string> };
 }
 
 /** The argument a write takes to make a retry safe (the API's Idempotency-Key header). */
@@ -60,6 +62,8 @@ function toTool(route: Route): McpTool | null {
   const { config } = route;
   if (!config.mcp) return null;
   const readOnly = config.mcp.readOnly ?? config.method === "GET";
+  const pathNames = Object.keys(shapeOf(config.params));
+  const queryNames = Object.keys(shapeOf(config.query));
   const input: Shape = { ...shapeOf(config.params), ...shapeOf(config.query), ...shapeOf(config.body) };
   if (config.idempotent) {
     input[IDEMPOTENCY_ARGUMENT] = z.string().min(1).max(255).optional().meta({
@@ -80,6 +84,7 @@ function toTool(route: Route): McpTool | null {
     scope: config.scope,
     userOnly: config.auth === "user",
     route,
+    argumentsOf: { path: pathNames, query: new Set(queryNames), known: new Set(Object.keys(input)) },
   };
 }
 
@@ -104,19 +109,21 @@ export function toolsFor(scopes: readonly string[], hasUser: boolean): McpTool[]
 export const SEARCH_DOCS_TOOL = "search_docs";
 const SEARCH_DOCS_MAX_RESULTS = 10;
 
+/** Its arguments: what tools/list shows and what a call is parsed with. */
+const searchDocsArguments = z
+  .object({
+    query: z.string().trim().min(1).max(200).meta({ description: "Words to look for, e.g. \"refresh token rotation\" or \"rate limit headers\"." }),
+    limit: z.number().int().min(1).max(SEARCH_DOCS_MAX_RESULTS).default(5).meta({ description: `How many results, 1 to ${SEARCH_DOCS_MAX_RESULTS} (default 5).` }),
+  })
+  .strict();
+
 export const searchDocsTool = {
   name: SEARCH_DOCS_TOOL,
   title: "Search the platform's documentation",
   description:
     "Search the developer documentation of the platform (guides and the API reference): how sign-in, scopes, errors, webhooks, " +
     "the event stream, the sandbox and the SDK work. Returns the best sections with their address and an excerpt; read the page at `url` for the whole text.",
-  inputSchema: objectSchema(
-    z.object({
-      query: z.string().trim().min(1).max(200).meta({ description: "Words to look for, e.g. \"refresh token rotation\" or \"rate limit headers\"." }),
-      limit: z.number().int().min(1).max(SEARCH_DOCS_MAX_RESULTS).optional().meta({ description: `How many results, 1 to ${SEARCH_DOCS_MAX_RESULTS} (default 5).` }),
-    }),
-    "input",
-  ),
+  inputSchema: objectSchema(searchDocsArguments, "input"),
   outputSchema: objectSchema(
     z.object({
       results: z.array(
@@ -134,8 +141,6 @@ export const searchDocsTool = {
   annotations: { title: "Search the platform's documentation", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 } as const;
 
-const searchDocsInput = z.object({ query: z.string().trim().min(1).max(200), limit: z.number().int().min(1).max(SEARCH_DOCS_MAX_RESULTS).default(5) }).strict();
-
 let docsIndex: Promise<MiniSearch<DocsSearchDocument>> | undefined;
 
 /** The docs index, loaded once per process (built with the docs: npm run docs:index). */
@@ -147,7 +152,7 @@ function loadDocsIndex(): Promise<MiniSearch<DocsSearchDocument>> {
 
 /** Runs search_docs: the results, or why the arguments are refused (the API's invalid_request wording). */
 export async function searchDocs(args: Record<string, unknown>, origin: string): Promise<{ results: DocsSearchResultView[] } | { error: string }> {
-  const parsed = searchDocsInput.safeParse(args);
+  const parsed = searchDocsArguments.safeParse(args);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = issue.path.join(".") || (issue.code === "unrecognized_keys" ? issue.keys[0] : "arguments");
@@ -164,10 +169,9 @@ type DocsSearchResultView = Pick<DocsSearchResult, "title" | "page" | "endpoint"
 
 /** Why the arguments cannot make a request, or null. */
 function argumentProblem(tool: McpTool, args: Record<string, unknown>): string | null {
-  const known = new Set(Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {}));
-  const unknown = Object.keys(args).find((name) => !known.has(name));
+  const unknown = Object.keys(args).find((name) => !tool.argumentsOf.known.has(name));
   if (unknown !== undefined) return `${tool.name} takes no argument \`${unknown}\`.`;
-  const missing = Object.keys(shapeOf(tool.route.config.params)).find((name) => typeof args[name] !== "string" || args[name] === "");
+  const missing = tool.argumentsOf.path.find((name) => typeof args[name] !== "string" || args[name] === "");
   if (missing !== undefined) return `\`${missing}\` is required (a string).`;
   return null;
 }
@@ -194,13 +198,12 @@ export async function runToolCall(call: ToolCall): Promise<{ reply: ApiReply; re
   const problem = argumentProblem(tool, args);
   // Not a request the API could be sent: answered as its invalid_request would be.
   if (problem) return { reply: errorReply(400, { code: "invalid_request", message: problem }, {}, requestId), requestId };
-  const paramNames = Object.keys(shapeOf(config.params));
-  const queryNames = new Set(Object.keys(shapeOf(config.query)));
+  const { path: pathNames, query: queryNames } = tool.argumentsOf;
   const path = config.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(args[name] ?? "")));
   const query = new URLSearchParams();
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {
-    if (name === IDEMPOTENCY_ARGUMENT || paramNames.includes(name) || value === undefined) continue;
+    if (name === IDEMPOTENCY_ARGUMENT || pathNames.includes(name) || value === undefined) continue;
     if (queryNames.has(name)) query.set(name, typeof value === "string" ? value : JSON.stringify(value));
     else body[name] = value;
   }
