@@ -75,6 +75,13 @@ test("an MCP client's agent signs a person in through the agent consent page; it
   expect(callback.searchParams.get("iss")).toBe(server.issuer);
   expect(await auth(agent, { serverUrl: mcp, authorizationCode: callback.searchParams.get("code")! })).toBe("AUTHORIZED");
   expect(decodeJwt(agent.tokens()!.access_token)).toMatchObject({ aud: mcp, client_id: clientId });
+  // One tool call, which the admin's view of agents counts (the last journey).
+  const called = await fetch(mcp, {
+    method: "POST",
+    headers: { authorization: `Bearer ${agent.tokens()!.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_me", arguments: {} } }),
+  });
+  expect(((await called.json()) as { result: { structuredContent: { user: { username: string } } } }).result.structuredContent.user.username).toBe(handle);
 
   // Connected apps lists it with its domain; revoking it takes its refresh token back.
   // The portal signs in through the platform session the person has now: one click.
@@ -134,6 +141,11 @@ test("an admin finds the agent on the Agents page, suspends and reinstates it, a
   await expect(row).toContainText("Research Assistant");
   await expect(row).toContainText("Domain localhost");
   await expect(row).toContainText("Read scopes only");
+  // The request log is written in batches: the call shows once it is in.
+  await expect(async () => {
+    await page.reload();
+    await expect(row).toContainText("1 of them over MCP", { timeout: 1_000 });
+  }).toPass({ timeout: 15_000 });
   await expectAccessible(page, "admin agents");
 
   await row.getByRole("button", { name: "Suspend Research Assistant" }).click();

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { readBody } from "../http/body";
 import { sendRaw } from "../http/reply";
 import { serverSecurityHeaders } from "../http/security-headers";
-import type { ApiRequest } from "./request-reply";
+import type { ApiRequest, ReplyStream } from "./request-reply";
 import { dispatchApiRequest } from "./router";
 
 /**
@@ -35,6 +35,31 @@ export function toApiRequest(req: IncomingMessage, origin: string): ApiRequest {
 const STREAM_END_GRACE_MS = 5_000;
 
 /**
+ * A long-lived response (the event stream, an MCP session's stream): no request timeout, no Nagle
+ * delay; it ends when either side does.
+ */
+export function writeReplyStream(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, stream: ReplyStream): void {
+  req.socket.setTimeout(0);
+  req.socket.setNoDelay(true);
+  res.writeHead(status, headers);
+  res.flushHeaders();
+  const stop = stream.start({
+    write: (chunk) => res.write(chunk),
+    buffered: () => res.writableLength,
+    onDrain: (listener) => void res.once("drain", listener),
+    end: () => {
+      res.end();
+      // A reader that stopped reading never takes the last bytes: its socket (and what is buffered
+      // for it) goes after a grace period rather than when the peer's TCP stack gives up.
+      const grace = setTimeout(() => res.destroy(), STREAM_END_GRACE_MS);
+      grace.unref();
+      res.once("close", () => clearTimeout(grace));
+    },
+  });
+  res.on("close", stop);
+}
+
+/**
  * Answers one `/api/v1/**` request on Node's own request/response objects. Resolves with the name
  * of the route that matched (`GET /users/{username}`; undefined when none did), for the HTTP metrics.
  */
@@ -43,25 +68,7 @@ export async function serveApiRequest(req: IncomingMessage, res: ServerResponse,
   const reply = await dispatchApiRequest(request);
   if (res.headersSent || res.destroyed) return request.route;
   if (reply.stream) {
-    // A long-lived response: no request timeout, no Nagle delay; it ends when either side does.
-    req.socket.setTimeout(0);
-    req.socket.setNoDelay(true);
-    res.writeHead(reply.status, { ...serverSecurityHeaders(), ...reply.headers });
-    res.flushHeaders();
-    const stop = reply.stream.start({
-      write: (chunk) => res.write(chunk),
-      buffered: () => res.writableLength,
-      onDrain: (listener) => void res.once("drain", listener),
-      end: () => {
-        res.end();
-        // A reader that stopped reading never takes the last bytes: its socket (and what is buffered
-        // for it) goes after a grace period rather than when the peer's TCP stack gives up.
-        const grace = setTimeout(() => res.destroy(), STREAM_END_GRACE_MS);
-        grace.unref();
-        res.once("close", () => clearTimeout(grace));
-      },
-    });
-    res.on("close", stop);
+    writeReplyStream(req, res, reply.status, { ...serverSecurityHeaders(), ...reply.headers }, reply.stream);
     return request.route;
   }
   sendRaw(res, reply.status, reply.headers, reply.body);

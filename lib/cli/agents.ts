@@ -27,6 +27,7 @@ function agentJson(agent: AgentSummary) {
     people: agent.people,
     requests: agent.requests,
     errors: agent.errors,
+    mcp_calls: agent.mcpCalls,
     first_seen_at: unix(agent.firstSeenAt),
     last_seen_at: unix(agent.lastSeenAt),
   };
@@ -53,7 +54,7 @@ export const agentsList: Command = {
 
 export const agentsShow: Command = {
   usage: "agents show CLIENT_ID [--json]",
-  summary: "One agent: its domain, status, the rule that applies, people connected, requests and errors (30 days)",
+  summary: "One agent: its domain, status, the rule that applies, people connected, requests, errors and MCP calls (30 days)",
   options: {},
   positionals: ["CLIENT_ID"],
   async run({ args }) {
@@ -65,7 +66,7 @@ export const agentsShow: Command = {
       text: [
         agentLine(agent),
         `name:     ${agent.name} (as its metadata document says)`,
-        `requests: ${agent.requests} (${agent.errors} errors) in 30 days`,
+        `requests: ${agent.requests} (${agent.errors} errors, ${agent.mcpCalls} over MCP) in 30 days`,
         ...(agent.statusReason ? [`reason:   ${agent.statusReason}`] : []),
       ].join("\n"),
     };

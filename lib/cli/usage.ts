@@ -86,10 +86,11 @@ export const usageRetention: Command = {
         deleted: result.deleted,
         log_trimmed: result.logTrimmed,
         idempotency_keys_expired: result.idempotencyKeysExpired,
+        mcp_subscriptions_expired: result.mcpSubscriptionsExpired,
       },
       text:
         `Rolled up ${result.rolledUp} minute rows, deleted ${result.deleted} old rows, trimmed ${result.logTrimmed} request-log rows, ` +
-        `deleted ${result.idempotencyKeysExpired} expired idempotency keys.`,
+        `deleted ${result.idempotencyKeysExpired} expired idempotency keys and ${result.mcpSubscriptionsExpired} subscriptions of idle MCP sessions.`,
     };
   },
 };

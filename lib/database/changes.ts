@@ -40,6 +40,11 @@ const changeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("keys") }),
   /** An Event row committed (its trigger announces it); the event streams read what is new. */
   z.object({ kind: z.literal("event"), seq: z.string().regex(/^\d{1,19}$/) }),
+  /**
+   * An MCP session's subscriptions changed (lib/services/mcp-sessions.ts): the resource URIs it is
+   * subscribed to now, or null when the client ended the session (its stream closes).
+   */
+  z.object({ kind: z.literal("mcp_session"), sessionId: z.string().min(1).max(64), uris: z.array(z.string().max(200)).max(20).nullable() }),
   /** A webhook attempt is pending (a test event, a redelivery, work another process had no room for). */
   z.object({ kind: z.literal("delivery") }),
   /**

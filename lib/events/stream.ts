@@ -77,10 +77,17 @@ interface Cursor {
   seq: string;
 }
 
+/**
+ * A surface's own frame for an event it may see (the MCP session's `notifications/resources/updated`),
+ * or null to send nothing for it; without one, the event itself goes out.
+ */
+export type StreamFrame = (event: StoredEvent) => string | null;
+
 interface Subscriber {
   caller: StreamCaller;
   token: StreamToken;
   types: ReadonlySet<EventType> | null;
+  frame: StreamFrame | null;
   sink: StreamSink;
   cursor: Cursor;
   live: boolean;
@@ -235,7 +242,7 @@ function deliver(sub: Subscriber, rows: readonly Row[], grants: ReadonlySet<stri
     if (compare(event, sub.cursor) <= 0) continue;
     sub.cursor = { txid: event.txid, seq: event.seq };
     if (!visible(sub, event, grants)) continue;
-    out += frames(event);
+    out += (sub.frame ? sub.frame(event) : frames(event)) ?? "";
     if (ends(sub, event)) {
       ended = true;
       break;
@@ -257,7 +264,8 @@ function deliverBacklog(sub: Subscriber, rows: readonly Row[], grants: ReadonlyS
     if (compare(event, sub.cursor) <= 0) continue;
     sub.cursor = { txid: event.txid, seq: event.seq };
     if (!visible(sub, event, grants)) continue;
-    const wantsMore = send(sub, frameOf(event));
+    const frame = sub.frame ? sub.frame(event) : frameOf(event);
+    const wantsMore = frame === null || send(sub, frame);
     if (ends(sub, event)) {
       close(sub, "token_revoked");
       return false;
@@ -524,7 +532,7 @@ function checkStreamLimits(caller: StreamCaller): void {
 export async function openEventStream(
   caller: StreamCaller,
   token: StreamToken,
-  options: { types: readonly EventType[] | null; lastEventId: string | null },
+  options: { types: readonly EventType[] | null; lastEventId: string | null; frame?: StreamFrame },
 ): Promise<{ start(sink: StreamSink): () => void }> {
   if (!render) throw new AppError("service_unavailable", "The event stream is not running in this process.");
   checkStreamLimits(caller);
@@ -550,6 +558,7 @@ export async function openEventStream(
         caller,
         token,
         types: options.types && options.types.length ? new Set(options.types) : null,
+        frame: options.frame ?? null,
         sink,
         cursor,
         live: false,

@@ -219,6 +219,8 @@ export interface AgentSummary {
   people: number;
   requests: number;
   errors: number;
+  /** Of its requests, the MCP server's tool calls and resource reads. */
+  mcpCalls: number;
 }
 
 /**
@@ -240,8 +242,8 @@ export async function listAgents(options: { search?: string; limit?: number } = 
   const [people, usage] = ids.length
     ? await Promise.all([
         db.consent.groupBy({ by: ["clientId"], where: { clientId: { in: ids } }, _count: { _all: true } }),
-        db.$queryRaw<{ clientId: string; requests: bigint; errors: bigint }[]>`
-          SELECT "clientId", count(*) AS requests, count(*) FILTER (WHERE status >= 400) AS errors
+        db.$queryRaw<{ clientId: string; requests: bigint; errors: bigint; mcp: bigint }[]>`
+          SELECT "clientId", count(*) AS requests, count(*) FILTER (WHERE status >= 400) AS errors, count(*) FILTER (WHERE method = 'MCP') AS mcp
             FROM "RequestLog" WHERE "clientId" = ANY(${ids}) AND at > now() - interval '30 days' GROUP BY "clientId"`,
       ])
     : [[], []];
@@ -262,6 +264,7 @@ export async function listAgents(options: { search?: string; limit?: number } = 
       people: peopleOf.get(row.clientId) ?? 0,
       requests: Number(usageOf.get(row.clientId)?.requests ?? 0),
       errors: Number(usageOf.get(row.clientId)?.errors ?? 0),
+      mcpCalls: Number(usageOf.get(row.clientId)?.mcp ?? 0),
     };
   });
 }

@@ -1,6 +1,7 @@
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { deleteExpiredIdempotencyKeys } from "../queries/idempotency-keys";
+import { deleteIdleMcpSubscriptions } from "./mcp-sessions";
 import {
   deleteUsageBefore,
   dropRequestLogBefore,
@@ -73,6 +74,8 @@ export interface RetentionResult {
   logTrimmed: number;
   /** Idempotency-Key rows past their 24 hours. */
   idempotencyKeysExpired: number;
+  /** MCP subscriptions of sessions idle for a day. */
+  mcpSubscriptionsExpired: number;
 }
 
 /**
@@ -80,7 +83,8 @@ export interface RetentionResult {
  * rows, deletes usage older than 90 days and trims the request log (dropping its days past
  * 7 whole). Safe to run in several
  * processes at once and again at any time (lib/queries/usage.ts). It also deletes expired
- * Idempotency-Key rows (a claim treats an expired row as free, so this only bounds the table).
+ * Idempotency-Key rows (a claim treats an expired row as free, so this only bounds the table) and the
+ * subscriptions of MCP sessions idle for a day.
  */
 export async function runUsageRetention(nowMs = Date.now()): Promise<RetentionResult> {
   const hour = 3600_000;
@@ -96,7 +100,8 @@ export async function runUsageRetention(nowMs = Date.now()): Promise<RetentionRe
     (await trimRequestLog(LOG_KEEP_RECENT, new Date(nowMs - LOG_KEEP_ERRORS_MS), LOG_ERROR_CAP)) +
     (await dropRequestLogBefore(new Date(nowMs - LOG_KEEP_ERRORS_MS), LOG_KEEP_RECENT));
   const idempotencyKeysExpired = await deleteExpiredIdempotencyKeys();
-  return { rolledUp: rolled.counts + rolled.latency, deleted, logTrimmed, idempotencyKeysExpired };
+  const mcpSubscriptionsExpired = await deleteIdleMcpSubscriptions();
+  return { rolledUp: rolled.counts + rolled.latency, deleted, logTrimmed, idempotencyKeysExpired, mcpSubscriptionsExpired };
 }
 
 /** Runs the retention job every `intervalMs` (first run after a random part of it, so processes spread out). */

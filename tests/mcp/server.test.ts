@@ -1,6 +1,7 @@
 import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, TEST_PASSWORD, type Api } from "../api/support";
@@ -74,6 +75,39 @@ async function post(body: unknown, headers: Record<string, string> = {}): Promis
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : null };
+}
+
+/** The app's request log rows of one request id, once the log (written in batches) has them. */
+async function loggedRequest(clientId: string, requestId: string): Promise<{ method: string; route: string; status: number }[]> {
+  let rows: { method: string; route: string; status: number }[] = [];
+  for (let i = 0; i < 50 && rows.length === 0; i++) {
+    rows = await api.sql(`SELECT method, route, status FROM "RequestLog" WHERE "clientId" = $1 AND "requestId" = $2`, [clientId, requestId]);
+    if (rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return rows;
+}
+
+/** A raw session of `token`'s: initialized, subscribed to the global chat, its stream open (GET /mcp). */
+async function openSession(token: string): Promise<{ sessionId: string; received: () => string; endedAt: Promise<number> }> {
+  const init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }, bearer(token));
+  const sessionId = init.headers.get("mcp-session-id")!;
+  expect(sessionId).toMatch(/^mcs_/);
+  const subscribed = await post({ jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "platform://global-chat/messages" } }, { ...bearer(token), "mcp-session-id": sessionId });
+  expect(subscribed.json).toMatchObject({ id: 2, result: {} });
+  const res = await fetch(mcpUrl, { headers: { ...bearer(token), accept: "text/event-stream", "mcp-session-id": sessionId } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toContain("text/event-stream");
+  let text = "";
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const endedAt = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return Date.now();
+      text += value;
+    }
+  })();
+  while (!text.includes(": connected")) await new Promise((resolve) => setTimeout(resolve, 10));
+  return { sessionId, received: () => text, endedAt };
 }
 
 function bearer(token: string): Record<string, string> {
@@ -205,6 +239,73 @@ describe("an MCP client connects with the official SDK", () => {
   });
 });
 
+describe("live updates: resources and subscriptions", () => {
+  const CHAT = "platform://global-chat/messages";
+  const NOTIFICATIONS = "platform://me/notifications";
+  let listener: Connected;
+  let posterToken: string;
+  /** A second person's: a pair may poke once a day. */
+  let secondPokerToken: string;
+  const updates: { uri: string; at: number }[] = [];
+
+  beforeAll(async () => {
+    listener = await connect(site.publish("mcp-listener", CALLBACK));
+    listener.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push({ uri: notification.params.uri, at: Date.now() });
+    });
+    posterToken = await api.token({ user: (await api.createUser()).handle, scopes: ["svc:chat.write", "svc:pokes.write"] });
+    secondPokerToken = await api.token({ user: (await api.createUser()).handle, scopes: ["svc:pokes.write"] });
+  });
+
+  /** The first update of `uri` after `since`, waited for up to 3 s. */
+  async function updateOf(uri: string, since: number): Promise<{ uri: string; at: number } | undefined> {
+    for (let i = 0; i < 150; i++) {
+      const found = updates.find((u) => u.uri === uri && u.at >= since);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return undefined;
+  }
+
+  it("lists the person's notifications and the global chat as resources, each read as the API's JSON", async () => {
+    const { resources } = await listener.client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual([CHAT, NOTIFICATIONS]);
+    const read = await listener.client.readResource({ uri: CHAT });
+    const fromApi = await api.call("/global-chat/messages", { token: await api.token({ user: person.handle, scopes: ["svc:chat.read"] }) });
+    expect(read.contents).toHaveLength(1);
+    expect(read.contents[0]).toMatchObject({ uri: CHAT, mimeType: "application/json" });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual(fromApi.body);
+    const logged = await loggedRequest(decodeJwt(listener.token).client_id as string, read._meta?.["social-platform/request-id"] as string);
+    expect(logged).toEqual([{ method: "MCP", route: `MCP resources/read ${CHAT}`, status: 200 }]);
+    await expect(listener.client.readResource({ uri: "platform://nothing/here" })).rejects.toThrow(/Resource not found/);
+  });
+
+  it("a subscribed session hears of a new chat message and a new notification within a second, and nothing once unsubscribed", async () => {
+    await listener.client.subscribeResource({ uri: CHAT });
+    await listener.client.subscribeResource({ uri: NOTIFICATIONS });
+    const postedAt = Date.now();
+    expect((await api.call("/global-chat/messages", { method: "POST", token: posterToken, body: { text: `live ${postedAt}` } })).status).toBe(201);
+    const chat = await updateOf(CHAT, postedAt);
+    expect(chat, "chat update").toBeDefined();
+    expect(chat!.at - postedAt).toBeLessThan(1_000);
+    const pokedAt = Date.now();
+    expect((await api.call(`/users/${person.handle}/poke`, { method: "POST", token: posterToken })).status).toBeLessThan(300);
+    const poke = await updateOf(NOTIFICATIONS, pokedAt);
+    expect(poke, "notification update").toBeDefined();
+    expect(poke!.at - pokedAt).toBeLessThan(1_000);
+
+    await listener.client.unsubscribeResource({ uri: CHAT });
+    const quietFrom = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 2_100)); // the chat's one post per 2 s
+    expect((await api.call("/global-chat/messages", { method: "POST", token: posterToken, body: { text: `quiet ${quietFrom}` } })).status).toBe(201);
+    // A poke after it: once its update is in, the chat's would have been too.
+    const secondPokeAt = Date.now();
+    expect((await api.call(`/users/${person.handle}/poke`, { method: "POST", token: secondPokerToken })).status).toBeLessThan(300);
+    expect(await updateOf(NOTIFICATIONS, secondPokeAt)).toBeDefined();
+    expect(updates.filter((u) => u.uri === CHAT && u.at >= quietFrom)).toEqual([]);
+  });
+});
+
 describe("writes, once trusted", () => {
   let writer: Connected;
   beforeAll(async () => {
@@ -249,8 +350,12 @@ describe("writes, once trusted", () => {
     const again = await connect(clientId);
     const probeAgain = () => post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_me", arguments: {} } }, bearer(again.token));
     expect((await probeAgain()).status).toBe(200);
+    const session = await openSession(again.token);
     expect((await runCli(server.databaseUrl, ["users", "revoke-app", person.handle, clientId])).code).toBe(0);
     const revokedAt = Date.now();
+    // The session's stream ends with its token, saying why.
+    expect((await session.endedAt) - revokedAt).toBeLessThan(250);
+    expect(session.received()).toContain(": closed token_revoked");
     let gone = await probeAgain();
     while (gone.status === 200 && Date.now() - revokedAt < 2_000) gone = await probeAgain();
     expect(gone.status).toBe(401);
@@ -292,6 +397,35 @@ describe("the edge", () => {
     expect(own.headers.get("access-control-allow-origin")).toBe(new URL(server.url).origin);
   });
 
+  it("a session belongs to its token: another person's token cannot open its stream or end it; DELETE ends it and its stream", async () => {
+    const session = await openSession(token);
+    const other = await connect(site.publish("mcp-other", CALLBACK));
+    for (const method of ["GET", "DELETE"]) {
+      const res = await fetch(mcpUrl, { method, headers: { ...bearer(other.token), accept: "text/event-stream", "mcp-session-id": session.sessionId } });
+      expect(res.status, method).toBe(404);
+      expect((await res.json()).error.message).toContain("does not exist");
+    }
+    const unknown = await fetch(mcpUrl, { headers: { ...bearer(token), accept: "text/event-stream", "mcp-session-id": "not-a-session" } });
+    expect(unknown.status).toBe(404);
+    // Without a session, subscribing is a JSON-RPC error: there is nowhere to send updates.
+    const sessionless = await post({ jsonrpc: "2.0", id: 5, method: "resources/subscribe", params: { uri: "platform://global-chat/messages" } }, bearer(token));
+    expect(sessionless.json).toMatchObject({ id: 5, error: { code: -32600, message: expect.stringContaining("needs an MCP session") } });
+    const ended = await fetch(mcpUrl, { method: "DELETE", headers: { ...bearer(token), "mcp-session-id": session.sessionId } });
+    expect(ended.status).toBe(204);
+    await session.endedAt;
+    expect(await api.sql(`SELECT uri FROM "McpSubscription" WHERE "sessionId" = $1`, [session.sessionId])).toEqual([]);
+  });
+
+  it("the retention job drops the subscriptions of a session whose stream has been gone for a day", async () => {
+    const idle = await openSession(token);
+    const live = await openSession(token);
+    await api.sql(`UPDATE "McpSubscription" SET "seenAt" = "seenAt" - interval '25 hours' WHERE "sessionId" = $1`, [idle.sessionId]);
+    const result = await cliJson<{ mcp_subscriptions_expired: number }>(server.databaseUrl, ["usage", "retention"]);
+    expect(result.mcp_subscriptions_expired).toBeGreaterThanOrEqual(1);
+    const left = await api.sql<{ sessionId: string }>(`SELECT "sessionId" FROM "McpSubscription" WHERE "sessionId" = ANY($1)`, [[idle.sessionId, live.sessionId]]);
+    expect(left.map((r) => r.sessionId)).toEqual([live.sessionId]);
+  });
+
   it("answers malformed JSON-RPC with JSON-RPC errors, never a 500", async () => {
     const notJson = await post("{ not json", bearer(token));
     expect(notJson.status).toBe(400);
@@ -313,12 +447,7 @@ describe("the edge", () => {
     const res = await post({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "get_me", arguments: {} } }, bearer(token));
     const requestId = res.json.result._meta["social-platform/request-id"] as string;
     const clientId = decodeJwt(token).client_id as string;
-    let rows: { method: string; route: string; status: number }[] = [];
-    for (let i = 0; i < 50 && rows.length === 0; i++) {
-      rows = await api.sql(`SELECT method, route, status FROM "RequestLog" WHERE "clientId" = $1 AND "requestId" = $2`, [clientId, requestId]);
-      if (rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(rows).toEqual([{ method: "MCP", route: "MCP tools/call get_me", status: 200 }]);
+    expect(await loggedRequest(clientId, requestId)).toEqual([{ method: "MCP", route: "MCP tools/call get_me", status: 200 }]);
     expect(await counted()).toBe(before + 1);
     const listed = await cliJson<{ client_id: string }[]>(server.databaseUrl, ["agents", "list"]);
     expect(listed.map((a) => a.client_id)).toContain(clientId);

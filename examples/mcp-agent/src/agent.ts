@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 
 /**
@@ -16,16 +17,16 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
  *    the address for the person to open, and the person signs in and allows it in their browser;
  *  - it lists the tools its grant allows, reads the person's profile, posts to the global chat
  *    (when the grant allows it: an admin trusts the agent's domain) and follows the person's
- *    notifications, printing each new one.
+ *    notifications: it subscribes to the resource platform://me/notifications, and on each
+ *    `notifications/resources/updated` reads it and prints what is new.
  *
  * Environment: AGENT_TLS_CERT and AGENT_TLS_KEY (a certificate for localhost, PEM files),
- * PLATFORM_URL (default http://localhost:3000), AGENT_PORT (default 4100), POLL_MS (default 5000).
+ * PLATFORM_URL (default http://localhost:3000), AGENT_PORT (default 4100).
  * The platform must trust that certificate and fetch from this machine: start it with
  * NODE_EXTRA_CA_CERTS=<the certificate> CLIENT_METADATA_ALLOW_PRIVATE=1 (development only; a real
  * agent's document is on its own public https site).
  */
 const PLATFORM_URL = (process.env.PLATFORM_URL ?? "http://localhost:3000").replace(/\/$/, "");
-const POLL_MS = Number(process.env.POLL_MS ?? 5000);
 
 const { AGENT_TLS_CERT, AGENT_TLS_KEY } = process.env;
 if (!AGENT_TLS_CERT || !AGENT_TLS_KEY) {
@@ -112,30 +113,35 @@ if (tools.some((tool) => tool.name === "post_chat_message")) {
   console.log("agent: this grant cannot post to the chat (an admin trusts the agent's domain to allow it)");
 }
 
-// Follow the person's notifications: print each one not seen before (a notification is known by
-// what it says and when; `read` changes as the person reads it).
+// Follow the person's notifications: subscribe to the resource, and on each update read it and
+// print what was not seen before (a notification is known by what it says and when; `read` changes
+// as the person reads it).
+const NOTIFICATIONS = "platform://me/notifications";
 type Notification = { type: string; read: boolean; created_at: number; from?: { handle: string }; count?: number; message?: string };
 const keyOf = ({ read: _read, ...notification }: Notification) => JSON.stringify(notification);
 const seen = new Set<string>();
-let first = true;
-const stop = new AbortController();
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => stop.abort());
-while (!stop.signal.aborted) {
-  const page = await client.callTool({ name: "list_my_notifications", arguments: { limit: 20 } });
-  if (page.isError) {
-    console.log(`agent: notifications refused: ${JSON.stringify(page.content)}`);
-  } else {
-    const { notifications } = (page.structuredContent as { data: { notifications: Notification[] } }).data;
-    for (const notification of [...notifications].reverse()) {
-      if (seen.has(keyOf(notification))) continue;
-      seen.add(keyOf(notification));
-      if (!first) console.log(`agent: new notification: ${notification.type}${notification.from ? ` from @${notification.from.handle}` : ""}`);
-    }
-    if (first) console.log(`agent: following notifications (${notifications.length} already there)`);
-    first = false;
-  }
-  await new Promise((resolve) => setTimeout(resolve, POLL_MS)).catch(() => undefined);
+async function readNotifications(): Promise<Notification[]> {
+  const { contents } = await client.readResource({ uri: NOTIFICATIONS });
+  const text = contents[0] && "text" in contents[0] ? contents[0].text : "{}";
+  const fresh = [...(JSON.parse(text) as { data: { notifications: Notification[] } }).data.notifications].reverse().filter((n) => !seen.has(keyOf(n)));
+  for (const notification of fresh) seen.add(keyOf(notification));
+  return fresh;
 }
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, async ({ params }) => {
+  if (params.uri !== NOTIFICATIONS) return;
+  for (const notification of await readNotifications()) {
+    console.log(`agent: new notification: ${notification.type}${notification.from ? ` from @${notification.from.handle}` : ""}`);
+  }
+});
+if ((await client.listResources()).resources.some((resource) => resource.uri === NOTIFICATIONS)) {
+  await client.subscribeResource({ uri: NOTIFICATIONS });
+  console.log(`agent: following notifications (${(await readNotifications()).length} already there)`);
+} else {
+  console.log("agent: this grant cannot read notifications");
+}
+await new Promise<void>((resolve) => {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
+});
 await client.close();
 callback.close();
 site.close();

@@ -4,9 +4,14 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
+  UnsubscribeRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { env } from "../../env";
@@ -15,17 +20,23 @@ import { countMcpRequest, countMcpToolCall } from "../../metrics";
 import { BodyError, readBody } from "../../http/body";
 import { requestIdFrom } from "../../http/request-id";
 import { sendRaw } from "../../http/reply";
+import { endMcpSession, MCP_SESSION_ID_PATTERN, newMcpSessionId, subscribeMcpResource, unsubscribeMcpResource } from "../../services/mcp-sessions";
 import { serverSecurityHeaders } from "../../http/security-headers";
 import { authorize, identify, type ApiCaller } from "../auth";
 import { toErrorReply } from "../errors";
 import { toApiRequest } from "../node";
 import type { ApiReply, ApiRequest } from "../request-reply";
+import { mcpResource, readResource, resourcesFor, serveSessionStream, toolOfResource, type McpResource } from "./resources";
 import { mcpTools, runToolCall, SEARCH_DOCS_TOOL, searchDocs, searchDocsTool, toolsFor, type McpTool } from "./tools";
 
 /**
  * `{APP_URL}/mcp`: the API as a remote MCP server (Streamable HTTP, issue 41), with the official
- * SDK's server and transport. Stateless: every POST is answered on its own (no session, nothing kept
- * between requests), so any process of any machine answers any request. Before the SDK sees a
+ * SDK's server and transport. Stateless where the protocol allows: every POST is answered on its own
+ * (the SDK's stateless transport; nothing kept in a process between requests), so any process of any
+ * machine answers any request. The one thing a session holds is its resource subscriptions: initialize
+ * answers with an `Mcp-Session-Id`, resources/subscribe stores the subscription in the database
+ * (lib/services/mcp-sessions.ts), and the session's stream (GET with that id) may be held by any
+ * process (lib/api/mcp/resources.ts); DELETE ends the session. Before the SDK sees a
  * request, the edge here refuses a foreign `Origin` (DNS rebinding), a body over the bound and
  * malformed JSON (JSON-RPC errors), and checks the bearer token for the MCP server's audience with
  * the API's own gate (lib/api/auth.ts): 401 with `resource_metadata` to find the sign-in service,
@@ -44,7 +55,7 @@ const INSTRUCTIONS =
 const CORS: Record<string, string> = {
   "access-control-allow-headers": "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
   "access-control-expose-headers": "WWW-Authenticate, Mcp-Session-Id, X-Request-Id",
-  "access-control-allow-methods": "POST, OPTIONS",
+  "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
   "access-control-max-age": "7200",
   vary: "Origin",
 };
@@ -109,9 +120,58 @@ function toolResultJson(reply: ApiReply, requestId: string): string {
   return `{"content":[{"type":"text","text":${JSON.stringify(reply.body)}}],"structuredContent":${reply.body},"_meta":${JSON.stringify(replyMeta(reply, requestId))}}`;
 }
 
-/** One stateless MCP server for one HTTP request, for `caller` (whose token `authorization` carries). */
-function mcpServer(caller: Exclude<ApiCaller, { kind: "anonymous" }>, authorization: string, origin: string): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+/** A resource's read as MCP contents, or the API's error as a JSON-RPC error (its SPEC code and message in `data`). */
+async function resourceContents(resource: McpResource, authorization: string, callId: string | number, origin: string) {
+  const { reply, requestId } = await readResource(resource, { authorization, callId, origin });
+  if (reply.status >= 400) {
+    const error = ((reply.body ? JSON.parse(reply.body) : {}) as { error?: { code?: string; message?: string } }).error ?? {};
+    throw new McpError(ErrorCode.InvalidRequest, `${error.code ?? "error"}: ${error.message ?? "the read failed"}`, { ...replyMeta(reply, requestId), "social-platform/error": error });
+  }
+  return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: reply.body ?? "" }], _meta: replyMeta(reply, requestId) };
+}
+
+/** The resource a subscribe or read names, among those the caller may read. */
+function resourceFor(uri: string, caller: Exclude<ApiCaller, { kind: "anonymous" }>): McpResource {
+  const resource = mcpResource(uri);
+  if (!resource || !resourcesFor(caller.scopes, caller.kind === "user").includes(resource)) {
+    // MCP's "Resource not found" code.
+    throw new McpError(-32002, `Resource not found: ${uri}`, { uri });
+  }
+  return resource;
+}
+
+/**
+ * One stateless MCP server for one HTTP request, for `caller` (whose token `authorization` carries),
+ * in session `sessionId` when the client sent one.
+ */
+function mcpServer(caller: Exclude<ApiCaller, { kind: "anonymous" }>, authorization: string, origin: string, sessionId: string | null): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false } },
+    instructions: INSTRUCTIONS,
+  });
+  const owner = { clientId: caller.clientId, userId: caller.kind === "user" ? caller.userId : null };
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: resourcesFor(caller.scopes, caller.kind === "user").map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+    resourceContents(resourceFor(request.params.uri, caller), authorization, extra.requestId, origin),
+  );
+  const inSession = (method: string): string => {
+    if (sessionId === null) {
+      throw new McpError(ErrorCode.InvalidRequest, `${method} needs an MCP session: send initialize, then the Mcp-Session-Id header it answers with.`);
+    }
+    return sessionId;
+  };
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const resource = resourceFor(request.params.uri, caller);
+    await subscribeMcpResource(inSession("resources/subscribe"), resource.uri, owner);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    await unsubscribeMcpResource(inSession("resources/unsubscribe"), request.params.uri, owner);
+    return {};
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
       ...toolsFor(caller.scopes, caller.kind === "user").map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
@@ -168,14 +228,27 @@ function fastToolCall(req: IncomingMessage, body: unknown): { tool: McpTool; arg
   return { tool, args: args as Record<string, unknown>, id: message.id };
 }
 
-/** A tools/call among the messages, with its id: the one kind of request the scope gate is asked about here. */
-function toolCallsOf(body: unknown): { id: unknown; name: unknown }[] {
+/**
+ * The tools the messages call, with their ids: a tools/call's tool, and the tool a resources/read or
+ * resources/subscribe reads through. Their scopes are what the gate is asked about here.
+ */
+function toolCallsOf(body: unknown): { id: unknown; tool: McpTool | undefined; called: boolean }[] {
   const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((m) =>
-    m && typeof m === "object" && (m as { method?: unknown }).method === "tools/call"
-      ? [{ id: (m as { id?: unknown }).id ?? null, name: (m as { params?: { name?: unknown } }).params?.name }]
-      : [],
-  );
+  return messages.flatMap((m): { id: unknown; tool: McpTool | undefined; called: boolean }[] => {
+    if (!m || typeof m !== "object") return [];
+    const { method, id = null, params } = m as { method?: unknown; id?: unknown; params?: { name?: unknown; uri?: unknown } };
+    if (method === "tools/call" && typeof params?.name === "string") return [{ id, tool: mcpTools().get(params.name), called: true }];
+    if ((method === "resources/read" || method === "resources/subscribe") && typeof params?.uri === "string") {
+      const resource = mcpResource(params.uri);
+      return resource ? [{ id, tool: toolOfResource(resource), called: false }] : [];
+    }
+    return [];
+  });
+}
+
+/** Whether the message is an initialize request (answered with a new session's id). */
+function isInitialize(body: unknown): boolean {
+  return !!body && typeof body === "object" && !Array.isArray(body) && (body as { method?: unknown }).method === "initialize";
 }
 
 /** Answers one request to /mcp. */
@@ -183,7 +256,11 @@ export async function serveMcpRequest(req: IncomingMessage, res: ServerResponse,
   const requestOrigin = req.headers.origin;
   if (!allowedOrigin(requestOrigin)) return rpcError(res, 403, -32000, `Origin ${requestOrigin} may not call this MCP server.`);
   const cors: Record<string, string> = requestOrigin ? { ...CORS, "access-control-allow-origin": requestOrigin } : {};
-  if (req.method === "OPTIONS") return sendRaw(res, 204, { ...cors, allow: "POST, OPTIONS" }, null);
+  if (req.method === "OPTIONS") return sendRaw(res, 204, { ...cors, allow: "GET, POST, DELETE, OPTIONS" }, null);
+  const sessionHeader = req.headers["mcp-session-id"];
+  const sessionId = typeof sessionHeader === "string" ? sessionHeader : null;
+  // The transport's rule for an id the server never issued: 404, and the client starts a new session.
+  if (sessionId !== null && !MCP_SESSION_ID_PATTERN.test(sessionId)) return rpcError(res, 404, -32001, "Session not found: initialize a new session.", cors);
   // The request as the API sees one (lib/api/node.ts), for the MCP server's audience; its body is read below.
   const request: ApiRequest = { ...toApiRequest(req, origin), resource: "mcp" };
   const requestId = requestIdFrom(req.headers["x-request-id"] as string | undefined);
@@ -197,8 +274,25 @@ export async function serveMcpRequest(req: IncomingMessage, res: ServerResponse,
   } catch (error) {
     return refuse(res, toErrorReply(error, info), cors);
   }
-  // Stateless: no stream for server-initiated messages (GET) and no session to end (DELETE).
-  if (req.method !== "POST") return rpcError(res, 405, -32000, "Method not allowed: this MCP server is stateless; send JSON-RPC with POST.", { ...cors, allow: "POST, OPTIONS" });
+  const headers = { ...serverSecurityHeaders(), ...cors, "cache-control": "no-store" };
+  if (req.method === "GET" || req.method === "DELETE") {
+    // Only a session has a stream (its subscriptions' updates) or anything to end.
+    if (sessionId === null) {
+      return rpcError(res, 405, -32000, "Method not allowed without a session: initialize, then GET the stream with the Mcp-Session-Id it answers with.", { ...cors, allow: "POST, OPTIONS" });
+    }
+    try {
+      if (req.method === "DELETE") {
+        await endMcpSession(sessionId, { clientId: caller.clientId, userId: caller.kind === "user" ? caller.userId : null });
+        return sendRaw(res, 204, headers, null);
+      }
+      if (!(req.headers.accept ?? "").includes("text/event-stream")) return rpcError(res, 406, -32000, "Not acceptable: the session's stream is text/event-stream.", cors);
+      return await serveSessionStream(req, res, request, caller, sessionId, headers);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      return refuse(res, toErrorReply(error, info), cors);
+    }
+  }
+  if (req.method !== "POST") return rpcError(res, 405, -32000, "Method not allowed: send JSON-RPC with POST.", { ...cors, allow: "GET, POST, DELETE, OPTIONS" });
   let body: unknown;
   try {
     body = JSON.parse((await readBody(req, { limit: MAX_BODY_BYTES, headers: req.headers })).toString("utf8"));
@@ -207,19 +301,17 @@ export async function serveMcpRequest(req: IncomingMessage, res: ServerResponse,
     return rpcError(res, 400, ErrorCode.ParseError, "Parse error: the body is not JSON.", cors);
   }
   // A tool whose scope the token lacks: the gate's 403, at the HTTP level, so the client can ask for it.
-  for (const call of toolCallsOf(body)) {
-    const tool = typeof call.name === "string" ? mcpTools().get(call.name) : undefined;
+  for (const { id, tool, called } of toolCallsOf(body)) {
     if (!tool) continue;
     try {
       authorize(identified, tool.route.config.auth, tool.scope, "mcp");
     } catch (error) {
       if (!isAppError(error)) throw error;
       const reply = toErrorReply(error, info);
-      countMcpToolCall(tool.name, reply.errorCode ?? "error");
-      return refuse(res, reply, cors, call.id);
+      if (called) countMcpToolCall(tool.name, reply.errorCode ?? "error");
+      return refuse(res, reply, cors, id);
     }
   }
-  const headers = { ...serverSecurityHeaders(), ...cors, "cache-control": "no-store" };
   const fast = fastToolCall(req, body);
   if (fast) {
     countMcpRequest("fast");
@@ -230,7 +322,8 @@ export async function serveMcpRequest(req: IncomingMessage, res: ServerResponse,
   }
   countMcpRequest("sdk");
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  const server = mcpServer(caller, req.headers.authorization!, origin);
+  if (isInitialize(body)) res.setHeader("mcp-session-id", newMcpSessionId());
+  const server = mcpServer(caller, req.headers.authorization!, origin, sessionId);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on("close", () => {
     void transport.close();

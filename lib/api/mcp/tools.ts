@@ -185,6 +185,8 @@ export interface ToolCall {
   callId: string | number;
   /** The platform's origin (the API's URL is built on it). */
   origin: string;
+  /** How the request log names the call (`MCP tools/call <tool>` unless told). */
+  loggedAs?: string;
 }
 
 /**
@@ -229,7 +231,7 @@ export async function runToolCall(call: ToolCall): Promise<{ reply: ApiReply; re
     clientId: undefined,
     userId: undefined,
     resource: "mcp",
-    loggedAs: `MCP tools/call ${tool.name}`,
+    loggedAs: call.loggedAs ?? `MCP tools/call ${tool.name}`,
   };
   return { reply: await dispatchApiRequest(request), requestId };
 }

@@ -117,6 +117,11 @@ export default async function AdminAgentsPage({ searchParams }: { searchParams: 
                       {agent.requests.toLocaleString("en")} {agent.requests === 1 ? "request" : "requests"}, {agent.errors.toLocaleString("en")}{" "}
                       {agent.errors === 1 ? "error" : "errors"}
                     </p>
+                    {agent.mcpCalls ? (
+                      <p>
+                        {agent.mcpCalls.toLocaleString("en")} of them over MCP
+                      </p>
+                    ) : null}
                   </td>
                   <td className="lg:px-5 lg:py-3">
                     <div className="flex flex-wrap gap-2 lg:justify-end">

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { DocsPage } from "@/components/docs/docs-page";
 import { CodeBlock } from "@/components/ui/code-block";
 import { TableScroll } from "@/components/ui/table-scroll";
+import { MCP_RESOURCES } from "@/lib/api/mcp/resources";
 import { mcpTools, searchDocsTool } from "@/lib/api/mcp/tools";
 import { env } from "@/lib/env";
 import { CONNECT_SNIPPET } from "./snippets";
@@ -10,8 +11,9 @@ import { CONNECT_SNIPPET } from "./snippets";
 export const metadata: Metadata = { title: "Use the platform from an AI agent" };
 
 /**
- * Issue 41's guide: the API as an MCP server at {APP_URL}/mcp. The tool table is the server's own
- * catalog (lib/api/mcp/tools.ts, generated from the API's route table), so it cannot drift.
+ * Issue 41's guide: the API as an MCP server at {APP_URL}/mcp. The tool and resource tables are the
+ * server's own catalogs (lib/api/mcp/tools.ts, generated from the API's route table, and
+ * lib/api/mcp/resources.ts), so they cannot drift.
  */
 export default function McpGuidePage() {
   const { APP_URL } = env();
@@ -63,7 +65,7 @@ export default function McpGuidePage() {
         <code>OAuthClientProvider</code>) names the agent by the URL of the client metadata document it publishes, sends the
         person to the address the SDK gives it, and keeps the tokens; the SDK does the rest (discovery, PKCE, the token, its
         refresh). This is the connecting part of <code>examples/mcp-agent</code> in the repository, which signs a person in,
-        lists tools, reads the profile, posts and follows notifications:
+        lists tools, reads the profile, posts and follows notifications (a subscription, below):
       </p>
       <CodeBlock title="examples/mcp-agent/src/agent.ts" language="ts" code={CONNECT_SNIPPET} />
 
@@ -111,6 +113,54 @@ export default function McpGuidePage() {
         Run <code>npm run platform -- mcp tools --scope svc:chat.read</code> (repeat <code>--scope</code>) to see what a grant
         unlocks.
       </p>
+
+      <h2 id="live">Live updates</h2>
+      <p>
+        Two resources change as things happen, each the JSON of the tool it stands for. A client subscribes to one with{" "}
+        <code>resources/subscribe</code> and receives <code>notifications/resources/updated</code> within a second of each
+        change, then reads the resource again:
+      </p>
+      <TableScroll label="Resources">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Resource</th>
+              <th scope="col">What it holds</th>
+              <th scope="col">Updated when</th>
+            </tr>
+          </thead>
+          <tbody>
+            {MCP_RESOURCES.map((resource) => (
+              <tr key={resource.uri}>
+                <th scope="row" className="align-top">
+                  <code className="break-all">{resource.uri}</code>
+                </th>
+                <td>
+                  {resource.title}: what <code>{resource.tool}</code> returns
+                </td>
+                <td className="align-top">
+                  <code>{resource.event}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
+      <ul>
+        <li>
+          Updates need a session: <code>initialize</code> answers with an <code>Mcp-Session-Id</code> header, the client sends it
+          on its requests and opens the session&apos;s stream with <code>GET /mcp</code> (the SDK&apos;s client does all of this
+          by itself). Any server process answers any request of the session; <code>DELETE /mcp</code> ends it.
+        </li>
+        <li>
+          A session hears what its token may read, by the same rule as webhooks and the event stream: the person&apos;s own
+          notifications with <code>svc:notifications.read</code>, the chat with <code>svc:chat.read</code>.
+        </li>
+        <li>
+          The stream ends with its token (expiry, revocation, the person revoking the agent); the client reconnects with a
+          new token and <code>Last-Event-ID</code>, and misses no update. It counts among the app&apos;s event streams.
+        </li>
+      </ul>
 
       <h2 id="results">Results, errors and limits</h2>
       <ul>
