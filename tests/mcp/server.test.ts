@@ -23,6 +23,7 @@ import type { TestServer } from "../helpers/server";
 const CALLBACK = "http://127.0.0.1:9/callback";
 const READ_TOOLS = ["get_user_profile", "get_me", "get_my_stats", "list_my_notifications", "get_my_beetle", "list_my_beetle_cards", "list_chat_messages", "resolve_directory", "list_users", "search_docs"];
 const WRITE_TOOLS = ["poke_user", "post_chat_message"];
+const INSPECTOR_ORIGIN = "http://localhost:6274";
 
 let site: AgentWebsite;
 let api: Api;
@@ -32,7 +33,8 @@ let mcpUrl: URL;
 
 beforeAll(async () => {
   site = await startAgentWebsite();
-  api = await startApi({ env: { CLIENT_METADATA_ALLOW_PRIVATE: "1", NODE_EXTRA_CA_CERTS: site.certFile } });
+  // The MCP Inspector's origin, as /docs/mcp tells an operator to allow it.
+  api = await startApi({ env: { CLIENT_METADATA_ALLOW_PRIVATE: "1", NODE_EXTRA_CA_CERTS: site.certFile, MCP_ALLOWED_ORIGINS: INSPECTOR_ORIGIN } });
   server = api.server;
   person = await api.createUser();
   mcpUrl = new URL(`${server.url}/mcp`);
@@ -395,6 +397,15 @@ describe("the edge", () => {
     const own = await post(list, { ...bearer(token), origin: new URL(server.url).origin });
     expect(own.status).toBe(200);
     expect(own.headers.get("access-control-allow-origin")).toBe(new URL(server.url).origin);
+    // An origin in MCP_ALLOWED_ORIGINS (the Inspector's): its browser's preflight and call are let through.
+    const preflight = await fetch(mcpUrl, {
+      method: "OPTIONS",
+      headers: { origin: INSPECTOR_ORIGIN, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, mcp-session-id" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(INSPECTOR_ORIGIN);
+    expect(preflight.headers.get("access-control-allow-headers")).toMatch(/Mcp-Session-Id/);
+    expect((await post(list, { ...bearer(token), origin: INSPECTOR_ORIGIN })).status).toBe(200);
   });
 
   it("a session belongs to its token: another person's token cannot open its stream or end it; DELETE ends it and its stream", async () => {
