@@ -378,7 +378,7 @@ describe("rollup and retention", () => {
 
     // Again: nothing more to do, nothing counted twice.
     const again = await cliJson<{ rolled_up: number; deleted: number; log_trimmed: number }>(databaseUrl, ["usage", "retention"]);
-    // The job also deletes expired Idempotency-Key rows (none here).
-    expect(again).toEqual({ rolled_up: 0, deleted: 0, log_trimmed: 0, idempotency_keys_expired: 0 });
+    // The job also deletes expired Idempotency-Key rows and idle MCP sessions' subscriptions (none here).
+    expect(again).toEqual({ rolled_up: 0, deleted: 0, log_trimmed: 0, idempotency_keys_expired: 0, mcp_subscriptions_expired: 0 });
   });
 });
