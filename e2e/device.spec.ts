@@ -122,12 +122,12 @@ test.describe("device sign-in in Chromium", () => {
     await page.context().close();
   });
 
-  test("a developer ticks \"Allow device sign-in\" when registering a login client", async ({ browser }) => {
+  test("a developer ticks \"Allow device sign-in\" (and requires pushed authorization requests) when registering a login client", async ({ browser }) => {
     const page = await newPersonPage(browser, foreignRequests);
     await signIn(page, "carol");
     const appId = await registerApp(
       page,
-      { name: `Device CLI ${Date.now()}`, type: "login", scopes: [], redirectUri: CALLBACK, device: true },
+      { name: `Device CLI ${Date.now()}`, type: "login", scopes: [], redirectUri: CALLBACK, device: true, requirePar: true },
       async () => {
         const checkbox = page.getByRole("checkbox", { name: /^Allow device sign-in/ });
         await expect(checkbox).toBeChecked();
@@ -139,6 +139,7 @@ test.describe("device sign-in in Chromium", () => {
     );
     expect(appId).toMatch(/^app_/);
     await expect(page.getByText("Allowed (device authorization grant)")).toBeVisible();
+    await expect(page.getByText("Required: a sign-in request must be pushed first (PAR)")).toBeVisible();
     await page.context().close();
   });
 

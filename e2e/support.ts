@@ -153,7 +153,7 @@ export async function signIn(
 
 export async function registerApp(
   page: Page,
-  app: { name: string; type: "api" | "login"; scopes: string[]; redirectUri?: string; device?: boolean },
+  app: { name: string; type: "api" | "login"; scopes: string[]; redirectUri?: string; device?: boolean; requirePar?: boolean },
   /** Called on the filled form, before it is sent (a screenshot, a check). */
   beforeSubmit?: () => Promise<void>,
 ): Promise<string> {
@@ -164,6 +164,7 @@ export async function registerApp(
   for (const scope of app.scopes) await page.getByRole("checkbox", { name: new RegExp(`^${scope.replace(".", "\\.")}`) }).check();
   if (app.redirectUri) await page.getByLabel("Redirect URIs 1", { exact: true }).fill(app.redirectUri);
   if (app.device) await page.getByRole("checkbox", { name: /^Allow device sign-in/ }).check();
+  if (app.requirePar) await page.getByRole("checkbox", { name: /^Require pushed authorization requests/ }).check();
   await beforeSubmit?.();
   await page.getByRole("button", { name: "Register application" }).click();
   await page.waitForURL(/\/apps\/(api|app)_[A-Za-z0-9]+$/);

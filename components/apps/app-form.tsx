@@ -54,7 +54,7 @@ export function AppForm({ app }: { app?: DeveloperAppView }) {
     resolver: (values, context, options) =>
       // An API client has no redirect URIs: the (hidden) lists must not fail its validation.
       zodResolver(createAppSchema)(
-        values.type === "api" ? { ...values, redirectUris: [], postLogoutRedirectUris: [], deviceFlow: false } : values,
+        values.type === "api" ? { ...values, redirectUris: [], postLogoutRedirectUris: [], deviceFlow: false, requirePar: false } : values,
         context,
         options,
       ),
@@ -71,6 +71,7 @@ export function AppForm({ app }: { app?: DeveloperAppView }) {
       termsUrl: app?.termsUrl ?? "",
       // A request to turn it on that waits for review stays asked for (saving must not withdraw it).
       deviceFlow: Boolean(app?.deviceFlow || app?.pendingChange?.deviceFlow),
+      requirePar: app?.requirePar ?? false,
     },
   });
   const {
@@ -400,6 +401,25 @@ export function AppForm({ app }: { app?: DeveloperAppView }) {
               </span>
             </label>
             <FieldError message={errors.deviceFlow?.message} />
+          </div>
+          <div>
+            <label className="flex cursor-pointer gap-3">
+              <input
+                type="checkbox"
+                className="mt-0.5 size-4 shrink-0 rounded border-slate-400 accent-brand-600"
+                aria-describedby="requirePar-hint"
+                {...register("requirePar")}
+              />
+              <span className="min-w-0">
+                <span className="block text-sm font-medium text-slate-900">Require pushed authorization requests</span>
+                <span id="requirePar-hint" className="mt-0.5 block text-sm text-slate-600">
+                  The app posts each sign-in request to the platform first and sends the browser with only a{" "}
+                  <code>request_uri</code>, so its parameters never travel in the address bar; a plain authorization request is
+                  refused (PAR, RFC 9126). Applies at once.
+                </span>
+              </span>
+            </label>
+            <FieldError message={errors.requirePar?.message} />
           </div>
         </section>
       ) : null}

@@ -23,6 +23,7 @@ const APP_CREATE_FLAGS = {
   termsUrl: "--terms-url",
   logo: "--logo",
   deviceFlow: "--device",
+  requirePar: "--require-par",
 };
 
 /** The identity options of `apps create` and `apps update`. */
@@ -57,19 +58,20 @@ function identityInput(values: Record<string, unknown>) {
 }
 
 /** --device / --no-device: undefined when neither is given; both at once is a usage error. */
-function deviceFlag(values: Record<string, unknown>): boolean | undefined {
-  if (values.device && values["no-device"]) throw new UsageError("give either --device or --no-device, not both");
-  if (values.device) return true;
-  if (values["no-device"]) return false;
+/** A switch given as --NAME or --no-NAME (undefined: neither). */
+function switchFlag(values: Record<string, unknown>, name: string): boolean | undefined {
+  if (values[name] && values[`no-${name}`]) throw new UsageError(`give either --${name} or --no-${name}, not both`);
+  if (values[name]) return true;
+  if (values[`no-${name}`]) return false;
   return undefined;
 }
 
 export const appsCreate: Command = {
   usage:
     "apps create --name N --type api|login --owner HANDLE [--description D] [--redirect-uri URL]… " +
-    `[--post-logout-redirect-uri URL]… [--scope SCOPE]… ${IDENTITY_USAGE} [--device] [--approve] [--json]`,
+    `[--post-logout-redirect-uri URL]… [--scope SCOPE]… ${IDENTITY_USAGE} [--device] [--require-par] [--approve] [--json]`,
   summary:
-    "Register an application; with --approve an API client's secret is printed once; --device allows device sign-in (login clients)",
+    "Register an application; with --approve an API client's secret is printed once; --device allows device sign-in, --require-par refuses authorization requests that were not pushed first (login clients)",
   options: {
     ...IDENTITY_OPTIONS,
     name: { type: "string" },
@@ -80,6 +82,7 @@ export const appsCreate: Command = {
     "post-logout-redirect-uri": { type: "string", multiple: true },
     scope: { type: "string", multiple: true },
     device: { type: "boolean" },
+    "require-par": { type: "boolean" },
     approve: { type: "boolean" },
   },
   positionals: [],
@@ -107,6 +110,7 @@ export const appsCreate: Command = {
         postLogoutRedirectUris: list(values["post-logout-redirect-uri"]),
         ...identityInput(values),
         deviceFlow: values.device === true,
+        requirePar: values["require-par"] === true,
       },
       APP_CREATE_FLAGS,
     );
@@ -121,6 +125,7 @@ export const appsCreate: Command = {
     const lines = [`Created ${app.type === "api" ? "API client" : "login client"} "${app.name}" for ${owner.handle}.`];
     lines.push(`client_id: ${app.clientId}`, `status:    ${app.status}`);
     if (app.deviceFlow) lines.push("device:    allowed (device sign-in)");
+    if (app.requirePar) lines.push("par:       required (pushed authorization requests)");
     if (secret) {
       lines.push(`client_secret: ${secret.clientSecret}`, "Store the secret now: it is shown only once and cannot be recovered.");
     }
@@ -234,7 +239,11 @@ export const appsShow: Command = {
       `owner:   ${app.owner.handle}`,
       `scopes:  ${app.scopes.join(" ") || "(none)"}`,
       ...(app.type === "login"
-        ? [`redirect_uris: ${app.redirectUris.join(" ")}`, `device:  ${app.deviceFlow ? "allowed" : "off"}`]
+        ? [
+            `redirect_uris: ${app.redirectUris.join(" ")}`,
+            `device:  ${app.deviceFlow ? "allowed" : "off"}`,
+            `par:     ${app.requirePar ? "required" : "optional"}`,
+          ]
         : []),
       ...(app.pendingChange ? ["changes waiting for review (apps changes approve|reject)"] : []),
     ];
@@ -268,7 +277,7 @@ export const appsList: Command = {
 export const appsUpdate: Command = {
   usage:
     "apps update CLIENT_ID [--name N] [--description D] [--scope SCOPE]… [--redirect-uri URL]… " +
-    `[--post-logout-redirect-uri URL]… ${IDENTITY_USAGE} [--remove-logo] [--device|--no-device] [--json]`,
+    `[--post-logout-redirect-uri URL]… ${IDENTITY_USAGE} [--remove-logo] [--device|--no-device] [--require-par|--no-require-par] [--json]`,
   summary:
     "Change an app (a given list replaces the current one; an empty URL clears a link). On an approved app, narrowing changes apply at once and widening or presentation ones (new scopes or URIs, name, description, links, logo, --device) wait for review as its pending_change",
   options: {
@@ -281,6 +290,8 @@ export const appsUpdate: Command = {
     scope: { type: "string", multiple: true },
     device: { type: "boolean" },
     "no-device": { type: "boolean" },
+    "require-par": { type: "boolean" },
+    "no-require-par": { type: "boolean" },
   },
   positionals: ["CLIENT_ID"],
   async run({ values, args }) {
@@ -296,7 +307,8 @@ export const appsUpdate: Command = {
         postLogoutRedirectUris:
           values["post-logout-redirect-uri"] === undefined ? undefined : list(values["post-logout-redirect-uri"]),
         ...identityInput(values),
-        deviceFlow: deviceFlag(values),
+        deviceFlow: switchFlag(values, "device"),
+        requirePar: switchFlag(values, "require-par"),
       },
       APP_CREATE_FLAGS,
     );

@@ -40,6 +40,7 @@ export function appJson(app: AppView) {
     terms_url: app.termsUrl,
     logo_url: logoUrl(app.clientId, app.logo),
     device: app.deviceFlow,
+    require_par: app.requirePar,
     created_at: unix(app.createdAt),
     requests_per_minute: app.requestsPerMinute,
     pending_change: app.pendingChange

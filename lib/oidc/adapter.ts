@@ -66,6 +66,8 @@ const SECRET_ID_KINDS = new Set([
   "ClientCredentials",
   "DeviceCode",
   "BackchannelAuthenticationRequest",
+  // A pushed request's request_uri starts a sign-in in that app's name (RFC 9126).
+  "PushedAuthorizationRequest",
 ]);
 
 /**

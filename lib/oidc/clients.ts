@@ -30,6 +30,8 @@ export interface SignInClient {
   postLogoutRedirectUris: string[];
   /** Login clients that enabled device sign-in (approved configuration only). */
   deviceFlow: boolean;
+  /** Login clients whose authorization requests must be pushed first (PAR, RFC 9126). */
+  requirePar: boolean;
   /**
    * The world its sign-ins and tokens belong to, 0 live; a sandbox client's is its
    * sandbox's. The hosted login page looks credentials up in this world only.
@@ -85,6 +87,7 @@ async function loadSandboxClient(clientId: string): Promise<SignInClient | null>
     redirectUris: login ? row.redirectUris : [],
     postLogoutRedirectUris: login ? row.postLogoutRedirectUris : [],
     deviceFlow: login && row.deviceFlow,
+    requirePar: login && row.requirePar,
     worldId: row.worldId,
     agent: null,
   };
@@ -127,6 +130,7 @@ export async function findSignInClient(clientId: string): Promise<SignInClient |
       redirectUris: row.redirectUris,
       postLogoutRedirectUris: row.postLogoutRedirectUris,
       deviceFlow: row.type === "login" && row.deviceFlow,
+      requirePar: row.type === "login" && row.requirePar,
       worldId: LIVE_WORLD_ID,
       agent: null,
     };
@@ -154,6 +158,7 @@ export async function findAgentClient(clientId: string): Promise<{ client: SignI
       redirectUris: agent.row.redirectUris,
       postLogoutRedirectUris: [],
       deviceFlow: false,
+      requirePar: false,
       worldId: LIVE_WORLD_ID,
       agent: { domain: agent.domain, policy: agent.policy, keys: agent.keys },
     };
@@ -208,6 +213,8 @@ export function toClientMetadata(client: SignInClient): AdapterPayload {
     // asking the device endpoint gets unauthorized_client.
     grant_types: ["authorization_code", "refresh_token", ...(client.deviceFlow ? [DEVICE_CODE_GRANT] : [])],
     response_types: ["code"],
+    // RFC 9126 §6: an app that requires PAR gets a plain authorization request refused (invalid_request).
+    require_pushed_authorization_requests: client.requirePar,
     redirect_uris: client.redirectUris,
     // SPEC Authentication step 7: `post_logout_redirect_uri` "must match a registered redirect URI
     // verbatim", so every redirect URI is accepted after logout, as well as the optional extra

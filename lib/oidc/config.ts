@@ -31,6 +31,8 @@ export const ROUTES = {
   userinfo: "/protocol/openid-connect/userinfo",
   introspection: "/protocol/openid-connect/token/introspect",
   revocation: "/protocol/openid-connect/revoke",
+  // RFC 9126 at Keycloak's path.
+  pushed_authorization_request: "/protocol/openid-connect/ext/par/request",
   // RFC 8628: Keycloak's device endpoint, and its verification page under the realm.
   device_authorization: "/protocol/openid-connect/auth/device",
   code_verification: "/device",
@@ -251,9 +253,12 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
       introspection: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
-      // Not part of the platform's contract: fewer endpoints, fewer surprises for the API's verifier.
+      // Not part of the platform's contract yet: fewer surprises for the API's verifier.
       dPoP: { enabled: false },
-      pushedAuthorizationRequests: { enabled: false },
+      // RFC 9126: any client may push its authorization request (login clients without a secret
+      // too, as `none`), and an app may require it (clients.ts require_pushed_authorization_requests).
+      // A pushed request's redirect_uri must be registered like any other.
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false, allowUnregisteredRedirectUris: false },
       // RFC 8628 device sign-in, for login clients whose approved configuration allows it
       // (clients.ts grant_types). User codes: 8 of 20 consonants (no vowels: no words), XXXX-XXXX.
       deviceFlow: {

@@ -222,6 +222,11 @@ export function checkDeviceFlowForType(type: (typeof APP_TYPES)[number], deviceF
   return type === "api" && deviceFlow ? { deviceFlow: "An API client cannot use device sign-in (login clients only)" } : {};
 }
 
+/** Only a login client sends people to the authorization endpoint: only it can require PAR. */
+export function checkParForType(type: (typeof APP_TYPES)[number], requirePar: boolean | undefined): Record<string, string> {
+  return type === "api" && requirePar ? { requirePar: "An API client has no sign-in to push (login clients only)" } : {};
+}
+
 export const createAppSchema = z
   .object({
     name: nameSchema,
@@ -238,11 +243,14 @@ export const createAppSchema = z
     logo: logoInputSchema.optional(),
     /** Allow device sign-in (RFC 8628 device authorization grant; login clients only). */
     deviceFlow: z.boolean().optional(),
+    /** Refuse authorization requests that were not pushed first (PAR, RFC 9126; login clients only). */
+    requirePar: z.boolean().optional(),
   })
   .superRefine((input, ctx) => {
     const problems = {
       ...checkScopesForType(input.type, input.scopes),
       ...checkDeviceFlowForType(input.type, input.deviceFlow),
+      ...checkParForType(input.type, input.requirePar),
       ...checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris),
     };
     for (const [field, message] of Object.entries(problems)) ctx.addIssue({ code: "custom", path: [field], message });
@@ -263,6 +271,7 @@ export const updateAppSchema = z.object({
   /** New logo bytes, null to remove the logo, absent to keep it. */
   logo: logoInputSchema.optional(),
   deviceFlow: z.boolean().optional(),
+  requirePar: z.boolean().optional(),
 });
 export type UpdateAppInput = z.infer<typeof updateAppSchema>;
 
@@ -399,6 +408,8 @@ export const appViewSchema = z.object({
   logo: z.string().nullable(),
   /** May use the device authorization grant (approved configuration; a pending enable is in pendingChange). */
   deviceFlow: z.boolean(),
+  /** Login clients: authorization requests must be pushed first (PAR, RFC 9126). */
+  requirePar: z.boolean(),
   firstParty: z.boolean(),
   owner: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }),
   /** A widening change waiting for review; the fields above are the approved ones. */

@@ -5,6 +5,7 @@ import { AppError } from "../errors";
 import {
   clientIdSchema,
   checkDeviceFlowForType,
+  checkParForType,
   checkRedirectsForType,
   checkScopesForType,
   CHANGE_FIELDS,
@@ -55,6 +56,7 @@ export function toAppView(row: AppRow): AppView {
     termsUrl: row.termsUrl,
     logo: row.logo,
     deviceFlow: row.deviceFlow,
+    requirePar: row.requirePar,
     firstParty: row.firstParty,
     owner: row.owner,
     members: row.members.map((m) => ({ ...m.user, role: m.role, addedAt: m.addedAt })),
@@ -120,6 +122,7 @@ export async function createApp(
   const problems = {
     ...checkScopesForType(input.type, input.scopes),
     ...checkDeviceFlowForType(input.type, input.deviceFlow),
+    ...checkParForType(input.type, input.requirePar),
     ...checkRedirectsForType(input.type, input.redirectUris, input.postLogoutRedirectUris),
   };
   if (Object.keys(problems).length) {
@@ -142,6 +145,7 @@ export async function createApp(
         privacyPolicyUrl: input.privacyPolicyUrl ?? null,
         termsUrl: input.termsUrl ?? null,
         deviceFlow: input.type === "login" && input.deviceFlow === true,
+        requirePar: input.type === "login" && input.requirePar === true,
       },
       include: appInclude,
     });
@@ -155,7 +159,7 @@ export async function createApp(
         action: "app.create",
         targetType: "app",
         targetId: row.clientId,
-        detail: { name: row.name, type: row.type, owner: row.owner.handle, scopes: row.scopes, deviceFlow: row.deviceFlow },
+        detail: { name: row.name, type: row.type, owner: row.owner.handle, scopes: row.scopes, deviceFlow: row.deviceFlow, requirePar: row.requirePar },
       },
       tx,
     );
@@ -306,6 +310,7 @@ export function checkedChanges(app: AppRow, input: AppChanges): AppChanges {
   const problems = {
     ...checkScopesForType(app.type, input.scopes ?? []),
     ...checkDeviceFlowForType(app.type, input.deviceFlow),
+    ...checkParForType(app.type, input.requirePar),
     ...checkRedirectsForType(app.type, redirectUris, postLogoutRedirectUris),
   };
   if (Object.keys(problems).length) {
@@ -367,6 +372,9 @@ function splitChange(
       if (!changed.deviceFlow && app.deviceFlow) now.deviceFlow = false;
     }
   }
+  // Requiring pushed authorization requests is how the app protects its own sign-ins: its choice,
+  // applied at once either way.
+  if (changed.requirePar !== undefined && changed.requirePar !== app.requirePar) now.requirePar = changed.requirePar;
   return { now, pending };
 }
 
@@ -507,6 +515,7 @@ export async function findClientForSignIn(clientId: string) {
       scopes: true,
       firstParty: true,
       deviceFlow: true,
+      requirePar: true,
       ownerId: true,
     },
   });

@@ -67,6 +67,8 @@ export interface SandboxSignInRow {
   postLogoutRedirectUris: string[];
   /** Device sign-in (login clients), pending request included. */
   deviceFlow: boolean;
+  /** Authorization requests must be pushed first (PAR), as the app's. */
+  requirePar: boolean;
 }
 
 /**
@@ -91,6 +93,7 @@ export async function findSandboxForSignIn(clientId: string): Promise<SandboxSig
           redirectUris: true,
           postLogoutRedirectUris: true,
           deviceFlow: true,
+          requirePar: true,
           pendingChange: true,
         },
       },
@@ -111,6 +114,7 @@ export async function findSandboxForSignIn(clientId: string): Promise<SandboxSig
     redirectUris: pending?.redirectUris ?? app.redirectUris,
     postLogoutRedirectUris: pending?.postLogoutRedirectUris ?? app.postLogoutRedirectUris,
     deviceFlow: app.type === "login" && (pending?.deviceFlow ?? app.deviceFlow),
+    requirePar: app.type === "login" && app.requirePar,
   };
 }
 

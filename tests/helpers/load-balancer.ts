@@ -28,7 +28,14 @@ export async function startLoadBalancer(backends: { port: number }[], listenPort
     const upstream = http.request(
       { host: "127.0.0.1", port: backends[index]!.port, method: req.method, path: req.url, headers, agent },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+        // Hop-by-hop headers are the balancer's own (RFC 9110 §7.6.1): forwarding the backend's
+        // `Keep-Alive: timeout=65` told clients to keep idle connections longer than this server
+        // keeps them, and a request sent on one just as it closed failed with ECONNRESET.
+        const headers: string[] = [];
+        for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+          if (!/^(connection|keep-alive|transfer-encoding)$/i.test(answer.rawHeaders[i]!)) headers.push(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
+        }
+        res.writeHead(answer.statusCode ?? 502, headers);
         answer.pipe(res);
       },
     );
@@ -38,6 +45,9 @@ export async function startLoadBalancer(backends: { port: number }[], listenPort
     });
     req.pipe(upstream);
   });
+  // Idle client connections last as long as behind the product's own server (server.ts), longer than any test waits.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const port = await new Promise<number>((resolve) => server.listen(listenPort, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
   return {
     url: `http://localhost:${port}`,

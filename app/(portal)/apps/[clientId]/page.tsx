@@ -297,6 +297,12 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                       {app.pendingChange?.deviceFlow ? <span className="text-slate-600"> · turning it on waits for review</span> : null}
                     </dd>
                   </div>
+                  <div>
+                    <dt className="font-medium text-slate-700">Pushed authorization requests</dt>
+                    <dd className="mt-1 text-slate-900">
+                      {app.requirePar ? "Required: a sign-in request must be pushed first (PAR)" : "Optional"}
+                    </dd>
+                  </div>
                 </>
               ) : null}
               <div>

@@ -36,6 +36,12 @@ export default function AuthenticationPage() {
       `${ISSUER}/protocol/openid-connect/auth/device`,
       "RFC 8628: device sign-in for TVs, CLIs and bots (login clients that allow it).",
     ],
+    [
+      "Pushed authorization requests",
+      "pushed_authorization_request_endpoint",
+      `${ISSUER}/protocol/openid-connect/ext/par/request`,
+      "RFC 9126: post a sign-in request first, send the browser with its request_uri (login clients).",
+    ],
   ];
   // Only where the operator turned it on (DYNAMIC_REGISTRATION=agents), as discovery lists it.
   if (DYNAMIC_REGISTRATION === "agents") {
@@ -168,6 +174,35 @@ export default function AuthenticationPage() {
           redirect origins.
         </li>
       </ul>
+
+      <h3 id="par" className="scroll-mt-24">Pushed authorization requests (PAR)</h3>
+      <p>
+        Instead of putting the request in the browser&apos;s address bar, a login client can post it to the platform first
+        (RFC 9126) and send the browser with only the <code>request_uri</code> it gets back: the parameters cannot be
+        read or changed on the way, and the hosted pages work the same. An app can require it (<strong>Require pushed
+        authorization requests</strong> on its settings page, or <code>--require-par</code> in the CLI): a plain
+        authorization request is then refused with <code>invalid_request</code>.
+      </p>
+      <CodeBlock
+        title="1. Push the request (the same parameters as above)"
+        code={`curl -s -X POST "${ISSUER}/protocol/openid-connect/ext/par/request" \\
+  -d client_id=<CLIENT_ID> \\
+  -d response_type=code \\
+  -d redirect_uri=<a registered redirect URI, verbatim> \\
+  -d scope=openid \\
+  -d state=<random> \\
+  -d code_challenge=<BASE64URL(SHA-256(verifier))> \\
+  -d code_challenge_method=S256
+# → 201 {"request_uri":"urn:ietf:params:oauth:request_uri:…","expires_in":60}`}
+      />
+      <CodeBlock
+        title="2. Redirect the browser within the minute"
+        code={`GET ${ISSUER}/protocol/openid-connect/auth?client_id=<CLIENT_ID>&request_uri=<request_uri>`}
+      />
+      <p>
+        The code comes back to the redirect URI as before, and is exchanged the same way. A <code>request_uri</code> works
+        once.
+      </p>
 
       <h2 id="device">Device sign-in (login clients)</h2>
       <p>

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Application" ADD COLUMN     "requirePar" BOOLEAN NOT NULL DEFAULT false;
