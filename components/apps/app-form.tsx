@@ -3,7 +3,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { Controller, useForm, useWatch, type FieldError as RhfFieldError } from "react-hook-form";
+import { Controller, useForm, useWatch, type FieldError as RhfFieldError, type UseFormRegisterReturn } from "react-hook-form";
 import { toast } from "sonner";
 import type { z } from "zod";
 import { createAppAction, resubmitAppAction, updateAppAction } from "@/lib/actions/apps";
@@ -380,47 +380,19 @@ export function AppForm({ app }: { app?: DeveloperAppView }) {
               />
             )}
           />
-          <div>
-            <label className="flex cursor-pointer gap-3">
-              <input
-                type="checkbox"
-                className="mt-0.5 size-4 shrink-0 rounded border-slate-400 accent-brand-600"
-                aria-describedby="deviceFlow-hint"
-                {...register("deviceFlow")}
-              />
-              <span className="min-w-0">
-                <span className="block text-sm font-medium text-slate-900">Allow device sign-in</span>
-                <span id="deviceFlow-hint" className="mt-0.5 block text-sm text-slate-600">
-                  For TVs, command-line tools and chat bots without a browser: the app shows a code, the person enters it at
-                  the platform&apos;s device page and signs in there (RFC 8628 device authorization grant).
-                  {app?.status === "approved" || app?.status === "suspended"
-                    ? " Turning it on is reviewed by an admin before it applies; turning it off applies at once."
-                    : ""}
-                  {app?.pendingChange?.deviceFlow ? " Turning it on is waiting for review." : ""}
-                </span>
-              </span>
-            </label>
-            <FieldError message={errors.deviceFlow?.message} />
-          </div>
-          <div>
-            <label className="flex cursor-pointer gap-3">
-              <input
-                type="checkbox"
-                className="mt-0.5 size-4 shrink-0 rounded border-slate-400 accent-brand-600"
-                aria-describedby="requirePar-hint"
-                {...register("requirePar")}
-              />
-              <span className="min-w-0">
-                <span className="block text-sm font-medium text-slate-900">Require pushed authorization requests</span>
-                <span id="requirePar-hint" className="mt-0.5 block text-sm text-slate-600">
-                  The app posts each sign-in request to the platform first and sends the browser with only a{" "}
-                  <code>request_uri</code>, so its parameters never travel in the address bar; a plain authorization request is
-                  refused (PAR, RFC 9126). Applies at once.
-                </span>
-              </span>
-            </label>
-            <FieldError message={errors.requirePar?.message} />
-          </div>
+          <CheckboxField id="deviceFlow" label="Allow device sign-in" input={register("deviceFlow")} error={errors.deviceFlow?.message}>
+            For TVs, command-line tools and chat bots without a browser: the app shows a code, the person enters it at the
+            platform&apos;s device page and signs in there (RFC 8628 device authorization grant).
+            {app?.status === "approved" || app?.status === "suspended"
+              ? " Turning it on is reviewed by an admin before it applies; turning it off applies at once."
+              : ""}
+            {app?.pendingChange?.deviceFlow ? " Turning it on is waiting for review." : ""}
+          </CheckboxField>
+          <CheckboxField id="requirePar" label="Require pushed authorization requests" input={register("requirePar")} error={errors.requirePar?.message}>
+            The app posts each sign-in request to the platform first and sends the browser with only a <code>request_uri</code>, so
+            its parameters never travel in the address bar; a plain authorization request is refused (PAR, RFC 9126). Applies at
+            once.
+          </CheckboxField>
         </section>
       ) : null}
 
@@ -453,5 +425,23 @@ function Counter({ value, max }: { value: string; max: number }) {
     <span className={`tabular-nums ${value.length >= max ? "font-medium text-amber-800" : ""}`}>
       {value.length} of {max} characters
     </span>
+  );
+}
+
+/** A checkbox with its label, the hint below it (its description) and its error. */
+function CheckboxField({ id, label, input, error, children }: { id: string; label: string; input: UseFormRegisterReturn; error?: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <label className="flex cursor-pointer gap-3">
+        <input type="checkbox" className="mt-0.5 size-4 shrink-0 rounded border-slate-400 accent-brand-600" aria-describedby={`${id}-hint`} {...input} />
+        <span className="min-w-0">
+          <span className="block text-sm font-medium text-slate-900">{label}</span>
+          <span id={`${id}-hint`} className="mt-0.5 block text-sm text-slate-600">
+            {children}
+          </span>
+        </span>
+      </label>
+      <FieldError message={error} />
+    </div>
   );
 }
