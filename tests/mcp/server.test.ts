@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, TEST_PASSWORD, type Api } from "../api/support";
 import { startAgentWebsite, TestAgent, type AgentWebsite } from "../helpers/agents";
 import { cliJson, runCli } from "../helpers/cli";
-import { completeSignIn, CookieJar } from "../helpers/oidc";
+import { authorize, completeSignIn, CookieJar, createTestApp, exchangeCode } from "../helpers/oidc";
 import type { TestServer } from "../helpers/server";
 
 /**
@@ -34,7 +34,10 @@ let mcpUrl: URL;
 beforeAll(async () => {
   site = await startAgentWebsite();
   // The MCP Inspector's origin, as /docs/mcp tells an operator to allow it.
-  api = await startApi({ env: { CLIENT_METADATA_ALLOW_PRIVATE: "1", NODE_EXTRA_CA_CERTS: site.certFile, MCP_ALLOWED_ORIGINS: INSPECTOR_ORIGIN } });
+  // Usage and the request log flushed every 250 ms: the tests read them soon after a call.
+  api = await startApi({
+    env: { CLIENT_METADATA_ALLOW_PRIVATE: "1", NODE_EXTRA_CA_CERTS: site.certFile, MCP_ALLOWED_ORIGINS: INSPECTOR_ORIGIN, USAGE_FLUSH_MS: "250" },
+  });
   server = api.server;
   person = await api.createUser();
   mcpUrl = new URL(`${server.url}/mcp`);
@@ -425,6 +428,38 @@ describe("the edge", () => {
     expect(ended.status).toBe(204);
     await session.endedAt;
     expect(await api.sql(`SELECT uri FROM "McpSubscription" WHERE "sessionId" = $1`, [session.sessionId])).toEqual([]);
+  });
+
+  it("a developer's login app whose token is for the MCP server finds its tool calls in its usage, by tool", async () => {
+    const app = await createTestApp(server.databaseUrl, { type: "login", scopes: ["svc:chat.read"], redirectUris: [CALLBACK] });
+    const flow = await authorize(server, {
+      handle: person.handle,
+      password: TEST_PASSWORD,
+      clientId: app.clientId,
+      redirectUri: CALLBACK,
+      scope: "openid svc:chat.read",
+      extraParams: { resource: mcpUrl.href },
+    });
+    const exchanged = await exchangeCode(server, { clientId: app.clientId, code: flow.code!, redirectUri: CALLBACK, verifier: flow.verifier });
+    const mcpToken = exchanged.body.access_token as string;
+    expect(decodeJwt(mcpToken).aud).toBe(mcpUrl.href);
+    for (const id of [1, 2]) {
+      const res = await post({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_chat_messages", arguments: { limit: 1 } } }, bearer(mcpToken));
+      expect(res.json.result.isError).toBeUndefined();
+    }
+    // What the app's Usage tab draws (lib/services/usage.ts getAppUsage), through `apps usage`.
+    type Usage = { routes: { route: string; total: number }[] };
+    const called = (usage: Usage) => usage.routes.find((r) => r.route === "MCP tools/call list_chat_messages");
+    let usage: Usage = { routes: [] };
+    for (let i = 0; i < 40 && called(usage)?.total !== 2; i++) {
+      usage = await cliJson<Usage>(server.databaseUrl, ["apps", "usage", app.clientId]);
+      if (called(usage)?.total !== 2) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    // Beside the sign-in's own grant (token:authorization_code).
+    expect(usage.routes.map((r) => [r.route, r.total]).sort()).toEqual([
+      ["MCP tools/call list_chat_messages", 2],
+      ["token:authorization_code", 1],
+    ]);
   });
 
   it("the retention job drops the subscriptions of a session whose stream has been gone for a day", async () => {
