@@ -144,9 +144,11 @@ export async function chargeUnmatched(request: ApiRequest, extras: ReplyExtras):
   await countAgainstQuota(caller.clientId, caller.quota, caller.kind === "user" ? caller.userId : undefined, undefined, extras);
 }
 
-/** Server-Sent Events: never cached, never buffered by a proxy. */
+/** Server-Sent Events: never cached, never buffered by a proxy (the API's event stream, an MCP session's stream). */
+export const EVENT_STREAM_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-store", "x-accel-buffering": "no" } as const;
+
 function streamHeaders(requestId: string, extra: Record<string, string> = {}): Record<string, string> {
-  return apiHeaders({ ...extra, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-store", "x-accel-buffering": "no" }, requestId);
+  return apiHeaders({ ...extra, ...EVENT_STREAM_HEADERS }, requestId);
 }
 
 function parse<S extends ZodType | undefined>(schema: S, value: unknown, where: InputError["where"]): Out<S> {

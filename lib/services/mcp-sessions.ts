@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { PoolClient } from "pg";
 import { onChange, pgTransactionWithChanges } from "../database/changes";
 import { logger } from "../logger";
 import { AppError } from "../errors";
@@ -9,6 +10,7 @@ import {
   lockMcpSession,
   readMcpSession,
   type McpSessionOwner,
+  type McpSessionRow,
 } from "../queries/mcp-subscriptions";
 
 /**
@@ -40,38 +42,50 @@ function noSuchSession(): AppError {
 }
 
 /** The session's subscriptions, as `owner` may see them: another's session does not exist. */
-export async function mcpSessionFor(sessionId: string, owner: McpSessionOwner): Promise<string[]> {
-  const session = await readMcpSession(sessionId);
+function urisOwnedBy(session: McpSessionRow, owner: McpSessionOwner): string[] {
   if (session.owner && !sameOwner(session.owner, owner)) throw noSuchSession();
   return session.uris;
 }
 
+export async function mcpSessionFor(sessionId: string, owner: McpSessionOwner): Promise<string[]> {
+  return urisOwnedBy(await readMcpSession(sessionId), owner);
+}
+
 export async function subscribeMcpResource(sessionId: string, uri: string, owner: McpSessionOwner): Promise<void> {
-  await pgTransactionWithChanges(async (client, announce) => {
-    await lockMcpSession(client, sessionId);
-    const session = await readMcpSession(sessionId, client);
-    if (session.owner && !sameOwner(session.owner, owner)) throw noSuchSession();
+  await changeSession(sessionId, owner, async (client, uris) => {
     await insertMcpSubscription(client, sessionId, uri, owner);
-    await announce({ kind: "mcp_session", sessionId, uris: [...new Set([...session.uris, uri])].sort() });
+    return [...new Set([...uris, uri])].sort();
   });
 }
 
 export async function unsubscribeMcpResource(sessionId: string, uri: string, owner: McpSessionOwner): Promise<void> {
-  await changeSession(sessionId, owner, uri);
+  await changeSession(sessionId, owner, async (client, uris) => {
+    await deleteMcpSubscriptions(client, sessionId, uri);
+    return uris.filter((u) => u !== uri);
+  });
 }
 
 /** The client ended the session (DELETE /mcp): its subscriptions go, and its stream closes wherever it is. */
 export async function endMcpSession(sessionId: string, owner: McpSessionOwner): Promise<void> {
-  await changeSession(sessionId, owner, null);
+  await changeSession(sessionId, owner, async (client) => {
+    await deleteMcpSubscriptions(client, sessionId, null);
+    return null;
+  });
 }
 
-async function changeSession(sessionId: string, owner: McpSessionOwner, uri: string | null): Promise<void> {
+/**
+ * One change of `owner`'s session, serialized with the session's others: `apply` writes it and
+ * returns the URIs it leaves (null: the session ended), which the change channel announces.
+ */
+async function changeSession(
+  sessionId: string,
+  owner: McpSessionOwner,
+  apply: (client: PoolClient, uris: string[]) => Promise<string[] | null>,
+): Promise<void> {
   await pgTransactionWithChanges(async (client, announce) => {
     await lockMcpSession(client, sessionId);
-    const session = await readMcpSession(sessionId, client);
-    if (session.owner && !sameOwner(session.owner, owner)) throw noSuchSession();
-    await deleteMcpSubscriptions(client, sessionId, uri);
-    await announce({ kind: "mcp_session", sessionId, uris: uri === null ? null : session.uris.filter((u) => u !== uri) });
+    const uris = urisOwnedBy(await readMcpSession(sessionId, client), owner);
+    await announce({ kind: "mcp_session", sessionId, uris: await apply(client, uris) });
   });
 }
 

@@ -26,7 +26,7 @@ import { authorize, identify, type ApiCaller } from "../auth";
 import { toErrorReply } from "../errors";
 import { toApiRequest } from "../node";
 import type { ApiReply, ApiRequest } from "../request-reply";
-import { mcpResource, readResource, resourcesFor, serveSessionStream, toolOfResource, type McpResource } from "./resources";
+import { mcpResource, readResource, resourcesFor, serveSessionStream, sessionOwner, toolOfResource, type McpResource } from "./resources";
 import { mcpTools, runToolCall, SEARCH_DOCS_TOOL, searchDocs, searchDocsTool, toolsFor, type McpTool } from "./tools";
 
 /**
@@ -95,8 +95,12 @@ function replyMeta(reply: ApiReply, requestId: string): Record<string, unknown> 
 function toolResult(reply: ApiReply, requestId: string): CallToolResult {
   const text = reply.body ?? "";
   if (reply.status < 400) return { content: [{ type: "text", text }], structuredContent: text ? JSON.parse(text) : {}, _meta: replyMeta(reply, requestId) };
-  const error = ((text ? JSON.parse(text) : {}) as { error?: { code?: string; message?: string } }).error ?? {};
-  return errorResult(error, text, replyMeta(reply, requestId));
+  return errorResult(apiErrorOf(reply), text, replyMeta(reply, requestId));
+}
+
+/** The SPEC's error object of an API error reply (empty when its body has none). */
+function apiErrorOf(reply: ApiReply): { code?: string; message?: string } {
+  return ((reply.body ? JSON.parse(reply.body) : {}) as { error?: { code?: string; message?: string } }).error ?? {};
 }
 
 /**
@@ -124,7 +128,7 @@ function toolResultJson(reply: ApiReply, requestId: string): string {
 async function resourceContents(resource: McpResource, authorization: string, callId: string | number, origin: string) {
   const { reply, requestId } = await readResource(resource, { authorization, callId, origin });
   if (reply.status >= 400) {
-    const error = ((reply.body ? JSON.parse(reply.body) : {}) as { error?: { code?: string; message?: string } }).error ?? {};
+    const error = apiErrorOf(reply);
     throw new McpError(ErrorCode.InvalidRequest, `${error.code ?? "error"}: ${error.message ?? "the read failed"}`, { ...replyMeta(reply, requestId), "social-platform/error": error });
   }
   return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: reply.body ?? "" }], _meta: replyMeta(reply, requestId) };
@@ -149,7 +153,7 @@ function mcpServer(caller: Exclude<ApiCaller, { kind: "anonymous" }>, authorizat
     capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false } },
     instructions: INSTRUCTIONS,
   });
-  const owner = { clientId: caller.clientId, userId: caller.kind === "user" ? caller.userId : null };
+  const owner = sessionOwner(caller);
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: resourcesFor(caller.scopes, caller.kind === "user").map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
   }));
@@ -282,7 +286,7 @@ export async function serveMcpRequest(req: IncomingMessage, res: ServerResponse,
     }
     try {
       if (req.method === "DELETE") {
-        await endMcpSession(sessionId, { clientId: caller.clientId, userId: caller.kind === "user" ? caller.userId : null });
+        await endMcpSession(sessionId, sessionOwner(caller));
         return sendRaw(res, 204, headers, null);
       }
       if (!(req.headers.accept ?? "").includes("text/event-stream")) return rpcError(res, 406, -32000, "Not acceptable: the session's stream is text/event-stream.", cors);

@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { openEventStream, type StreamFrame } from "../../events/stream";
 import { logger } from "../../logger";
 import type { EventType } from "../../schemas/events";
-import { mcpSessionFor, touchMcpSession, watchMcpSession } from "../../services/mcp-sessions";
+import { mcpSessionFor, touchMcpSession, watchMcpSession, type McpSessionOwner } from "../../services/mcp-sessions";
 import { tokenLifetimeOf, type ApiCaller } from "../auth";
+import { EVENT_STREAM_HEADERS } from "../handler";
 import { writeReplyStream } from "../node";
 import type { ApiReply, ApiRequest } from "../request-reply";
 import { mcpTools, runToolCall, toolsFor, type McpTool } from "./tools";
@@ -77,6 +78,11 @@ export function readResource(resource: McpResource, call: { authorization: strin
   return runToolCall({ tool: toolOfResource(resource), args: {}, ...call, loggedAs: `MCP resources/read ${resource.uri}` });
 }
 
+/** Whose session a caller's is: its app and, for a user token, its person. */
+export function sessionOwner(caller: Exclude<ApiCaller, { kind: "anonymous" }>): McpSessionOwner {
+  return { clientId: caller.clientId, userId: caller.kind === "user" ? caller.userId : null };
+}
+
 /** What the session's stream sends for an event: the update of a resource it subscribes to, or nothing. */
 function updatedFrame(subscribed: () => ReadonlySet<string>): StreamFrame {
   return (event) => {
@@ -100,7 +106,7 @@ export async function serveSessionStream(
   sessionId: string,
   headers: Record<string, string>,
 ): Promise<void> {
-  const userId = caller.kind === "user" ? caller.userId : null;
+  const owner = sessionOwner(caller);
   let uris: ReadonlySet<string> = new Set();
   let heard = false;
   let stop: (() => void) | null = null;
@@ -113,10 +119,10 @@ export async function serveSessionStream(
   });
   let opened;
   try {
-    const stored = await mcpSessionFor(sessionId, { clientId: caller.clientId, userId });
+    const stored = await mcpSessionFor(sessionId, owner);
     if (!heard) uris = new Set(stored);
     opened = await openEventStream(
-      { clientId: caller.clientId, userId, scopes: caller.scopes, worldId: caller.worldId },
+      { ...owner, scopes: caller.scopes, worldId: caller.worldId },
       await tokenLifetimeOf(request),
       { types: null, lastEventId: request.headers.get("last-event-id"), frame: updatedFrame(() => uris) },
     );
@@ -126,8 +132,7 @@ export async function serveSessionStream(
   }
   const seen = () => void touchMcpSession(sessionId).catch((error: Error) => logger.warn("mcp: session touch failed", { error: error.message }));
   seen();
-  const streamHeaders = { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-store", "x-accel-buffering": "no" };
-  writeReplyStream(req, res, 200, streamHeaders, {
+  writeReplyStream(req, res, 200, { ...headers, ...EVENT_STREAM_HEADERS }, {
     start(sink) {
       stop = opened.start(sink);
       return () => {
