@@ -36,7 +36,7 @@ const schema = z.object({
   /** Serve Next too (production build, built if needed) — off: API and sign-in only. */
   next: z.enum(["auto", "on", "off"]).default("auto"),
   /**
-   * Comma-separated case ids to run (A,B,C,4,4on,4off,4w,5,5on,5off,5w,6a,6b,7a,7b,7c,7d,8a,8b,M,P,D,F,R,Rp,W,E,E100,E400; 4on/4off and 5on/5off
+   * Comma-separated case ids to run (A,B,C,4,4d,4on,4off,4w,5,5d,5m,5on,5off,5w,6a,6b,7a,7b,7c,7d,8a,8b,M,P,D,F,Fa,R,Rp,W,E,E100,E400; 4on/4off and 5on/5off
    * run on twin processes with METERING=on/off, 4w and 5w on one with WEB_CONCURRENCY=workers, M and P on
    * their own processes: the API mix direct, and through PgBouncer with a replica); default all.
    */

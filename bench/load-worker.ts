@@ -15,7 +15,8 @@
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { addCounters, counterDelta, DatabaseMeter, type DatabaseCounters } from "./database-stats";
-import type { LoadJob, LoadResult, LoadScenario } from "./load";
+import { accessTokenHash, DpopSigner } from "./dpop";
+import { DPOP_POOL_FRESH_MS, type DpopPoolUse, type LoadJob, type LoadResult, type LoadScenario } from "./load";
 import { readCpuSeconds, readTreeCpuSeconds } from "./processes";
 import { signIn } from "./tokens";
 
@@ -30,6 +31,64 @@ interface RawRequest {
   path: string;
   headers: Record<string, string>;
   body?: string | Buffer;
+  /** The access token it carries (a DPoP proof's `ath`); autocannon ignores it. */
+  token?: string;
+}
+
+/**
+ * Scenario `dpop` (bench/load.ts): `pool` ready requests, each with its own proof, signed before
+ * the warm-up so that signing costs the load generator no CPU while a case is measured.
+ */
+class DpopPool {
+  private readonly signer: DpopSigner;
+  private readonly entries: (RawRequest | undefined)[] = [];
+  private readonly hashes = new Map<string, string>();
+  private freshUntil = 0;
+  private signSeconds = 0;
+  private signedLive = 0;
+  private liveAfter: DpopPoolUse["liveAfter"];
+
+  constructor(
+    private readonly scenario: LoadScenario & { dpop: NonNullable<LoadScenario["dpop"]> },
+    private readonly build: (i: number) => RawRequest,
+  ) {
+    if (!["fixed", "random", "roundRobin"].includes(scenario.mode)) throw new Error(`dpop: mode ${scenario.mode} is not supported`);
+    this.signer = new DpopSigner(scenario.dpop.key);
+  }
+
+  fill(): void {
+    const started = performance.now();
+    this.freshUntil = started + DPOP_POOL_FRESH_MS;
+    for (let i = 0; i < this.scenario.dpop.pool; i++) this.entries.push(this.sign(this.build(i)));
+    this.signSeconds = (performance.now() - started) / 1000;
+  }
+
+  /** Request i: its ready entry (used once, then dropped for the GC), or one signed now. */
+  take(i: number): RawRequest {
+    const entry = this.entries[i];
+    if (entry && performance.now() < this.freshUntil) {
+      this.entries[i] = undefined;
+      return entry;
+    }
+    this.liveAfter ??= { requests: i, reason: i < this.entries.length ? "stale" : "exhausted" };
+    this.signedLive++;
+    return this.sign(this.build(i));
+  }
+
+  private sign(request: RawRequest): RawRequest {
+    let ath: string | undefined;
+    if (request.token !== undefined) {
+      ath = this.hashes.get(request.token);
+      if (ath === undefined) this.hashes.set(request.token, (ath = accessTokenHash(request.token)));
+    }
+    // htu: the request's URL without its query (RFC 9449 §4.2).
+    request.headers.dpop = this.signer.proof(request.method, `${this.scenario.url}${request.path.split("?")[0]}`, ath);
+    return request;
+  }
+
+  use(sent: number): DpopPoolUse {
+    return { pool: this.scenario.dpop.pool, signSeconds: this.signSeconds, sent, signedLive: this.signedLive, ...(this.liveAfter ? { liveAfter: this.liveAfter } : {}) };
+  }
 }
 
 /** Everything measured for one scenario, over all its rounds. */
@@ -55,7 +114,13 @@ class Tally {
   meter: DatabaseMeter | undefined;
   database: DatabaseCounters | undefined;
 
-  constructor(readonly scenario: LoadScenario) {}
+  /** Scenario `dpop`: the ready requests. */
+  readonly dpopPool: DpopPool | undefined;
+
+  constructor(readonly scenario: LoadScenario) {
+    const { dpop } = scenario;
+    this.dpopPool = dpop ? new DpopPool({ ...scenario, dpop }, (i) => this.requestFor(i)) : undefined;
+  }
 
   /** Mode mix: per position of the mix, its entry's occurrences in one pass and this position's rank among them. */
   private mixPositions: { count: number; rank: number }[] | undefined;
@@ -121,11 +186,12 @@ class Tally {
     } else if (tokens.length) {
       token = tokens[0];
     }
-    if (token) headers.authorization = `Bearer ${token}`;
+    // A DPoP-bound token goes with its scheme (RFC 9449 §7.1).
+    if (token) headers.authorization = `${s.dpop ? "DPoP" : "Bearer"} ${token}`;
     const values = { handle: handle ?? "", i: String(i) };
     // autocannon adds Content-Length itself from the body.
     const body = s.body !== undefined ? fill(s.body, values) : undefined;
-    return { method: s.method ?? "GET", path: fill(s.path, values), headers, ...(body !== undefined ? { body } : {}) };
+    return { method: s.method ?? "GET", path: fill(s.path, values), headers, ...(body !== undefined ? { body } : {}), ...(token ? { token } : {}) };
   }
 
   /** Mode refreshChain: the next refresh token nobody has sent yet. */
@@ -227,13 +293,13 @@ class Tally {
         },
       ];
     }
-    if (s.mode === "fixed" && s.collect === undefined) {
+    if (s.mode === "fixed" && s.collect === undefined && !this.dpopPool) {
       return [{ path: fixed.path, onResponse: (status: number, body: string) => this.onResponse(status, body) }];
     }
     return [
       {
         setupRequest: (request: RawRequest) => {
-          const next = this.requestFor(this.sequence++);
+          const next = this.dpopPool ? this.dpopPool.take(this.sequence++) : this.requestFor(this.sequence++);
           request.method = next.method;
           request.path = next.path;
           request.headers = next.headers;
@@ -310,6 +376,7 @@ class Tally {
       ...(typeof this.serverCpuSeconds === "number" ? { serverCpuSeconds: this.serverCpuSeconds } : {}),
       ...(this.database ? { database: this.database } : {}),
       ...(Object.keys(this.samples).length ? { samples: this.samples } : {}),
+      ...(this.dpopPool ? { dpop: this.dpopPool.use(this.sequence) } : {}),
       ...(this.scenario.collect ? { ackedIds: this.ackedIds, ackedInWarmup: this.ackedInWarmup } : {}),
     };
   }
@@ -317,6 +384,8 @@ class Tally {
 
 async function main(): Promise<void> {
   const tallies = job.scenarios.map((s) => new Tally(s));
+  // Every proof pool before any warm-up: the server is idle while the load generator signs.
+  for (const t of tallies) t.dpopPool?.fill();
   for (const t of tallies) if (t.scenario.database?.length) t.meter = await DatabaseMeter.open(t.scenario.database);
   for (const t of tallies) if (t.scenario.warmup > 0) await t.run(t.scenario.warmup, false);
   const rounds = Math.max(1, job.rounds);

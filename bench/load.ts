@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import type { JsonWebKey } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { DatabaseCounters, DatabaseTarget } from "./database-stats";
@@ -59,6 +60,20 @@ export interface LoadScenario {
   mix?: MixEntry[];
   /** Mode `mix`: the app-only token of entries with `token: "app"` (`tokens` are users' tokens). */
   appToken?: string;
+  /**
+   * A fresh DPoP proof with every request (cases 4d, 5d; modes fixed, random, roundRobin): `htm` the
+   * request's method, `htu` its URL without the query, `ath` of its token, which is then sent as
+   * `Authorization: DPoP`. The load generator shares the machine's cores with the server, so it does
+   * not sign while measuring: `pool` requests, each with its own proof, are made before the warm-up,
+   * and request i takes entry i; past the pool (or once its proofs near the server's five-minute
+   * `iat` window) it signs each request as it sends it, and says so in the result.
+   */
+  dpop?: {
+    /** The bench's throwaway ES256 key, private JWK (bench/dpop.ts). */
+    key: JsonWebKey;
+    /** Ready requests signed before the warm-up: enough for the warm-up and every measured round at the case's highest plausible rate. */
+    pool: number;
+  };
   /** Mode `flow`: who signs in, where. */
   flow?: {
     discovery: Discovery;
@@ -114,8 +129,28 @@ export interface LoadResult {
   warmupRequests?: number;
   /** First response body per non-2xx status (truncated). */
   samples?: Record<string, string>;
+  /** Scenario `dpop`: its proof pool, and whether requests outran it. */
+  dpop?: DpopPoolUse;
   ackedIds?: string[];
   ackedInWarmup?: number;
+}
+
+/**
+ * A proof is good within five minutes of its `iat` (lib/oidc/dpop.ts PROOF_WINDOW_SECONDS): the load
+ * generator stops using a pool this old, so a long group (--duration) never sends a proof the
+ * server must refuse.
+ */
+export const DPOP_POOL_FRESH_MS = 240_000;
+
+export interface DpopPoolUse {
+  /** Requests signed before the warm-up, and how long that took. */
+  pool: number;
+  signSeconds: number;
+  /** Requests sent (warm-up and measured, the last ones of each round possibly unanswered). */
+  sent: number;
+  /** Requests signed while sending, and why: the pool ran out, or its proofs were getting too old. */
+  signedLive: number;
+  liveAfter?: { requests: number; reason: "exhausted" | "stale" };
 }
 
 const WORKER = path.join(import.meta.dirname, "load-worker.ts");
@@ -129,7 +164,8 @@ export async function runLoad(scenarios: LoadScenario[], rounds: number, workDir
   const file = path.join(workDir, `job-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const job: LoadJob = { scenarios, rounds: scenarios.length > 1 ? rounds : 1 };
   await writeFile(file, JSON.stringify(job), { mode: 0o600 });
-  const seconds = scenarios.reduce((sum, s) => sum + s.duration + s.warmup, 0);
+  // Signing a proof pool takes about 60 µs a request (bench/dpop.ts) before the warm-up.
+  const seconds = scenarios.reduce((sum, s) => sum + s.duration + s.warmup + (s.dpop?.pool ?? 0) / 10_000, 0);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", WORKER, file], {
       cwd: path.resolve(import.meta.dirname, ".."),

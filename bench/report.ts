@@ -304,6 +304,12 @@ export function buildRatiosAndTargets(
   // The whole sign-in against the password hash it must pay, and refresh rotation.
   const flowShare = share("F", "D", "Sign-in flow / baseline D (logins/s vs password checks/s)");
   const refreshShare = share("R", "C", "Refresh grant / baseline C");
+  // DPoP against the same request without it, measured interleaved (a proof checked and its jti
+  // claimed per request; the load generator's proofs signed before the warm-up).
+  const dpopShares = [
+    ["Token endpoint, client credentials with DPoP / without (4d / 4)", share("4d", "4", "Token endpoint with a DPoP proof / without (4d / 4)")],
+    ["GET /users/{username}, DPoP-bound tokens / bearer tokens (5d / 5)", share("5d", "5", "GET /users/{username}, DPoP-bound tokens / bearer (5d / 5)")],
+  ] as const;
   share("R", "Rp", "Refresh grant, fast path / through oidc-provider (R / Rp)");
   const flow = get("F");
   const perCore = ok(flow) ? flow.load.okRps / cores : null;
@@ -414,6 +420,14 @@ export function buildRatiosAndTargets(
     measured: ok(read) ? `${fmt(read.load.latency.p99, 1)} ms` : "not measured",
     pass: ok(read) ? read.load.latency.p99 <= 25 : null,
   });
+  for (const [name, value] of dpopShares) {
+    targets.push({
+      name,
+      goal: "≥ 70%",
+      measured: value === null ? "not measured" : `${fmt(value * 100, 1)}%`,
+      pass: value === null ? null : value >= 0.7,
+    });
+  }
   for (const [name, value] of [
     ["GET /users deep / first", usersDepth],
     ["GET /global-chat/messages deep / first", chatDepth],

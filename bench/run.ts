@@ -33,12 +33,13 @@ import { PRODUCTION_NODE_FLAGS, withProductionEnv } from "../lib/server/node-fla
 import { ensureNextBuild as ensureBuildUnderLock } from "../lib/server/build";
 import { parseConfig, USAGE, type BenchConfig } from "./config";
 import { explainStatement, type QueryPlan, type Statement } from "./explain";
-import { runLoad, type LoadResult, type LoadScenario } from "./load";
+import { DPOP_POOL_FRESH_MS, runLoad, type LoadResult, type LoadScenario } from "./load";
 import { listeningPort, readCpuSeconds, readRss, readTreeCpuSeconds, readTreeRss, ROOT, RssSampler, startChild, type Child } from "./processes";
 import { eventsCase } from "./events";
 import { deliveryCostCase } from "./deliveries";
 import { capacityCases } from "./capacity";
 import { STATEMENT_STATS_SETTINGS } from "./database-stats";
+import { accessTokenHash, createDpopKey, DpopSigner } from "./dpop";
 import {
   buildRatiosAndTargets,
   machineInfo,
@@ -717,8 +718,33 @@ function chatIdsNote(stored: number, acked: number): string {
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 /** A Streamable HTTP client's POST (the MCP server answers JSON). */
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
-/** Users signed in for the MCP case's tokens (a random one per request, as case 5's). */
+/** Users signed in for the MCP case's tokens (a random one per request, as case 5's); case 5d's DPoP-bound tokens too. */
 const MCP_TOKEN_USERS = 50;
+
+/**
+ * Cases 4d and 5d: the ready requests (each with its own DPoP proof) the load generator signs
+ * before the warm-up, enough for the warm-up and every measured round at `rate` requests/s, an
+ * upper estimate of what the case reaches on this kind of machine (bench/load.ts LoadScenario.dpop).
+ */
+function dpopScenario(ctx: Context, rate: number): { dpop: NonNullable<LoadScenario["dpop"]>; note: string } {
+  const pool = Math.ceil((ctx.config.warmup + ctx.config.duration) * rate);
+  return {
+    dpop: { key: createDpopKey(), pool },
+    note:
+      `a fresh DPoP proof (ES256, its own jti) per request, precomputed: the load generator signs ${pool.toLocaleString("en-US")} ` +
+      `requests before the warm-up (${rate.toLocaleString("en-US")}/s × ${ctx.config.warmup + ctx.config.duration} s), not while measuring`,
+  };
+}
+
+/** After a DPoP case: how the proof pool was used, and whether the load outran it (then proofs were signed while measuring). */
+function dpopPoolNote(load: LoadResult): string | undefined {
+  const use = load.dpop;
+  if (!use) return undefined;
+  const made = `pool signed in ${use.signSeconds.toFixed(1)} s, ${use.sent.toLocaleString("en-US")} requests sent`;
+  if (!use.liveAfter) return made;
+  const why = use.liveAfter.reason === "exhausted" ? "proof pool exhausted" : `proofs older than ${DPOP_POOL_FRESH_MS / 60_000} minutes`;
+  return `${made}; ${why} after ${use.liveAfter.requests.toLocaleString("en-US")} requests: ${use.signedLive.toLocaleString("en-US")} signed while sending`;
+}
 
 function buildCases(config: BenchConfig): CaseSpec[] {
   const apiScopes = API_CLIENT_SCOPES.join(" ");
@@ -753,6 +779,26 @@ function buildCases(config: BenchConfig): CaseSpec[] {
         const endpoint = new URL(ctx.discovery.token_endpoint);
         const body = clientCredentialsBody(ctx.apiClient.clientId, ctx.apiClient.clientSecret);
         return { scenario: scenario(ctx, endpoint.origin, { method: "POST", path: endpoint.pathname, headers: FORM, body, mode: "fixed" }) };
+      },
+    },
+    {
+      id: "4d",
+      name: "Token endpoint: client credentials with a DPoP proof (fast path)",
+      app: true,
+      async prepare(ctx) {
+        if (!ctx.discovery || !ctx.apiClient) throw new Unavailable(ctx.appTokenError ?? "sign-in service unavailable");
+        needAppToken(ctx);
+        const endpoint = new URL(ctx.discovery.token_endpoint);
+        const body = clientCredentialsBody(ctx.apiClient.clientId, ctx.apiClient.clientSecret);
+        const { dpop, note } = dpopScenario(ctx, 15_000);
+        const proof = new DpopSigner(dpop.key).proof("POST", endpoint.href);
+        const answer = (await probe(endpoint.href, { method: "POST", headers: { ...FORM, dpop: proof }, body }, [200])) as { token_type?: string };
+        if (answer.token_type !== "DPoP") throw new Error(`client credentials with a DPoP proof answered token_type ${answer.token_type ?? "none"}`);
+        return {
+          scenario: scenario(ctx, endpoint.origin, { method: "POST", path: endpoint.pathname, headers: FORM, body, mode: "fixed", dpop }),
+          note,
+          finish: async (load) => dpopPoolNote(load),
+        };
       },
     },
     ...(["on", "off"] as const).map(
@@ -823,6 +869,28 @@ function buildCases(config: BenchConfig): CaseSpec[] {
         };
         if (!probed.result || probed.result.isError) throw new Error(`POST /mcp tools/call get_user_profile answered ${JSON.stringify(probed).slice(0, 200)}`);
         return { scenario: scenario(ctx, ctx.origin, { method: "POST", path: "/mcp", headers: MCP_HEADERS, body, mode: "random", tokens, handles: allHandles(ctx) }) };
+      },
+    },
+    {
+      id: "5d",
+      name: "GET /users/{username}, DPoP-bound user tokens, random users",
+      app: true,
+      async prepare(ctx) {
+        if (!ctx.discovery || !ctx.loginClient) throw new Unavailable(ctx.userTokensError ?? "sign-in service unavailable");
+        const { dpop, note } = dpopScenario(ctx, 12_000);
+        const signer = new DpopSigner(dpop.key);
+        // As case 5m's: the first users, signed in again, each code exchange with a proof of the bench's key.
+        const tokens: string[] = [];
+        for (const handle of allHandles(ctx).slice(0, MCP_TOKEN_USERS)) {
+          tokens.push((await signIn(ctx.discovery, ctx.loginClient, ctx.origin, handle, BENCH_PASSWORD, { dpop: signer })).accessToken);
+        }
+        const url = api(ctx, `/users/${benchHandle(2, ctx.seed.handleWidth)}`);
+        await probe(url, { headers: { authorization: `DPoP ${tokens[0]!}`, dpop: signer.proof("GET", url, accessTokenHash(tokens[0]!)) } }, [200]);
+        return {
+          scenario: scenario(ctx, ctx.origin, { path: "/api/v1/users/{handle}", mode: "random", tokens, handles: allHandles(ctx), dpop }),
+          note: `${tokens.length} users' tokens bound to one key; ${note}`,
+          finish: async (load) => dpopPoolNote(load),
+        };
       },
     },
     ...(["on", "off"] as const).map(
@@ -1149,7 +1217,7 @@ async function reuseDetectionNote(ctx: Context, client: LoginClient): Promise<st
 }
 
 /** Measured together, interleaved: a case with its baseline, a first page with its deep page. */
-const FIXED_GROUPS = [["A"], ["C", "4", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5m", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["M", "P"], ["D", "F", "Fa"], ["W"]];
+const FIXED_GROUPS = [["A"], ["C", "4", "4d", "4on", "4off", "4w", "R", "Rp"], ["B", "5", "5d", "5m", "5on", "5off", "5w"], ["6a"], ["6b"], ["7a", "7b"], ["7c", "7d"], ["8a"], ["8b"], ["M", "P"], ["D", "F", "Fa"], ["W"]];
 
 /**
  * The groups in order; the event cases last, each alone (their own RSS peak), by rate: E at

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
 import { TRUSTED_DEVICE_COOKIE_PREFIX } from "../lib/oidc/constants";
+import type { DpopSigner } from "./dpop";
 
 /**
  * Real tokens from the running sign-in service: client credentials for the API client, and the
@@ -131,7 +132,9 @@ export interface UserTokens {
 /**
  * One user through authorize → login form → (consent) → callback → code exchange. With
  * `loginPage`, the hosted login page (Next) is fetched before its form is posted, as a browser
- * does; without it only the form post is sent (the page is static for a given interaction).
+ * does; without it only the form post is sent (the page is static for a given interaction). With
+ * `dpop`, the code exchange carries a proof of that key, so the access token is bound to it
+ * (`token_type: DPoP`, RFC 9449 §5).
  */
 export async function signIn(
   discovery: Discovery,
@@ -139,7 +142,7 @@ export async function signIn(
   appOrigin: string,
   username: string,
   password: string,
-  options: { loginPage?: boolean; resource?: string } = {},
+  options: { loginPage?: boolean; resource?: string; dpop?: DpopSigner } = {},
 ): Promise<UserTokens> {
   const jar = new CookieJar();
   const deviceCookie = `${TRUSTED_DEVICE_COOKIE_PREFIX}${username.toLowerCase()}`;
@@ -191,7 +194,10 @@ export async function signIn(
       const exchange = await flowRequest(
         discovery.token_endpoint,
         "POST",
-        { "content-type": "application/x-www-form-urlencoded" },
+        {
+          "content-type": "application/x-www-form-urlencoded",
+          ...(options.dpop ? { dpop: options.dpop.proof("POST", discovery.token_endpoint) } : {}),
+        },
         new URLSearchParams({
           grant_type: "authorization_code",
           client_id: client.clientId,
@@ -201,8 +207,9 @@ export async function signIn(
           ...(options.resource ? { resource: options.resource } : {}),
         }).toString(),
       );
-      const tokens = parseJson(exchange.body) as { access_token?: string; refresh_token?: string; error?: string };
+      const tokens = parseJson(exchange.body) as { access_token?: string; refresh_token?: string; token_type?: string; error?: string };
       if (exchange.status !== 200 || !tokens.access_token) throw new Error(`code exchange answered ${exchange.status} ${tokens.error ?? ""}`);
+      if (options.dpop && tokens.token_type !== "DPoP") throw new Error(`code exchange with a DPoP proof answered token_type ${tokens.token_type ?? "none"}`);
       const device = jar.get(deviceCookie);
       if (device) trustedDevices.set(deviceCookie, device);
       return { accessToken: tokens.access_token, ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}) };

@@ -227,6 +227,12 @@ const rawSchema = z.object({
    */
   CLIENT_METADATA_ALLOW_PRIVATE: booleanFlag.default(false),
   /**
+   * RFC 9449 §8 and §9: every DPoP proof (token endpoint, API, /mcp, userinfo) must carry a nonce the
+   * server issued (`use_dpop_nonce` and a `DPoP-Nonce` header otherwise), so a proof made in advance
+   * is useless. Off by default: proofs are then accepted within five minutes of their `iat`.
+   */
+  DPOP_NONCE: booleanFlag.default(false),
+  /**
    * RFC 7591 dynamic client registration for older MCP clients (issue 40): `off` (default), or
    * `agents`: a registration creates an agent client (public, PKCE, read scopes unless its domain is
    * trusted), rate-limited per address, and `registration_endpoint` appears in the metadata.

@@ -379,3 +379,49 @@ server.serve_forever()`;
     { language: "python", label: "Python", fence: "python", title: "Verify webhooks by hand in Python", code: python },
   ];
 }
+
+/**
+ * DPoP (RFC 9449): an API client whose tokens are bound to a key it holds, with panva's oauth4webapi
+ * (which makes the proofs and retries with the server's nonce). /docs/authentication shows it;
+ * tests/portal/quickstarts.test.ts runs it against a real server, with an app that requires DPoP.
+ */
+export function dpopQuickstartSnippets(app: Pick<QuickstartApp, "clientId">, urls: { issuer: string; apiUrl: string }): QuickstartSnippet[] {
+  const typescript = `// npm install oauth4webapi
+import * as oauth from "oauth4webapi";
+
+const issuer = new URL("${urls.issuer}");
+// Plain http only for a platform on your own machine.
+const options = issuer.protocol === "http:" ? { [oauth.allowInsecureRequests]: true } : {};
+const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, options));
+const client: oauth.Client = { client_id: "${app.clientId}" };
+const auth = oauth.ClientSecretPost(process.env.CLIENT_SECRET!);
+
+// One key pair per running instance; the private key never leaves it (not extractable).
+const DPoP = oauth.DPoP(client, await oauth.generateKeyPair("ES256"));
+
+// A server that asks for its nonce (use_dpop_nonce) is asked again once: the handle kept the nonce.
+async function withNonceRetry<T>(attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (error) {
+    if (!oauth.isDPoPNonceError(error)) throw error;
+    return attempt();
+  }
+}
+
+const tokens = await withNonceRetry(async () =>
+  oauth.processClientCredentialsResponse(as, client,
+    await oauth.clientCredentialsGrantRequest(as, client, auth, new URLSearchParams(), { ...options, DPoP })),
+);
+console.log(\`token_type: \${tokens.token_type}\`); // "dpop": useless without this instance's key
+
+// Every call carries a fresh proof of its method and URL (oauth4webapi signs it).
+const res = await withNonceRetry(() =>
+  oauth.protectedResourceRequest(tokens.access_token, "GET", new URL("${urls.apiUrl}/global-chat/messages?limit=5"), new Headers(), null, { ...options, DPoP }),
+);
+// A refusal is 401 invalid_token; its WWW-Authenticate: DPoP error="…" says what was wrong with the proof.
+if (!res.ok) throw new Error(\`\${res.status} \${res.headers.get("www-authenticate")} \${await res.text()}\`);
+const { data } = (await res.json()) as { data: { messages: { text: string; author: { handle: string } }[] } };
+for (const m of data.messages) console.log(\`\${m.author.handle}: \${m.text}\`);`;
+  return [{ language: "typescript", label: "TypeScript", fence: "ts", title: "Client credentials and an API call with DPoP (oauth4webapi)", code: typescript }];
+}

@@ -72,6 +72,7 @@ export function AppForm({ app }: { app?: DeveloperAppView }) {
       // A request to turn it on that waits for review stays asked for (saving must not withdraw it).
       deviceFlow: Boolean(app?.deviceFlow || app?.pendingChange?.deviceFlow),
       requirePar: app?.requirePar ?? false,
+      requireDpop: app?.requireDpop ?? false,
     },
   });
   const {
@@ -395,6 +396,14 @@ export function AppForm({ app }: { app?: DeveloperAppView }) {
           </CheckboxField>
         </section>
       ) : null}
+
+      {/* Both client types get tokens: either can require them to be sender-constrained. */}
+      <section className="rounded-xl border border-slate-200 bg-white p-5 shadow-xs sm:p-6" aria-label="Token binding">
+        <CheckboxField id="requireDpop" label="Require DPoP-bound tokens" input={register("requireDpop")} error={errors.requireDpop?.message}>
+          Tokens are bound to a key the app holds (RFC 9449): a copied token is useless without it. The app must send a DPoP
+          proof with every token request and API call.
+        </CheckboxField>
+      </section>
 
       <div className="flex flex-col-reverse gap-3 border-t border-slate-200 pt-6 sm:flex-row sm:justify-end">
         <ButtonLink href={app ? `/apps/${app.clientId}` : "/apps"} variant="secondary" prefetch={false}>

@@ -1,5 +1,6 @@
 import { AppError } from "../errors";
-import { checkAccessToken, isTokenAffectedBy } from "../oidc/access-tokens";
+import { checkAccessToken, checkPresentedToken, isTokenAffectedBy, parseAuthorization } from "../oidc/access-tokens";
+import { DPOP_SIGNING_ALGS, DpopError } from "../oidc/dpop";
 import { resourceMetadataUrl, type ProtectedResource } from "../oidc/protected-resources";
 import { effectiveQuota } from "../schemas/rate-limits";
 import { LIVE_WORLD_ID } from "../schemas/sandboxes";
@@ -13,7 +14,10 @@ import type { ApiRequest } from "./request-reply";
  *
  *   1. no Authorization header      → anonymous where the token is optional, else 401 unauthorized
  *   2. header not `Bearer <token>`  → 401 invalid_token (a presented token is always validated)
- *   3. signature/iss/aud/typ/exp    → 401 invalid_token (lib/oidc/verify.ts, local, no DB)
+ *      or `DPoP <token>`
+ *   3. signature/iss/aud/typ/exp    → 401 invalid_token (lib/oidc/verify.ts, local, no DB); a
+ *      DPoP-bound token without a good proof of this request, or sent as `Bearer`, too (RFC 9449 §7,
+ *      its `WWW-Authenticate: DPoP error=…` saying which)
  *   4. the app is not approved any more (suspended, rejected, deleted), the token's user no longer
  *      exists, or the token was voided by a revocation → 401 invalid_token
  *   5. user endpoint, app-only token → 403 requires_user
@@ -45,8 +49,6 @@ export function worldOf(caller: ApiCaller): number {
 
 export type UserCaller = Extract<ApiCaller, { kind: "user" }>;
 
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-
 /**
  * `WWW-Authenticate` of the 401s and scope 403s of a protected resource (the API, the MCP server):
  * the error (RFC 6750 §3), the scope that was missing, and where the resource's metadata is
@@ -62,10 +64,29 @@ function invalidToken(resource: ProtectedResource, message: string): AppError {
   return new AppError("invalid_token", message, { headers: { "www-authenticate": bearerChallenge(resource, { error: "invalid_token" }) } });
 }
 
+/**
+ * A DPoP request's refusal (RFC 9449 §7.1): the SPEC's 401 invalid_token, whose `WWW-Authenticate:
+ * DPoP` names the error (`invalid_dpop_proof`, `use_dpop_nonce` with the nonce in `DPoP-Nonce`,
+ * `invalid_token`), the proof algorithms accepted and the resource's metadata.
+ */
+function dpopRefusal(resource: ProtectedResource, error: DpopError): AppError {
+  const description = error.message.replace(/["\\]/g, "'");
+  const challenge = `DPoP error="${error.error}", error_description="${description}", algs="${DPOP_SIGNING_ALGS.join(" ")}", resource_metadata="${resourceMetadataUrl(resource)}"`;
+  return new AppError("invalid_token", error.message, {
+    headers: { "www-authenticate": challenge, ...(error.nonce ? { "dpop-nonce": error.nonce } : {}) },
+  });
+}
+
 /** A caller whose token checked out (steps 1–4), before the endpoint's requirements (5–7). */
 export type IdentifiedCaller =
   | { kind: "anonymous" }
-  | { kind: "token"; caller: Exclude<ApiCaller, { kind: "anonymous" }>; userDisabled: boolean | undefined };
+  | {
+      kind: "token";
+      caller: Exclude<ApiCaller, { kind: "anonymous" }>;
+      userDisabled: boolean | undefined;
+      /** The DPoP key the request proved (its token is bound to it): an MCP tool call of the request inherits it. */
+      dpopKey?: string;
+    };
 
 /**
  * Steps 1–4: who is calling, with a token for the resource the request came to (`request.resource`:
@@ -80,14 +101,18 @@ export async function identify(request: ApiRequest, requirement: AuthRequirement
       headers: { "www-authenticate": bearerChallenge(resource, { realm: resource }) },
     });
   }
-  const match = BEARER.exec(header);
-  if (!match) throw invalidToken(resource, "The Authorization header must be `Bearer <access token>`.");
+  const presented = parseAuthorization(header);
+  if (!presented) throw invalidToken(resource, "The Authorization header must be `Bearer <access token>` (or `DPoP <access token>` with a DPoP proof).");
 
   let checked;
   try {
-    checked = await checkAccessToken(match[1]!, resource);
+    const proof = { method: request.method, url: request.url, dpop: request.headers.get("dpop"), provenKey: request.dpopKey };
+    checked = await checkPresentedToken(presented, proof, resource);
   } catch (error) {
-    if (error instanceof AppError && error.code === "invalid_token") throw invalidToken(resource, error.message);
+    if (error instanceof DpopError) throw dpopRefusal(resource, error);
+    if (error instanceof AppError && error.code === "invalid_token") {
+      throw presented.scheme === "DPoP" ? dpopRefusal(resource, new DpopError("invalid_token", error.message)) : invalidToken(resource, error.message);
+    }
     throw error;
   }
   const { claims, userId, userDisabled, worldId } = checked;
@@ -102,7 +127,7 @@ export async function identify(request: ApiRequest, requirement: AuthRequirement
     userId === undefined
       ? { kind: "app", clientId: claims.clientId, scopes: claims.scopes, quota, worldId }
       : { kind: "user", userId, clientId: claims.clientId, scopes: claims.scopes, quota, worldId };
-  return { kind: "token", caller, userDisabled };
+  return { kind: "token", caller, userDisabled, ...(claims.jkt !== undefined ? { dpopKey: claims.jkt } : {}) };
 }
 
 /** Steps 5–7: whether this caller may call an endpoint with `requirement` and `scope` of `resource`. */
@@ -139,7 +164,7 @@ export interface TokenLifetime {
 
 /** The lifetime of the request's bearer token, which `identify` accepted. */
 export async function tokenLifetimeOf(request: ApiRequest): Promise<TokenLifetime> {
-  const token = BEARER.exec(request.headers.get("authorization") ?? "")?.[1];
+  const token = parseAuthorization(request.headers.get("authorization"))?.token;
   if (token === undefined) throw new AppError("unauthorized", "This endpoint requires a bearer token.");
   const resource = request.resource ?? "api";
   const { claims, userId } = await checkAccessToken(token, resource);

@@ -32,6 +32,11 @@ export interface ApiRequest {
    * a tool call (lib/api/mcp), whose token must name it as its audience (lib/api/auth.ts).
    */
   readonly resource?: ProtectedResource;
+  /**
+   * The DPoP key (its thumbprint) this request already proved possession of: an MCP tool call's, which
+   * its /mcp request proved (lib/api/auth.ts then accepts its DPoP-bound token without a proof of its own).
+   */
+  readonly dpopKey?: string;
   /** The name the request is metered and logged under instead of its route's: `MCP tools/call get_me`. */
   readonly loggedAs?: string;
 }
@@ -77,13 +82,13 @@ export interface ReplyStream {
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers":
-    "Retry-After, WWW-Authenticate, X-Request-Id, Idempotent-Replayed, Allow, RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
+    "Retry-After, WWW-Authenticate, DPoP-Nonce, X-Request-Id, Idempotent-Replayed, Allow, RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
 };
 
 /** Preflight answers: what a browser may send, cached for two hours. */
 export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   ...CORS_HEADERS,
-  "access-control-allow-headers": "Authorization, Content-Type, X-Request-Id, Idempotency-Key",
+  "access-control-allow-headers": "Authorization, DPoP, Content-Type, X-Request-Id, Idempotency-Key",
   "access-control-max-age": "7200",
 };
 

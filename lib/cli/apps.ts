@@ -24,6 +24,7 @@ const APP_CREATE_FLAGS = {
   logo: "--logo",
   deviceFlow: "--device",
   requirePar: "--require-par",
+  requireDpop: "--require-dpop",
 };
 
 /** The identity options of `apps create` and `apps update`. */
@@ -69,9 +70,9 @@ function switchFlag(values: Record<string, unknown>, name: string): boolean | un
 export const appsCreate: Command = {
   usage:
     "apps create --name N --type api|login --owner HANDLE [--description D] [--redirect-uri URL]… " +
-    `[--post-logout-redirect-uri URL]… [--scope SCOPE]… ${IDENTITY_USAGE} [--device] [--require-par] [--approve] [--json]`,
+    `[--post-logout-redirect-uri URL]… [--scope SCOPE]… ${IDENTITY_USAGE} [--device] [--require-par] [--require-dpop] [--approve] [--json]`,
   summary:
-    "Register an application; with --approve an API client's secret is printed once; --device allows device sign-in, --require-par refuses authorization requests that were not pushed first (login clients)",
+    "Register an application; with --approve an API client's secret is printed once; --device allows device sign-in, --require-par refuses authorization requests that were not pushed first (login clients); --require-dpop binds every token to a key the app holds (DPoP, API and login clients)",
   options: {
     ...IDENTITY_OPTIONS,
     name: { type: "string" },
@@ -83,6 +84,7 @@ export const appsCreate: Command = {
     scope: { type: "string", multiple: true },
     device: { type: "boolean" },
     "require-par": { type: "boolean" },
+    "require-dpop": { type: "boolean" },
     approve: { type: "boolean" },
   },
   positionals: [],
@@ -111,6 +113,7 @@ export const appsCreate: Command = {
         ...identityInput(values),
         deviceFlow: values.device === true,
         requirePar: values["require-par"] === true,
+        requireDpop: values["require-dpop"] === true,
       },
       APP_CREATE_FLAGS,
     );
@@ -126,6 +129,7 @@ export const appsCreate: Command = {
     lines.push(`client_id: ${app.clientId}`, `status:    ${app.status}`);
     if (app.deviceFlow) lines.push("device:    allowed (device sign-in)");
     if (app.requirePar) lines.push("par:       required (pushed authorization requests)");
+    if (app.requireDpop) lines.push("dpop:      required (DPoP-bound tokens)");
     if (secret) {
       lines.push(`client_secret: ${secret.clientSecret}`, "Store the secret now: it is shown only once and cannot be recovered.");
     }
@@ -245,6 +249,7 @@ export const appsShow: Command = {
             `par:     ${app.requirePar ? "required" : "optional"}`,
           ]
         : []),
+      `dpop:    ${app.requireDpop ? "required" : "not required"}`,
       ...(app.pendingChange ? ["changes waiting for review (apps changes approve|reject)"] : []),
     ];
     return { json: appJson(app), text: lines.join("\n") };
@@ -277,7 +282,7 @@ export const appsList: Command = {
 export const appsUpdate: Command = {
   usage:
     "apps update CLIENT_ID [--name N] [--description D] [--scope SCOPE]… [--redirect-uri URL]… " +
-    `[--post-logout-redirect-uri URL]… ${IDENTITY_USAGE} [--remove-logo] [--device|--no-device] [--require-par|--no-require-par] [--json]`,
+    `[--post-logout-redirect-uri URL]… ${IDENTITY_USAGE} [--remove-logo] [--device|--no-device] [--require-par|--no-require-par] [--require-dpop|--no-require-dpop] [--json]`,
   summary:
     "Change an app (a given list replaces the current one; an empty URL clears a link). On an approved app, narrowing changes apply at once and widening or presentation ones (new scopes or URIs, name, description, links, logo, --device) wait for review as its pending_change",
   options: {
@@ -292,6 +297,8 @@ export const appsUpdate: Command = {
     "no-device": { type: "boolean" },
     "require-par": { type: "boolean" },
     "no-require-par": { type: "boolean" },
+    "require-dpop": { type: "boolean" },
+    "no-require-dpop": { type: "boolean" },
   },
   positionals: ["CLIENT_ID"],
   async run({ values, args }) {
@@ -309,6 +316,7 @@ export const appsUpdate: Command = {
         ...identityInput(values),
         deviceFlow: switchFlag(values, "device"),
         requirePar: switchFlag(values, "require-par"),
+        requireDpop: switchFlag(values, "require-dpop"),
       },
       APP_CREATE_FLAGS,
     );

@@ -41,6 +41,7 @@ export function appJson(app: AppView) {
     logo_url: logoUrl(app.clientId, app.logo),
     device: app.deviceFlow,
     require_par: app.requirePar,
+    require_dpop: app.requireDpop,
     created_at: unix(app.createdAt),
     requests_per_minute: app.requestsPerMinute,
     pending_change: app.pendingChange

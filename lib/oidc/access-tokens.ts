@@ -2,6 +2,7 @@ import { LRUCache } from "lru-cache";
 import { onChange, type ChangeEvent } from "../database/changes";
 import { AppError } from "../errors";
 import { getAccessStatus, type AccessStatus } from "../queries/access";
+import { claimDpopProof, DpopError, verifyDpopProof, type DpopProof } from "./dpop";
 import type { ProtectedResource } from "./protected-resources";
 import { verifyAccessToken, type AccessTokenClaims } from "./verify";
 
@@ -154,6 +155,59 @@ export async function checkAccessToken(token: string, resource: ProtectedResourc
     appRequestsPerMinute: status.appRequestsPerMinute,
     worldId: status.worldId,
   };
+}
+
+/** An access token as a request presents it: `Authorization: Bearer …` or, bound to a key, `DPoP …` (RFC 9449 §7.1). */
+export interface PresentedToken {
+  scheme: "Bearer" | "DPoP";
+  token: string;
+}
+
+const AUTHORIZATION = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** The token of an Authorization header, or null when it is neither scheme's form. */
+export function parseAuthorization(header: string | null | undefined): PresentedToken | null {
+  const match = AUTHORIZATION.exec(header ?? "");
+  if (!match) return null;
+  return { scheme: match[1]!.toLowerCase() === "dpop" ? "DPoP" : "Bearer", token: match[2]! };
+}
+
+/** What a request offers to prove it holds a DPoP-bound token's key. */
+export interface SenderProof {
+  method: string;
+  /** The request's absolute URL (the proof's `htu`, without query). */
+  url: string;
+  /** The `DPoP` header. */
+  dpop: string | null;
+  /** A key this request already proved (an MCP tool call inherits its /mcp request's proof). */
+  provenKey?: string;
+}
+
+/**
+ * checkAccessToken, then the sender constraint (RFC 9449 §7): a bearer token must come as `Bearer`;
+ * a DPoP-bound one as `DPoP` with a proof of this request (method, URL, `ath`, the `iat` window or
+ * the server's nonce) signed with its key, whose `jti` is then spent for every process. The API, the
+ * MCP server and userinfo all ask this. Throws AppError("invalid_token") for the token and
+ * DpopError for the proof (`invalid_token` for a token sent under the wrong scheme); each surface
+ * answers them with its own challenge.
+ */
+export async function checkPresentedToken(
+  presented: PresentedToken,
+  proof: SenderProof,
+  resource: ProtectedResource = "api",
+): Promise<CheckedAccessToken & { proof?: DpopProof }> {
+  const checked = await checkAccessToken(presented.token, resource);
+  const { jkt, clientId } = checked.claims;
+  if (presented.scheme === "Bearer") {
+    if (jkt !== undefined) throw new DpopError("invalid_token", "This access token is bound to a DPoP key: send it as `Authorization: DPoP <token>` with a DPoP proof.");
+    return checked;
+  }
+  if (jkt === undefined) throw new AppError("invalid_token", "This access token is not DPoP-bound: send it as `Authorization: Bearer <token>`.");
+  if (proof.provenKey === jkt) return checked;
+  const verified = await verifyDpopProof(proof.dpop, { method: proof.method, url: proof.url, accessToken: presented.token });
+  if (verified.jkt !== jkt) throw new DpopError("invalid_dpop_proof", "The DPoP proof is signed with another key than the one this access token is bound to.");
+  if (!(await claimDpopProof(clientId, verified))) throw new DpopError("invalid_dpop_proof", "This DPoP proof was already used: make a new one for every request.");
+  return { ...checked, proof: verified };
 }
 
 /**

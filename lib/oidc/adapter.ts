@@ -10,6 +10,7 @@ import { voidGrantTokensWith } from "../queries/token-revocations";
 import { deleteEndedCounters } from "../services/throttle";
 import { deleteEndedSignInSessions } from "../services/sign-in-sessions";
 import { findClientMetadata } from "./clients";
+import { claimReplayId } from "./dpop";
 
 function refuseAgent(reason: string): never {
   throw new errors.InvalidClient(reason);
@@ -212,6 +213,10 @@ export class PgAdapter implements Adapter {
     // Ids are opaque strings of bounded size; anything longer is not ours (e.g. a JWT).
     if (!isLookupValue(id)) return undefined;
     if (id.startsWith(DEVICE_CODE_REF) && deviceCodeReferences.getStore() !== true) return undefined;
+    // A DPoP proof's jti (ReplayDetection.unique finds, then saves): claimed atomically instead, so two
+    // processes given one proof at once cannot both find nothing (lib/oidc/dpop.ts, which the fast
+    // paths and the API claim through too).
+    if (this.kind === "ReplayDetection") return (await claimReplayId(id)) ? undefined : { kind: "ReplayDetection", jti: id };
     const payload = await this.findWhere("id", this.key(id));
     return payload && this.hashesIds ? { ...payload, jti: id } : payload;
   }

@@ -32,6 +32,8 @@ export interface SignInClient {
   deviceFlow: boolean;
   /** Login clients whose authorization requests must be pushed first (PAR, RFC 9126). */
   requirePar: boolean;
+  /** API and login clients whose tokens must be DPoP-bound (RFC 9449): the fast paths read it too. */
+  requireDpop: boolean;
   /**
    * The world its sign-ins and tokens belong to, 0 live; a sandbox client's is its
    * sandbox's. The hosted login page looks credentials up in this world only.
@@ -88,6 +90,7 @@ async function loadSandboxClient(clientId: string): Promise<SignInClient | null>
     postLogoutRedirectUris: login ? row.postLogoutRedirectUris : [],
     deviceFlow: login && row.deviceFlow,
     requirePar: login && row.requirePar,
+    requireDpop: row.requireDpop,
     worldId: row.worldId,
     agent: null,
   };
@@ -131,6 +134,7 @@ export async function findSignInClient(clientId: string): Promise<SignInClient |
       postLogoutRedirectUris: row.postLogoutRedirectUris,
       deviceFlow: row.type === "login" && row.deviceFlow,
       requirePar: row.type === "login" && row.requirePar,
+      requireDpop: row.requireDpop,
       worldId: LIVE_WORLD_ID,
       agent: null,
     };
@@ -159,6 +163,7 @@ export async function findAgentClient(clientId: string): Promise<{ client: SignI
       postLogoutRedirectUris: [],
       deviceFlow: false,
       requirePar: false,
+      requireDpop: false,
       worldId: LIVE_WORLD_ID,
       agent: { domain: agent.domain, policy: agent.policy, keys: agent.keys },
     };
@@ -199,6 +204,8 @@ export function toClientMetadata(client: SignInClient): AdapterPayload {
       response_types: [],
       redirect_uris: [],
       token_endpoint_auth_method: "client_secret_basic",
+      // RFC 9449 §5.2: an app that requires DPoP gets a token request without a proof refused.
+      dpop_bound_access_tokens: client.requireDpop,
       scope: client.svcScopes.join(" ") || undefined,
     };
   }
@@ -215,6 +222,8 @@ export function toClientMetadata(client: SignInClient): AdapterPayload {
     response_types: ["code"],
     // RFC 9126 §6: an app that requires PAR gets a plain authorization request refused (invalid_request).
     require_pushed_authorization_requests: client.requirePar,
+    // RFC 9449 §5.2: an app that requires DPoP gets a token request without a proof refused.
+    dpop_bound_access_tokens: client.requireDpop,
     redirect_uris: client.redirectUris,
     // SPEC Authentication step 7: `post_logout_redirect_uri` "must match a registered redirect URI
     // verbatim", so every redirect URI is accepted after logout, as well as the optional extra

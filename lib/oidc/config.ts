@@ -8,6 +8,7 @@ import { findAccount, isAccountOfAnotherWorld } from "./account";
 import { getAccessStatus } from "../queries/access";
 import { revokedThrough, waitPastRevocation } from "./access-tokens";
 import { PgAdapter } from "./adapter";
+import { DPOP_SIGNING_ALGS } from "./dpop";
 import { apiResource, findSignInClient, mcpResource } from "./clients";
 import { renderErrorPage } from "./html";
 import { LOCALE_COOKIE, LOCALES, negotiateLocale } from "../i18n";
@@ -216,6 +217,8 @@ function interactionPrompts(): interactionPolicy.Prompt[] {
 export interface ConfigurationInput {
   jwks: { keys: JWK[] };
   cookieKeys: string[];
+  /** The DPoP nonce secret (lib/oidc/dpop.ts dpopNonceSecret): the fast paths and the API issue the same nonces. */
+  dpopNonceSecret: Buffer;
   logoutSource: NonNullable<NonNullable<Configuration["features"]>["rpInitiatedLogout"]>["logoutSource"];
   postLogoutSuccessSource: NonNullable<NonNullable<Configuration["features"]>["rpInitiatedLogout"]>["postLogoutSuccessSource"];
 }
@@ -241,6 +244,7 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
     // SPEC Authentication step 3 and 5: redirect_uri is always sent, and must match verbatim.
     allowOmittingSingleRegisteredRedirectUri: false,
     pkce: { required: () => true },
+    enabledJWA: { dPoPSigningAlgValues: DPOP_SIGNING_ALGS as NonNullable<Configuration["enabledJWA"]>["dPoPSigningAlgValues"] },
     clientDefaults: {
       grant_types: ["authorization_code"],
       response_types: ["code"],
@@ -253,8 +257,16 @@ export function buildConfiguration(input: ConfigurationInput): Configuration {
       introspection: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
-      // Not part of the platform's contract yet: fewer surprises for the API's verifier.
-      dPoP: { enabled: false },
+      // RFC 9449: any client may bind its tokens to a key (token_type DPoP, cnf.jkt; a public client's
+      // refresh token too), and an app may require it (clients.ts dpop_bound_access_tokens). The fast
+      // paths, the API and userinfo check proofs the same way (lib/oidc/dpop.ts), with the same
+      // nonces (DPOP_NONCE) and the same replay table (adapter.ts ReplayDetection, claimed atomically).
+      dPoP: {
+        enabled: true,
+        allowReplay: false,
+        nonceSecret: config.DPOP_NONCE ? input.dpopNonceSecret : undefined,
+        requireNonce: () => config.DPOP_NONCE,
+      },
       // RFC 9126: any client may push its authorization request (login clients without a secret
       // too, as `none`), and an app may require it (clients.ts require_pushed_authorization_requests).
       // A pushed request's redirect_uri must be registered like any other.

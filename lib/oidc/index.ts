@@ -85,7 +85,8 @@ export async function createOidc(): Promise<OidcService> {
         const body = await readCandidateBody(req);
         // Any failure in a fast path before it answers (a database error…) goes to oidc-provider,
         // which answers it in OAuth form as it always has.
-        if (await tryFastGrant(res, body, signers).catch(() => false)) return;
+        const dpop = req.headers.dpop === undefined ? undefined : [req.headers.dpop].flat().join(", ");
+        if (await tryFastGrant(res, body, signers, dpop).catch(() => false)) return;
         // oidc-provider's body parser uses req.body once the stream has been read.
         (req as IncomingMessage & { body?: Buffer }).body = body;
       }
@@ -120,13 +121,13 @@ async function counted(path: "client_credentials_fast" | "refresh_fast", answere
 }
 
 /** The token endpoint's fast paths (client-credentials.ts, refresh-grant.ts): true when one answered. */
-function tryFastGrant(res: ServerResponse, body: Buffer, signers: TokenSigners): Promise<boolean> {
+function tryFastGrant(res: ServerResponse, body: Buffer, signers: TokenSigners, dpop: string | undefined): Promise<boolean> {
   const form = parseTokenForm(body);
   switch (form?.get("grant_type")) {
     case "client_credentials":
-      return counted("client_credentials_fast", tryClientCredentialsGrant(res, form!, signers.accessToken));
+      return counted("client_credentials_fast", tryClientCredentialsGrant(res, form!, signers.accessToken, dpop));
     case "refresh_token":
-      return counted("refresh_fast", tryRefreshTokenGrant(res, form!, signers));
+      return counted("refresh_fast", tryRefreshTokenGrant(res, form!, signers, dpop));
     default:
       return Promise.resolve(false);
   }

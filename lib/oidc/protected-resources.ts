@@ -3,6 +3,7 @@ import { env } from "../env";
 import { sendJson, sendRaw } from "../http/reply";
 import { OIDC_SCOPES, SVC_SCOPE_NAMES } from "../scopes";
 import { apiResource, mcpResource } from "./clients";
+import { DPOP_SIGNING_ALGS } from "./dpop";
 
 /**
  * How a client that met a 401 finds where to get a token (the discovery an MCP client does, and any
@@ -47,6 +48,9 @@ export function resourceMetadata(resource: ProtectedResource): Record<string, un
     bearer_methods_supported: ["header"],
     resource_name: name,
     resource_documentation: `${config.APP_URL}${documentation}`,
+    // RFC 9449 §7 (named by RFC 9728 §2): tokens may be bound to a DPoP key; bearer tokens stay good.
+    dpop_signing_alg_values_supported: DPOP_SIGNING_ALGS,
+    dpop_bound_access_tokens_required: false,
   };
 }
 

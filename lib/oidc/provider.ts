@@ -10,8 +10,9 @@ import { markConnectedAppUsed } from "../services/connected-apps";
 import { recordSignInSessionActivity } from "../services/sign-in-sessions";
 import { clientIp } from "../http/client-ip";
 import { usageMeter } from "../services/usage-meter";
-import { checkAccessToken } from "./access-tokens";
+import { checkPresentedToken, parseAuthorization } from "./access-tokens";
 import { findAccount } from "./account";
+import { DPOP_SIGNING_ALGS, DpopError, dpopNonceSecret } from "./dpop";
 import { clientOrigins, findSignInClient } from "./clients";
 import { buildConfiguration, interactionBase, ROUTES } from "./config";
 import { LOGOUT_PAGE_PATH, LOGOUT_XSRF_COOKIE, SIGNED_OUT_PAGE_PATH } from "./constants";
@@ -65,11 +66,6 @@ function installClientSecretCheck(provider: Provider): void {
   };
 }
 
-function bearerToken(ctx: KoaContextWithOIDC): string | undefined {
-  const header = ctx.get("authorization");
-  const match = /^Bearer ([^\s]+)$/i.exec(header);
-  return match?.[1];
-}
 
 /**
  * userinfo for the platform's JWT access tokens. oidc-provider's own userinfo refuses every token
@@ -80,17 +76,23 @@ function bearerToken(ctx: KoaContextWithOIDC): string | undefined {
  */
 async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
   ctx.set("cache-control", "no-store");
-  const fail = (status: number, error: string, description: string) => {
+  const presented = parseAuthorization(ctx.get("authorization"));
+  // A DPoP request is answered with DPoP's challenge (RFC 9449 §7.1), a bearer one with Bearer's.
+  const fail = (status: number, error: string, description: string, nonce?: string) => {
     ctx.status = status;
-    ctx.set("www-authenticate", `Bearer realm="${new URL(env().ISSUER).host}", error="${error}", error_description="${description}"`);
+    const scheme = presented?.scheme === "DPoP" || error === "invalid_dpop_proof" || error === "use_dpop_nonce" ? "DPoP" : "Bearer";
+    const algs = scheme === "DPoP" ? `, algs="${DPOP_SIGNING_ALGS.join(" ")}"` : "";
+    ctx.set("www-authenticate", `${scheme} realm="${new URL(env().ISSUER).host}", error="${error}", error_description="${description}"${algs}`);
+    if (nonce) ctx.set("dpop-nonce", nonce);
     ctx.body = { error, error_description: description };
   };
-  const token = bearerToken(ctx);
-  if (!token) return fail(401, "invalid_token", "no access token provided");
+  if (!presented) return fail(401, "invalid_token", "no access token provided");
   let claims;
   try {
-    ({ claims } = await checkAccessToken(token));
+    const url = `${env().ISSUER}${ROUTES.userinfo}`;
+    ({ claims } = await checkPresentedToken(presented, { method: ctx.method, url, dpop: ctx.get("dpop") || null }));
   } catch (error) {
+    if (error instanceof DpopError) return fail(401, error.error, error.message.replace(/["\\]/g, "'"), error.nonce);
     if (isAppError(error)) return fail(401, "invalid_token", "invalid or expired access token");
     throw error;
   }
@@ -234,7 +236,7 @@ export async function buildProvider(): Promise<BuiltProvider> {
   const jwks = await getProviderJwks();
   const provider = new Provider(
     config.ISSUER,
-    buildConfiguration({ jwks, cookieKeys: await getCookieKeys(), logoutSource, postLogoutSuccessSource }),
+    buildConfiguration({ jwks, cookieKeys: await getCookieKeys(), dpopNonceSecret: await dpopNonceSecret(), logoutSource, postLogoutSuccessSource }),
   );
   // Behind a TLS-terminating proxy, X-Forwarded-Proto/Host build the right URLs (docs: "Trusting
   // TLS offloading proxies").

@@ -11,7 +11,8 @@ import { bearerRowKey, isLookupValue } from "./adapter";
 import { apiResource, findSignInClient } from "./clients";
 import { resourceScopesFor, SCOPE_CLAIMS } from "./config";
 import { ID_TOKEN_TTL } from "./keys";
-import { accessTokenClaims, hasExactly, sendTokenResponse, signJwt, tokenRequestId, type TokenSigners } from "./token-form";
+import { claimDpopProof } from "./dpop";
+import { accessTokenClaims, hasExactly, sendTokenResponse, signJwt, tokenEndpointProof, tokenRequestId, type TokenSigners } from "./token-form";
 
 /**
  * A fast path for a login client's refresh grant (SPEC Authentication, login client step
@@ -24,8 +25,11 @@ import { accessTokenClaims, hasExactly, sendTokenResponse, signJwt, tokenRequest
  * refresh_token.js, pinned by tests/oidc/fast-path-pin.test.ts) would answer and store: the token
  * consumed, its successor with the same grant, session binding and absolute expiry (config.ts ttl),
  * an RFC 9068 access token (ES256, ACCESS_TOKEN_TTL) with the granted API scopes the app still
- * has, and an RS256 ID token when `openid` was granted. Anything else — a `scope` parameter, an
- * Origin, HTTP auth, DPoP, an unknown, consumed, expired or other client's token, a token with
+ * has, and an RS256 ID token when `openid` was granted; with a good DPoP proof, the access token
+ * bound to its key (`token_type: DPoP`), and a refresh token bound to a key (a public client's,
+ * RFC 9449 §5) answered only with a proof of that key. Anything else — a `scope` parameter, an
+ * Origin, HTTP auth, a DPoP proof that fails or is missing where the app or the token requires one,
+ * an unknown, consumed, expired or other client's token, a token with
  * claims, sid or bindings this path does not write, a missing session or grant, a
  * disabled user, a suspended app — goes to oidc-provider untouched, so every error keeps its exact
  * answer: a consumed token's replay, in particular, is oidc-provider's reuse detection (the grant
@@ -49,6 +53,7 @@ const TOKEN_FIELDS = new Set([
   "grantId",
   "gty",
   "iiat",
+  "jkt",
   "nonce",
   "resource",
   "rotations",
@@ -100,7 +105,7 @@ function filterScope(granted: unknown, allowed: (scope: string) => boolean): str
  * Answers the request and returns true, or returns false having written nothing (the caller then
  * hands the request, with its body, to oidc-provider).
  */
-export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMap<string, string>, signers: TokenSigners): Promise<boolean> {
+export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMap<string, string>, signers: TokenSigners, dpop: string | undefined): Promise<boolean> {
   const startedMs = performance.now();
   const { accessToken: atSigner, idToken: idSigner } = signers;
   if (!atSigner || !idSigner) return false;
@@ -108,15 +113,18 @@ export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMa
   const clientId = form.get("client_id")!;
   const presented = form.get("refresh_token")!;
   if (!isLookupValue(presented)) return false;
-  const client = await findSignInClient(clientId);
+  const [client, proof] = await Promise.all([findSignInClient(clientId), tokenEndpointProof(dpop)]);
   // A public client only: an agent that authenticates with private_key_jwt sends an assertion,
   // which oidc-provider checks (a request without one must not be answered here).
   if (!client || client.type !== "login" || client.agent?.keys) return false;
+  if (proof === null || (client.requireDpop && !proof)) return false;
   const presentedKey = bearerRowKey(presented);
   const state = await findRefreshGrantState(presentedKey);
   const checked = checkState(state, clientId, Math.floor(Date.now() / 1000));
   if (!checked) return false;
   const { token, grant, user } = checked;
+  // A bound refresh token (oidc-provider's "failed jkt verification" otherwise).
+  if (token.jkt !== undefined && (!isString(token.jkt) || token.jkt !== proof?.jkt)) return false;
 
   const api = apiResource();
   const scopes = new Set(token.scope.split(" "));
@@ -125,13 +133,15 @@ export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMa
   if (!atScope) return false;
   const idScope = scopes.has("openid") ? filterScope((grant.openid as { scope?: unknown } | undefined)?.scope, (s) => scopes.has(s)) : "";
 
+  // Spent before the rotation, as oidc-provider's checkDpopReplay; a replay is its to answer.
+  if (proof && !(await claimDpopProof(clientId, proof))) return false;
   // As config.ts stampAfterRevocation: never mint a token that a watermark of this second voids.
   await waitPastRevocation(revokedThrough(state!));
   const { ISSUER, ACCESS_TOKEN_TTL } = env();
   const nowMs = Date.now();
   const iat = Math.floor(nowMs / 1000);
 
-  const accessPayload = accessTokenClaims({ sub: token.accountId, iat, scope: atScope, clientId });
+  const accessPayload = accessTokenClaims({ sub: token.accountId, iat, scope: atScope, clientId, jkt: proof?.jkt });
   let idPayload: Record<string, unknown> | undefined;
   if (scopes.has("openid")) {
     // The account's claims that the granted OIDC scopes release (SCOPE_CLAIMS), then the nonce of
@@ -176,7 +186,15 @@ export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMa
   try {
     sendTokenResponse(
       res,
-      JSON.stringify({ access_token: accessToken, expires_in: ACCESS_TOKEN_TTL, id_token: idToken, refresh_token: successor, scope: atScope, token_type: "Bearer" }),
+      JSON.stringify({
+        access_token: accessToken,
+        expires_in: ACCESS_TOKEN_TTL,
+        id_token: idToken,
+        refresh_token: successor,
+        scope: atScope,
+        token_type: proof ? "DPoP" : "Bearer",
+      }),
+      proof,
     );
     // As provider.ts does for the grants oidc-provider answers: usage and "last used".
     usageMeter().recordGrant(clientId, "refresh_token", 200, null, performance.now() - startedMs, Date.now(), true, tokenRequestId(res));

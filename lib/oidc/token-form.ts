@@ -5,6 +5,8 @@ import { env } from "../env";
 import { readBody } from "../http/body";
 import { sendJson } from "../http/reply";
 import { isSandboxClientId, SANDBOX_CLAIM } from "../schemas/sandboxes";
+import { ROUTES } from "./config";
+import { verifyDpopProof, type DpopProof } from "./dpop";
 import { ACCESS_TOKEN_ALG, type SigningAlg, type StoredSigningKey } from "./keys";
 
 /**
@@ -19,14 +21,16 @@ const MAX_FAST_BODY_BYTES = 2048;
 
 /**
  * Headers only: is this worth reading the body for? A plain form POST to the token endpoint without
- * HTTP authentication (Basic), an Origin (CORS answers differ) or DPoP.
+ * HTTP authentication (Basic) or an Origin (CORS answers differ); with a DPoP proof or without.
  */
 export function isTokenFormCandidate(req: IncomingMessage, path: string, tokenPath: string): boolean {
   if (req.method !== "POST" || path !== tokenPath) return false;
   const h = req.headers;
-  if (h.authorization !== undefined || h.origin !== undefined || h.dpop !== undefined) return false;
-  const type = (h["content-type"] ?? "").toLowerCase();
-  if (type !== "application/x-www-form-urlencoded" && type !== "application/x-www-form-urlencoded; charset=utf-8") return false;
+  if (h.authorization !== undefined || h.origin !== undefined) return false;
+  // The media type with no parameter but a UTF-8 charset, however spaced or cased (oauth4webapi sends
+  // `application/x-www-form-urlencoded;charset=UTF-8`).
+  const type = (h["content-type"] ?? "").toLowerCase().replace(/\s+/g, "");
+  if (type !== "application/x-www-form-urlencoded" && type !== "application/x-www-form-urlencoded;charset=utf-8") return false;
   const length = Number(h["content-length"]);
   return Number.isInteger(length) && length > 0 && length <= MAX_FAST_BODY_BYTES && h["transfer-encoding"] === undefined;
 }
@@ -58,7 +62,7 @@ export function hasExactly(form: ReadonlyMap<string, string>, fields: ReadonlySe
  * An RFC 9068 access token's claims for the API, in the order oidc-provider writes them (jti, sub,
  * iat, exp, scope, client_id, iss, aud); `sub` only on user-delegated tokens (SPEC).
  */
-export function accessTokenClaims(input: { sub?: string; iat: number; scope: string | undefined; clientId: string }): Record<string, unknown> {
+export function accessTokenClaims(input: { sub?: string; iat: number; scope: string | undefined; clientId: string; jkt?: string }): Record<string, unknown> {
   const sandbox = isSandboxClientId(input.clientId);
   const { ISSUER, API_URL, ACCESS_TOKEN_TTL } = env();
   return {
@@ -70,6 +74,8 @@ export function accessTokenClaims(input: { sub?: string; iat: number; scope: str
     client_id: input.clientId,
     iss: ISSUER,
     aud: API_URL,
+    // Bound to the DPoP proof's key (RFC 9449 §6.1), where oidc-provider's JWT format puts it.
+    ...(input.jkt !== undefined ? { cnf: { jkt: input.jkt } } : {}),
     // A sandbox token says so (config.ts's customizer adds the same claim, last, on oidc-provider's tokens).
     ...(sandbox ? { [SANDBOX_CLAIM]: true } : {}),
   };
@@ -128,10 +134,22 @@ export function tokenRequestId(res: ServerResponse): string | null {
   return typeof id === "string" ? id : null;
 }
 
-export function sendTokenResponse(res: ServerResponse, json: string): void {
+export function sendTokenResponse(res: ServerResponse, json: string, proof?: DpopProof): void {
   sendJson(res, 200, json, {
     vary: "Origin",
     "access-control-allow-origin": "*",
-    "access-control-expose-headers": "WWW-Authenticate",
+    // oidc-provider's token endpoint exposes DPoP-Nonce too once it issues nonces (DPOP_NONCE).
+    "access-control-expose-headers": env().DPOP_NONCE ? "DPoP-Nonce,WWW-Authenticate" : "WWW-Authenticate",
+    ...(proof?.nextNonce ? { "dpop-nonce": proof.nextNonce } : {}),
   });
+}
+
+/**
+ * The request's DPoP proof for the token endpoint, checked as oidc-provider checks it (lib/oidc/dpop.ts):
+ * undefined without one, null when it fails (the fast path then hands the request over, for
+ * oidc-provider's own answer). Its `jti` is claimed by the fast path once the grant checked out.
+ */
+export async function tokenEndpointProof(header: string | undefined): Promise<DpopProof | null | undefined> {
+  if (header === undefined) return undefined;
+  return verifyDpopProof(header, { method: "POST", url: `${env().ISSUER}${ROUTES.token}` }).catch(() => null);
 }

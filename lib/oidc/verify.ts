@@ -21,6 +21,8 @@ export interface AccessTokenClaims {
   jti?: string;
   /** The protected resource the token is for, by its `aud` (RFC 8707): the API or the MCP server. */
   resource: ProtectedResource;
+  /** The thumbprint of the DPoP key the token is bound to (`cnf.jkt`, RFC 9449 §6); unset for a bearer token. */
+  jkt?: string;
 }
 
 const MIN_RELOAD_INTERVAL_MS = 1_000;
@@ -116,7 +118,7 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
     if (error instanceof joseErrors.JWTExpired) throw invalid("The access token has expired.", error);
     throw invalid("The access token is invalid.", error);
   }
-  const { sub, client_id: clientId, scope, exp, iat, jti, aud } = payload as JWTPayload & { client_id?: unknown; scope?: unknown };
+  const { sub, client_id: clientId, scope, exp, iat, jti, aud, cnf } = payload as JWTPayload & { client_id?: unknown; scope?: unknown; cnf?: unknown };
   // One audience: a token is for one resource (the sign-in service issues no other kind).
   const resource = audiences[typeof aud === "string" ? aud : Array.isArray(aud) && aud.length === 1 ? aud[0]! : ""];
   if (resource === undefined) throw invalid("The access token is invalid.");
@@ -128,6 +130,9 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
     throw invalid("The access token is invalid.");
   }
   if (scope !== undefined && typeof scope !== "string") throw invalid("The access token is invalid.");
+  // A confirmation the platform does not issue (an mTLS certificate's) is not one it can check.
+  const jkt = cnf === undefined ? undefined : (cnf as { jkt?: unknown } | null)?.jkt;
+  if (cnf !== undefined && (typeof jkt !== "string" || Object.keys(cnf as object).length !== 1)) throw invalid("The access token is invalid.");
   return {
     ...(sub !== undefined ? { sub } : {}),
     clientId,
@@ -136,6 +141,7 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
     iat,
     ...(typeof jti === "string" ? { jti } : {}),
     resource,
+    ...(typeof jkt === "string" ? { jkt } : {}),
   };
 }
 

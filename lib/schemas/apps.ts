@@ -245,6 +245,8 @@ export const createAppSchema = z
     deviceFlow: z.boolean().optional(),
     /** Refuse authorization requests that were not pushed first (PAR, RFC 9126; login clients only). */
     requirePar: z.boolean().optional(),
+    /** Bind every token to a key the app holds (DPoP, RFC 9449; API and login clients). */
+    requireDpop: z.boolean().optional(),
   })
   .superRefine((input, ctx) => {
     const problems = {
@@ -272,6 +274,7 @@ export const updateAppSchema = z.object({
   logo: logoInputSchema.optional(),
   deviceFlow: z.boolean().optional(),
   requirePar: z.boolean().optional(),
+  requireDpop: z.boolean().optional(),
 });
 export type UpdateAppInput = z.infer<typeof updateAppSchema>;
 
@@ -410,6 +413,8 @@ export const appViewSchema = z.object({
   deviceFlow: z.boolean(),
   /** Login clients: authorization requests must be pushed first (PAR, RFC 9126). */
   requirePar: z.boolean(),
+  /** API and login clients: every token is bound to a key the app holds (DPoP, RFC 9449). */
+  requireDpop: z.boolean(),
   firstParty: z.boolean(),
   owner: z.object({ id: z.number().int(), handle: z.string(), displayName: z.string() }),
   /** A widening change waiting for review; the fields above are the approved ones. */

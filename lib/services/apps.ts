@@ -57,6 +57,7 @@ export function toAppView(row: AppRow): AppView {
     logo: row.logo,
     deviceFlow: row.deviceFlow,
     requirePar: row.requirePar,
+    requireDpop: row.requireDpop,
     firstParty: row.firstParty,
     owner: row.owner,
     members: row.members.map((m) => ({ ...m.user, role: m.role, addedAt: m.addedAt })),
@@ -146,6 +147,7 @@ export async function createApp(
         termsUrl: input.termsUrl ?? null,
         deviceFlow: input.type === "login" && input.deviceFlow === true,
         requirePar: input.type === "login" && input.requirePar === true,
+        requireDpop: input.requireDpop === true,
       },
       include: appInclude,
     });
@@ -159,7 +161,7 @@ export async function createApp(
         action: "app.create",
         targetType: "app",
         targetId: row.clientId,
-        detail: { name: row.name, type: row.type, owner: row.owner.handle, scopes: row.scopes, deviceFlow: row.deviceFlow, requirePar: row.requirePar },
+        detail: { name: row.name, type: row.type, owner: row.owner.handle, scopes: row.scopes, deviceFlow: row.deviceFlow, requirePar: row.requirePar, requireDpop: row.requireDpop },
       },
       tx,
     );
@@ -375,6 +377,8 @@ function splitChange(
   // Requiring pushed authorization requests is how the app protects its own sign-ins: its choice,
   // applied at once either way.
   if (changed.requirePar !== undefined && changed.requirePar !== app.requirePar) now.requirePar = changed.requirePar;
+  // Requiring DPoP-bound tokens likewise protects the app's own tokens: applied at once either way.
+  if (changed.requireDpop !== undefined && changed.requireDpop !== app.requireDpop) now.requireDpop = changed.requireDpop;
   return { now, pending };
 }
 
@@ -516,6 +520,7 @@ export async function findClientForSignIn(clientId: string) {
       firstParty: true,
       deviceFlow: true,
       requirePar: true,
+      requireDpop: true,
       ownerId: true,
     },
   });

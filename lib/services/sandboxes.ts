@@ -69,6 +69,8 @@ export interface SandboxSignInRow {
   deviceFlow: boolean;
   /** Authorization requests must be pushed first (PAR), as the app's. */
   requirePar: boolean;
+  /** Tokens must be DPoP-bound (API and login clients), as the app's. */
+  requireDpop: boolean;
 }
 
 /**
@@ -94,6 +96,7 @@ export async function findSandboxForSignIn(clientId: string): Promise<SandboxSig
           postLogoutRedirectUris: true,
           deviceFlow: true,
           requirePar: true,
+          requireDpop: true,
           pendingChange: true,
         },
       },
@@ -115,6 +118,7 @@ export async function findSandboxForSignIn(clientId: string): Promise<SandboxSig
     postLogoutRedirectUris: pending?.postLogoutRedirectUris ?? app.postLogoutRedirectUris,
     deviceFlow: app.type === "login" && (pending?.deviceFlow ?? app.deviceFlow),
     requirePar: app.type === "login" && app.requirePar,
+    requireDpop: app.requireDpop,
   };
 }
 

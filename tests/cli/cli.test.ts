@@ -280,6 +280,43 @@ describe("apps", () => {
     const approved = JSON.parse((await cli(["apps", "changes", "approve", tv, "--json"])).stdout) as { device: boolean };
     expect(approved.device).toBe(true);
   });
+
+  it("--require-dpop binds an app's tokens to its key (API and login clients alike); on and off apply at once, without review", async () => {
+    const created = await cli([
+      "apps", "create", "--name", "Bound bot", "--type", "api", "--owner", "alice", "--scope", "svc:chat.read",
+      "--require-dpop", "--approve", "--json",
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const { client_id: bot } = JSON.parse(created.stdout) as { client_id: string };
+    const shown = await cli(["apps", "show", bot, "--json"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ client_id: bot, require_dpop: true, require_par: false, pending_change: null });
+    expect((await cli(["apps", "show", bot])).stdout).toMatch(/^dpop: +required$/m);
+
+    const login = await cli([
+      "apps", "create", "--name", "Bound web", "--type", "login", "--owner", "alice",
+      "--redirect-uri", "https://bound.example/cb", "--approve", "--json",
+    ]);
+    expect(login.code, login.stderr).toBe(0);
+    const { client_id: web } = JSON.parse(login.stdout) as { client_id: string };
+    // An approved app's own protection: applied at once, nothing waits for review.
+    const on = JSON.parse((await cli(["apps", "update", web, "--require-dpop", "--json"])).stdout) as { require_dpop: boolean; pending_change: unknown };
+    expect(on).toMatchObject({ require_dpop: true, pending_change: null });
+    const off = JSON.parse((await cli(["apps", "update", bot, "--no-require-dpop", "--json"])).stdout) as { require_dpop: boolean; pending_change: unknown };
+    expect(off).toMatchObject({ require_dpop: false, pending_change: null });
+    const rows = await query<{ clientId: string; requireDpop: boolean }>(
+      databaseUrl,
+      `SELECT "clientId", "requireDpop" FROM "Application" WHERE "clientId" = ANY($1) ORDER BY "clientId"`,
+      [[bot, web]],
+    );
+    expect(rows).toEqual([{ clientId: bot, requireDpop: false }, { clientId: web, requireDpop: true }]);
+
+    expectOneLineError(
+      await cli(["apps", "update", web, "--require-dpop", "--no-require-dpop"]),
+      2,
+      /^Error: give either --require-dpop or --no-require-dpop, not both/,
+    );
+  });
 });
 
 describe("users", () => {

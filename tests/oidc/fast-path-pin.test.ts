@@ -22,6 +22,7 @@ beforeAll(async () => {
   config = buildConfiguration({
     jwks: { keys: [] },
     cookieKeys: ["k".repeat(32)],
+    dpopNonceSecret: Buffer.alloc(32, 1),
     logoutSource: async () => {},
     postLogoutSuccessSource: async () => {},
   });
@@ -50,6 +51,7 @@ describe("settings the client-credentials fast path mirrors", () => {
         "clientDefaults",
         "cookies",
         "discovery",
+        "enabledJWA",
         "extraClientMetadata",
         "features",
         "findAccount",
@@ -73,9 +75,11 @@ describe("settings the client-credentials fast path mirrors", () => {
     expect(config.extraClientMetadata).toEqual({ properties: [] });
   });
 
-  it("no sender-constrained tokens: DPoP and mTLS off, so no `cnf` claim and no token_type DPoP", () => {
+  it("sender-constrained tokens by DPoP only (mTLS off): the fast paths bind them as oidc-provider does (lib/oidc/dpop.ts), its replay check atomic, nonces only with DPOP_NONCE", () => {
     const features = config.features!;
-    expect(features.dPoP?.enabled).toBe(false);
+    expect(features.dPoP).toMatchObject({ enabled: true, allowReplay: false, nonceSecret: undefined });
+    expect((features.dPoP as { requireNonce(ctx: unknown): boolean }).requireNonce({})).toBe(false);
+    expect(config.enabledJWA?.dPoPSigningAlgValues).toEqual(["ES256", "Ed25519", "EdDSA"]);
     expect(features.mTLS?.enabled ?? false).toBe(false);
     expect(Object.keys(features).sort()).toEqual(
       [

@@ -43,6 +43,9 @@ describe("protected resource metadata (RFC 9728)", () => {
       bearer_methods_supported: ["header"],
       resource_name: expect.any(String),
       resource_documentation: `${origin()}/docs/api-reference`,
+      // RFC 9449: tokens may be DPoP-bound; bearer tokens stay good.
+      dpop_signing_alg_values_supported: ["ES256", "Ed25519", "EdDSA"],
+      dpop_bound_access_tokens_required: false,
     });
     // RFC 9728 §3.3: the resource it names is the one whose address it was fetched from.
     expect(new URL(metadataUrl()).pathname.replace("/.well-known/oauth-protected-resource", "")).toBe(new URL(body.resource as string).pathname);

@@ -2,7 +2,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { quickstartSnippets, type QuickstartApp, type QuickstartLanguage } from "../../lib/quickstarts";
+import { dpopQuickstartSnippets, quickstartSnippets, type QuickstartApp, type QuickstartLanguage } from "../../lib/quickstarts";
+import { query } from "../helpers/db";
 import { completeSignIn, confirmLogout, CookieJar, createTestApp, createTestUser } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
 
@@ -154,6 +155,31 @@ describe.each(languages)("%s", (language) => {
     });
     expect(result.status).not.toBe(0);
     expect(result.stdout).not.toMatch(/Signed in as|"username"/);
+  });
+});
+
+describe("DPoP (/docs/authentication)", () => {
+  it("an app that requires DPoP gets a bound token and reads the chat with a proof per call; with server nonces too", async () => {
+    const nonced = await startServer({ seed: false, env: { DPOP_NONCE: "1" } });
+    try {
+      for (const on of [server, nonced]) {
+        const app = await createTestApp(on.databaseUrl, { type: "api", scopes: ["svc:chat.read"] });
+        await query(on.databaseUrl, `UPDATE "Application" SET "requireDpop" = true WHERE "clientId" = $1`, [app.clientId]);
+        const code = dpopQuickstartSnippets(app, { issuer: on.issuer, apiUrl: on.apiUrl })[0]!.code;
+        const result = await run("typescript", code, { env: { CLIENT_SECRET: app.clientSecret! } });
+        expect(result.status, result.stderr).toBe(0);
+        // The seeded world's five newest messages (read with a bearer token); the nonce server's world has none.
+        const newest =
+          on === server
+            ? ((await (await fetch(`${server.apiUrl}/global-chat/messages?limit=5`, { headers: { authorization: `Bearer ${await appToken(chatApp)}` } })).json()) as {
+                data: { messages: { text: string; author: { handle: string } }[] };
+              }).data.messages
+            : [];
+        expect(result.stdout.trimEnd()).toBe(["token_type: dpop", ...newest.map((m) => `${m.author.handle}: ${m.text}`)].join("\n"));
+      }
+    } finally {
+      await nonced.stop();
+    }
   });
 });
 

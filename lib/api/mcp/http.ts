@@ -27,7 +27,10 @@ import { toErrorReply } from "../errors";
 import { toApiRequest } from "../node";
 import type { ApiReply, ApiRequest } from "../request-reply";
 import { mcpResource, readResource, resourcesFor, serveSessionStream, sessionOwner, toolOfResource, type McpResource } from "./resources";
-import { mcpTools, runToolCall, SEARCH_DOCS_TOOL, searchDocs, searchDocsTool, toolsFor, type McpTool } from "./tools";
+import { mcpTools, runToolCall, SEARCH_DOCS_TOOL, searchDocs, searchDocsTool, toolsFor, type McpTool, type ToolCall } from "./tools";
+
+/** What a tool call of the HTTP request authenticates with (tools.ts ToolCall). */
+type McpCredentials = Pick<ToolCall, "authorization" | "dpopKey">;
 
 /**
  * `{APP_URL}/mcp`: the API as a remote MCP server (Streamable HTTP, issue 41), with the official
@@ -53,8 +56,8 @@ const INSTRUCTIONS =
   "pokes, the global chat and the directory. Each tool is one endpoint of the platform's API with the same scopes, quotas and errors.";
 
 const CORS: Record<string, string> = {
-  "access-control-allow-headers": "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
-  "access-control-expose-headers": "WWW-Authenticate, Mcp-Session-Id, X-Request-Id",
+  "access-control-allow-headers": "Authorization, DPoP, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
+  "access-control-expose-headers": "WWW-Authenticate, DPoP-Nonce, Mcp-Session-Id, X-Request-Id",
   "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
   "access-control-max-age": "7200",
   vary: "Origin",
@@ -125,8 +128,8 @@ function toolResultJson(reply: ApiReply, requestId: string): string {
 }
 
 /** A resource's read as MCP contents, or the API's error as a JSON-RPC error (its SPEC code and message in `data`). */
-async function resourceContents(resource: McpResource, authorization: string, callId: string | number, origin: string) {
-  const { reply, requestId } = await readResource(resource, { authorization, callId, origin });
+async function resourceContents(resource: McpResource, credentials: McpCredentials, callId: string | number, origin: string) {
+  const { reply, requestId } = await readResource(resource, { ...credentials, callId, origin });
   if (reply.status >= 400) {
     const error = apiErrorOf(reply);
     throw new McpError(ErrorCode.InvalidRequest, `${error.code ?? "error"}: ${error.message ?? "the read failed"}`, { ...replyMeta(reply, requestId), "social-platform/error": error });
@@ -145,10 +148,10 @@ function resourceFor(uri: string, caller: Exclude<ApiCaller, { kind: "anonymous"
 }
 
 /**
- * One stateless MCP server for one HTTP request, for `caller` (whose token `authorization` carries),
- * in session `sessionId` when the client sent one.
+ * One stateless MCP server for one HTTP request, for `caller` (whose token the request's
+ * `credentials` carry), in session `sessionId` when the client sent one.
  */
-function mcpServer(caller: Exclude<ApiCaller, { kind: "anonymous" }>, authorization: string, origin: string, sessionId: string | null): Server {
+function mcpServer(caller: Exclude<ApiCaller, { kind: "anonymous" }>, credentials: McpCredentials, origin: string, sessionId: string | null): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false } },
     instructions: INSTRUCTIONS,
@@ -159,7 +162,7 @@ function mcpServer(caller: Exclude<ApiCaller, { kind: "anonymous" }>, authorizat
   }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-    resourceContents(resourceFor(request.params.uri, caller), authorization, extra.requestId, origin),
+    resourceContents(resourceFor(request.params.uri, caller), credentials, extra.requestId, origin),
   );
   const inSession = (method: string): string => {
     if (sessionId === null) {
@@ -198,7 +201,7 @@ function mcpServer(caller: Exclude<ApiCaller, { kind: "anonymous" }>, authorizat
     }
     const tool = mcpTools().get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    const { reply, requestId } = await runToolCall({ tool, args: request.params.arguments ?? {}, authorization, callId: extra.requestId, origin });
+    const { reply, requestId } = await runToolCall({ tool, args: request.params.arguments ?? {}, ...credentials, callId: extra.requestId, origin });
     countMcpToolCall(tool.name, reply.status < 400 ? "success" : (reply.errorCode ?? "error"));
     return toolResult(reply, requestId);
   });
@@ -316,10 +319,12 @@ export async function serveMcpRequest(req: IncomingMessage, res: ServerResponse,
       return refuse(res, reply, cors, id);
     }
   }
+  // What each tool call's API request carries: the token, and the DPoP key this request proved for it.
+  const credentials: McpCredentials = { authorization: req.headers.authorization!, dpopKey: identified.dpopKey };
   const fast = fastToolCall(req, body);
   if (fast) {
     countMcpRequest("fast");
-    const { reply, requestId: callRequestId } = await runToolCall({ tool: fast.tool, args: fast.args, authorization: req.headers.authorization!, callId: fast.id, origin });
+    const { reply, requestId: callRequestId } = await runToolCall({ tool: fast.tool, args: fast.args, ...credentials, callId: fast.id, origin });
     countMcpToolCall(fast.tool.name, reply.status < 400 ? "success" : (reply.errorCode ?? "error"));
     const result = toolResultJson(reply, callRequestId);
     return sendRaw(res, 200, { ...headers, "content-type": "application/json" }, `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(fast.id)}}`);
@@ -327,7 +332,7 @@ export async function serveMcpRequest(req: IncomingMessage, res: ServerResponse,
   countMcpRequest("sdk");
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   if (isInitialize(body)) res.setHeader("mcp-session-id", newMcpSessionId());
-  const server = mcpServer(caller, req.headers.authorization!, origin, sessionId);
+  const server = mcpServer(caller, credentials, origin, sessionId);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on("close", () => {
     void transport.close();

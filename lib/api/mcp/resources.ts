@@ -7,7 +7,7 @@ import { tokenLifetimeOf, type ApiCaller } from "../auth";
 import { EVENT_STREAM_HEADERS } from "../handler";
 import { writeReplyStream } from "../node";
 import type { ApiReply, ApiRequest } from "../request-reply";
-import { mcpTools, runToolCall, toolsFor, type McpTool } from "./tools";
+import { mcpTools, runToolCall, toolsFor, type McpTool, type ToolCall } from "./tools";
 
 /**
  * The MCP server's resources (issue 41): the person's notifications and the global chat, each the
@@ -74,7 +74,7 @@ export function resourcesFor(scopes: readonly string[], hasUser: boolean): McpRe
 }
 
 /** Reads a resource: the API's reply to its tool's call without arguments. */
-export function readResource(resource: McpResource, call: { authorization: string; callId: string | number; origin: string }): Promise<{ reply: ApiReply; requestId: string }> {
+export function readResource(resource: McpResource, call: Pick<ToolCall, "authorization" | "dpopKey" | "callId" | "origin">): Promise<{ reply: ApiReply; requestId: string }> {
   return runToolCall({ tool: toolOfResource(resource), args: {}, ...call, loggedAs: `MCP resources/read ${resource.uri}` });
 }
 

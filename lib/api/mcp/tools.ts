@@ -181,6 +181,8 @@ export interface ToolCall {
   args: Record<string, unknown>;
   /** The HTTP request's Authorization header (its token is checked for the MCP server's audience). */
   authorization: string;
+  /** The DPoP key the HTTP request proved, when its token is bound to one (lib/api/auth.ts). */
+  dpopKey?: string;
   /** The JSON-RPC id of the tools/call: with the token, a write's idempotency key when it names none. */
   callId: string | number;
   /** The platform's origin (the API's URL is built on it). */
@@ -231,6 +233,7 @@ export async function runToolCall(call: ToolCall): Promise<{ reply: ApiReply; re
     clientId: undefined,
     userId: undefined,
     resource: "mcp",
+    dpopKey: call.dpopKey,
     loggedAs: call.loggedAs ?? `MCP tools/call ${tool.name}`,
   };
   return { reply: await dispatchApiRequest(request), requestId };

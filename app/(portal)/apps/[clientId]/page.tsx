@@ -306,6 +306,10 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                 </>
               ) : null}
               <div>
+                <dt className="font-medium text-slate-700">DPoP</dt>
+                <dd className="mt-1 text-slate-900">{app.requireDpop ? "Required" : "Not required"}</dd>
+              </div>
+              <div>
                 <dt className="font-medium text-slate-700">API quota</dt>
                 <dd className="mt-1 text-slate-900" data-testid="app-quota">
                   {app.requestsPerMinute.toLocaleString("en-US")} requests per minute

@@ -3,6 +3,7 @@ import { DocsPage } from "@/components/docs/docs-page";
 import { TableScroll } from "@/components/ui/table-scroll";
 import { CodeBlock } from "@/components/ui/code-block";
 import { env } from "@/lib/env";
+import { dpopQuickstartSnippets } from "@/lib/quickstarts";
 
 export const metadata: Metadata = { title: "Authentication" };
 
@@ -400,6 +401,30 @@ export default function AuthenticationPage() {
         endpoints — and answers <code>401 invalid_token</code> for one that is expired, malformed, forged or{" "}
         <a href="#revocation">revoked</a>. An app-only
         token on an endpoint that acts for a person gets <code>403 requires_user</code>.
+      </p>
+
+      <h3 id="dpop" className="scroll-mt-24">Sender-constrained tokens (DPoP)</h3>
+      <p>
+        A stolen bearer token works from anywhere until it expires. With DPoP (RFC 9449) the app holds a key pair and
+        signs a short proof for every request: a token request with a proof (client credentials, the authorization code,
+        a refresh) gets <code>token_type: DPoP</code> and a token bound to that key (its <code>cnf.jkt</code>), and the
+        API, the MCP server and the user info endpoint take it only as <code>Authorization: DPoP &lt;token&gt;</code>{" "}
+        with a <code>DPoP</code> header proving this request — its method, its URL, the token&apos;s hash, made within the
+        last five minutes and never used before (a proof works once, on every server). A login client&apos;s refresh token
+        is bound too: it refreshes only with the same key. Refusals are <code>401 invalid_token</code> with{" "}
+        <code>WWW-Authenticate: DPoP error=&quot;invalid_dpop_proof&quot;</code> (or <code>invalid_token</code>, for a
+        bound token sent as <code>Bearer</code>) and the reason. An app can require DPoP (<strong>Require DPoP-bound
+        tokens</strong> on its settings page, or <code>--require-dpop</code> in the CLI): a token request without a proof
+        is then refused. Where the operator turned on server nonces (<code>DPOP_NONCE=1</code>), a proof without the
+        server&apos;s nonce is answered <code>use_dpop_nonce</code> with a <code>DPoP-Nonce</code> header to use; panva&apos;s{" "}
+        <code>oauth4webapi</code> keeps it, and the next attempt carries it.
+      </p>
+      {dpopQuickstartSnippets({ clientId: "<CLIENT_ID>" }, { issuer: ISSUER, apiUrl: API_URL }).map((snippet) => (
+        <CodeBlock key={snippet.language} title={snippet.title} code={snippet.code} />
+      ))}
+      <p>
+        A login client passes the same <code>{"{ DPoP }"}</code> option to <code>authorizationCodeGrantRequest</code>,{" "}
+        <code>refreshTokenGrantRequest</code> and <code>userInfoRequest</code>.
       </p>
 
       <h2 id="revocation">Revocation and rotation</h2>

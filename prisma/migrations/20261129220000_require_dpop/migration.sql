@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Application" ADD COLUMN     "requireDpop" BOOLEAN NOT NULL DEFAULT false;
