@@ -10,7 +10,7 @@ import { voidGrantTokensWith } from "../queries/token-revocations";
 import { deleteEndedCounters } from "../services/throttle";
 import { deleteEndedSignInSessions } from "../services/sign-in-sessions";
 import { findClientMetadata } from "./clients";
-import { claimReplayId } from "./dpop";
+import { claimReplayId, deleteExpiredDpopProofs } from "./dpop";
 
 function refuseAgent(reason: string): never {
   throw new errors.InvalidClient(reason);
@@ -172,6 +172,7 @@ export class PgAdapter implements Adapter {
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     if (this.kind === "Client") return; // clients are read-only here (the portal owns them)
+    if (this.kind === "ReplayDetection") return; // find claimed it already (dpop.ts DpopProof)
     // An expired device code must still be found, so that polling learns `expired_token` (RFC 8628
     // §3.5) rather than invalid_grant: its row outlives its expiry by a while.
     const keep = this.kind === "DeviceCode" ? EXPIRED_DEVICE_CODE_KEPT_SECONDS : 0;
@@ -213,9 +214,9 @@ export class PgAdapter implements Adapter {
     // Ids are opaque strings of bounded size; anything longer is not ours (e.g. a JWT).
     if (!isLookupValue(id)) return undefined;
     if (id.startsWith(DEVICE_CODE_REF) && deviceCodeReferences.getStore() !== true) return undefined;
-    // A DPoP proof's jti (ReplayDetection.unique finds, then saves): claimed atomically instead, so two
-    // processes given one proof at once cannot both find nothing (lib/oidc/dpop.ts, which the fast
-    // paths and the API claim through too).
+    // A DPoP proof's jti (ReplayDetection.unique finds, then saves): claimed atomically instead, in
+    // the table the fast paths and the API claim in (lib/oidc/dpop.ts), so two processes given one
+    // proof at once cannot both find nothing, and a proof one path spent the other refuses.
     if (this.kind === "ReplayDetection") return (await claimReplayId(id)) ? undefined : { kind: "ReplayDetection", jti: id };
     const payload = await this.findWhere("id", this.key(id));
     return payload && this.hashesIds ? { ...payload, jti: id } : payload;
@@ -297,7 +298,7 @@ export async function deleteExpiredOidcModels(now = new Date()): Promise<number>
 /** Periodic clean-up of expired rows; the timer never keeps the process alive. */
 export function startExpiredModelCleanup(intervalMs = 10 * 60_000): () => void {
   const run = () =>
-    Promise.all([deleteExpiredOidcModels(), deleteEndedCounters()])
+    Promise.all([deleteExpiredOidcModels(), deleteEndedCounters(), deleteExpiredDpopProofs()])
       // Then the listing rows of the sessions that just went.
       .then(async ([count, counters]) => [count, counters, await deleteEndedSignInSessions()] as const)
       .then(([count, counters, sessions]) => {

@@ -54,14 +54,14 @@ async function newKey(): Promise<Key> {
 }
 
 /** A proof made by hand (what oauth4webapi would send), for the cases a well-behaved client never sends. */
-function proof(key: Key, claims: { htm: string; htu: string; accessToken?: string; jti?: string; iat?: number }): Promise<string> {
+function proof(key: Key, claims: { htm: string; htu: string; accessToken?: string; jti?: string; iat?: number; headerJwk?: Record<string, unknown> }): Promise<string> {
   return new SignJWT({
     htm: claims.htm,
     htu: claims.htu,
     jti: claims.jti ?? randomBytes(16).toString("base64url"),
     ...(claims.accessToken ? { ath: createHash("sha256").update(claims.accessToken).digest("base64url") } : {}),
   })
-    .setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk: key.jwk })
+    .setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk: claims.headerJwk ?? key.jwk })
     .setIssuedAt(claims.iat ?? Math.floor(Date.now() / 1000))
     .sign(key.keyPair.privateKey as CryptoKey);
 }
@@ -113,6 +113,10 @@ describe("DPoP", () => {
       await callApi(token, { dpop: await proof(await newKey(), { htm: "GET", htu: apiUrl("/users/dora"), accessToken: token }) }),
       await callApi(token, { dpop: await proof(key, { htm: "GET", htu: apiUrl("/users/dora"), accessToken: `${token}x` }) }),
       await callApi(token, { dpop: await proof(key, { htm: "GET", htu: apiUrl("/users/dora"), accessToken: token, iat: Math.floor(Date.now() / 1000) - 600 }) }),
+      // Signed by another key than the one its header names (a forgery of the bound key).
+      await callApi(token, { dpop: await proof(await newKey(), { htm: "GET", htu: apiUrl("/users/dora"), accessToken: token, headerJwk: key.jwk }) }),
+      // A private key in the header.
+      await callApi(token, { dpop: await proof(key, { htm: "GET", htu: apiUrl("/users/dora"), accessToken: token, headerJwk: { ...key.jwk, d: "AAAA" } }) }),
     ];
     for (const refused of refusals) {
       expect(refused.status).toBe(401);
@@ -125,6 +129,9 @@ describe("DPoP", () => {
     expect(refusals[3]!.body.error?.message).toMatch(/htm/);
     expect(refusals[4]!.body.error?.message).toMatch(/another key/);
     expect(refusals[5]!.body.error?.message).toMatch(/ath/);
+    expect(refusals[6]!.body.error?.message).toMatch(/iat/);
+    expect(refusals[7]!.body.error?.message).toMatch(/signature/);
+    expect(refusals[8]!.body.error?.message).toMatch(/public key/);
 
     // A proof works once: again in this process, and in the other process behind the same URL.
     const once = await proof(key, { htm: "GET", htu: apiUrl("/users/dora"), accessToken: token });
@@ -145,6 +152,16 @@ describe("DPoP", () => {
     const asDpop = await callApi(bearer.access_token, { dpop: await proof(key, { htm: "GET", htu: apiUrl("/users/dora"), accessToken: bearer.access_token }) });
     expect(asDpop.status).toBe(401);
     expect(asDpop.body.error?.message).toMatch(/not DPoP-bound/);
+  });
+
+  it("an Ed25519 key binds tokens too (oauth4webapi's proofs, token endpoint and API)", async () => {
+    const keyPair = (await generateKeyPair("Ed25519", { extractable: true })) as CryptoKeyPair;
+    const DPoP = oauth.DPoP({}, keyPair);
+    const response = await oauth.clientCredentialsGrantRequest(as, { client_id: api.clientId }, oauth.ClientSecretPost(api.clientSecret), new URLSearchParams(), { ...insecure, DPoP });
+    const tokens = await oauth.processClientCredentialsResponse(as, { client_id: api.clientId }, response);
+    expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: await calculateJwkThumbprint(await exportJWK(keyPair.publicKey)) });
+    const read = await oauth.protectedResourceRequest(tokens.access_token, "GET", new URL(apiUrl("/users/dora")), new Headers(), null, { ...insecure, DPoP });
+    expect(read.status).toBe(200);
   });
 
   it("a proof's jti spent at the token endpoint cannot be spent again, in either process", async () => {
