@@ -23,6 +23,7 @@ import * as mcp from "../lib/cli/mcp";
 import * as apps from "../lib/cli/apps";
 import * as members from "../lib/cli/app-members";
 import * as secrets from "../lib/cli/app-secrets";
+import * as appKeys from "../lib/cli/app-keys";
 import * as sandboxes from "../lib/cli/sandboxes";
 import * as sealed from "../lib/cli/sealed-secrets";
 import { attachDashedValues, JSON_OPTION, UsageError, type Command, type Values } from "../lib/cli/command";
@@ -69,6 +70,9 @@ const COMMANDS: Record<string, Command> = {
   "apps secrets add": secrets.appsSecretsAdd,
   "apps secrets retire": secrets.appsSecretsRetire,
   "apps secrets roll": secrets.appsSecretsRoll,
+  "apps keys set": appKeys.appsKeysSet,
+  "apps keys show": appKeys.appsKeysShow,
+  "apps keys clear": appKeys.appsKeysClear,
   "apps sandbox show": sandboxes.appsSandboxShow,
   "apps sandbox secret roll": sandboxes.appsSandboxSecretRoll,
   "apps sandbox reset": sandboxes.appsSandboxReset,

@@ -425,3 +425,44 @@ const { data } = (await res.json()) as { data: { messages: { text: string; autho
 for (const m of data.messages) console.log(\`\${m.author.handle}: \${m.text}\`);`;
   return [{ language: "typescript", label: "TypeScript", fence: "ts", title: "Client credentials and an API call with DPoP (oauth4webapi)", code: typescript }];
 }
+
+/** The shell line that makes a key pair for private_key_jwt: the private JWK for the app, the public JWK Set for the platform. */
+export const KEY_PAIR_COMMAND = `node -e '
+const { generateKeyPairSync, randomUUID } = require("node:crypto");
+const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+const kid = randomUUID();
+require("node:fs").writeFileSync("private-key.json", JSON.stringify({ ...privateKey.export({ format: "jwk" }), kid }), { mode: 0o600 });
+console.log(JSON.stringify({ keys: [{ ...publicKey.export({ format: "jwk" }), kid, alg: "ES256", use: "sig" }] }));
+' > jwks.json   # jwks.json: paste it on the app page (Keys) or: npm run platform -- apps keys set <CLIENT_ID> --jwks-file jwks.json`;
+
+/**
+ * Keys instead of a secret (RFC 7523 private_key_jwt): an API client signs its token request with its
+ * private key (WebCrypto, with oauth4webapi); the platform holds only the public keys.
+ * /docs/authentication shows it; tests/portal/quickstarts.test.ts runs it against a real server.
+ */
+export function privateKeyJwtQuickstartSnippets(app: Pick<QuickstartApp, "clientId">, urls: { issuer: string; apiUrl: string }): QuickstartSnippet[] {
+  const typescript = `// npm install oauth4webapi
+import { readFileSync } from "node:fs";
+import * as oauth from "oauth4webapi";
+
+const issuer = new URL("${urls.issuer}");
+// Plain http only for a platform on your own machine.
+const options = issuer.protocol === "http:" ? { [oauth.allowInsecureRequests]: true } : {};
+const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, options));
+const client: oauth.Client = { client_id: "${app.clientId}" };
+
+// The private key never leaves the app: no secret is shared with the platform at all.
+const { kid, ...jwk } = JSON.parse(readFileSync(process.env.PRIVATE_KEY_FILE ?? "private-key.json", "utf8"));
+const key = await crypto.subtle.importKey("jwk", jwk, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
+// Each token request carries a fresh signed assertion (RFC 7523), good once and for a minute.
+const auth = oauth.PrivateKeyJwt({ key, kid });
+
+const tokens = await oauth.processClientCredentialsResponse(as, client,
+  await oauth.clientCredentialsGrantRequest(as, client, auth, new URLSearchParams(), options));
+
+const res = await fetch("${urls.apiUrl}/global-chat/messages?limit=5", { headers: { authorization: \`Bearer \${tokens.access_token}\` } });
+if (!res.ok) throw new Error(\`\${res.status} \${await res.text()}\`);
+const { data } = (await res.json()) as { data: { messages: { text: string; author: { handle: string } }[] } };
+for (const m of data.messages) console.log(\`\${m.author.handle}: \${m.text}\`);`;
+  return [{ language: "typescript", label: "TypeScript", fence: "ts", title: "Client credentials with private_key_jwt (oauth4webapi)", code: typescript }];
+}

@@ -10,7 +10,7 @@ import { voidGrantTokensWith } from "../queries/token-revocations";
 import { deleteEndedCounters } from "../services/throttle";
 import { deleteEndedSignInSessions } from "../services/sign-in-sessions";
 import { findClientMetadata } from "./clients";
-import { claimReplayId, deleteExpiredDpopProofs } from "./dpop";
+import { claimReplayId, deleteExpiredDpopProofs, extendReplayClaim } from "./dpop";
 
 function refuseAgent(reason: string): never {
   throw new errors.InvalidClient(reason);
@@ -172,7 +172,8 @@ export class PgAdapter implements Adapter {
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     if (this.kind === "Client") return; // clients are read-only here (the portal owns them)
-    if (this.kind === "ReplayDetection") return; // find claimed it already (dpop.ts DpopProof)
+    // find claimed it already (dpop.ts SpentJti); kept as long as the JWT could pass (a client assertion's exp).
+    if (this.kind === "ReplayDetection") return extendReplayClaim(id, expiresIn);
     // An expired device code must still be found, so that polling learns `expired_token` (RFC 8628
     // §3.5) rather than invalid_grant: its row outlives its expiry by a while.
     const keep = this.kind === "DeviceCode" ? EXPIRED_DEVICE_CODE_KEPT_SECONDS : 0;
@@ -214,7 +215,7 @@ export class PgAdapter implements Adapter {
     // Ids are opaque strings of bounded size; anything longer is not ours (e.g. a JWT).
     if (!isLookupValue(id)) return undefined;
     if (id.startsWith(DEVICE_CODE_REF) && deviceCodeReferences.getStore() !== true) return undefined;
-    // A DPoP proof's jti (ReplayDetection.unique finds, then saves): claimed atomically instead, in
+    // A DPoP proof's or a client assertion's jti (ReplayDetection.unique finds, then saves): claimed atomically instead, in
     // the table the fast paths and the API claim in (lib/oidc/dpop.ts), so two processes given one
     // proof at once cannot both find nothing, and a proof one path spent the other refuses.
     if (this.kind === "ReplayDetection") return (await claimReplayId(id)) ? undefined : { kind: "ReplayDetection", jti: id };

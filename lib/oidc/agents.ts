@@ -8,6 +8,7 @@ import { isAppLiveIn } from "../schemas/sandboxes";
 import { MAX_LOGO_BYTES } from "../schemas/apps";
 import { SVC_SCOPE_NAMES, type SvcScope } from "../scopes";
 import { checkLogo, type CheckedLogo } from "../services/app-logos";
+import { fetchPublicKeySet, type PublicJwk } from "../services/key-sets";
 import {
   agentPolicyOf,
   findAgentRow,
@@ -214,34 +215,15 @@ async function fetchAgentJson(
   }
 }
 
-/** An agent's public keys: what its jwks_uri may hold (16 KiB, 1–10 signing keys). */
-const AGENT_KEYS_MAX_BYTES = 16 * 1024;
-const PRIVATE_KEY_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "k", "oth"];
-const keySetSchema = z.object({
-  keys: z
-    .array(z.looseObject({ kty: z.enum(["RSA", "EC", "OKP"]), use: z.literal("sig").optional(), kid: z.string().max(200).optional() }))
-    .min(1, "holds no key")
-    .max(10, "holds more than 10 keys"),
-});
-export type AgentKey = z.infer<typeof keySetSchema>["keys"][number];
+export type AgentKey = PublicJwk;
 
 /**
  * The public keys of an agent that authenticates with private_key_jwt, fetched from its jwks_uri
  * under the same outbound rules as its document (oidc-provider never fetches them itself: it gets
  * them as the client's `jwks`); refreshed with the document. Throws why they are refused.
  */
-export async function fetchAgentKeys(jwksUri: string): Promise<AgentKey[]> {
-  const at = `The agent's key set at ${jwksUri}`;
-  const { value } = await fetchAgentJson(jwksUri, { maxBytes: AGENT_KEYS_MAX_BYTES, noun: "An agent's jwks_uri", what: at, field: "jwks_uri" });
-  const parsed = keySetSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new AgentClientRefused(`${at} is not a JWK Set: ${issue.path.join(".") || "the document"} ${issue.message}.`, "jwks_uri");
-  }
-  if (parsed.data.keys.some((key) => PRIVATE_KEY_MEMBERS.some((member) => member in key))) {
-    throw new AgentClientRefused(`${at} includes a private key: publish the public keys only.`, "jwks_uri");
-  }
-  return parsed.data.keys;
+export function fetchAgentKeys(jwksUri: string): Promise<AgentKey[]> {
+  return fetchPublicKeySet(jwksUri, "The agent's", (message) => new AgentClientRefused(message, "jwks_uri"));
 }
 
 /**

@@ -4,9 +4,11 @@ import { onChange } from "../database/changes";
 import { env } from "../env";
 import { OIDC_SCOPES, SVC_SCOPE_NAMES, USER_ONLY_SCOPES, isSvcScope, type SvcScope } from "../scopes";
 import { isAppLiveIn, isSandboxClientId, LIVE_WORLD_ID, sandboxClientId } from "../schemas/sandboxes";
+import { refreshStaleKeys } from "../services/app-keys";
 import { findClientForSignIn } from "../services/apps";
 import { findSandboxForSignIn } from "../services/sandboxes";
 import { touchAgent, type AgentPolicy } from "../services/agents";
+import { storedAppKeys } from "../services/key-sets";
 import { AgentClientRefused, isAgentClientId, resolveAgent, type AgentKey } from "./agents";
 
 /**
@@ -34,6 +36,11 @@ export interface SignInClient {
   requirePar: boolean;
   /** API and login clients whose tokens must be DPoP-bound (RFC 9449): the fast paths read it too. */
   requireDpop: boolean;
+  /**
+   * An app that authenticates with private_key_jwt (RFC 7523): its public keys (lib/services/app-keys.ts),
+   * and no secret. Null: an API client's secret, or a public login client (PKCE). Agents' are in `agent`.
+   */
+  keys: AgentKey[] | null;
   /**
    * The world its sign-ins and tokens belong to, 0 live; a sandbox client's is its
    * sandbox's. The hosted login page looks credentials up in this world only.
@@ -91,6 +98,8 @@ async function loadSandboxClient(clientId: string): Promise<SignInClient | null>
     deviceFlow: login && row.deviceFlow,
     requirePar: login && row.requirePar,
     requireDpop: row.requireDpop,
+    // A sandbox keeps its own secret (lib/services/sandboxes.ts), whatever the live app uses.
+    keys: null,
     worldId: row.worldId,
     agent: null,
   };
@@ -135,9 +144,12 @@ export async function findSignInClient(clientId: string): Promise<SignInClient |
       deviceFlow: row.type === "login" && row.deviceFlow,
       requirePar: row.type === "login" && row.requirePar,
       requireDpop: row.requireDpop,
+      keys: storedAppKeys(row.jwks),
       worldId: LIVE_WORLD_ID,
       agent: null,
     };
+    // Keys from a jwks_uri older than their refresh period: fetched again in the background.
+    refreshStaleKeys(row);
   }
   cache.set(clientId, value ?? false);
   return value;
@@ -164,6 +176,7 @@ export async function findAgentClient(clientId: string): Promise<{ client: SignI
       deviceFlow: false,
       requirePar: false,
       requireDpop: false,
+      keys: null,
       worldId: LIVE_WORLD_ID,
       agent: { domain: agent.domain, policy: agent.policy, keys: agent.keys },
     };
@@ -199,11 +212,13 @@ export function toClientMetadata(client: SignInClient): AdapterPayload {
     return {
       client_id: client.clientId,
       client_name: client.name,
-      client_secret: SECRETS_CHECKED_ELSEWHERE,
+      // private_key_jwt with the app's public keys (RFC 7523), or its secrets (checked by provider.ts).
+      ...(client.keys
+        ? { token_endpoint_auth_method: "private_key_jwt", jwks: { keys: client.keys } }
+        : { client_secret: SECRETS_CHECKED_ELSEWHERE, token_endpoint_auth_method: "client_secret_basic" }),
       grant_types: ["client_credentials"],
       response_types: [],
       redirect_uris: [],
-      token_endpoint_auth_method: "client_secret_basic",
       // RFC 9449 §5.2: an app that requires DPoP gets a token request without a proof refused.
       dpop_bound_access_tokens: client.requireDpop,
       scope: client.svcScopes.join(" ") || undefined,
@@ -214,8 +229,11 @@ export function toClientMetadata(client: SignInClient): AdapterPayload {
     client_name: client.name,
     application_type: "web",
     // An agent that signs its token requests (private_key_jwt) with the keys of its jwks_uri, fetched
-    // by lib/oidc/agents.ts; every other login client is public (PKCE).
-    ...(client.agent?.keys ? { token_endpoint_auth_method: "private_key_jwt", jwks: { keys: client.agent.keys } } : { token_endpoint_auth_method: "none" }),
+    // by lib/oidc/agents.ts, or an app with keys (lib/services/app-keys.ts); every other login client
+    // is public (PKCE).
+    ...((client.agent?.keys ?? client.keys)
+      ? { token_endpoint_auth_method: "private_key_jwt", jwks: { keys: (client.agent?.keys ?? client.keys)! } }
+      : { token_endpoint_auth_method: "none" }),
     // RFC 8628: only apps whose approved configuration allows device sign-in; any other client
     // asking the device endpoint gets unauthorized_client.
     grant_types: ["authorization_code", "refresh_token", ...(client.deviceFlow ? [DEVICE_CODE_GRANT] : [])],

@@ -231,7 +231,7 @@ export function replayId(clientId: string, jti: string): string {
 /**
  * Claims the proof's `jti` for `clientId`: true the first time, false for every later use, in any
  * process. One INSERT per event-loop turn for all the turn's proofs, into a table of one narrow row
- * per proof (DpopProof); the row outlives every moment at which the proof could still pass the `iat`
+ * per proof (SpentJti); the row outlives every moment at which the proof could still pass the `iat`
  * window or carry a good nonce.
  */
 const claimRows = turnBatched<{ id: string; expiresAt: string }, boolean>(async (claims) => {
@@ -242,7 +242,7 @@ const claimRows = turnBatched<{ id: string; expiresAt: string }, boolean>(async 
   const unique = [...first.keys()].map((id) => claims[first.get(id)!]!);
   const { rows } = await pool.query<{ id: string }>({
     name: "dpop_claim_batch_v2",
-    text: `INSERT INTO "DpopProof" (id, "expiresAt") SELECT * FROM unnest($1::text[], $2::timestamp(3)[])
+    text: `INSERT INTO "SpentJti" (id, "expiresAt") SELECT * FROM unnest($1::text[], $2::timestamp(3)[])
            ON CONFLICT (id) DO NOTHING RETURNING id`,
     values: [unique.map((c) => c.id), unique.map((c) => c.expiresAt)],
   });
@@ -252,7 +252,7 @@ const claimRows = turnBatched<{ id: string; expiresAt: string }, boolean>(async 
 
 /** Drops the spent proofs that could not pass any more (lib/oidc/adapter.ts's periodic clean-up). */
 export async function deleteExpiredDpopProofs(): Promise<number> {
-  const { rowCount } = await pool.query(`DELETE FROM "DpopProof" WHERE "expiresAt" < $1`, [new Date().toISOString()]);
+  const { rowCount } = await pool.query(`DELETE FROM "SpentJti" WHERE "expiresAt" < $1`, [new Date().toISOString()]);
   return rowCount ?? 0;
 }
 
@@ -268,6 +268,18 @@ export function claimDpopProof(clientId: string, proof: Pick<DpopProof, "jti" | 
  * then only sets the row's payload and expiry).
  */
 export function claimReplayId(id: string): Promise<boolean> {
-  const until = Date.now() / 1000 + 2 * PROOF_WINDOW_SECONDS;
-  return claimRows({ id, expiresAt: new Date(until * 1000).toISOString() });
+  return claimRows({ id, expiresAt: new Date(Date.now() + REPLAY_CLAIM_SECONDS * 1000).toISOString() });
+}
+
+/** How long claimReplayId keeps a claim before oidc-provider's save says how long the JWT lives. */
+const REPLAY_CLAIM_SECONDS = 2 * PROOF_WINDOW_SECONDS;
+
+/**
+ * oidc-provider's save of a claimed id (ReplayDetection, with the JWT's own lifetime): a client
+ * assertion may live longer than a claim's default, and its claim must last as long.
+ */
+export async function extendReplayClaim(id: string, expiresInSeconds: number): Promise<void> {
+  if (expiresInSeconds <= REPLAY_CLAIM_SECONDS) return;
+  const until = new Date(Date.now() + expiresInSeconds * 1000).toISOString();
+  await pool.query(`UPDATE "SpentJti" SET "expiresAt" = greatest("expiresAt", $2::timestamp(3)) WHERE id = $1`, [id, until]);
 }

@@ -114,9 +114,9 @@ export async function tryRefreshTokenGrant(res: ServerResponse, form: ReadonlyMa
   const presented = form.get("refresh_token")!;
   if (!isLookupValue(presented)) return false;
   const [client, proof] = await Promise.all([findSignInClient(clientId), tokenEndpointProof(dpop)]);
-  // A public client only: an agent that authenticates with private_key_jwt sends an assertion,
-  // which oidc-provider checks (a request without one must not be answered here).
-  if (!client || client.type !== "login" || client.agent?.keys) return false;
+  // A public client only: an agent or app that authenticates with private_key_jwt sends an
+  // assertion, which oidc-provider checks (a request without one must not be answered here).
+  if (!client || client.type !== "login" || client.agent?.keys || client.keys) return false;
   if (proof === null || (client.requireDpop && !proof)) return false;
   const presentedKey = bearerRowKey(presented);
   const state = await findRefreshGrantState(presentedKey);

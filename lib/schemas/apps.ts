@@ -345,6 +345,23 @@ export const appQueueQuerySchema = z.object({
 });
 export type AppQueueQuery = z.infer<typeof appQueueQuerySchema>;
 
+/**
+ * An app's jwks_uri (private_key_jwt, lib/services/app-keys.ts): an absolute http(s) URL of at most
+ * 2,048 characters; where it may point (public https only, unless CLIENT_METADATA_ALLOW_PRIVATE) is
+ * checked when it is fetched, by the agents' outbound rules.
+ */
+export const jwksUriSchema = z
+  .string()
+  .trim()
+  .max(2048, "must be at most 2,048 characters")
+  .refine((value) => URL.canParse(value) && ["https:", "http:"].includes(new URL(value).protocol), "must be an https URL");
+
+/** The app page's Keys form: a jwks_uri, or a pasted JWK Set (checked by lib/services/app-keys.ts). */
+export const appKeysInputSchema = z.union([
+  z.object({ jwksUri: jwksUriSchema }),
+  z.object({ jwks: z.string().trim().min(1, "paste a JWK Set").max(16 * 1024, "must be at most 16 KiB") }),
+]);
+
 export const clientIdSchema = z
   .string()
   .trim()
@@ -432,6 +449,17 @@ export const appViewSchema = z.object({
   requestsPerMinute: z.number().int(),
   /** Whether an admin set the quota (false: the platform default applies). */
   customQuota: z.boolean(),
+  /**
+   * private_key_jwt (RFC 7523): the app's public keys (kid, type, algorithm; never more), and the
+   * jwks_uri they come from (null: pasted). Null: the app uses a secret (API) or none (login).
+   */
+  clientKeys: z
+    .object({
+      jwksUri: z.string().nullable(),
+      keys: z.array(z.object({ kid: z.string().nullable(), kty: z.string(), alg: z.string().nullable() })),
+      updatedAt: z.date().nullable(),
+    })
+    .nullable(),
   /** True once a secret was revealed (API clients only). */
   hasSecret: z.boolean(),
   /** The API client's active secrets (at most two), oldest first; never a value or a hash. */

@@ -66,8 +66,9 @@ export async function listSecrets(clientId: string, actor: Actor): Promise<Secre
  * An approved API client without a secret yet: its owner's next visit to the app page reveals the
  * first one (revealSecretOnce). My apps shows "secret ready" for it; asking reveals nothing.
  */
-export function isSecretWaiting(app: { type: string; status: string; hasSecret: boolean }): boolean {
-  return app.type === "api" && app.status === "approved" && !app.hasSecret;
+export function isSecretWaiting(app: { type: string; status: string; hasSecret: boolean; clientKeys: unknown }): boolean {
+  // An app that authenticates with its keys (private_key_jwt, app-keys.ts) holds no secret at all.
+  return app.type === "api" && app.status === "approved" && !app.hasSecret && app.clientKeys === null;
 }
 
 /**
@@ -80,11 +81,11 @@ export function isSecretWaiting(app: { type: string; status: string; hasSecret: 
 export async function revealSecretOnce(clientId: string, actor: Actor): Promise<RevealedSecret | null> {
   const app = await loadFor(clientId, actor, "view", "app.secret.reveal");
   if (!capabilities(app, actor).handleSecrets) return null;
-  if (!isSecretWaiting({ type: app.type, status: app.status, hasSecret: app.secrets.length > 0 })) return null;
+  if (!isSecretWaiting({ type: app.type, status: app.status, hasSecret: app.secrets.length > 0, clientKeys: app.jwks })) return null;
   return transactionWithChanges(async (tx, announce) => {
     // The app's row lock (lockApp) serializes secret changes: the two-secret limit, the first reveal.
     const locked = await lockApp(tx, clientId);
-    if (locked.status !== "approved") return null;
+    if (locked.status !== "approved" || locked.jwks !== null) return null;
     if ((await tx.clientSecret.count({ where: { applicationId: locked.id } })) > 0) return null;
     const revealed = await insertSecret(tx, locked.id, clientId);
     await recordAudit(

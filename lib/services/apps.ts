@@ -40,6 +40,14 @@ export const PORTAL_CLIENT_ID = "developer-portal";
 export type AppStatus = AppView["status"];
 type AppType = AppView["type"];
 
+/** The public part of an app's private_key_jwt keys (lib/services/app-keys.ts), for its page and the CLI. */
+function clientKeysView(row: Pick<AppRow, "jwks" | "jwksUri" | "jwksUpdatedAt">): AppView["clientKeys"] {
+  const keys = (row.jwks as { keys?: Record<string, unknown>[] } | null)?.keys;
+  if (!Array.isArray(keys)) return null;
+  const text = (value: unknown) => (typeof value === "string" ? value : null);
+  return { jwksUri: row.jwksUri, keys: keys.map((k) => ({ kid: text(k.kid), kty: String(k.kty), alg: text(k.alg) })), updatedAt: row.jwksUpdatedAt };
+}
+
 export function toAppView(row: AppRow): AppView {
   return {
     clientId: row.clientId,
@@ -68,6 +76,7 @@ export function toAppView(row: AppRow): AppView {
     pendingChangeRejection: row.pendingChangeRejection,
     requestsPerMinute: effectiveQuota(row.requestsPerMinute),
     customQuota: row.requestsPerMinute !== null,
+    clientKeys: clientKeysView(row),
     hasSecret: row.secrets.length > 0,
     secrets: row.secrets,
     reviewedAt: row.reviewedAt,
@@ -521,6 +530,9 @@ export async function findClientForSignIn(clientId: string) {
       deviceFlow: true,
       requirePar: true,
       requireDpop: true,
+      jwks: true,
+      jwksUri: true,
+      jwksUpdatedAt: true,
       ownerId: true,
     },
   });

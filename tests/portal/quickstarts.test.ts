@@ -2,7 +2,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dpopQuickstartSnippets, quickstartSnippets, type QuickstartApp, type QuickstartLanguage } from "../../lib/quickstarts";
+import { dpopQuickstartSnippets, KEY_PAIR_COMMAND, privateKeyJwtQuickstartSnippets, quickstartSnippets, type QuickstartApp, type QuickstartLanguage } from "../../lib/quickstarts";
+import { runCli } from "../helpers/cli";
 import { query } from "../helpers/db";
 import { completeSignIn, confirmLogout, CookieJar, createTestApp, createTestUser } from "../helpers/oidc";
 import { startServer, type TestServer } from "../helpers/server";
@@ -180,6 +181,26 @@ describe("DPoP (/docs/authentication)", () => {
     } finally {
       await nonced.stop();
     }
+  });
+});
+
+describe("private_key_jwt (/docs/authentication)", () => {
+  it("the key pair command makes a key pair; with its public keys set, the snippet gets a token with the private one and reads the chat", async () => {
+    const made = await run("curl", `cd ${JSON.stringify(WORK)} && ${KEY_PAIR_COMMAND}`);
+    expect(made.status, made.stderr).toBe(0);
+    const app = await createTestApp(server.databaseUrl, { type: "api", scopes: ["svc:chat.read"] });
+    const jwks = path.join(WORK, "jwks.json");
+    const set = await runCli(server.databaseUrl, ["apps", "keys", "set", app.clientId, "--jwks-file", jwks]);
+    expect(set.code, set.stderr).toBe(0);
+    const code = privateKeyJwtQuickstartSnippets(app, { issuer: server.issuer, apiUrl: server.apiUrl })[0]!.code;
+    // The sign-in service drops its cached client when the change is announced; a first run may race it.
+    let result = await run("typescript", code, { env: { PRIVATE_KEY_FILE: path.join(WORK, "private-key.json") } });
+    if (result.status !== 0) result = await run("typescript", code, { env: { PRIVATE_KEY_FILE: path.join(WORK, "private-key.json") } });
+    expect(result.status, result.stderr).toBe(0);
+    const newest = ((await (await fetch(`${server.apiUrl}/global-chat/messages?limit=5`, { headers: { authorization: `Bearer ${await appToken(chatApp)}` } })).json()) as {
+      data: { messages: { text: string; author: { handle: string } }[] };
+    }).data.messages;
+    expect(result.stdout.trimEnd()).toBe(newest.map((m) => `${m.author.handle}: ${m.text}`).join("\n"));
   });
 });
 

@@ -3,7 +3,7 @@ import { DocsPage } from "@/components/docs/docs-page";
 import { TableScroll } from "@/components/ui/table-scroll";
 import { CodeBlock } from "@/components/ui/code-block";
 import { env } from "@/lib/env";
-import { dpopQuickstartSnippets } from "@/lib/quickstarts";
+import { dpopQuickstartSnippets, KEY_PAIR_COMMAND, privateKeyJwtQuickstartSnippets } from "@/lib/quickstarts";
 
 export const metadata: Metadata = { title: "Authentication" };
 
@@ -129,6 +129,23 @@ export default function AuthenticationPage() {
         it never sees a real person, and a live token never sees the sandbox. The sandbox has its own quota (600
         requests a minute) and works until the app is suspended.
       </p>
+
+      <h3 id="private-key-jwt" className="scroll-mt-24">Keys instead of a client secret (private_key_jwt)</h3>
+      <p>
+        A shared secret can leak from wherever it is kept. Instead, an API client — or a login client that runs on a
+        server — can hold a key pair and sign each token request with its private key (RFC 7523): the platform keeps only
+        the public keys. Give them on the app page (<strong>Keys</strong>: a key set URL, <code>jwks_uri</code>, or pasted
+        public keys) or with <code>npm run platform -- apps keys set &lt;CLIENT_ID&gt; --jwks-uri URL | --jwks-file FILE</code>.
+        From then on the app holds no secret at all: a request with one gets <code>invalid_client</code>. A set with a
+        private key in it is refused. Each assertion is good once, for a minute or as its <code>exp</code> says, and only for
+        this platform&apos;s token endpoint. Keys at a <code>jwks_uri</code> (a public <code>https</code> URL) are fetched
+        again every 10 minutes while the app signs in, so you rotate them there: publish the new key next to the old one,
+        switch, then remove the old one. The app&apos;s sandbox keeps its own secret.
+      </p>
+      <CodeBlock title="Make a key pair (Node.js 20+)" code={KEY_PAIR_COMMAND} />
+      {privateKeyJwtQuickstartSnippets({ clientId: "<CLIENT_ID>" }, { issuer: ISSUER, apiUrl: API_URL }).map((snippet) => (
+        <CodeBlock key={snippet.language} title={snippet.title} code={snippet.code} />
+      ))}
 
       <h2 id="pkce">Authorization code with PKCE (login clients)</h2>
       <CodeBlock
