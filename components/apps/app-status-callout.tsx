@@ -62,7 +62,7 @@ export function AppStatusCallout({
           {app.type === "api" && secretShownAbove ? (
             <strong className="font-semibold"> Its client secret is at the top of this page: copy it now, it is shown only once.</strong>
           ) : null}
-          {app.type === "api" && !isOwner && !app.hasSecret
+          {app.type === "api" && !isOwner && !app.hasSecret && !app.clientKeys
             ? " Its owner has not collected the client secret yet: it is shown to them once, on their next visit."
             : null}
           {reviewed}

@@ -3,7 +3,8 @@
 import { revalidatePath } from "next/cache";
 import { runGuardedAction } from "@/lib/actions/gate";
 import type { ActionResult } from "@/lib/actions/result";
-import { clientIdSchema, createAppSchema, secretIdSchema, updateAppSchema, type RevealedSecret } from "@/lib/schemas/apps";
+import { appKeysInputSchema, clientIdSchema, createAppSchema, secretIdSchema, updateAppSchema, type RevealedSecret } from "@/lib/schemas/apps";
+import { clearAppKeys, setAppKeys } from "@/lib/services/app-keys";
 import { addSecret, retireSecret, rollSecret } from "@/lib/services/app-secrets";
 import { resubmitApp } from "@/lib/services/app-review";
 import { createApp, deleteApp, updateApp } from "@/lib/services/apps";
@@ -99,5 +100,37 @@ export async function rollSecretAction(clientId: unknown): Promise<ActionResult<
     const revealed = await rollSecret(id, actor);
     revalidatePath(`/apps/${id}`);
     return revealed;
+  });
+}
+
+/*
+ * Keys instead of a secret (private_key_jwt, RFC 7523; lib/services/app-keys.ts). Only public keys
+ * reach the platform; the service checks them (or fetches the jwks_uri) and says what is wrong.
+ */
+
+/** The public part of an app's keys as the Keys card shows it (the date as an ISO string: it crosses to the browser). */
+export interface ClientKeysItem {
+  jwksUri: string | null;
+  keys: { kid: string | null; kty: string; alg: string | null }[];
+  updatedAt: string | null;
+}
+
+/** The app authenticates with these keys from now on: every client secret it had stops working at once. */
+export async function setAppKeysAction(clientId: unknown, input: unknown): Promise<ActionResult<ClientKeysItem>> {
+  return runGuardedAction("apps.keys.set", "app", async (actor) => {
+    const id = clientIdSchema.parse(clientId);
+    const keys = await setAppKeys(id, actor, appKeysInputSchema.parse(input));
+    revalidatePath(`/apps/${id}`);
+    return { jwksUri: keys.jwksUri, keys: keys.keys, updatedAt: keys.updatedAt?.toISOString() ?? null };
+  });
+}
+
+/** Back to a client secret (an API client's page reveals a new one) or to a public login client (PKCE). */
+export async function clearAppKeysAction(clientId: unknown): Promise<ActionResult<null>> {
+  return runGuardedAction("apps.keys.clear", "app", async (actor) => {
+    const id = clientIdSchema.parse(clientId);
+    await clearAppKeys(id, actor);
+    revalidatePath(`/apps/${id}`);
+    return null;
   });
 }

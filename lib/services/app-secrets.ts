@@ -45,6 +45,10 @@ async function loadForSecretChange(clientId: string, actor: Actor, action: Secre
   const app = await loadFor(clientId, actor, "manage", audit);
   await assertCapability(app, actor, "handleSecrets", audit);
   if (app.type !== "api") throw new AppError("invalid_request", "A login client has no secret.");
+  // Keys or a secret, never both (app-keys.ts): a key-holding app's token requests take no secret.
+  if (action !== "retire" && app.jwks !== null) {
+    throw new AppError("conflict", "This app authenticates with its keys (private_key_jwt) and holds no secret. Stop using keys first (apps keys clear).");
+  }
   return app;
 }
 

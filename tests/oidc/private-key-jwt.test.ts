@@ -121,6 +121,11 @@ describe("private_key_jwt", () => {
     const read = await fetch(`${server.apiUrl}/global-chat/messages?limit=1`, { headers: { authorization: `Bearer ${tokens!.access_token}` } });
     expect(read.status).toBe(200);
 
+    // Keys or a secret, never both: no secret can be added to it.
+    const add = await runCli(server.databaseUrl, ["apps", "secrets", "add", app.clientId]);
+    expect(add.code).not.toBe(0);
+    expect(add.stderr).toMatch(/holds no secret/);
+
     // The secret it had, in the body or in Basic: invalid_client.
     const withSecret = await tokenRequest(server, { grant_type: "client_credentials", client_id: app.clientId, client_secret: app.clientSecret });
     expect(withSecret.status).toBe(401);

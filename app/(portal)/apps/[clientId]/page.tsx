@@ -8,6 +8,7 @@ import { AppIdentity } from "@/components/apps/app-identity";
 import { AppQuickstarts } from "@/components/apps/app-quickstarts";
 import { AppStatusCallout } from "@/components/apps/app-status-callout";
 import { AppPageHeader } from "@/components/apps/app-page-header";
+import { ClientKeysPanel } from "@/components/apps/client-keys-panel";
 import { ClientSecretPanel, type SecretItem } from "@/components/apps/client-secret-panel";
 import { DeleteAppButton } from "@/components/apps/delete-app-button";
 import { NewSandboxSecretBanner } from "@/components/apps/new-sandbox-secret-banner";
@@ -20,7 +21,8 @@ import { CopyField } from "@/components/ui/copy-field";
 import { Icon } from "@/components/ui/icon";
 import { TimeAgo } from "@/components/ui/time-ago";
 import { env } from "@/lib/env";
-import type { SecretView } from "@/lib/schemas/apps";
+import type { ClientKeysItem } from "@/lib/actions/apps";
+import type { AppView, SecretView } from "@/lib/schemas/apps";
 import { sandboxClientId } from "@/lib/schemas/sandboxes";
 import { describeScope } from "@/lib/scopes";
 import { requireAppPage } from "@/lib/portal/session";
@@ -37,6 +39,10 @@ function toSecretItem(secret: SecretView): SecretItem {
     createdAt: secret.createdAt.toISOString(),
     lastUsedAt: secret.lastUsedAt?.toISOString() ?? null,
   };
+}
+
+function toKeysItem(keys: NonNullable<AppView["clientKeys"]>): ClientKeysItem {
+  return { jwksUri: keys.jwksUri, keys: keys.keys, updatedAt: keys.updatedAt?.toISOString() ?? null };
 }
 
 export default async function AppPage({ params }: { params: Promise<{ clientId: string }> }) {
@@ -57,6 +63,31 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
   const sandboxExercise = can.review && !isOwner && !app.firstParty ? await getSandboxExercise(app.clientId, actor, now.getTime()) : null;
   const config = env();
   const discoveryUrl = `${config.ISSUER}/.well-known/openid-configuration`;
+  // private_key_jwt (lib/services/app-keys.ts): managed by whoever handles secrets; an API client's
+  // once approved (like its secrets), a login client's whatever its status.
+  const keysCard = app.firstParty ? null : (
+    <Card
+      id="client-keys"
+      title="Keys (private_key_jwt)"
+      description="Sign each token request with the app's own private key instead of sending a secret (RFC 7523)."
+    >
+      <ClientKeysPanel
+        clientId={app.clientId}
+        appType={app.type}
+        clientKeys={app.clientKeys ? toKeysItem(app.clientKeys) : null}
+        canManage={can.handleSecrets && (app.type === "login" || app.status === "approved")}
+        notice={
+          !can.handleSecrets
+            ? isOwner
+              ? "Viewers cannot manage keys: ask the owner or a team admin."
+              : "Only the app's owner and team admins can manage its keys."
+            : app.type === "api" && app.status !== "approved"
+              ? `Keys can be set once the application is approved${app.status === "suspended" ? " and reinstated" : ""}.`
+              : undefined
+        }
+      />
+    </Card>
+  );
 
   return (
     <div className="space-y-8">
@@ -173,9 +204,21 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
             <Card
               id="client-secrets"
               title="Client secrets"
-              description={`Used with the client ID to get app-only tokens. Up to ${MAX_ACTIVE_SECRETS} can be active at once, so ${isOwner ? "you" : "the owner"} can rotate without downtime.`}
+              description={
+                app.clientKeys
+                  ? "Not used while the app signs its token requests with keys."
+                  : `Used with the client ID to get app-only tokens. Up to ${MAX_ACTIVE_SECRETS} can be active at once, so ${isOwner ? "you" : "the owner"} can rotate without downtime.`
+              }
             >
-              {app.status === "approved" || secrets.length > 0 ? (
+              {app.clientKeys ? (
+                <p className="flex items-start gap-2 text-sm text-slate-600" data-testid="secrets-keys-instead">
+                  <Icon name="key" className="mt-0.5 size-4 shrink-0" />
+                  <span>
+                    This app authenticates with its keys (private_key_jwt, below) and holds no client secret: a token request with
+                    a secret fails with <code className="font-mono">invalid_client</code>.
+                  </span>
+                </p>
+              ) : app.status === "approved" || secrets.length > 0 ? (
                 <ClientSecretPanel
                   clientId={app.clientId}
                   secrets={secrets.map(toSecretItem)}
@@ -204,14 +247,30 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                 </p>
               )}
             </Card>
-          ) : (
-            <Card title="No client secret" description="Login clients are public clients.">
-              <p className="text-sm text-slate-600">
-                A login client runs where people can read its code (a browser, a phone), so it never gets a secret.
-                It proves itself with PKCE instead: a fresh verifier for every sign-in.
+          ) : null}
+          {app.type === "api" ? keysCard : null}
+          {app.type === "login" ? (
+            <Card
+              title="No client secret"
+              description={app.clientKeys ? "This login client authenticates with its keys." : "Login clients are public clients."}
+            >
+              <p className="text-sm text-slate-600" data-testid="login-client-auth">
+                {app.clientKeys ? (
+                  <>
+                    It signs each token request with its own private key (private_key_jwt, below), so it is a confidential
+                    client: keep that key on a server, never in a browser or a phone app.
+                  </>
+                ) : (
+                  <>
+                    A public client: it runs where people can read its code (a browser, a phone), so it never gets a secret.
+                    It proves itself with PKCE instead: a fresh verifier for every sign-in.
+                    {keysCard ? " An app with a server can sign its token requests with its own keys instead (below)." : ""}
+                  </>
+                )}
               </p>
             </Card>
-          )}
+          ) : null}
+          {app.type === "login" ? keysCard : null}
 
           <Card
             title="Quickstart"
@@ -357,7 +416,7 @@ export default async function AppPage({ params }: { params: Promise<{ clientId: 
                 viewerHandle={user.handle}
                 canManageTeam={can.manageTeam}
                 transferTo={app.transferTo?.handle ?? null}
-                canRollSecrets={can.handleSecrets && app.type === "api"}
+                canRollSecrets={can.handleSecrets && app.type === "api" && !app.clientKeys}
                 people={[
                   { handle: app.owner.handle, displayName: app.owner.displayName, role: "owner" },
                   ...app.members.map((m) => ({ handle: m.handle, displayName: m.displayName, role: m.role })),
