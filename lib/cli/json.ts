@@ -42,8 +42,8 @@ export function appJson(app: AppView) {
     device: app.deviceFlow,
     require_par: app.requirePar,
     require_dpop: app.requireDpop,
-    // How it authenticates at the token endpoint: its keys (lib/services/app-keys.ts), its secret, or nothing (PKCE).
-    token_endpoint_auth_method: app.clientKeys ? "private_key_jwt" : app.type === "api" ? "client_secret_basic" : "none",
+    // Whether it authenticates at the token endpoint with its keys (lib/services/app-keys.ts: `apps keys show`).
+    private_key_jwt: app.clientKeys !== null,
     created_at: unix(app.createdAt),
     requests_per_minute: app.requestsPerMinute,
     pending_change: app.pendingChange

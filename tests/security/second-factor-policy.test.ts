@@ -109,6 +109,8 @@ describe("REQUIRE_MFA=developers and an app's owner", () => {
       addSecretAction: [clientId],
       retireSecretAction: [clientId, secretId],
       rollSecretAction: [clientId],
+      setAppKeysAction: [clientId, { jwksUri: "https://keys.example.com/jwks.json" }],
+      clearAppKeysAction: [clientId],
       setMemberAction: [clientId, { handle: "carol", role: "admin" }],
       removeMemberAction: [clientId, "carol"],
       transferAppAction: [clientId, "carol"],
