@@ -1,6 +1,6 @@
 import { AppError } from "../errors";
 import { checkAccessToken, checkPresentedToken, isTokenAffectedBy, parseAuthorization } from "../oidc/access-tokens";
-import { DPOP_SIGNING_ALGS, DpopError } from "../oidc/dpop";
+import { dpopChallengeParams, DpopError } from "../oidc/dpop";
 import { resourceMetadataUrl, type ProtectedResource } from "../oidc/protected-resources";
 import { effectiveQuota } from "../schemas/rate-limits";
 import { LIVE_WORLD_ID } from "../schemas/sandboxes";
@@ -70,8 +70,7 @@ function invalidToken(resource: ProtectedResource, message: string): AppError {
  * `invalid_token`), the proof algorithms accepted and the resource's metadata.
  */
 function dpopRefusal(resource: ProtectedResource, error: DpopError): AppError {
-  const description = error.message.replace(/["\\]/g, "'");
-  const challenge = `DPoP error="${error.error}", error_description="${description}", algs="${DPOP_SIGNING_ALGS.join(" ")}", resource_metadata="${resourceMetadataUrl(resource)}"`;
+  const challenge = `DPoP ${dpopChallengeParams(error.error, error.message)}, resource_metadata="${resourceMetadataUrl(resource)}"`;
   return new AppError("invalid_token", error.message, {
     headers: { "www-authenticate": challenge, ...(error.nonce ? { "dpop-nonce": error.nonce } : {}) },
   });

@@ -10,7 +10,7 @@ import { voidGrantTokensWith } from "../queries/token-revocations";
 import { deleteEndedCounters } from "../services/throttle";
 import { deleteEndedSignInSessions } from "../services/sign-in-sessions";
 import { findClientMetadata } from "./clients";
-import { claimReplayId, deleteExpiredDpopProofs, extendReplayClaim } from "./dpop";
+import { claimReplayId, deleteExpiredSpentJtis, extendReplayClaim } from "./dpop";
 
 function refuseAgent(reason: string): never {
   throw new errors.InvalidClient(reason);
@@ -299,7 +299,7 @@ export async function deleteExpiredOidcModels(now = new Date()): Promise<number>
 /** Periodic clean-up of expired rows; the timer never keeps the process alive. */
 export function startExpiredModelCleanup(intervalMs = 10 * 60_000): () => void {
   const run = () =>
-    Promise.all([deleteExpiredOidcModels(), deleteEndedCounters(), deleteExpiredDpopProofs()])
+    Promise.all([deleteExpiredOidcModels(), deleteEndedCounters(), deleteExpiredSpentJtis()])
       // Then the listing rows of the sessions that just went.
       .then(async ([count, counters]) => [count, counters, await deleteEndedSignInSessions()] as const)
       .then(([count, counters, sessions]) => {

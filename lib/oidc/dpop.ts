@@ -38,6 +38,15 @@ export class DpopError extends Error {
   }
 }
 
+/**
+ * The parameters of a `WWW-Authenticate: DPoP` refusal (RFC 9449 §7.1) every surface sends (the API
+ * and /mcp, lib/api/auth.ts; userinfo, provider.ts): the error, its reason (quotes and backslashes
+ * made apostrophes, so the header stays well formed) and the proof algorithms accepted.
+ */
+export function dpopChallengeParams(error: string, description: string): string {
+  return `error="${error}", error_description="${description.replace(/["\\]/g, "'")}", algs="${DPOP_SIGNING_ALGS.join(" ")}"`;
+}
+
 /** A proof that checked out. */
 export interface DpopProof {
   /** The JWK SHA-256 thumbprint of its key (RFC 7638): the `cnf.jkt` a token bound to it carries. */
@@ -68,11 +77,17 @@ function nonces(): Promise<{ next: string; accepted: string[] } | undefined> | u
   return env().DPOP_NONCE ? serverNonces() : undefined;
 }
 
+/** The nonces of the current step, computed once per step (five HKDFs), as oidc-provider's ServerChallenge keeps its window. */
+let nonceWindow: { secret: Buffer; step: number; value: { next: string; accepted: string[] } } | undefined;
+
 async function serverNonces(): Promise<{ next: string; accepted: string[] }> {
   const secret = await dpopNonceSecret();
   const step = Math.floor(Date.now() / 1000 / NONCE_STEP_SECONDS);
-  const accepted = [step - 2, step - 1, step, step + 1, step + 2].map((s) => nonceAt(secret, s));
-  return { next: accepted[3]!, accepted };
+  if (nonceWindow?.secret !== secret || nonceWindow.step !== step) {
+    const accepted = [step - 2, step - 1, step, step + 1, step + 2].map((s) => nonceAt(secret, s));
+    nonceWindow = { secret, step, value: { next: accepted[3]!, accepted } };
+  }
+  return nonceWindow.value;
 }
 
 function sameString(a: string, b: string): boolean {
@@ -210,8 +225,11 @@ export async function verifyDpopProof(header: string | null | undefined, input: 
   if (htm !== input.method) throw new DpopError("invalid_dpop_proof", `The DPoP proof's \`htm\` must be ${input.method}.`);
   // The same string as the request's URL (what clients send), else the same URL once both are normalized.
   const plain = withoutQuery(input.url);
-  if (typeof htu !== "string" || (htu !== plain && (proofUrl(htu) === null || proofUrl(htu) !== proofUrl(input.url)))) {
-    throw new DpopError("invalid_dpop_proof", `The DPoP proof's \`htu\` must be ${proofUrl(input.url) ?? plain}.`);
+  if (typeof htu !== "string" || htu !== plain) {
+    const expected = proofUrl(input.url);
+    if (typeof htu !== "string" || expected === null || proofUrl(htu) !== expected) {
+      throw new DpopError("invalid_dpop_proof", `The DPoP proof's \`htu\` must be ${expected ?? plain}.`);
+    }
   }
   if (input.accessToken !== undefined && ath !== createHash("sha256").update(input.accessToken).digest("base64url")) {
     throw new DpopError("invalid_dpop_proof", "The DPoP proof's `ath` is not the hash of this access token.");
@@ -250,8 +268,8 @@ const claimRows = turnBatched<{ id: string; expiresAt: string }, boolean>(async 
   return claims.map((claim, index) => first.get(claim.id) === index && inserted.has(claim.id));
 });
 
-/** Drops the spent proofs that could not pass any more (lib/oidc/adapter.ts's periodic clean-up). */
-export async function deleteExpiredDpopProofs(): Promise<number> {
+/** Drops the spent JWTs that could not pass any more (lib/oidc/adapter.ts's periodic clean-up). */
+export async function deleteExpiredSpentJtis(): Promise<number> {
   const { rowCount } = await pool.query(`DELETE FROM "SpentJti" WHERE "expiresAt" < $1`, [new Date().toISOString()]);
   return rowCount ?? 0;
 }

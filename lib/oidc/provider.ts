@@ -12,7 +12,7 @@ import { clientIp } from "../http/client-ip";
 import { usageMeter } from "../services/usage-meter";
 import { checkPresentedToken, parseAuthorization } from "./access-tokens";
 import { findAccount } from "./account";
-import { DPOP_SIGNING_ALGS, DpopError, dpopNonceSecret } from "./dpop";
+import { dpopChallengeParams, DpopError, dpopNonceSecret } from "./dpop";
 import { clientOrigins, findSignInClient } from "./clients";
 import { buildConfiguration, interactionBase, ROUTES } from "./config";
 import { LOGOUT_PAGE_PATH, LOGOUT_XSRF_COOKIE, SIGNED_OUT_PAGE_PATH } from "./constants";
@@ -80,9 +80,9 @@ async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
   // A DPoP request is answered with DPoP's challenge (RFC 9449 §7.1), a bearer one with Bearer's.
   const fail = (status: number, error: string, description: string, nonce?: string) => {
     ctx.status = status;
-    const scheme = presented?.scheme === "DPoP" || error === "invalid_dpop_proof" || error === "use_dpop_nonce" ? "DPoP" : "Bearer";
-    const algs = scheme === "DPoP" ? `, algs="${DPOP_SIGNING_ALGS.join(" ")}"` : "";
-    ctx.set("www-authenticate", `${scheme} realm="${new URL(env().ISSUER).host}", error="${error}", error_description="${description}"${algs}`);
+    const realm = `realm="${new URL(env().ISSUER).host}"`;
+    const dpop = presented?.scheme === "DPoP" || error === "invalid_dpop_proof" || error === "use_dpop_nonce";
+    ctx.set("www-authenticate", dpop ? `DPoP ${realm}, ${dpopChallengeParams(error, description)}` : `Bearer ${realm}, error="${error}", error_description="${description}"`);
     if (nonce) ctx.set("dpop-nonce", nonce);
     ctx.body = { error, error_description: description };
   };
@@ -92,7 +92,7 @@ async function userinfo(ctx: KoaContextWithOIDC): Promise<void> {
     const url = `${env().ISSUER}${ROUTES.userinfo}`;
     ({ claims } = await checkPresentedToken(presented, { method: ctx.method, url, dpop: ctx.get("dpop") || null }));
   } catch (error) {
-    if (error instanceof DpopError) return fail(401, error.error, error.message.replace(/["\\]/g, "'"), error.nonce);
+    if (error instanceof DpopError) return fail(401, error.error, error.message, error.nonce);
     if (isAppError(error)) return fail(401, "invalid_token", "invalid or expired access token");
     throw error;
   }

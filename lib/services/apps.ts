@@ -24,6 +24,7 @@ import { checkLogo, pruneLogos, storeLogo, type CheckedLogo } from "./app-logos"
 import { recordAudit } from "./audit";
 import { createSandboxFor, deleteSandboxWorldOf, type SandboxCredentials } from "./sandboxes";
 import { revokeClientGrants } from "./token-revocation";
+import { storedAppKeys } from "./key-sets";
 import { ensureSystemUser } from "./users";
 
 /**
@@ -42,8 +43,8 @@ type AppType = AppView["type"];
 
 /** The public part of an app's private_key_jwt keys (lib/services/app-keys.ts), for its page and the CLI. */
 function clientKeysView(row: Pick<AppRow, "jwks" | "jwksUri" | "jwksUpdatedAt">): AppView["clientKeys"] {
-  const keys = (row.jwks as { keys?: Record<string, unknown>[] } | null)?.keys;
-  if (!Array.isArray(keys)) return null;
+  const keys = storedAppKeys(row.jwks);
+  if (!keys) return null;
   const text = (value: unknown) => (typeof value === "string" ? value : null);
   return { jwksUri: row.jwksUri, keys: keys.map((k) => ({ kid: text(k.kid), kty: String(k.kty), alg: text(k.alg) })), updatedAt: row.jwksUpdatedAt };
 }
